@@ -1,0 +1,17 @@
+"""gettpy: tensor contractions on NVIDIA GPUs through GETT (GEMM-like tensor-tensor contraction).
+
+    >>> import numpy as np, gettpy
+    >>> a, b = np.ones((2, 3)), np.ones((3, 4))
+    >>> gettpy.einsum("ij,jk->ik", a, b).sum()
+    24.0
+
+numpy arrays run on the CPU executor (the same plans, through a numpy emulation of the layout maps);
+CuPy arrays run on the shared CUDA GETT kernel.
+"""
+from . import ops
+from .einsum import einsum
+from .errors import DtypeError, GettpyError, KernelError, LayoutError, ShapeError, SubscriptError
+
+__version__ = "0.1.0"
+__all__ = ["einsum", "ops", "GettpyError", "SubscriptError", "ShapeError", "LayoutError", "DtypeError",
+           "KernelError"]

@@ -1,0 +1,41 @@
+"""Where a contraction runs: numpy arrays on the CPU executor, CuPy arrays on the GETT kernel."""
+from __future__ import annotations
+
+import sys
+
+from ..errors import GettpyError
+
+
+def array_module_name(x) -> str:
+    """'numpy' or 'cupy', from the type of `x`."""
+    mod = type(x).__module__.split(".")[0]
+    if mod == "cupy":
+        return "cupy"
+    if mod == "numpy":
+        return "numpy"
+    raise GettpyError(f"unsupported array type {type(x).__module__}.{type(x).__name__}")
+
+
+def xp_of(name: str):
+    if name == "cupy":
+        import cupy
+        return cupy
+    import numpy
+    return numpy
+
+
+def data_ptr(x) -> int:
+    """Address of the element of index 0 (numpy or cupy)."""
+    if "cupy" in sys.modules and type(x).__module__.startswith("cupy"):
+        return int(x.data.ptr)
+    return int(x.ctypes.data)
+
+
+def execute(name: str, plan, a, b, c, d, alpha, beta, stream=None) -> None:
+    """Run `plan` on the backend that owns the arrays."""
+    if name == "cupy":
+        from . import gpu
+        gpu.execute(plan, a, b, c, d, alpha, beta, stream=stream)
+    else:
+        from . import cpu
+        cpu.execute(plan, a, b, c, d, alpha, beta)

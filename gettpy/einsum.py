@@ -1,0 +1,261 @@
+"""The einsum front end: numpy's einsum semantics on top of binary GETT contractions.
+
+``einsum(subscripts, *operands)`` (or the sublist form) is turned into binary contractions:
+
+* subscripts are parsed (`subscripts.parse`), ellipses expanded, extents checked across operands;
+  an extent of 1 broadcasts against a larger one (stride 0), as in numpy;
+* a mode repeated inside one operand (trace, diagonal) becomes one mode whose element stride is the
+  sum of the strides: a view, never a copy;
+* one operand: contracted against a 0-d one (every mode of the operand not in the output is summed
+  in the GEMM's K loop); two operands: one GETT contraction; three or more: the pairwise order of
+  opt_einsum's `contract_path`, each step a GETT contraction into a fresh intermediate;
+* numpy arrays run on the CPU executor, CuPy arrays on the GETT kernel.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import backends
+from .dtypes import numpy_dtype, short_name
+from .errors import DtypeError, GettpyError, LayoutError, ShapeError
+from .layouts.descriptor import pointer_alignment
+from .ops import Op, as_op, identity
+from .plan.cache import cached_plan
+from .plan.problem import ContractionProblem, TensorInfo
+from .subscripts import parse, split_operands
+
+_NUMPY_OPTIONS = ("order", "casting")
+
+
+def _as_array(x, i: int, backend: str | None):
+    if backend is None:
+        return np.asarray(x)
+    return backends.xp_of(backend).asarray(x)
+
+
+def _element_strides(x, i: int) -> list[int]:
+    out = []
+    for d, (e, s) in enumerate(zip(x.shape, x.strides, strict=True)):
+        if e > 1 and s % x.itemsize:
+            raise LayoutError(f"operand {i}: stride {s} bytes of dimension {d} is not a whole number of "
+                              f"{x.itemsize}-byte elements")
+        out.append(s // x.itemsize if e > 1 else 0)
+    return out
+
+
+def _check_no_self_overlap(x, what: str) -> None:
+    """Refuse an output whose elements overlap (broadcast or overlapping strides)."""
+    dims = sorted((abs(s), e) for e, s in zip(x.shape, _element_strides(x, 0), strict=True) if e > 1)
+    reach = 1
+    for s, e in dims:
+        if s < reach:
+            raise LayoutError(f"{what}: its strides {tuple(x.strides)} make distinct elements share memory; "
+                              f"gettpy cannot write such an output")
+        reach = s * e
+
+
+def _fold(modes: tuple[str, ...], shape, strides, i: int, extents: dict[str, int]) -> tuple[tuple, tuple]:
+    """Unique modes of operand i and their element strides; repeated modes' strides summed."""
+    st: dict[str, int] = {}
+    seen: dict[str, int] = {}
+    for m, e, s in zip(modes, shape, strides, strict=True):
+        if m in seen and seen[m] != e:
+            raise ShapeError(f"operand {i}: mode {m!r} is repeated with extents {seen[m]} and {e}; a repeated "
+                             f"mode (diagonal) needs equal extents")
+        seen[m] = e
+        # a dimension of extent 1 broadcasts against the mode's extent: stride 0
+        st[m] = st.get(m, 0) + (s if e == extents[m] else 0)
+    return tuple(st), tuple(st.values())
+
+
+def _resolve_extents(inputs, arrays) -> dict[str, int]:
+    """Extent of each mode across operands; 1 broadcasts, anything else must agree."""
+    ext: dict[str, int] = {}
+    first: dict[str, int] = {}
+    for i, (modes, x) in enumerate(zip(inputs, arrays, strict=True)):
+        for m, e in zip(modes, x.shape, strict=True):
+            if m not in ext or ext[m] == 1:
+                if m in ext and ext[m] == 1 and e != 1:
+                    first[m] = i
+                elif m not in ext:
+                    first[m] = i
+                ext[m] = e if m not in ext or e != 1 else ext[m]
+            elif e != ext[m] and e != 1:
+                name = "'...'" if m.startswith("...") else repr(m)
+                raise ShapeError(f"mode {name}: operand {first[m]} has extent {ext[m]} but operand {i} has "
+                                 f"extent {e} (extents must agree or be 1)")
+    return ext
+
+
+def _result_dtype(arrays, dtype, out):
+    """(input dtype for the kernel, output dtype) as short names."""
+    ins = [short_name(x.dtype, f"operand {i}") for i, x in enumerate(arrays)]
+    res = np.result_type(*[x.dtype for x in arrays]) if arrays else np.dtype(np.float64)
+    res_s = short_name(res, "operands' common type")
+    if dtype is not None:
+        out_s = short_name(dtype, "dtype=")
+        if out is not None and short_name(out.dtype, "out") != out_s:
+            raise DtypeError(f"out has dtype {out.dtype} but dtype={np.dtype(dtype) if out_s != 'bf16' else 'bf16'} "
+                             f"was asked for")
+    elif out is not None:
+        out_s = short_name(out.dtype, "out")
+        if not np.can_cast(res, out.dtype, "same_kind"):
+            raise DtypeError(f"out has dtype {out.dtype}, which cannot hold the result type {res}")
+    else:
+        out_s = res_s
+    if all(s == ins[0] for s in ins) and ins[0] in ("f16", "bf16") and out_s == "f32":
+        return ins[0], out_s  # half inputs, fp32 output: the tensor cores' mixed mode
+    if dtype is not None:
+        return out_s, out_s  # numpy: dtype= is the type the computation runs in
+    return res_s, out_s
+
+
+def _ops_for(n: int, ops) -> list[Op]:
+    if ops is None:
+        return [identity] * n
+    if isinstance(ops, Op | str) or (isinstance(ops, tuple) and ops and isinstance(ops[0], str)):
+        raise GettpyError(f"ops must be a sequence of one op per operand ({n}), got {ops!r}")
+    ops = list(ops)
+    if len(ops) != n:
+        raise GettpyError(f"ops has {len(ops)} entries for {n} operand(s)")
+    return [as_op(o, f"ops[{i}]") for i, o in enumerate(ops)]
+
+
+def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None, **options):
+    """Evaluate the Einstein summation convention on the operands, like numpy.einsum.
+
+    Args:
+        *operands: ``subscripts, A, B, ...`` or the sublist form ``A, [0, 1], B, [1, 2], [0, 2]``.
+        out: optional output array (right shape and dtype); it may overlap an input.
+        dtype: type of the result (and of the computation); for float16/bfloat16 inputs, float32
+            keeps the inputs in half precision and writes a float32 result.
+        optimize: opt_einsum's path strategy for three or more operands (True = "auto", False =
+            left to right, or a strategy name or explicit path).
+        ops: one unary op per operand (gettpy.ops names, Op objects or None), fused into the reads.
+        op_out: unary op applied to the result before it is stored.
+        **options: numpy's ``order`` and ``casting`` are accepted and ignored.
+
+    Returns:
+        The result array (numpy for numpy inputs, CuPy for CuPy inputs); `out` when given.
+
+    Raises:
+        SubscriptError, ShapeError, LayoutError, DtypeError: naming the operand, mode and values.
+    """
+    for k in options:
+        if k not in _NUMPY_OPTIONS:
+            raise TypeError(f"einsum() got an unexpected keyword argument {k!r}")
+    _, _, raw = split_operands(operands)
+    kinds = {backends.array_module_name(x) for x in raw if type(x).__module__.split(".")[0] in ("numpy", "cupy")}
+    if len(kinds) > 1:
+        raise GettpyError("operands mix numpy and cupy arrays; move them to one device first")
+    backend = kinds.pop() if kinds else "numpy"
+    arrays = [_as_array(x, i, backend) for i, x in enumerate(raw)]
+    subs, _ = parse(_rebuild(operands, arrays))
+    ops_in = _ops_for(len(arrays), ops)
+    op_d = as_op(op_out, "op_out")
+    in_s, out_s = _result_dtype(arrays, dtype, out)
+    xp = backends.xp_of(backend)
+    in_dt = numpy_dtype(in_s) if in_s != "bf16" else arrays[0].dtype
+    arrays = [x if x.dtype == in_dt else x.astype(in_dt) for x in arrays]
+    ext = _resolve_extents(subs.inputs, arrays)
+    out_shape = tuple(ext[m] for m in subs.output)
+    if out is not None:
+        if backends.array_module_name(out) != backend:
+            raise GettpyError(f"out is a {backends.array_module_name(out)} array but the operands are {backend}")
+        if tuple(out.shape) != out_shape:
+            raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {out_shape} "
+                             f"(output modes {''.join(m if len(m) == 1 else '.' for m in subs.output)!r})")
+        _check_no_self_overlap(out, "out")
+    out_dt = numpy_dtype(out_s) if out_s != "bf16" else arrays[0].dtype
+    result = out if out is not None else xp.empty(out_shape, dtype=out_dt)
+    if result.size == 0:
+        return result
+    # an output sharing memory with an input is computed into a temporary, then copied
+    target = result
+    if out is not None and any(xp.may_share_memory(out, x) for x in arrays):
+        target = xp.empty(out_shape, dtype=out_dt)
+    infos = []
+    for i, (modes, x) in enumerate(zip(subs.inputs, arrays, strict=True)):
+        um, us = _fold(modes, x.shape, _element_strides(x, i), i, ext)
+        infos.append(TensorInfo(f"operand {i}", um, us, in_s, pointer_alignment(backends.data_ptr(x)), ops_in[i]))
+    _run_network(backend, xp, infos, arrays, subs.output, ext, target, out_s, op_d, optimize)
+    if target is not result:
+        result[...] = target
+    return result
+
+
+def _rebuild(operands, arrays):
+    """The positional arguments with the operands replaced by their array versions."""
+    if isinstance(operands[0], str):
+        return (operands[0], *arrays)
+    items = list(operands)
+    for j, x in enumerate(arrays):
+        items[2 * j] = x
+    return tuple(items)
+
+
+def _binary(backend, xp, ta: TensorInfo, a, tb: TensorInfo, b, td: TensorInfo, d, ext, alpha=1.0) -> None:
+    """One GETT contraction d = op_d(alpha * op_a(a) op_b(b))."""
+    ex = tuple(sorted((m, ext[m]) for m in set(ta.modes) | set(tb.modes)))
+    problem = ContractionProblem(ta, tb, None, td, ex)
+    plan = cached_plan(problem)
+    backends.execute(backend, plan, a, b, None, d, alpha, 0.0)
+
+
+def _out_info(name, modes, arr, dtype_s, op) -> TensorInfo:
+    return TensorInfo(name, tuple(modes), tuple(_element_strides(arr, 0)), dtype_s,
+                      pointer_alignment(backends.data_ptr(arr)), op)
+
+
+def _run_network(backend, xp, infos, arrays, output, ext, target, out_s, op_d, optimize) -> None:
+    """Contract the operands pairwise (opt_einsum's order) into `target`."""
+    td_final = _out_info("output", output, target, out_s, op_d)
+    if len(infos) == 1:
+        ones = xp.ones((), dtype=arrays[0].dtype)
+        tb = TensorInfo("ones", (), (), infos[0].dtype, 16)
+        _binary(backend, xp, infos[0], arrays[0], tb, ones, td_final, target, ext)
+        return
+    if len(infos) == 2:
+        _binary(backend, xp, infos[0], arrays[0], infos[1], arrays[1], td_final, target, ext)
+        return
+    path = _path(infos, output, ext, optimize)
+    live = list(zip(infos, arrays, strict=True))
+    for step, pair in enumerate(path):
+        pair = tuple(sorted(pair))
+        picked = [live[p] for p in pair]
+        for p in sorted(pair, reverse=True):
+            live.pop(p)
+        last = not live
+        if len(picked) == 1:  # opt_einsum may reduce a single operand on its own
+            picked.append((TensorInfo("ones", (), (), infos[0].dtype, 16), xp.ones((), dtype=arrays[0].dtype)))
+        (ta, a), (tb, b) = picked
+        if last:
+            _binary(backend, xp, ta, a, tb, b, td_final, target, ext)
+            return
+        keep = set(output).union(*(set(t.modes) for t, _ in live))
+        modes = [m for m in dict.fromkeys(ta.modes + tb.modes) if m in keep]
+        inter = xp.empty(tuple(ext[m] for m in modes), dtype=arrays[0].dtype)
+        ti = _out_info(f"intermediate {step}", modes, inter, infos[0].dtype, identity)
+        _binary(backend, xp, ta, a, tb, b, ti, inter, ext)
+        live.append((ti, inter))
+    raise GettpyError("contraction path did not end in one tensor")  # pragma: no cover
+
+
+def _path(infos, output, ext, optimize):
+    """opt_einsum's pairwise contraction order for the folded operands."""
+    import opt_einsum as oe
+    sym: dict[str, str] = {}
+    for t in infos:
+        for m in t.modes:
+            sym.setdefault(m, oe.get_symbol(len(sym)))
+    eq = ",".join("".join(sym[m] for m in t.modes) for t in infos) + "->" + "".join(sym[m] for m in output)
+    shapes = [tuple(ext[m] for m in t.modes) for t in infos]
+    if optimize is True:
+        optimize = "auto"
+    elif optimize is False or optimize is None:
+        return [(0, 1)] * (len(infos) - 1)
+    elif isinstance(optimize, list | tuple) and optimize and optimize[0] == "einsum_path":
+        return list(optimize[1:])
+    path, _ = oe.contract_path(eq, *shapes, shapes=True, optimize=optimize)
+    return path
+

@@ -1,0 +1,112 @@
+"""Unary elementwise ops fused into a contraction: each a CUDA expression with a numpy twin.
+
+An op is applied to an operand element as it is read (A, B, C) or to the result before it is stored
+(D). The CUDA expression is written in terms of ``x`` of the compute type ``T`` (``float`` for fp16,
+bf16 and fp32 tensors, ``double`` for fp64); the numpy twin computes the same function on arrays and is
+what the CPU executor runs.
+
+    >>> from gettpy import ops
+    >>> ops.leaky_relu(0.1)
+    Op(name='leaky_relu', params=(0.1,))
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import GettpyError
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    """A named unary op: `cuda` is an expression in `x` (type `T`), `numpy` its array twin."""
+
+    name: str
+    params: tuple[float, ...] = ()
+    cuda: str = field(default="x", repr=False)
+    numpy: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False, compare=False)
+    complex_ok: bool = field(default=False, repr=False)
+
+    def __call__(self, x):
+        """Apply the numpy twin (the identity when there is none)."""
+        return x if self.numpy is None else self.numpy(x)
+
+    @property
+    def is_identity(self) -> bool:
+        return self.name == "identity"
+
+
+def _lit(v: float) -> str:
+    return f"T({float(v)!r})"
+
+
+identity = Op("identity", cuda="x", numpy=None, complex_ok=True)
+neg = Op("neg", cuda="(-x)", numpy=np.negative, complex_ok=True)
+conj = Op("conj", cuda="x", numpy=np.conjugate, complex_ok=True)  # real types: identity
+abs = Op("abs", cuda="(x < T(0) ? -x : x)", numpy=np.abs)  # noqa: A001 - mirrors numpy's name
+relu = Op("relu", cuda="(x > T(0) ? x : T(0))", numpy=lambda x: np.maximum(x, 0))
+gelu = Op(
+    "gelu",
+    cuda="(T(0.5) * x * (T(1) + tanh(T(0.7978845608028654) * (x + T(0.044715) * x * x * x))))",
+    numpy=lambda x: 0.5 * x * (1 + np.tanh(0.7978845608028654 * (x + 0.044715 * x**3))),
+)
+sigmoid = Op("sigmoid", cuda="(T(1) / (T(1) + exp(-x)))", numpy=lambda x: 1 / (1 + np.exp(-x)))
+tanh = Op("tanh", cuda="tanh(x)", numpy=np.tanh)
+exp = Op("exp", cuda="exp(x)", numpy=np.exp)
+log = Op("log", cuda="log(x)", numpy=np.log)
+sqrt = Op("sqrt", cuda="sqrt(x)", numpy=np.sqrt)
+square = Op("square", cuda="(x * x)", numpy=np.square, complex_ok=True)
+
+
+def leaky_relu(slope: float = 0.01) -> Op:
+    """x if x > 0 else slope * x."""
+    s = float(slope)
+    return Op("leaky_relu", (s,), cuda=f"(x > T(0) ? x : {_lit(s)} * x)", numpy=lambda x: np.where(x > 0, x, s * x))
+
+
+def elu(alpha: float = 1.0) -> Op:
+    """x if x > 0 else alpha * (exp(x) - 1)."""
+    a = float(alpha)
+    return Op("elu", (a,), cuda=f"(x > T(0) ? x : {_lit(a)} * (exp(x) - T(1)))",
+              numpy=lambda x: np.where(x > 0, x, a * np.expm1(np.minimum(x, 0))))
+
+
+def scale(factor: float) -> Op:
+    """factor * x."""
+    f = float(factor)
+    return Op("scale", (f,), cuda=f"({_lit(f)} * x)", numpy=lambda x: f * x, complex_ok=True)
+
+
+def custom(cuda: str, numpy: Callable[[np.ndarray], np.ndarray], name: str = "custom") -> Op:
+    """A user op: `cuda` is a CUDA expression in `x` of type `T`, `numpy` computes the same on arrays.
+
+    Example: ``custom("x > 0 ? x : 0.1f * x", numpy=lambda x: np.where(x > 0, x, 0.1 * x))``.
+    """
+    if not isinstance(cuda, str) or "x" not in cuda:
+        raise GettpyError(f"custom op {name!r}: the CUDA expression must be a string using x, got {cuda!r}")
+    if not callable(numpy):
+        raise GettpyError(f"custom op {name!r}: numpy twin must be callable, got {numpy!r}")
+    return Op(name, (), cuda=f"({cuda})", numpy=numpy)
+
+
+_NAMED = {o.name: o for o in (identity, neg, conj, abs, relu, gelu, sigmoid, tanh, exp, log, sqrt, square)}
+_FACTORIES = {"leaky_relu": leaky_relu, "elu": elu, "scale": scale}
+
+
+def as_op(spec, what: str = "op") -> Op:
+    """An Op from an Op, None (identity), a name (``"relu"``) or a (name, *params) tuple."""
+    if spec is None:
+        return identity
+    if isinstance(spec, Op):
+        return spec
+    if isinstance(spec, str):
+        if spec in _NAMED:
+            return _NAMED[spec]
+        if spec in _FACTORIES:
+            return _FACTORIES[spec]()
+    if isinstance(spec, tuple) and spec and spec[0] in _FACTORIES:
+        return _FACTORIES[spec[0]](*spec[1:])
+    known = sorted(_NAMED) + sorted(_FACTORIES)
+    raise GettpyError(f"{what}: unknown op {spec!r}; known ops: {', '.join(known)}, or gettpy.ops.custom(...)")

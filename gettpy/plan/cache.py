@@ -1,0 +1,32 @@
+"""The in-process plan cache: bounded (LRU), keyed by the canonicalised problem.
+
+Two problems that differ only in the names of their modes share a plan (the plan's layouts do not
+depend on names). `plan_cache_info()` and `clear_plan_cache()` expose the cache's counters.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .plan import Plan, make_plan
+from .problem import ContractionProblem
+
+PLAN_CACHE_SIZE = 1024
+
+
+@lru_cache(maxsize=PLAN_CACHE_SIZE)
+def _cached(canonical: ContractionProblem) -> Plan:
+    return make_plan(canonical)
+
+
+def cached_plan(problem: ContractionProblem) -> Plan:
+    """The heuristic plan of `problem`, from the cache when an equivalent problem was planned before."""
+    return _cached(problem.canonical())
+
+
+def plan_cache_info():
+    """functools' CacheInfo(hits, misses, maxsize, currsize) of the plan cache."""
+    return _cached.cache_info()
+
+
+def clear_plan_cache() -> None:
+    _cached.cache_clear()

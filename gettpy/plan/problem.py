@@ -1,0 +1,91 @@
+"""ContractionProblem: what is to be computed, with every fact a plan depends on.
+
+    D[modes_d] = op_d( alpha * sum_{k} op_a(A[modes_a]) * op_b(B[modes_b]) + beta * op_c(C[modes_d]) )
+
+Each tensor is described by its (unique) modes, their element strides (a mode repeated in one
+operand has already been folded by the front end into one mode whose stride is the sum), its dtype,
+the alignment of its data pointer and its op. The problem is frozen and hashable: it is the plan
+cache's key once canonicalised (`canonical`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from ..dtypes import ACCUMULATE, ITEMSIZE
+from ..errors import ShapeError, SubscriptError
+from ..ops import Op, identity
+
+
+@dataclass(frozen=True, slots=True)
+class TensorInfo:
+    """One operand: its modes (unique), element strides, short dtype name, pointer alignment, op."""
+
+    name: str
+    modes: tuple[str, ...]
+    strides: tuple[int, ...]
+    dtype: str
+    align: int = 16
+    op: Op = field(default=identity)
+
+    def __post_init__(self):
+        if len(set(self.modes)) != len(self.modes):
+            raise SubscriptError(f"operand {self.name}: modes {self.modes} repeat; fold diagonals first")
+        if len(self.strides) != len(self.modes):
+            raise ShapeError(f"operand {self.name}: {len(self.modes)} modes but {len(self.strides)} strides")
+        if self.dtype not in ITEMSIZE:
+            raise ShapeError(f"operand {self.name}: unknown dtype {self.dtype!r}")
+
+    @property
+    def itemsize(self) -> int:
+        return ITEMSIZE[self.dtype]
+
+    def stride_of(self) -> dict[str, int]:
+        return dict(zip(self.modes, self.strides, strict=True))
+
+
+@dataclass(frozen=True, slots=True)
+class ContractionProblem:
+    """A binary contraction D = op_d(alpha * op_a(A) op_b(B) + beta * op_c(C)).
+
+    Attributes:
+        a, b: the inputs. c: the C input (None when beta is always 0). d: the output.
+        extents: (mode, extent) pairs, sorted by mode.
+        compute: short name of the accumulate type.
+    """
+
+    a: TensorInfo
+    b: TensorInfo
+    c: TensorInfo | None
+    d: TensorInfo
+    extents: tuple[tuple[str, int], ...]
+    compute: str = ""
+
+    def __post_init__(self):
+        ext = dict(self.extents)
+        for t in (self.a, self.b, self.c, self.d):
+            if t is None:
+                continue
+            for m in t.modes:
+                if m not in ext:
+                    raise SubscriptError(f"operand {t.name}: mode {m!r} has no extent")
+        for m in self.d.modes:
+            if m not in self.a.modes and m not in self.b.modes:
+                raise SubscriptError(f"output mode {m!r} appears in neither input")
+        if self.c is not None and set(self.c.modes) != set(self.d.modes):
+            raise SubscriptError(f"C modes {self.c.modes} differ from D modes {self.d.modes}")
+        if not self.compute:
+            object.__setattr__(self, "compute", ACCUMULATE[self.d.dtype if self.d.dtype in ("f64", "c128")
+                                                           else self.a.dtype])
+
+    def extent(self, mode: str) -> int:
+        return dict(self.extents)[mode]
+
+    def canonical(self) -> ContractionProblem:
+        """The same problem with modes renamed in order of first appearance (A, B, D): cache key."""
+        names: dict[str, str] = {}
+        for t in (self.a, self.b, self.d):
+            for m in t.modes:
+                names.setdefault(m, chr(ord("a") + len(names)) if len(names) < 26 else f"m{len(names)}")
+        ren = lambda t: None if t is None else replace(t, modes=tuple(names[m] for m in t.modes))  # noqa: E731
+        ext = tuple(sorted((names[m], e) for m, e in self.extents))
+        return ContractionProblem(ren(self.a), ren(self.b), ren(self.c), ren(self.d), ext, self.compute)
