@@ -9,9 +9,10 @@ numpy arrays run on the CPU executor (the same plans, through a numpy emulation 
 CuPy arrays run on the shared CUDA GETT kernel.
 """
 from . import ops
+from .api import Contraction, ContractionPlan, PlanPreference, TensorDescriptor, contract, plan
 from .einsum import einsum
 from .errors import DtypeError, GettpyError, KernelError, LayoutError, ShapeError, SubscriptError
 
 __version__ = "0.1.0"
-__all__ = ["einsum", "ops", "GettpyError", "SubscriptError", "ShapeError", "LayoutError", "DtypeError",
+__all__ = ["einsum", "plan", "contract", "Contraction", "ContractionPlan", "TensorDescriptor", "PlanPreference", "ops", "GettpyError", "SubscriptError", "ShapeError", "LayoutError", "DtypeError",
            "KernelError"]
