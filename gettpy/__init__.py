@@ -14,5 +14,7 @@ from .einsum import einsum
 from .errors import DtypeError, GettpyError, KernelError, LayoutError, ShapeError, SubscriptError
 
 __version__ = "0.1.0"
-__all__ = ["einsum", "plan", "contract", "Contraction", "ContractionPlan", "TensorDescriptor", "PlanPreference", "ops", "GettpyError", "SubscriptError", "ShapeError", "LayoutError", "DtypeError",
-           "KernelError"]
+__all__ = [
+    "einsum", "plan", "contract", "Contraction", "ContractionPlan", "TensorDescriptor", "PlanPreference", "ops",
+    "GettpyError", "SubscriptError", "ShapeError", "LayoutError", "DtypeError", "KernelError",
+]

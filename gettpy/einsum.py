@@ -18,6 +18,7 @@ import numpy as np
 from . import backends
 from .dtypes import numpy_dtype, short_name
 from .errors import DtypeError, GettpyError, LayoutError, ShapeError
+from .interop import to_native, wrapper_for
 from .layouts.descriptor import pointer_alignment
 from .ops import Op, as_op, identity
 from .plan.cache import cached_plan
@@ -145,6 +146,10 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
         if k not in _NUMPY_OPTIONS:
             raise TypeError(f"einsum() got an unexpected keyword argument {k!r}")
     _, _, raw = split_operands(operands)
+    wrap = wrapper_for(raw[0]) if raw else (lambda r: r)
+    raw = [to_native(x) for x in raw]
+    if out is not None:
+        out = to_native(out)
     kinds = {backends.array_module_name(x) for x in raw if type(x).__module__.split(".")[0] in ("numpy", "cupy")}
     if len(kinds) > 1:
         raise GettpyError("operands mix numpy and cupy arrays; move them to one device first")
@@ -169,7 +174,9 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
     out_dt = numpy_dtype(out_s) if out_s != "bf16" else arrays[0].dtype
     result = out if out is not None else xp.empty(out_shape, dtype=out_dt)
     if result.size == 0:
-        return result
+        if out is None and any(ext[m] == 0 for modes in subs.inputs for m in modes):
+            result[...] = 0
+        return wrap(result)
     # an output sharing memory with an input is computed into a temporary, then copied
     target = result
     if out is not None and any(xp.may_share_memory(out, x) for x in arrays):
@@ -181,7 +188,7 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
     _run_network(backend, xp, infos, arrays, subs.output, ext, target, out_s, op_d, optimize)
     if target is not result:
         result[...] = target
-    return result
+    return wrap(result)
 
 
 def _rebuild(operands, arrays):
