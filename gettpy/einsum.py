@@ -13,6 +13,8 @@
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from . import backends
@@ -22,6 +24,7 @@ from .interop import to_native, wrapper_for
 from .layouts.descriptor import pointer_alignment
 from .ops import Op, as_op, identity
 from .plan.cache import cached_plan
+from .plan.plan import Plan
 from .plan.problem import ContractionProblem, TensorInfo
 from .subscripts import parse, split_operands
 
@@ -137,10 +140,13 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
         **options: numpy's ``order`` and ``casting`` are accepted and ignored.
 
     Returns:
-        The result array (numpy for numpy inputs, CuPy for CuPy inputs); `out` when given.
+        The result array (numpy for numpy inputs, CuPy for CuPy inputs, torch for torch); `out` when given.
 
     Raises:
         SubscriptError, ShapeError, LayoutError, DtypeError: naming the operand, mode and values.
+
+    A repeated call with the same subscripts, layouts, dtypes and ops finds its program (the plans of
+    every step) in a bounded cache and only launches.
     """
     for k in options:
         if k not in _NUMPY_OPTIONS:
@@ -149,19 +155,98 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
     wrap = wrapper_for(raw[0]) if raw else (lambda r: r)
     raw = [to_native(x) for x in raw]
     if out is not None:
+        if not hasattr(out, "shape") or not hasattr(out, "dtype"):
+            raise GettpyError(f"out must be an array (numpy, cupy or torch), got {type(out).__name__}")
         out = to_native(out)
     kinds = {backends.array_module_name(x) for x in raw if type(x).__module__.split(".")[0] in ("numpy", "cupy")}
     if len(kinds) > 1:
         raise GettpyError("operands mix numpy and cupy arrays; move them to one device first")
     backend = kinds.pop() if kinds else "numpy"
     arrays = [_as_array(x, i, backend) for i, x in enumerate(raw)]
-    subs, _ = parse(_rebuild(operands, arrays))
+    args = _rebuild(operands, arrays)
+    key = _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend)
+    prog = _PROGRAMS.get(key) if key is not None else None
+    if prog is None:
+        prog = _compile(args, arrays, out, dtype, optimize, ops, op_out, backend)
+        if key is not None:
+            if len(_PROGRAMS) >= PROGRAM_CACHE_SIZE:
+                _PROGRAMS.pop(next(iter(_PROGRAMS)))
+            _PROGRAMS[key] = prog
+    xp = backends.xp_of(backend)
+    arrays = [x if x.dtype == prog.in_dtype else x.astype(prog.in_dtype) for x in arrays]
+    result = out if out is not None else xp.empty(prog.out_shape, dtype=prog.out_dtype)
+    if result.size == 0:
+        return wrap(result)
+    # an output sharing memory with an input is computed into a temporary, then copied
+    target = result
+    if out is not None and any(xp.may_share_memory(out, x) for x in arrays):
+        target = xp.empty(prog.out_shape, dtype=prog.out_dtype)
+        if not prog.target_packed:
+            raise LayoutError("out overlaps an input and has a non-C-contiguous layout; pass a separate out")
+    _execute(prog, backend, xp, arrays, target)
+    if target is not result:
+        result[...] = target
+    return wrap(result)
+
+
+#: einsum's call cache: call signature -> Program (bounded, oldest entry dropped first)
+_PROGRAMS: dict = {}
+PROGRAM_CACHE_SIZE = 1024
+
+
+def clear_program_cache() -> None:
+    _PROGRAMS.clear()
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One binary contraction of a program: operand slots (inputs 0..n-1, -1 = the 0-d ones,
+    n + j = intermediate j) and the shape of the intermediate it makes (None: the final output)."""
+
+    plan: Plan
+    a: int
+    b: int
+    out_shape: tuple[int, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    """Everything einsum decides before touching data: casts, output, and the plan of every step."""
+
+    steps: tuple[Step, ...]
+    in_dtype: object
+    out_shape: tuple[int, ...]
+    out_dtype: object
+    target_packed: bool
+
+
+def _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend):
+    """Hashable signature of an einsum call (None when some argument is not hashable)."""
+    def meta(x):
+        return (tuple(x.shape), tuple(x.strides), x.dtype.str, backends.data_ptr(x) % 16)
+    try:
+        if isinstance(args[0], str):
+            subs = args[0]
+        else:  # sublist form: the input sublists and the output sublist (if any)
+            subs = (tuple(tuple(args[i]) for i in range(1, len(args), 2)),
+                    tuple(args[-1]) if len(args) % 2 else None)
+        key = (subs, tuple(meta(x) for x in arrays), None if out is None else meta(out), dtype,
+               optimize if not isinstance(optimize, list) else tuple(map(tuple, optimize[1:])),
+               None if ops is None else tuple(ops), op_out, backend)
+        hash(key)
+        return key
+    except TypeError:
+        return None
+
+
+def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend) -> Program:
+    """Parse, check and plan an einsum call (no data is read or written)."""
+    subs, _ = parse(args)
     ops_in = _ops_for(len(arrays), ops)
     op_d = as_op(op_out, "op_out")
     in_s, out_s = _result_dtype(arrays, dtype, out)
-    xp = backends.xp_of(backend)
     in_dt = numpy_dtype(in_s) if in_s != "bf16" else arrays[0].dtype
-    arrays = [x if x.dtype == in_dt else x.astype(in_dt) for x in arrays]
+    out_dt = numpy_dtype(out_s) if out_s != "bf16" else arrays[0].dtype
     ext = _resolve_extents(subs.inputs, arrays)
     out_shape = tuple(ext[m] for m in subs.output)
     if out is not None:
@@ -171,24 +256,27 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
             raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {out_shape} "
                              f"(output modes {''.join(m if len(m) == 1 else '.' for m in subs.output)!r})")
         _check_no_self_overlap(out, "out")
-    out_dt = numpy_dtype(out_s) if out_s != "bf16" else arrays[0].dtype
-    result = out if out is not None else xp.empty(out_shape, dtype=out_dt)
-    if result.size == 0:
-        if out is None and any(ext[m] == 0 for modes in subs.inputs for m in modes):
-            result[...] = 0
-        return wrap(result)
-    # an output sharing memory with an input is computed into a temporary, then copied
-    target = result
-    if out is not None and any(xp.may_share_memory(out, x) for x in arrays):
-        target = xp.empty(out_shape, dtype=out_dt)
     infos = []
     for i, (modes, x) in enumerate(zip(subs.inputs, arrays, strict=True)):
         um, us = _fold(modes, x.shape, _element_strides(x, i), i, ext)
         infos.append(TensorInfo(f"operand {i}", um, us, in_s, pointer_alignment(backends.data_ptr(x)), ops_in[i]))
-    _run_network(backend, xp, infos, arrays, subs.output, ext, target, out_s, op_d, optimize)
-    if target is not result:
-        result[...] = target
-    return wrap(result)
+    packed = out is None or _c_strides(out_shape) == tuple(_element_strides(out, 0))
+    if out is None or packed:
+        final = TensorInfo("output", subs.output, _c_strides(out_shape), out_s, 16, op_d)
+    else:
+        final = TensorInfo("output", subs.output, tuple(_element_strides(out, 0)), out_s,
+                           pointer_alignment(backends.data_ptr(out)), op_d)
+    steps = _network(infos, subs.output, ext, final, optimize)
+    return Program(tuple(steps), in_dt, out_shape, out_dt, packed)
+
+
+def _c_strides(shape) -> tuple[int, ...]:
+    """Element strides of a C-contiguous array (0 for extent-1 dimensions, as _element_strides)."""
+    st, acc = [], 1
+    for e in reversed(shape):
+        st.append(acc if e > 1 else 0)
+        acc *= e
+    return tuple(reversed(st))
 
 
 def _rebuild(operands, arrays):
@@ -201,51 +289,52 @@ def _rebuild(operands, arrays):
     return tuple(items)
 
 
-def _binary(backend, xp, ta: TensorInfo, a, tb: TensorInfo, b, td: TensorInfo, d, ext, alpha=1.0) -> None:
-    """One GETT contraction d = op_d(alpha * op_a(a) op_b(b))."""
+def _step(ta: TensorInfo, tb: TensorInfo, td: TensorInfo, ext, a: int, b: int, shape) -> Step:
     ex = tuple(sorted((m, ext[m]) for m in set(ta.modes) | set(tb.modes)))
-    problem = ContractionProblem(ta, tb, None, td, ex)
-    plan = cached_plan(problem)
-    backends.execute(backend, plan, a, b, None, d, alpha, 0.0)
+    return Step(cached_plan(ContractionProblem(ta, tb, None, td, ex)), a, b, shape)
 
 
-def _out_info(name, modes, arr, dtype_s, op) -> TensorInfo:
-    return TensorInfo(name, tuple(modes), tuple(_element_strides(arr, 0)), dtype_s,
-                      pointer_alignment(backends.data_ptr(arr)), op)
+_ONES = -1
 
 
-def _run_network(backend, xp, infos, arrays, output, ext, target, out_s, op_d, optimize) -> None:
-    """Contract the operands pairwise (opt_einsum's order) into `target`."""
-    td_final = _out_info("output", output, target, out_s, op_d)
+def _network(infos, output, ext, final: TensorInfo, optimize) -> list[Step]:
+    """The steps contracting the operands pairwise (opt_einsum's order) into the output."""
+    ones = TensorInfo("ones", (), (), infos[0].dtype, 16)
     if len(infos) == 1:
-        ones = xp.ones((), dtype=arrays[0].dtype)
-        tb = TensorInfo("ones", (), (), infos[0].dtype, 16)
-        _binary(backend, xp, infos[0], arrays[0], tb, ones, td_final, target, ext)
-        return
+        return [_step(infos[0], ones, final, ext, 0, _ONES, None)]
     if len(infos) == 2:
-        _binary(backend, xp, infos[0], arrays[0], infos[1], arrays[1], td_final, target, ext)
-        return
+        return [_step(infos[0], infos[1], final, ext, 0, 1, None)]
     path = _path(infos, output, ext, optimize)
-    live = list(zip(infos, arrays, strict=True))
-    for step, pair in enumerate(path):
-        pair = tuple(sorted(pair))
-        picked = [live[p] for p in pair]
+    live = list(enumerate(infos))
+    steps = []
+    for pair in path:
+        picked = [live[p] for p in sorted(pair)]
         for p in sorted(pair, reverse=True):
             live.pop(p)
-        last = not live
         if len(picked) == 1:  # opt_einsum may reduce a single operand on its own
-            picked.append((TensorInfo("ones", (), (), infos[0].dtype, 16), xp.ones((), dtype=arrays[0].dtype)))
-        (ta, a), (tb, b) = picked
-        if last:
-            _binary(backend, xp, ta, a, tb, b, td_final, target, ext)
-            return
-        keep = set(output).union(*(set(t.modes) for t, _ in live))
-        modes = [m for m in dict.fromkeys(ta.modes + tb.modes) if m in keep]
-        inter = xp.empty(tuple(ext[m] for m in modes), dtype=arrays[0].dtype)
-        ti = _out_info(f"intermediate {step}", modes, inter, infos[0].dtype, identity)
-        _binary(backend, xp, ta, a, tb, b, ti, inter, ext)
-        live.append((ti, inter))
+            picked.append((_ONES, ones))
+        (ia, ta), (ib, tb) = picked
+        if not live:
+            steps.append(_step(ta, tb, final, ext, ia, ib, None))
+            return steps
+        keep = set(output).union(*(set(t.modes) for _, t in live))
+        modes = tuple(m for m in dict.fromkeys(ta.modes + tb.modes) if m in keep)
+        shape = tuple(ext[m] for m in modes)
+        ti = TensorInfo(f"intermediate {len(steps)}", modes, _c_strides(shape), infos[0].dtype, 16)
+        steps.append(_step(ta, tb, ti, ext, ia, ib, shape))
+        live.append((len(infos) + len(steps) - 1, ti))
     raise GettpyError("contraction path did not end in one tensor")  # pragma: no cover
+
+
+def _execute(prog: Program, backend: str, xp, arrays, target) -> None:
+    """Run the program's steps on the arrays; the last step writes `target`."""
+    slots = {i: x for i, x in enumerate(arrays)}
+    slots[_ONES] = xp.ones((), dtype=prog.in_dtype)
+    n = len(arrays)
+    for j, st in enumerate(prog.steps):
+        d = target if st.out_shape is None else xp.empty(st.out_shape, dtype=prog.in_dtype)
+        backends.execute(backend, st.plan, slots[st.a], slots[st.b], None, d, 1.0, 0.0)
+        slots[n + j] = d
 
 
 def _path(infos, output, ext, optimize):

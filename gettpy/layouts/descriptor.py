@@ -77,6 +77,8 @@ def build_dim_map(extents: tuple[int, ...], strides: tuple[int, ...]) -> DimMap:
     total = 1
     for e in extents:
         total *= e
+    if total == 0:
+        return DimMap(0)  # an empty dimension: nothing is ever read or written through it
     divs: list[int] = []
     mods: list[int] = []
     strs: list[int] = []
