@@ -91,20 +91,26 @@ def _resolve_extents(inputs, arrays) -> dict[str, int]:
     return ext
 
 
-def _result_dtype(arrays, dtype, out):
-    """(input dtype for the kernel, output dtype) as short names."""
+def _result_dtype(arrays, dtype, out, casting="safe"):
+    """(input dtype for the kernel, output dtype) as short names; numpy's `casting` rule applies."""
     ins = [short_name(x.dtype, f"operand {i}") for i, x in enumerate(arrays)]
     res = np.result_type(*[x.dtype for x in arrays]) if arrays else np.dtype(np.float64)
     res_s = short_name(res, "operands' common type")
     if dtype is not None:
         out_s = short_name(dtype, "dtype=")
+        if out_s != "bf16":
+            for i, x in enumerate(arrays):
+                if not np.can_cast(x.dtype, dtype, casting):
+                    raise DtypeError(f"operand {i}: cannot cast {x.dtype} to dtype={np.dtype(dtype)} under "
+                                     f"casting={casting!r} (pass casting='same_kind' or 'unsafe' to allow it)")
         if out is not None and short_name(out.dtype, "out") != out_s:
             raise DtypeError(f"out has dtype {out.dtype} but dtype={np.dtype(dtype) if out_s != 'bf16' else 'bf16'} "
                              f"was asked for")
     elif out is not None:
         out_s = short_name(out.dtype, "out")
-        if not np.can_cast(res, out.dtype, "same_kind"):
-            raise DtypeError(f"out has dtype {out.dtype}, which cannot hold the result type {res}")
+        if not np.can_cast(res, out.dtype, casting):
+            raise DtypeError(f"out has dtype {out.dtype}, which cannot hold the result type {res} under "
+                             f"casting={casting!r}")
     else:
         out_s = res_s
     if all(s == ins[0] for s in ins) and ins[0] in ("f16", "bf16") and out_s == "f32":
@@ -137,7 +143,8 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
             left to right, or a strategy name or explicit path).
         ops: one unary op per operand (gettpy.ops names, Op objects or None), fused into the reads.
         op_out: unary op applied to the result before it is stored.
-        **options: numpy's ``order`` and ``casting`` are accepted and ignored.
+        **options: numpy's ``casting`` (default "safe") rules `dtype` and `out`; ``order`` is accepted and
+            ignored (results are C-ordered).
 
     Returns:
         The result array (numpy for numpy inputs, CuPy for CuPy inputs, torch for torch); `out` when given.
@@ -163,17 +170,13 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
         raise GettpyError("operands mix numpy and cupy arrays; move them to one device first")
     backend = kinds.pop() if kinds else "numpy"
     arrays = [_as_array(x, i, backend) for i, x in enumerate(raw)]
-    args = _rebuild(operands, arrays)
-    key = _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend)
-    prog = _PROGRAMS.get(key) if key is not None else None
-    if prog is None:
-        prog = _compile(args, arrays, out, dtype, optimize, ops, op_out, backend)
-        if key is not None:
-            if len(_PROGRAMS) >= PROGRAM_CACHE_SIZE:
-                _PROGRAMS.pop(next(iter(_PROGRAMS)))
-            _PROGRAMS[key] = prog
+    casting = options.get("casting", "safe")
+    prog = _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting)
+    if any(x.dtype != prog.in_dtype for x in arrays):
+        # mixed input types: cast to the computation's type, then plan on the copies' own layouts
+        arrays = [x if x.dtype == prog.in_dtype else x.astype(prog.in_dtype) for x in arrays]
+        prog = _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting)
     xp = backends.xp_of(backend)
-    arrays = [x if x.dtype == prog.in_dtype else x.astype(prog.in_dtype) for x in arrays]
     result = out if out is not None else xp.empty(prog.out_shape, dtype=prog.out_dtype)
     if result.size == 0:
         return wrap(result)
@@ -220,7 +223,21 @@ class Program:
     target_packed: bool
 
 
-def _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend):
+def _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting) -> Program:
+    """The call's Program, from the cache or freshly compiled."""
+    args = _rebuild(operands, arrays)
+    key = _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend, casting)
+    prog = _PROGRAMS.get(key) if key is not None else None
+    if prog is None:
+        prog = _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting)
+        if key is not None:
+            if len(_PROGRAMS) >= PROGRAM_CACHE_SIZE:
+                _PROGRAMS.pop(next(iter(_PROGRAMS)))
+            _PROGRAMS[key] = prog
+    return prog
+
+
+def _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend, casting):
     """Hashable signature of an einsum call (None when some argument is not hashable)."""
     def meta(x):
         return (tuple(x.shape), tuple(x.strides), x.dtype.str, backends.data_ptr(x) % 16)
@@ -232,19 +249,19 @@ def _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend):
                     tuple(args[-1]) if len(args) % 2 else None)
         key = (subs, tuple(meta(x) for x in arrays), None if out is None else meta(out), dtype,
                optimize if not isinstance(optimize, list) else tuple(map(tuple, optimize[1:])),
-               None if ops is None else tuple(ops), op_out, backend)
+               None if ops is None else tuple(ops), op_out, backend, casting)
         hash(key)
         return key
     except TypeError:
         return None
 
 
-def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend) -> Program:
+def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting) -> Program:
     """Parse, check and plan an einsum call (no data is read or written)."""
     subs, _ = parse(args)
     ops_in = _ops_for(len(arrays), ops)
     op_d = as_op(op_out, "op_out")
-    in_s, out_s = _result_dtype(arrays, dtype, out)
+    in_s, out_s = _result_dtype(arrays, dtype, out, casting)
     in_dt = numpy_dtype(in_s) if in_s != "bf16" else arrays[0].dtype
     out_dt = numpy_dtype(out_s) if out_s != "bf16" else arrays[0].dtype
     ext = _resolve_extents(subs.inputs, arrays)
@@ -255,7 +272,8 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend) -> Progra
         if tuple(out.shape) != out_shape:
             raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {out_shape} "
                              f"(output modes {''.join(m if len(m) == 1 else '.' for m in subs.output)!r})")
-        _check_no_self_overlap(out, "out")
+        if out.size:
+            _check_no_self_overlap(out, "out")
     infos = []
     for i, (modes, x) in enumerate(zip(subs.inputs, arrays, strict=True)):
         um, us = _fold(modes, x.shape, _element_strides(x, i), i, ext)

@@ -15,7 +15,7 @@ class SubscriptError(GettpyError, ValueError):
 
 
 class ShapeError(GettpyError, ValueError):
-    """Extents disagree between operands, or an operand has the wrong rank."""
+    """Extents disagree between operands, or `out` has the wrong shape (a wrong rank is a SubscriptError)."""
 
 
 class LayoutError(GettpyError, ValueError):

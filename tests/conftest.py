@@ -1,0 +1,37 @@
+"""Shared fixtures: a seeded `rng`, and the `gpu` marker that skips unless a CUDA device is really there."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+
+@functools.cache
+def _have_gpu() -> bool:
+    """True when cupy imports and sees at least one device (CuPy imports fine without one)."""
+    try:
+        import cupy
+
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except BaseException:  # noqa: BLE001 - any failure (ImportError, CUDARuntimeError, ...) means no GPU
+        return False
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu: needs a CUDA device (skipped where none is present)")
+
+
+def pytest_collection_modifyitems(config, items):
+    gpu_items = [item for item in items if item.get_closest_marker("gpu") is not None]
+    if not gpu_items or _have_gpu():
+        return
+    skip = pytest.mark.skip(reason="no CUDA device (cupy missing or getDeviceCount() == 0)")
+    for item in gpu_items:
+        item.add_marker(skip)
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    """A seeded generator: every test sees the same random inputs on every run."""
+    return np.random.default_rng(20261122)
