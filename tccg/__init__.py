@@ -1,0 +1,1 @@
+"""TCCG benchmark runner for gettpy: `python -m tccg` (see tccg/README.md)."""

@@ -1,0 +1,271 @@
+"""Pure benchmark arithmetic and output: floors, geomeans, result rows, CSV and the text table.
+
+Nothing here touches a GPU, so all of it is tested on the CPU (tests/test_tccg_runner.py).
+
+Definitions (seed 004, Section IV-A):
+
+* ``rel_perf_i = t_cuTENSOR,i / t_gettpy,i`` per contraction i (> 1: gettpy is faster);
+* ``GM1 = geomean({rel_perf_i})`` over the contractions;
+* ``GM2 = geomean({max(1, rel_perf_i)})``: the speedup seen by a user who may pick, per contraction,
+  the faster of cuTENSOR and gettpy, over a user who has cuTENSOR only.
+
+The seed takes t as the minimum of a few runs; we use the median of many CUDA-graph replays (see
+timing.py), which is the more conservative statistic.
+"""
+from __future__ import annotations
+
+import csv
+import math
+import os
+from collections.abc import Iterable, Sequence
+
+#: element sizes in bytes of (A, B, C) per benchmark dtype
+ITEMSIZES: dict[str, tuple[int, int, int]] = {
+    "f16": (2, 2, 2),
+    "f16f32": (2, 2, 4),
+    "bf16": (2, 2, 2),
+    "f32": (4, 4, 4),
+    "f64": (8, 8, 8),
+}
+DTYPES = tuple(ITEMSIZES)
+
+#: which measured GEMM peak bounds the compute side of each benchmark dtype
+PEAK_KIND: dict[str, str] = {"f16": "f16", "f16f32": "f16", "bf16": "bf16", "f32": "f32", "f64": "f64"}
+
+#: verification tolerance: max|got - ref| / max|ref| against a float64 reference of the same inputs
+TOLERANCE: dict[str, float] = {"f16": 1e-2, "f16f32": 2e-3, "bf16": 5e-2, "f32": 1e-4, "f64": 1e-10}
+
+#: CSV columns, in order (the first twelve are the ones every consumer may rely on)
+COLUMNS = (
+    "num", "contraction", "dtype", "order", "floor_ms", "gettpy_ms", "cutensor_ms", "cutensor_best_ms",
+    "torch_ms", "cupy_ms", "max_rel_err", "device",
+    "group", "ops", "M", "N", "K", "flops", "bytes", "bound", "ok", "tol",
+    "gettpy_gflops", "gettpy_gbs", "gettpy_over_floor", "speedup_vs_cutensor", "speedup_vs_cutensor_best",
+    "speedup_vs_torch", "speedup_vs_cupy",
+    "cutensor_best_algo", "cutensor_err", "torch_err", "cupy_err", "gettpy_how", "n_sets",
+    "pad_gettpy_ms", "pad_ms", "unpad_ms", "note", "error",
+)
+
+
+def parse_dtypes(values: Sequence[str] | None) -> list[str]:
+    """``["f16,f32", "f64"]`` -> ``["f16", "f32", "f64"]`` (default ``["f16"]``), validated."""
+    out: list[str] = []
+    for v in values or ["f16"]:
+        for d in v.split(","):
+            d = d.strip().lower()
+            if not d:
+                continue
+            if d not in ITEMSIZES:
+                raise ValueError(f"--dtype: unknown dtype {d!r} (choose from {', '.join(DTYPES)})")
+            if d not in out:
+                out.append(d)
+    if not out:
+        raise ValueError("--dtype: no dtype given")
+    return out
+
+
+OPS = ("none", "relu", "leaky_relu")
+
+
+def parse_ops(values: Sequence[str] | None) -> list[str]:
+    """``["none,relu"]`` -> ``["none", "relu"]`` (default ``["none"]``), validated."""
+    out: list[str] = []
+    for v in values or ["none"]:
+        for o in v.split(","):
+            o = o.strip().lower()
+            if not o:
+                continue
+            if o not in OPS:
+                raise ValueError(f"--ops: unknown op {o!r} (choose from {', '.join(OPS)})")
+            if o not in out:
+                out.append(o)
+    return out or ["none"]
+
+
+def floor_ms(nbytes: float, flops: float, bandwidth: float, peak: float) -> float:
+    """Roofline floor in ms: max(bytes / bandwidth, flops / peak); bandwidth in B/s, peak in FLOP/s."""
+    if bandwidth <= 0 or peak <= 0:
+        raise ValueError(f"floor_ms: bandwidth ({bandwidth}) and peak ({peak}) must be positive")
+    return 1e3 * max(nbytes / bandwidth, flops / peak)
+
+
+def bound(nbytes: float, flops: float, bandwidth: float, peak: float) -> str:
+    """'mem' when the memory side of the floor dominates, else 'compute'."""
+    return "mem" if nbytes / bandwidth >= flops / peak else "compute"
+
+
+def _usable(x) -> bool:
+    return x is not None and isinstance(x, int | float) and math.isfinite(x) and x > 0
+
+
+def geomean(values: Iterable[float | None]) -> float:
+    """Geometric mean of the positive finite values (others skipped); nan when none is left."""
+    logs = [math.log(v) for v in values if _usable(v)]
+    return math.exp(sum(logs) / len(logs)) if logs else math.nan
+
+
+def ratio(num: float | None, den: float | None) -> float | None:
+    """num / den, or None when either is missing or not positive."""
+    return num / den if _usable(num) and _usable(den) else None
+
+
+def gm1_gm2(rel_perfs: Iterable[float | None]) -> tuple[float, float]:
+    """(GM1, GM2) of the seed paper: geomean(rel_perf) and geomean(max(1, rel_perf))."""
+    r = [v for v in rel_perfs if _usable(v)]
+    return geomean(r), geomean(max(1.0, v) for v in r)
+
+
+def max_rel_err(got, ref) -> float:
+    """max|got - ref| / max|ref| (works on numpy and cupy arrays; both cast to float64 by the caller)."""
+    scale = float(abs(ref).max()) if ref.size else 0.0
+    err = float(abs(got - ref).max()) if ref.size else 0.0
+    if not math.isfinite(err):
+        return math.inf
+    return err / scale if scale > 0 else err
+
+
+def derived(row: dict) -> dict:
+    """Fill the columns computed from the measured ones (GFLOP/s, GB/s, ratios, speedups)."""
+    g = row.get("gettpy_ms")
+    if _usable(g):
+        row["gettpy_gflops"] = row["flops"] / (g * 1e-3) / 1e9
+        row["gettpy_gbs"] = row["bytes"] / (g * 1e-3) / 1e9
+    row["gettpy_over_floor"] = ratio(g, row.get("floor_ms"))
+    row["speedup_vs_cutensor"] = ratio(row.get("cutensor_ms"), g)
+    row["speedup_vs_cutensor_best"] = ratio(row.get("cutensor_best_ms"), g)
+    row["speedup_vs_torch"] = ratio(row.get("torch_ms"), g)
+    row["speedup_vs_cupy"] = ratio(row.get("cupy_ms"), g)
+    return row
+
+
+def new_row(case, dtype: str, order: str, ops: str, device: str) -> dict:
+    """A result row with the case's static columns filled and every measurement empty."""
+    row = dict.fromkeys(COLUMNS)
+    row.update(num=case.num, contraction=case.contraction, group=case.group, dtype=dtype, order=order,
+               ops=ops, device=device, M=case.M, N=case.N, K=case.K, flops=case.flops(),
+               bytes=case.bytes(ITEMSIZES[dtype]), tol=TOLERANCE[dtype], note="", error="")
+    return row
+
+
+def _fmt_csv(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, float):
+        return "" if math.isnan(v) else f"{v:.6g}"
+    return str(v)
+
+
+def write_csv(rows: Sequence[dict], path: str) -> str:
+    """Write `rows` with COLUMNS (then any extra keys, sorted) to `path`; empty cells for None."""
+    extra = sorted({k for r in rows for k in r} - set(COLUMNS))
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(COLUMNS + tuple(extra))
+        for r in rows:
+            w.writerow([_fmt_csv(r.get(k)) for k in COLUMNS + tuple(extra)])
+    return path
+
+
+def read_csv(path: str) -> list[dict]:
+    """Rows of a CSV written by write_csv, numbers parsed back (empty cells -> None)."""
+    out = []
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            row = {}
+            for k, v in r.items():
+                if v == "":
+                    row[k] = None
+                    continue
+                try:
+                    row[k] = int(v)
+                except ValueError:
+                    try:
+                        row[k] = float(v)
+                    except ValueError:
+                        row[k] = v
+            out.append(row)
+    return out
+
+
+def _cell(v, fmt: str = "{:.4f}") -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    return fmt.format(v) if isinstance(v, int | float) else str(v)
+
+
+def format_table(rows: Sequence[dict], gpu: bool = True) -> str:
+    """The per-case table printed on stdout ('-': not measured; see the note/error columns)."""
+    if gpu:
+        head = ("num", "contraction", "dtype", "ord", "ops", "floor", "gettpy", "t/floor", "cuT", "cuT best",
+                "torch", "cupy", "xcuT", "xtorch", "rel err", "status")
+    else:
+        head = ("num", "contraction", "dtype", "ord", "ops", "reduced extents", "rel err", "tol", "status")
+    lines = []
+    for r in rows:
+        status = "ERROR" if r.get("error") else ("ok" if r.get("ok") else "FAIL" if r.get("ok") is False else "-")
+        if gpu:
+            cells = (str(r["num"]), r["contraction"], r["dtype"], r["order"], r.get("ops") or "none",
+                     _cell(r.get("floor_ms")), _cell(r.get("gettpy_ms")), _cell(r.get("gettpy_over_floor"), "{:.2f}"),
+                     _cell(r.get("cutensor_ms")), _cell(r.get("cutensor_best_ms")), _cell(r.get("torch_ms")),
+                     _cell(r.get("cupy_ms")), _cell(r.get("speedup_vs_cutensor"), "{:.2f}"),
+                     _cell(r.get("speedup_vs_torch"), "{:.2f}"), _cell(r.get("max_rel_err"), "{:.1e}"), status)
+        else:
+            cells = (str(r["num"]), r["contraction"], r["dtype"], r["order"], r.get("ops") or "none",
+                     r.get("extents") or "", _cell(r.get("max_rel_err"), "{:.1e}"), _cell(r.get("tol"), "{:.0e}"),
+                     status if status != "-" else "skipped")
+        lines.append(cells)
+    widths = [max(len(h), *(len(c[i]) for c in lines)) if lines else len(h) for i, h in enumerate(head)]
+    out = ["  ".join(h.rjust(w) for h, w in zip(head, widths, strict=True))]
+    out += ["  ".join(c.rjust(w) for c, w in zip(cells, widths, strict=True)) for cells in lines]
+    for r in rows:
+        if r.get("error"):
+            out.append(f"#{r['num']} {r['dtype']} {r.get('ops') or 'none'}: error: {r['error']}")
+        elif r.get("note") and not gpu:
+            out.append(f"#{r['num']} {r['dtype']} {r.get('ops') or 'none'}: {r['note']}")
+    if gpu:
+        out.append("times in ms (median of CUDA-graph replays); xcuT / xtorch = peer time / gettpy time "
+                   "(> 1: gettpy faster); '-' = not measured (peer missing or failed: see CSV note/error)")
+    return "\n".join(out)
+
+
+def summarize(rows: Sequence[dict]) -> list[str]:
+    """Geomean lines per (dtype, order, ops): GM1/GM2 vs cuTENSOR (default and best algo), vs torch,
+    and time/floor of every library."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["dtype"], r["order"], r.get("ops") or "none"), []).append(r)
+    lines = []
+    for (dt, order, ops), rs in groups.items():
+        good = [r for r in rs if not r.get("error") and r.get("ok") is not False]
+        n_fail = len(rs) - len(good)
+
+        parts = [f"[{dt} {order} ops={ops}] {len(good)}/{len(rs)} verified" + (f" ({n_fail} failed)" if n_fail else "")]
+        for label, key in (("cuTENSOR", "speedup_vs_cutensor"), ("cuTENSOR best algo", "speedup_vs_cutensor_best"),
+                           ("torch.einsum", "speedup_vs_torch"), ("cupy.einsum", "speedup_vs_cupy")):
+            vals = [r.get(key) for r in good]
+            n = sum(1 for v in vals if _usable(v))
+            if n:
+                g1, g2 = gm1_gm2(vals)
+                parts.append(f"  vs {label:<18} GM1 = {g1:.3f}  GM2 = {g2:.3f}  (n={n})")
+            else:
+                parts.append(f"  vs {label:<18} not measured")
+        tf = []
+        for label, key in (("gettpy", "gettpy_ms"), ("cuTENSOR", "cutensor_ms"), ("cuTENSOR best", "cutensor_best_ms"),
+                           ("torch", "torch_ms"), ("cupy", "cupy_ms")):
+            vals = [ratio(r.get(key), r.get("floor_ms")) for r in good]
+            g, n = geomean(vals), sum(1 for v in vals if v is not None)
+            tf.append(f"{label} {g:.2f}" if n else f"{label} -")
+        parts.append("  geomean time/floor: " + ", ".join(tf))
+        padded = [r for r in good if _usable(r.get("pad_gettpy_ms")) and _usable(r.get("gettpy_ms"))]
+        if padded:
+            pr = geomean(r["pad_gettpy_ms"] / r["gettpy_ms"] for r in padded)
+            full = geomean((r["pad_gettpy_ms"] + (r.get("pad_ms") or 0) + (r.get("unpad_ms") or 0)) / r["gettpy_ms"]
+                           for r in padded)
+            parts.append(f"  padding study (n={len(padded)}): geomean t(padded)/t(unpadded) = {pr:.2f}, "
+                         f"with pad + unpad copies = {full:.2f}")
+        lines.extend(parts)
+    lines.append("GM1 = geomean(t_peer / t_gettpy); GM2 = geomean(max(1, t_peer / t_gettpy)) (seed 004, Sec. IV-A)")
+    return lines

@@ -1,0 +1,511 @@
+"""`python -m tccg`: the three modes of the TCCG benchmark.
+
+* no GPU: the reduced-size CPU verification pass (gettpy's CPU executor vs numpy.einsum in float64);
+* ``--compile-only --arch sm_90``: compile every selected plan's kernel with NVRTC (no GPU needed);
+* GPU: verify gettpy against a float64 reference, time it and its peers (timing.py, peers.py),
+  write CSV and plots, print the table and the geomean summary (last).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import os
+import sys
+import traceback
+
+from . import peers, report
+from .suite import Case, parse_cases
+
+DEFAULT_OUT = "tccg_out"
+CPU_MAX_ELEMS = 1 << 15
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m tccg",
+        description="TCCG benchmark (48 tensor contractions): gettpy vs cuTENSOR, torch.einsum and cupy.einsum. "
+                    "Without a CUDA GPU it runs a reduced-size verification pass on the CPU.")
+    p.add_argument("--cases", default="all", help="case numbers and ranges, e.g. 1,7,20-30 (default: all 48)")
+    p.add_argument("--dtype", action="append", default=None,
+                   help="f16 (fp16 in/out, fp32 accumulate), f16f32 (fp16 in, fp32 out), bf16, f32, f64; "
+                        "repeatable or comma list (default f16)")
+    p.add_argument("--order", default="F", type=str.upper, choices=("F", "C"),
+                   help="memory order of every tensor: F = column-major, TCCG's convention (default), or C")
+    p.add_argument("--ops", action="append", default=None,
+                   help="none, relu, leaky_relu: unary op applied to A, B and the result, C = op(op(A) op(B)) "
+                        "(seed Sec. IV-D); repeatable or comma list (default none); with several, a fused-ops plot")
+    p.add_argument("--tune", action="store_true", help="let gettpy autotune each contraction before timing")
+    p.add_argument("--pad", action="store_true",
+                   help="padding study: gettpy on unpadded vs tile-padded tensors, plus the pad/unpad cost")
+    p.add_argument("--out", default=DEFAULT_OUT, help=f"output directory for CSV and plots (default ./{DEFAULT_OUT})")
+    p.add_argument("--compile-only", action="store_true",
+                   help="compile the kernels of the selected cases with NVRTC for --arch and print the report")
+    p.add_argument("--arch", default="sm_90", help="target architecture for --compile-only (default sm_90)")
+    p.add_argument("--reps", type=int, default=20, help="timed graph replays per measurement (median; default 20)")
+    p.add_argument("--cpu", action="store_true", help="run the CPU verification pass even when a GPU is present")
+    p.add_argument("--max-elems", type=int, default=CPU_MAX_ELEMS,
+                   help=f"CPU pass: largest tensor size after reduction (default {CPU_MAX_ELEMS})")
+    p.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
+    return p
+
+
+def _stamp() -> str:
+    return _dt.datetime.now().strftime("%Y%m%d_%H%M%S")
+
+
+def _progress(items, desc: str):
+    try:
+        from tqdm import tqdm
+
+        return tqdm(items, desc=desc, unit="case", file=sys.stderr, dynamic_ncols=True)
+    except ImportError:  # pragma: no cover - tqdm is a dependency
+        return items
+
+
+def _err_text(e: BaseException) -> str:
+    msg = f"{type(e).__name__}: {e}".replace("\n", " | ")
+    return msg[:500]
+
+
+# -- CPU pass -------------------------------------------------------------------------------------------
+
+def _np_dtypes(dtype: str):
+    """(input numpy dtype, gettpy dtype= argument, output numpy dtype) for the CPU pass."""
+    import numpy as np
+
+    if dtype == "bf16":
+        import ml_dtypes  # noqa: F401 - raises ImportError when missing
+
+        bf = np.dtype("bfloat16")
+        return bf, None, bf
+    return {"f16": (np.float16, None, np.float16), "f16f32": (np.float16, np.float32, np.float32),
+            "f32": (np.float32, None, np.float32), "f64": (np.float64, None, np.float64)}[dtype]
+
+
+def cpu_case(case: Case, dtype: str, order: str, op: str, rng, max_elems: int = CPU_MAX_ELEMS) -> dict:
+    """Verify gettpy.einsum on numpy arrays at reduced extents against numpy.einsum in float64."""
+    import numpy as np
+
+    import gettpy
+
+    small = case.reduced(max_elems=max_elems)
+    row = report.new_row(small, dtype, order, op, "cpu")
+    row["extents"] = " ".join(f"{m}={e}" for m, e in sorted(small.extents.items()))
+    try:
+        in_dt, kw_dt, _ = _np_dtypes(dtype)
+    except ImportError:
+        row["note"] = "bf16 on the CPU needs ml_dtypes: skipped"
+        return row
+    sa, sb, _ = small.shapes()
+    a64 = rng.uniform(-1.0, 1.0, size=sa)
+    b64 = rng.uniform(-1.0, 1.0, size=sb)
+    a = np.asarray(a64.astype(in_dt), order=order)
+    b = np.asarray(b64.astype(in_dt), order=order)
+    subs = small.einsum_subscripts()
+    kw = {} if kw_dt is None else {"dtype": kw_dt}
+    if op != "none":
+        g = peers.gettpy_op(op)
+        kw.update(ops=[g, g], op_out=g)
+    try:
+        got = gettpy.einsum(subs, a, b, **kw)
+        ref = peers.numpy_op(op, np.einsum(subs, peers.numpy_op(op, a.astype(np.float64)),
+                                           peers.numpy_op(op, b.astype(np.float64))))
+        row["max_rel_err"] = report.max_rel_err(np.asarray(got).astype(np.float64), ref)
+        row["ok"] = row["max_rel_err"] <= row["tol"]
+    except Exception as e:  # noqa: BLE001 - one case's failure must not stop the pass
+        row["error"] = _err_text(e)
+        row["ok"] = False
+    return row
+
+
+def run_cpu(args, cases, dtypes) -> int:
+    import numpy as np
+
+    print("no CUDA GPU found: running the reduced-size CPU verification pass" if not args.cpu
+          else "--cpu: running the reduced-size CPU verification pass")
+    print(f"  gettpy's CPU executor vs numpy.einsum in float64, largest tensor <= {args.max_elems} elements, "
+          f"order {args.order}, ops {','.join(args.ops)}")
+    rng = np.random.default_rng(20261122)
+    rows = []
+    items = [(c, d, o) for c in cases for d in dtypes for o in args.ops]
+    for case, dt, op in _progress(items, "tccg cpu"):
+        rows.append(cpu_case(case, dt, args.order, op, rng, args.max_elems))
+    path = report.write_csv(rows, os.path.join(args.out, f"tccg_cpu_{_stamp()}.csv"))
+    print(report.format_table(rows, gpu=False))
+    bad = [r for r in rows if r.get("ok") is False]
+    skipped = [r for r in rows if r.get("ok") is None]
+    print(f"CSV: {path}")
+    print(f"CPU verification: {len(rows) - len(bad) - len(skipped)}/{len(rows)} passed"
+          + (f", {len(skipped)} skipped" if skipped else "")
+          + (f", {len(bad)} FAILED: " + ", ".join(f"#{r['num']} {r['dtype']}" for r in bad) if bad else ""))
+    return 1 if bad else 0
+
+
+# -- compile only ---------------------------------------------------------------------------------------
+
+def _strides(shape, order: str) -> tuple[int, ...]:
+    """Packed element strides: F = first index fastest (TCCG), C = last index fastest."""
+    dims = range(len(shape)) if order == "F" else reversed(range(len(shape)))
+    st, acc = [0] * len(shape), 1
+    for d in dims:
+        st[d] = acc
+        acc *= shape[d]
+    return tuple(st)
+
+
+def compile_items(cases, dtypes, order: str, op: str = "none"):
+    """(label, Plan) per (case, dtype) at full size, planned without a GPU through gettpy.plan."""
+    import gettpy
+
+    in_out = {"f16": ("f16", "f16"), "f16f32": ("f16", "f32"), "bf16": ("bf16", "bf16"),
+              "f32": ("f32", "f32"), "f64": ("f64", "f64")}
+    items = []
+    for case in cases:
+        for dt in dtypes:
+            din, dout = in_out[dt]
+            g = peers.gettpy_op(op)
+            (ma, mb, mc), (sa, sb, sc) = case.modes, case.shapes()
+            da = gettpy.TensorDescriptor(sa, _strides(sa, order), din, op=g)
+            db = gettpy.TensorDescriptor(sb, _strides(sb, order), din, op=g)
+            dc = gettpy.TensorDescriptor(sc, _strides(sc, order), dout, op=g)
+            label = f"{case.num:02d} {case.contraction} {dt} {order}"
+            items.append((label, gettpy.plan(da, ma, db, mb, dc, mc).plan))
+    return items
+
+
+def run_compile_only(args, cases, dtypes) -> int:
+    """Compile every selected plan's kernel for --arch with NVRTC (gettpy.kernels.report) and print the
+    ptxas report; no GPU needed."""
+    try:
+        from gettpy.kernels.report import compile_suite
+    except ImportError as e:
+        print(f"--compile-only: gettpy.kernels.report.compile_suite is not available ({e}); nothing compiled",
+              file=sys.stderr)
+        return 2
+    items = compile_items(cases, dtypes, args.order, args.ops[0])
+    rows = compile_suite(items, arch=args.arch)
+    try:
+        from gettpy.kernels.report import format_rows
+
+        print(format_rows(rows))
+    except ImportError:
+        for r in rows:
+            print(r)
+    return 1 if any(r.get("error") for r in rows) else 0
+
+
+# -- GPU run --------------------------------------------------------------------------------------------
+
+class _Gpu:
+    """Per-run GPU state: device name, L2 size, ceilings, which peers work."""
+
+    def __init__(self, dtypes, log=print):
+        import cupy
+
+        props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+        name = props["name"]
+        self.device = name.decode() if isinstance(name, bytes) else str(name)
+        self.l2 = int(props.get("l2CacheSize", 50 << 20))
+        self.torch_reason = peers.torch_status()
+        self.cutensor_reason = peers.cutensor_status()
+        self.algos = peers.cutensor_algos() if self.cutensor_reason is None else []
+        log(f"device: {self.device}, L2 {self.l2 >> 20} MiB, cupy {cupy.__version__}")
+        log("torch: " + ("ok" if self.torch_reason is None else f"MISSING ({self.torch_reason}): column empty"))
+        log("cuTENSOR: " + (f"ok ({peers.cutensor_version()}, algos {[a for a, _ in self.algos]})"
+                            if self.cutensor_reason is None else f"MISSING ({self.cutensor_reason}): column empty"))
+        from . import timing
+
+        kinds = [report.PEAK_KIND[d] for d in dtypes]
+        if "bf16" in kinds and self.torch_reason is not None:
+            kinds = ["f16" if k == "bf16" else k for k in kinds]
+        self.ceil = timing.measure_ceilings(kinds, log=log)
+        if "bf16" in report.PEAK_KIND.values() and "bf16" not in self.ceil["peak"] and "f16" in self.ceil["peak"]:
+            self.ceil["peak"]["bf16"] = self.ceil["peak"]["f16"]
+
+
+def _rand_cupy(shape, dtype: str, order: str):
+    import cupy
+
+    dt = {"f16": cupy.float16, "f16f32": cupy.float16, "f32": cupy.float32, "f64": cupy.float64}[dtype]
+    x = cupy.random.uniform(-1.0, 1.0, size=shape, dtype=cupy.float64 if dt == cupy.float64 else cupy.float32)
+    return cupy.asarray(x.astype(dt), order=order)
+
+
+def _rand_torch_bf16(shape, order: str):
+    import torch
+
+    if order == "F":
+        t = torch.rand(tuple(reversed(shape)), device="cuda", dtype=torch.float32).permute(
+            *reversed(range(len(shape))))
+    else:
+        t = torch.rand(tuple(shape), device="cuda", dtype=torch.float32)
+    return (t * 2 - 1).to(torch.bfloat16)
+
+
+def _empty_out(shape, dtype: str, order: str):
+    if dtype == "bf16":
+        import torch
+
+        if order == "F":
+            return torch.empty(tuple(reversed(shape)), device="cuda", dtype=torch.bfloat16).permute(
+                *reversed(range(len(shape))))
+        return torch.empty(tuple(shape), device="cuda", dtype=torch.bfloat16)
+    import cupy
+
+    dt = {"f16": cupy.float16, "f16f32": cupy.float32, "f32": cupy.float32, "f64": cupy.float64}[dtype]
+    return cupy.empty(shape, dtype=dt, order=order)
+
+
+def _as_f64(x):
+    """float64 cupy copy of a cupy array or torch tensor."""
+    import cupy
+
+    if type(x).__module__.split(".")[0] == "torch":
+        return cupy.from_dlpack(x.detach().double().contiguous())
+    return x.astype(cupy.float64)
+
+
+def _copy(x):
+    if type(x).__module__.split(".")[0] == "torch":
+        return x.clone()
+    return x.copy(order="K")
+
+
+def _pad_plan(case: Case, tiles=(128, 128, 32)) -> dict[str, int]:
+    """Padded extents: in each GEMM dimension (M, N, K) pad its first mode (as written in A, or B for N)
+    so that the dimension's product becomes a multiple of its tile."""
+    import math
+
+    a, b, c = case.modes
+    ext = dict(case.extents)
+    groups = ([m for m in a if m in c], [m for m in b if m in c and m not in a],
+              [m for m in a if m in b and m not in c])
+    for modes, tile in zip(groups, tiles, strict=True):
+        if not modes:
+            continue
+        rest = math.prod(ext[m] for m in modes[1:])
+        step = tile // math.gcd(rest, tile)
+        ext[modes[0]] = -(-ext[modes[0]] // step) * step
+    return ext
+
+
+def _pad_study(case, subs, sets, outs, dtype, order, op, ref, row, reps, notes):
+    """Time gettpy on tensors padded to tile multiples (and the pad/unpad copies); fill the pad columns."""
+    import cupy
+
+    import gettpy
+
+    from . import timing
+
+    if dtype == "bf16":
+        notes.append("pad study skipped for bf16")
+        return
+    pext = _pad_plan(case)
+    pcase = case.with_extents(pext)
+    a0, b0 = sets[0]
+    pa, pb, pc = (cupy.zeros(s, dtype=x.dtype, order=order) for s, x in zip(pcase.shapes(), (a0, b0, outs[0]),
+                                                                            strict=True))
+    sl = [tuple(slice(0, e) for e in s) for s in case.shapes()]
+
+    def pad_calls():
+        pa[sl[0]] = a0
+        pb[sl[1]] = b0
+
+    def unpad_call():
+        outs[0][...] = pc[sl[2]]
+
+    pad_calls()
+    gettpy.einsum(subs, pa, pb, out=pc, **_gettpy_kw(dtype, op))
+    err = report.max_rel_err(pc[sl[2]].astype(cupy.float64), ref)
+    if err > row["tol"]:
+        notes.append(f"pad study: padded result wrong (rel err {err:.2e})")
+        return
+    t_pad, _, _ = timing.time_cupy([pad_calls], reps=reps)
+    t_unpad, _, _ = timing.time_cupy([unpad_call], reps=reps)
+    call = peers.gettpy_call(subs, pa, pb, pc, dtype, op)
+    t, _, _ = timing.time_cupy([call], reps=reps)
+    row.update(pad_gettpy_ms=t, pad_ms=t_pad, unpad_ms=t_unpad)
+    row["padded_extents"] = " ".join(f"{m}={e}" for m, e in sorted(pext.items()))
+    notes.append("pad study: one input set, pad/unpad = cupy slice copies into/out of zeroed buffers")
+
+
+def _gettpy_kw(dtype, op):
+    import numpy as np
+
+    kw = {"dtype": np.float32} if dtype == "f16f32" else {}
+    if op != "none":
+        g = peers.gettpy_op(op)
+        kw.update(ops=[g, g], op_out=g)
+    return kw
+
+
+def gpu_case(gpu: _Gpu, case: Case, dtype: str, order: str, op: str, args) -> dict:
+    """Verify and time one (case, dtype): gettpy, then cupy.einsum, torch.einsum, cuTENSOR."""
+    import cupy
+
+    import gettpy
+
+    from . import timing
+
+    row = report.new_row(case, dtype, order, op, gpu.device)
+    notes = []
+    peak = gpu.ceil["peak"].get(report.PEAK_KIND[dtype]) or gpu.ceil["peak"].get("f16")
+    row["floor_ms"] = report.floor_ms(row["bytes"], row["flops"], gpu.ceil["bw"], peak)
+    row["bound"] = report.bound(row["bytes"], row["flops"], gpu.ceil["bw"], peak)
+    if dtype == "bf16" and gpu.torch_reason is not None:
+        row["note"] = "bf16 needs torch to create tensors: skipped"
+        return row
+    subs = case.einsum_subscripts()
+    sa, sb, sc = case.shapes()
+    free = cupy.cuda.runtime.memGetInfo()[0]
+    nsets = timing.n_input_sets(row["bytes"], gpu.l2, budget_bytes=int(free * 0.3))
+    row["n_sets"] = nsets
+    if dtype == "bf16":
+        sets = [(_rand_torch_bf16(sa, order), _rand_torch_bf16(sb, order)) for _ in range(nsets)]
+    else:
+        sets = [(_rand_cupy(sa, dtype, order), _rand_cupy(sb, dtype, order)) for _ in range(nsets)]
+    outs = [_empty_out(sc, dtype, order) for _ in range(nsets)]
+
+    # (1) reference in float64 on set 0, then verify gettpy once
+    a64, b64 = _as_f64(sets[0][0]), _as_f64(sets[0][1])
+    ref = peers.numpy_op(op, cupy.einsum(subs, peers.numpy_op(op, a64), peers.numpy_op(op, b64)))
+    del a64, b64
+    if args.tune:
+        if hasattr(gettpy, "tune"):
+            gettpy.tune(subs, sets[0][0], sets[0][1], out=outs[0], **_gettpy_kw(dtype, op))
+        else:
+            notes.append("--tune: gettpy.tune() does not exist yet, heuristic plan used")
+    g_calls = [peers.gettpy_call(subs, a, b, c, dtype, op) for (a, b), c in zip(sets, outs, strict=True)]
+    g_calls[0]()
+    row["max_rel_err"] = report.max_rel_err(_as_f64(outs[0]), ref)
+    row["ok"] = row["max_rel_err"] <= row["tol"]
+
+    # (2) time gettpy (it does not modify its inputs)
+    row["gettpy_ms"], row["gettpy_how"], _ = timing.time_cupy(g_calls, reps=args.reps)
+    if args.pad:
+        try:
+            _pad_study(case, subs, sets, outs, dtype, order, op, ref, row, args.reps, notes)
+        except Exception as e:  # noqa: BLE001
+            notes.append(f"pad study failed: {_err_text(e)}")
+
+    # Peers apply ops in place: each is verified on fresh copies of the pristine set 0, then timed on
+    # the input sets (whose values the in-place ops may change; that does not change the timing).
+    a0, b0 = (_copy(x) for x in sets[0]) if op != "none" else sets[0]
+
+    def verify(make):
+        """Run the peer once on (copies of) set 0; returns its max relative error."""
+        a, b = (_copy(a0), _copy(b0)) if op != "none" else (a0, b0)
+        return report.max_rel_err(_as_f64(make(a, b, outs[0])()), ref)
+
+    # (3) cupy.einsum
+    try:
+        row["cupy_err"] = verify(lambda a, b, c: peers.cupy_call(subs, a, b, dtype, op))
+        calls = [peers.cupy_call(subs, a, b, dtype, op) for a, b in sets]
+        row["cupy_ms"], how, _ = timing.time_cupy(calls, reps=args.reps)
+        if how != "graph":
+            notes.append(f"cupy timed by {how}")
+    except peers.Unavailable as e:
+        notes.append(f"cupy: {e}")
+    except Exception as e:  # noqa: BLE001
+        notes.append(f"cupy failed: {_err_text(e)}")
+
+    # (4) torch.einsum
+    if gpu.torch_reason is None:
+        try:
+            row["torch_err"] = verify(lambda a, b, c: peers.torch_call(subs, a, b, dtype, op))
+            calls = [peers.torch_call(subs, a, b, dtype, op) for a, b in sets]
+            row["torch_ms"], how, _ = timing.time_torch(calls, reps=args.reps)
+            if how != "graph":
+                notes.append(f"torch timed by {how}")
+        except Exception as e:  # noqa: BLE001
+            notes.append(f"torch failed: {_err_text(e)}")
+    else:
+        notes.append("torch missing")
+
+    # (5) cuTENSOR: the default algorithm (its heuristic), then the others; best = min over all that run
+    if gpu.cutensor_reason is None:
+        best_t, best_name = None, None
+        for name, algo in gpu.algos:
+            try:
+                err = verify(lambda a, b, c, algo=algo: peers.cutensor_call(case.modes, a, b, c, dtype, op, algo))
+                if name == "default":
+                    row["cutensor_err"] = err
+                if err > row["tol"]:
+                    notes.append(f"cuTENSOR {name}: wrong result (rel err {err:.1e})")
+                    continue
+                calls = [peers.cutensor_call(case.modes, a, b, c, dtype, op, algo)
+                         for (a, b), c in zip(sets, outs, strict=True)]
+                t, how, _ = timing.time_cupy(calls, reps=args.reps)
+                if how != "graph":
+                    notes.append(f"cuTENSOR {name} timed by {how}")
+                if name == "default":
+                    row["cutensor_ms"] = t
+                if best_t is None or t < best_t:
+                    best_t, best_name = t, name
+            except peers.Unavailable as e:
+                notes.append(f"cuTENSOR: {e}")
+                break
+            except Exception as e:  # noqa: BLE001 - an algorithm may not support this contraction
+                if name == "default":
+                    notes.append(f"cuTENSOR default failed: {_err_text(e)}")
+        row["cutensor_best_ms"], row["cutensor_best_algo"] = best_t, best_name
+    else:
+        notes.append("cuTENSOR missing")
+
+    row["note"] = "; ".join(n for n in [row.get("note") or "", *notes] if n)
+    return report.derived(row)
+
+
+def run_gpu(args, cases, dtypes) -> int:
+    import cupy
+
+    os.makedirs(args.out, exist_ok=True)
+    gpu = _Gpu(dtypes)
+    rows = []
+    stamp = _stamp()
+    tag = f"{'-'.join(dtypes)}_{args.order}_{'-'.join(args.ops)}"
+    csv_path = os.path.join(args.out, f"tccg_{tag}_{stamp}.csv")
+    items = [(c, d, o) for c in cases for d in dtypes for o in args.ops]
+    for case, dt, op in _progress(items, "tccg gpu"):
+        try:
+            row = gpu_case(gpu, case, dt, args.order, op, args)
+        except Exception as e:  # noqa: BLE001 - record and go on with the next case
+            row = report.new_row(case, dt, args.order, op, gpu.device)
+            row["error"] = _err_text(e)
+            row["ok"] = False
+            if os.environ.get("TCCG_TRACEBACK"):
+                traceback.print_exc()
+        rows.append(row)
+        report.write_csv(rows, csv_path)  # after every case: a run cut short keeps what it measured
+        cupy.get_default_memory_pool().free_all_blocks()
+    path = report.write_csv(rows, csv_path)
+    print(report.format_table(rows, gpu=True))
+    print(f"CSV: {path}")
+    if not args.no_plots:
+        try:
+            from . import plots
+
+            for p in plots.plot_all(rows, args.out, tag=f"{tag}_{stamp}"):
+                print(f"plot: {p}")
+        except Exception as e:  # noqa: BLE001
+            print(f"plots not written: {_err_text(e)}")
+    for line in report.summarize(rows):
+        print(line)
+    bad = [r for r in rows if r.get("ok") is False]
+    return 1 if bad else 0
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        cases = parse_cases(args.cases)
+        dtypes = report.parse_dtypes(args.dtype)
+        args.ops = report.parse_ops(args.ops)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if args.compile_only:
+        return run_compile_only(args, cases, dtypes)
+    if args.cpu or not peers.have_gpu():
+        return run_cpu(args, cases, dtypes)
+    return run_gpu(args, cases, dtypes)

@@ -1,0 +1,182 @@
+"""CPU tests of the TCCG benchmark runner's pure parts: the suite table, floors, geomeans, CSV rows."""
+from __future__ import annotations
+
+import math
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from tccg import report, runner, timing  # noqa: E402
+from tccg.suite import SUITE, TABLE, Case, parse_cases  # noqa: E402
+
+
+@pytest.mark.parametrize("num, subs", [
+    (1, "bda,dc->abc"),
+    (2, "dca,bd->abc"),
+    (11, "ec,abed->abcd"),      # one of the seed table's misprints, corrected
+    (12, "ac,cb->ab"),
+    (19, "adec,ebd->abc"),      # misprint corrected
+    (35, "dfgb,geac->abcdef"),  # misprint corrected
+    (44, "geac,dfgb->abcdef"),  # misprint corrected
+    (48, "gfbc,dega->abcdef"),
+])
+def test_einsum_subscripts(num, subs):
+    assert SUITE[num - 1].num == num
+    assert SUITE[num - 1].einsum_subscripts() == subs
+
+
+def test_suite_has_48_numbered_cases():
+    assert len(SUITE) == 48
+    assert [c.num for c in SUITE] == list(range(1, 49))
+    assert {c.group for c in SUITE} == {"intensli", "ao2mo", "ccsd", "ccsd_t"}
+
+
+@pytest.mark.parametrize("case", SUITE, ids=lambda c: f"{c.num}-{c.contraction}")
+def test_mnk_match_table(case):
+    _, _, _, _, m, n, k = TABLE[case.num - 1]
+    assert (case.M, case.N, case.K) == (m, n, k)
+    assert case.L == 1
+    assert case.flops() == 2 * m * n * k
+
+
+def test_shapes_and_bytes():
+    c = SUITE[0]  # abc-bda-dc, a=312 b=312 c=24 d=312
+    assert c.shapes() == ((312, 312, 312), (312, 24), (312, 312, 24))
+    assert c.bytes(2) == 2 * (312**3 + 312 * 24 + 312 * 312 * 24)
+    assert c.bytes((2, 2, 4)) == 2 * 312**3 + 2 * 312 * 24 + 4 * 312 * 312 * 24
+
+
+@pytest.mark.parametrize("case", SUITE, ids=lambda c: f"{c.num}")
+def test_reduced_keeps_contraction_and_bounds(case):
+    r = case.reduced(max_elems=4096)
+    assert r.contraction == case.contraction and r.num == case.num
+    assert all(2 <= r.extents[m] <= case.extents[m] for m in case.extents)
+    # every tensor fits, unless all its modes are already at the minimum extent 2
+    for size, modes in zip(r.sizes(), r.modes, strict=True):
+        assert size <= 4096 or all(r.extents[m] == 2 for m in modes)
+
+
+def test_case_validation():
+    with pytest.raises(ValueError, match="no extent"):
+        Case(1, "x", "ab-ac-cb", {"a": 2, "b": 2})
+    with pytest.raises(ValueError, match="C-A-B"):
+        Case(1, "x", "ab-ac", {"a": 2, "b": 2, "c": 2})
+
+
+def test_parse_cases():
+    assert [c.num for c in parse_cases("1,7,20-23")] == [1, 7, 20, 21, 22, 23]
+    assert [c.num for c in parse_cases(" 3 , 3, 2-3 ")] == [3, 2]
+    assert len(parse_cases(None)) == 48 and len(parse_cases("all")) == 48
+    for bad in ("0", "49", "5-3", "x", "1,,z"):
+        with pytest.raises(ValueError):
+            parse_cases(bad)
+
+
+def test_parse_dtypes_and_ops():
+    assert report.parse_dtypes(None) == ["f16"]
+    assert report.parse_dtypes(["f16,f32", "f64", "f16"]) == ["f16", "f32", "f64"]
+    with pytest.raises(ValueError):
+        report.parse_dtypes(["f8"])
+    assert report.parse_ops(None) == ["none"]
+    assert report.parse_ops(["none,relu", "leaky_relu"]) == ["none", "relu", "leaky_relu"]
+    with pytest.raises(ValueError):
+        report.parse_ops(["gelu2"])
+
+
+def test_geomean():
+    assert report.geomean([2.0, 8.0]) == pytest.approx(4.0)
+    assert report.geomean([1.0, None, float("nan"), 0.0, -3.0, 9.0]) == pytest.approx(3.0)
+    assert math.isnan(report.geomean([]))
+    assert math.isnan(report.geomean([None]))
+
+
+def test_gm1_gm2():
+    g1, g2 = report.gm1_gm2([0.5, 2.0, 4.0])
+    assert g1 == pytest.approx((0.5 * 2 * 4) ** (1 / 3))
+    assert g2 == pytest.approx((1 * 2 * 4) ** (1 / 3))
+    assert report.gm1_gm2([0.25, 0.5]) == (pytest.approx(0.5 ** 1.5), 1.0)
+
+
+def test_floor_and_bound():
+    # memory-bound: 1 GB at 1 TB/s = 1 ms; 1 GFLOP at 1 PFLOP/s = 1 us
+    assert report.floor_ms(1e9, 1e9, 1e12, 1e15) == pytest.approx(1.0)
+    assert report.bound(1e9, 1e9, 1e12, 1e15) == "mem"
+    # compute-bound: 1 TFLOP at 100 TFLOP/s = 10 ms
+    assert report.floor_ms(1e6, 1e12, 1e12, 1e14) == pytest.approx(10.0)
+    assert report.bound(1e6, 1e12, 1e12, 1e14) == "compute"
+    with pytest.raises(ValueError):
+        report.floor_ms(1, 1, 0, 1)
+
+
+def test_floor_of_a_tccg_case():
+    c = SUITE[19]  # #20, 72^6: 2 * 5184^3 flops, three 72^4 tensors
+    f = report.floor_ms(c.bytes(report.ITEMSIZES["f16"]), c.flops(), 2.9e12, 760e12)
+    assert f == pytest.approx(1e3 * max(3 * 72**4 * 2 / 2.9e12, 2 * 5184**3 / 760e12))
+
+
+def test_max_rel_err():
+    import numpy as np
+
+    ref = np.array([1.0, -4.0, 2.0])
+    assert report.max_rel_err(ref + np.array([0, 0.04, 0]), ref) == pytest.approx(0.01)
+    assert report.max_rel_err(np.array([0.0, np.nan]), np.array([1.0, 1.0])) == math.inf
+
+
+def test_rows_derived_and_csv_roundtrip(tmp_path):
+    row = report.new_row(SUITE[0], "f16", "F", "none", "test-gpu")
+    assert row["bytes"] == SUITE[0].bytes(2) and row["flops"] == SUITE[0].flops()
+    row.update(floor_ms=0.02, gettpy_ms=0.04, cutensor_ms=0.08, cutensor_best_ms=0.05, torch_ms=0.2,
+               max_rel_err=1e-4, ok=True)
+    report.derived(row)
+    assert row["speedup_vs_cutensor"] == pytest.approx(2.0)
+    assert row["speedup_vs_cutensor_best"] == pytest.approx(1.25)
+    assert row["speedup_vs_torch"] == pytest.approx(5.0)
+    assert row["speedup_vs_cupy"] is None
+    assert row["gettpy_over_floor"] == pytest.approx(2.0)
+    assert row["gettpy_gflops"] == pytest.approx(SUITE[0].flops() / 0.04e-3 / 1e9)
+    missing = report.derived(report.new_row(SUITE[1], "f32", "C", "relu", "test-gpu"))
+    missing["error"] = "RuntimeError: boom"
+    path = report.write_csv([row, missing], str(tmp_path / "r.csv"))
+    back = report.read_csv(path)
+    assert list(back[0])[:12] == list(report.COLUMNS[:12])
+    assert back[0]["num"] == 1 and back[0]["gettpy_ms"] == pytest.approx(0.04)
+    assert back[1]["gettpy_ms"] is None and back[1]["error"] == "RuntimeError: boom"
+    lines = report.summarize([row, missing])
+    assert any("GM1 = 2.000" in ln for ln in lines)
+    assert "ERROR" in report.format_table([row, missing])
+
+
+def test_timing_helpers():
+    assert timing.choose_batch(0.01, 3) % 3 == 0
+    assert timing.choose_batch(10.0, 2) == 2
+    assert timing.choose_batch(float("nan"), 4) == 4
+    assert timing.choose_batch(1e-6, 1) == timing.MAX_BATCH
+    assert timing.n_input_sets(10 << 30, 50 << 20) == 2
+    assert timing.n_input_sets(1 << 20, 50 << 20) == 8
+    assert timing.n_input_sets(1 << 20, 50 << 20, budget_bytes=3 << 20) == 3
+
+
+def test_pad_plan_multiples():
+    for case in SUITE:
+        ext = runner._pad_plan(case)
+        padded = case.with_extents(ext)
+        assert padded.M % 128 == 0 and padded.N % 128 == 0 and padded.K % 32 == 0
+        assert all(ext[m] >= case.extents[m] for m in ext)
+
+
+def test_strides():
+    assert runner._strides((2, 3, 4), "F") == (1, 2, 6)
+    assert runner._strides((2, 3, 4), "C") == (12, 4, 1)
+
+
+def test_cpu_pass_small(tmp_path):
+    """The CPU verification pass end to end on two cases (gettpy's CPU executor vs numpy)."""
+    rc = runner.main(["--cpu", "--cases", "1,20", "--dtype", "f32,f16f32", "--ops", "none,leaky_relu",
+                      "--out", str(tmp_path), "--max-elems", "2000"])
+    assert rc == 0
+    (csv_path,) = tmp_path.glob("tccg_cpu_*.csv")
+    rows = report.read_csv(str(csv_path))
+    assert len(rows) == 8 and all(r["ok"] == 1 for r in rows)
