@@ -1,0 +1,97 @@
+"""The GPU executor: runs a Plan on CuPy arrays with the shared GETT kernel.
+
+`execute` derives the kernel specialisation from the plan and the call (read_c = beta != 0 and a C
+was given), gets the compiled function (in-process cache, then the disk cache, then NVRTC) and
+launches it on the caller's stream. There is no fallback: no cupy.einsum, cuBLAS or cuTENSOR.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import KernelError
+from ..kernels.build import get_function
+from ..kernels.spec import ITEMSIZE, KernelSpec
+from ..layouts.descriptor import pointer_alignment
+from ..plan.plan import Plan
+from ..plan.tiles import SM_COUNT, kernel_spec
+
+_SPECS: dict = {}
+_SM: dict = {}
+
+
+def _sm_count() -> int:
+    import cupy
+
+    dev = cupy.cuda.Device()
+    n = _SM.get(dev.id)
+    if n is None:
+        try:
+            n = int(dev.attributes["MultiProcessorCount"])
+        except Exception:  # noqa: BLE001
+            n = SM_COUNT
+        _SM[dev.id] = n
+    return n
+
+
+def spec_for(plan: Plan, read_c: bool, sm_count: int | None = None) -> KernelSpec:
+    """The (cached) KernelSpec of `plan` for this call's read_c."""
+    sm = sm_count or SM_COUNT
+    key = (plan, read_c, sm)
+    s = _SPECS.get(key)
+    if s is None:
+        s = _SPECS[key] = kernel_spec(plan, read_c, sm_count=sm)
+    return s
+
+
+def _ptr(x, what: str) -> int:
+    try:
+        return int(x.data.ptr)
+    except AttributeError:
+        raise KernelError(f"operand {what}: expected a cupy array, got {type(x).__name__}") from None
+
+
+def _check_alignment(what: str, ptr: int, vec: int, dtype: str) -> None:
+    need = vec * ITEMSIZE[dtype]
+    if need > 1 and pointer_alignment(ptr) < min(need, 16):
+        raise KernelError(f"operand {what}: data pointer {ptr:#x} is not {need}-byte aligned as its plan "
+                          f"assumed; plan again for this array")
+
+
+def launch(spec: KernelSpec, a_ptr: int, b_ptr: int, c_ptr: int, d_ptr: int, alpha, beta, stream=None) -> None:
+    """Launch the kernel of `spec` on raw device pointers (element 0 of each operand)."""
+    if spec.M == 0 or spec.N == 0 or spec.batch == 0:
+        return
+    import cupy
+
+    grid = spec.grid
+    if grid > 2**31 - 1:
+        raise KernelError(f"{grid} CTAs exceed the grid limit; the contraction is too large for one launch")
+    f = get_function(spec)
+    acc = np.float64 if spec.compute == "f64" else np.float32
+    args = (np.uint64(a_ptr), np.uint64(b_ptr), np.uint64(c_ptr), np.uint64(d_ptr), acc(alpha), acc(beta))
+    if stream is None:
+        stream = cupy.cuda.get_current_stream()
+    f((grid, 1, 1), (spec.tile.threads, 1, 1), args, shared_mem=spec.smem_bytes, stream=stream)
+
+
+def execute(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None) -> None:
+    """D = op_d(alpha * op_a(A) op_b(B) + beta * op_c(C)) on the GPU, written into `d` in place.
+
+    Args:
+        plan: the plan of the problem (its A and B are the problem's, not swapped).
+        a, b: the problem's A and B (cupy arrays). c: C or None. d: the output cupy array.
+        alpha, beta: scalars (run-time). stream: a cupy Stream (default: the current stream).
+    """
+    if plan.M == 0 or plan.N == 0 or plan.batch == 0:
+        return
+    if np.iscomplexobj(np.asarray(alpha)) or np.iscomplexobj(np.asarray(beta)):
+        raise KernelError("complex alpha/beta: complex contractions have no GPU kernel yet")
+    read_c = c is not None and beta != 0 and plan.layout_c is not None
+    spec = spec_for(plan, read_c, _sm_count())
+    ka, kb = (b, a) if plan.part.swapped else (a, b)
+    pa, pb, pd = _ptr(ka, "A"), _ptr(kb, "B"), _ptr(d, "D")
+    pc = _ptr(c, "C") if read_c else 0
+    _check_alignment("A", pa, spec.a.vec, spec.a.dtype)
+    _check_alignment("B", pb, spec.b.vec, spec.b.dtype)
+    _check_alignment("D", pd, spec.d.vec, spec.d.dtype)
+    launch(spec, pa, pb, pc, pd, alpha, beta, stream)

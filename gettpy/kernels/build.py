@@ -1,0 +1,303 @@
+"""NVRTC build of rendered kernels: source -> cubin, ptxas report, disk cache, loaded-function cache.
+
+* Compile: `cuda.bindings.nvrtc`, options ``-arch=sm_XX -std=c++17 -Xptxas=-v -I<nvidia-cuda-runtime
+  wheel include dir>``; produces a cubin (no GPU or driver needed).
+* Disk cache: ``$GETTPY_CACHE_DIR`` (default ``~/.cache/gettpy``) / ``kernels/<key[:2]>/<key>.bin``
+  with key = sha256(source + options + NVRTC version + arch). An entry is ``sha256(payload) +
+  payload`` (payload = 4-byte JSON length, JSON metadata with the ptxas log, cubin); a corrupt or
+  truncated entry fails the check and is rebuilt. Writes are atomic (tmp file + os.replace). A cache
+  directory that cannot be written disables the disk cache with one warning.
+* In-process cache: loaded CuPy functions keyed by (spec, arch, device id).
+"""
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import os
+import re
+import struct
+import sys
+import tempfile
+import threading
+import warnings
+from dataclasses import dataclass
+
+from ..errors import KernelError
+from .render import render
+from .spec import KernelSpec
+
+DEFAULT_ARCH = "sm_90"
+
+
+@dataclass(frozen=True, slots=True)
+class PtxasReport:
+    """What ptxas said about one kernel."""
+
+    registers: int = -1
+    stack: int = 0
+    spill_stores: int = 0
+    spill_loads: int = 0
+    cmem: int = 0
+
+    @property
+    def spills(self) -> int:
+        return self.spill_stores + self.spill_loads
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledKernel:
+    name: str
+    arch: str
+    cubin: bytes
+    log: str
+    report: PtxasReport
+    from_cache: bool = False
+
+
+# ------------------------------------------------------------------------------------------------ NVRTC
+def _nvrtc():
+    try:
+        from cuda.bindings import nvrtc
+    except ImportError as e:  # pragma: no cover - depends on environment
+        raise KernelError("compiling GETT kernels needs cuda-bindings (pip install 'gettpy[gpu]')") from e
+    return nvrtc
+
+
+def _check(res, what: str):
+    err = res[0] if isinstance(res, tuple) else res
+    if int(err) != 0:
+        raise KernelError(f"NVRTC {what} failed: {err!r}")
+    return res[1:] if isinstance(res, tuple) else ()
+
+
+def nvrtc_version() -> str:
+    nvrtc = _nvrtc()
+    major, minor = _check(nvrtc.nvrtcVersion(), "version")
+    return f"{major}.{minor}"
+
+
+_INCLUDE: list[str] = []
+
+
+def include_dir() -> str:
+    """The CUDA headers of the nvidia-cuda-runtime wheel (or $GETTPY_CUDA_INCLUDE, or CUDA_PATH)."""
+    if _INCLUDE:
+        return _INCLUDE[0]
+    cands = []
+    env = os.environ.get("GETTPY_CUDA_INCLUDE")
+    if env:
+        cands.append(env)
+    for p in sys.path:
+        cands += sorted(glob.glob(os.path.join(p, "nvidia", "cu13", "include")))
+        cands += sorted(glob.glob(os.path.join(p, "nvidia", "cuda_runtime", "include")))
+    for p in (os.environ.get("CUDA_PATH", ""), "/usr/local/cuda"):
+        if p:
+            cands.append(os.path.join(p, "include"))
+    for c in cands:
+        if os.path.isfile(os.path.join(c, "cuda_fp16.h")):
+            _INCLUDE.append(c)
+            return c
+    raise KernelError("no CUDA headers (cuda_fp16.h) found: install nvidia-cuda-runtime or set GETTPY_CUDA_INCLUDE")
+
+
+def normalize_arch(arch: str | int | None) -> str:
+    """'sm_90' from 'sm_90', '90', 90, (9, 0) or None (the current device's, else sm_90)."""
+    if arch is None:
+        try:
+            import cupy
+
+            return "sm_" + str(cupy.cuda.Device().compute_capability)
+        except Exception:  # noqa: BLE001 - no GPU: compile for the default target
+            return DEFAULT_ARCH
+    if isinstance(arch, tuple):
+        return f"sm_{arch[0]}{arch[1]}"
+    a = str(arch)
+    if a.startswith("compute_"):
+        a = a[len("compute_"):]
+    return a if a.startswith("sm_") else "sm_" + a
+
+
+def options(arch: str) -> list[str]:
+    return [f"-arch={arch}", "-std=c++17", "-Xptxas=-v", f"-I{include_dir()}"]
+
+
+_PTXAS = {
+    "registers": re.compile(r"Used (\d+) registers"),
+    "stack": re.compile(r"(\d+) bytes stack frame"),
+    "spill_stores": re.compile(r"(\d+) bytes spill stores"),
+    "spill_loads": re.compile(r"(\d+) bytes spill loads"),
+    "cmem": re.compile(r"(\d+) bytes cmem\[0\]"),
+}
+
+
+def parse_ptxas(log: str) -> PtxasReport:
+    """Registers, stack frame, spill stores/loads and cmem[0] from a `-Xptxas=-v` log."""
+    vals = {}
+    for k, rx in _PTXAS.items():
+        m = rx.search(log)
+        vals[k] = int(m.group(1)) if m else (-1 if k == "registers" else 0)
+    return PtxasReport(**vals)
+
+
+def compile_source(src: str, name: str, arch: str) -> tuple[bytes, str]:
+    """Compile CUDA source with NVRTC to a cubin; returns (cubin, log). Raises KernelError with the log."""
+    nvrtc = _nvrtc()
+    (prog,) = _check(nvrtc.nvrtcCreateProgram(src.encode(), f"{name}.cu".encode(), 0, [], []), "create")
+    try:
+        opts = [o.encode() for o in options(arch)]
+        (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+        (n,) = _check(nvrtc.nvrtcGetProgramLogSize(prog), "log size")
+        log = b" " * n
+        nvrtc.nvrtcGetProgramLog(prog, log)
+        log_s = log.rstrip(b"\x00 ").decode(errors="replace")
+        if int(err) != 0:
+            raise KernelError(f"NVRTC could not compile {name} for {arch}:\n{log_s}")
+        (n,) = _check(nvrtc.nvrtcGetCUBINSize(prog), "cubin size")
+        cubin = b" " * n
+        _check(nvrtc.nvrtcGetCUBIN(prog, cubin), "get cubin")
+        return bytes(cubin), log_s
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+
+
+# ------------------------------------------------------------------------------------------------ disk cache
+_warned_readonly: set[str] = set()
+
+
+def cache_dir() -> str:
+    base = os.environ.get("GETTPY_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "gettpy")
+    return os.path.join(base, "kernels")
+
+
+def cache_key(src: str, arch: str) -> str:
+    h = hashlib.sha256()
+    for part in (src, "\0".join(options(arch)), nvrtc_version(), arch):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _entry_path(key: str) -> str:
+    return os.path.join(cache_dir(), key[:2], key + ".bin")
+
+
+def _read_entry(path: str) -> tuple[bytes, dict] | None:
+    try:
+        with open(path, "rb") as f:
+            blob = f.read()
+    except OSError:
+        return None
+    if len(blob) < 36 or hashlib.sha256(blob[32:]).digest() != blob[:32]:
+        return None
+    (n,) = struct.unpack("<I", blob[32:36])
+    try:
+        meta = json.loads(blob[36:36 + n].decode())
+    except (ValueError, UnicodeDecodeError):
+        return None
+    cubin = blob[36 + n:]
+    return (cubin, meta) if cubin else None
+
+
+def _write_entry(path: str, cubin: bytes, meta: dict) -> None:
+    js = json.dumps(meta).encode()
+    payload = struct.pack("<I", len(js)) + js + cubin
+    blob = hashlib.sha256(payload).digest() + payload
+    d = os.path.dirname(path)
+    try:
+        os.makedirs(d, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".bin")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(blob)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    except OSError as e:
+        root = cache_dir()
+        if root not in _warned_readonly:
+            _warned_readonly.add(root)
+            warnings.warn(f"gettpy: kernel cache {root} is not writable ({e}); disk caching disabled",
+                          RuntimeWarning, stacklevel=3)
+
+
+def build_source(src: str, name: str, arch: str | None = None, use_cache: bool = True) -> CompiledKernel:
+    """Compile (or fetch from the disk cache) one rendered kernel."""
+    arch = normalize_arch(arch)
+    key = cache_key(src, arch)
+    path = _entry_path(key)
+    if use_cache:
+        hit = _read_entry(path)
+        if hit is not None:
+            cubin, meta = hit
+            if meta.get("name") == name:
+                log = meta.get("log", "")
+                return CompiledKernel(name, arch, cubin, log, parse_ptxas(log), from_cache=True)
+    cubin, log = compile_source(src, name, arch)
+    if use_cache:
+        _write_entry(path, cubin, {"name": name, "arch": arch, "log": log})
+    return CompiledKernel(name, arch, cubin, log, parse_ptxas(log))
+
+
+def build(spec: KernelSpec, arch: str | None = None, use_cache: bool = True) -> CompiledKernel:
+    """Render and compile `spec` for `arch` (default: the current device's, else sm_90)."""
+    src, name = render(spec)
+    return build_source(src, name, arch, use_cache)
+
+
+def prebuild(specs, arch: str | None = None, workers: int | None = None) -> None:
+    """Compile many specs into the disk cache in parallel threads (NVRTC releases the GIL)."""
+    arch = normalize_arch(arch)
+    specs = list(dict.fromkeys(specs))
+    if not specs:
+        return
+    workers = workers or min(len(specs), os.cpu_count() or 1)
+    if workers <= 1:
+        for s in specs:
+            build(s, arch)
+        return
+    import concurrent.futures as cf
+
+    with cf.ThreadPoolExecutor(workers) as ex:
+        list(ex.map(lambda s: build(s, arch), specs))
+
+
+# ------------------------------------------------------------------------------------------------ loaded functions
+_FUNCS: dict = {}
+_LOCK = threading.Lock()
+_MAX_DYN_SMEM_ATTR = 8  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+_DEFAULT_SMEM = 48 * 1024
+
+
+def get_function(spec: KernelSpec, arch: str | None = None):
+    """The loaded CuPy function of `spec` on the current device (cached in-process)."""
+    import cupy
+
+    dev = cupy.cuda.Device()
+    arch = normalize_arch(arch) if arch is not None else "sm_" + str(dev.compute_capability)
+    key = (spec, arch, dev.id)
+    hit = _FUNCS.get(key)
+    if hit is not None:
+        return hit[0]
+    with _LOCK:
+        hit = _FUNCS.get(key)
+        if hit is not None:
+            return hit[0]
+        k = build(spec, arch)
+        mod = cupy.cuda.function.Module()
+        mod.load(k.cubin)
+        f = mod.get_function(k.name)
+        smem = spec.smem_bytes
+        if smem > _DEFAULT_SMEM:
+            from cupy_backends.cuda.api import driver
+
+            try:
+                driver.funcSetAttribute(f.ptr, _MAX_DYN_SMEM_ATTR, smem)
+            except Exception as e:  # noqa: BLE001
+                raise KernelError(f"kernel {k.name}: cannot raise dynamic shared memory to {smem} bytes: {e}") from e
+        _FUNCS[key] = (f, mod)  # the module stays alive with its function
+        return f

@@ -1,0 +1,477 @@
+// gett.cuh — the shared GETT kernel template of gettpy (header-only, NVRTC-clean).
+//
+// One GEMM template reads every tensor in place through layout maps. For each operand and each GEMM
+// dimension (m, n, k and the batch b) the rendered prelude gives a Map of compile-time Terms:
+//
+//     offset(g) = sum_i ((g / div_i) % mod_i) * stride_i        (elements; strides may be < 0 or 0)
+//
+// `gett_offset` below is that map, written once; gettpy.layouts.emulate.gett_offset mirrors it by name.
+//
+//   D[m,n,b] = op_d( alpha * sum_k op_a(A[m,k,b]) * op_b(B[k,n,b]) + beta * op_c(C[m,n,b]) )
+//
+// The prelude (gettpy/kernels/render.py) defines a `Cfg` struct with the element types, the extents
+// (M, N, K, BATCH are compile-time constants: a kernel is specialised per contraction), the tile
+// configuration, the maps, the vector widths, the op functors and the flags; one extern "C" wrapper
+// calls gett::Gett<Cfg>::run. Two compute paths share the loaders, the pipeline and the epilogue:
+//   * MMA  (f16/bf16 inputs): mma.sync.m16n8k16 with fp32 accumulation, fragments through ldmatrix
+//          (.trans when the smem tile is MN-major) from padded, conflict-free shared memory;
+//   * SIMT (f32/f64 inputs): register-tiled FFMA/DFMA.
+// Global -> shared loads: cp.async (16/8/4 bytes, zero-fill for the partial tiles) in a STAGES-deep
+// pipeline; a 2-byte scalar gather (an f16/bf16 operand with no vectorisable dimension) is a guarded
+// load + st.shared instead.
+#pragma once
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+namespace gett {
+
+// ------------------------------------------------------------------------------------------------
+// The index map (mirrored by gettpy.layouts.emulate.gett_offset)
+// ------------------------------------------------------------------------------------------------
+// One term of a DimMap. Wrap == false when (extent - 1) / Div < Mod, i.e. the `%` can never wrap
+// (always so for the last term), and is then skipped; Div == 1 skips the division.
+template <long long Div, long long Mod, long long Stride, bool Wrap>
+struct Term {};
+template <class... Ts>
+struct Map {
+  static constexpr int terms = sizeof...(Ts);
+};
+
+template <class I, class U, long long D, long long M, long long S, bool W>
+__device__ __forceinline__ I gett_term(U g, Term<D, M, S, W>) {
+  U q = g;
+  if constexpr (D != 1) q = q / U(D);
+  if constexpr (W) q = q % U(M);
+  if constexpr (S == 1) return I(q);
+  else return I(q) * I(S);
+}
+
+// offset(g) = sum_i ((g / div_i) % mod_i) * stride_i
+template <class I, class U, class... Ts>
+__device__ __forceinline__ I gett_offset(U g, Map<Ts...>) {
+  return (I(0) + ... + gett_term<I, U>(g, Ts{}));
+}
+
+// ------------------------------------------------------------------------------------------------
+// Element conversions: to_f gives the op compute type of a storage type (float, or double for f64)
+// ------------------------------------------------------------------------------------------------
+__device__ __forceinline__ float to_f(__half x) { return __half2float(x); }
+__device__ __forceinline__ float to_f(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float to_f(float x) { return x; }
+__device__ __forceinline__ double to_f(double x) { return x; }
+
+template <class T> struct From;
+template <> struct From<__half> {
+  template <class A> __device__ __forceinline__ static __half cvt(A v) { return __float2half_rn(float(v)); }
+};
+template <> struct From<__nv_bfloat16> {
+  template <class A> __device__ __forceinline__ static __nv_bfloat16 cvt(A v) { return __float2bfloat16_rn(float(v)); }
+};
+template <> struct From<float> {
+  template <class A> __device__ __forceinline__ static float cvt(A v) { return float(v); }
+};
+template <> struct From<double> {
+  template <class A> __device__ __forceinline__ static double cvt(A v) { return double(v); }
+};
+template <class T, class A>
+__device__ __forceinline__ T from_acc(A v) { return From<T>::cvt(v); }
+
+template <class T, int V>
+struct alignas(sizeof(T) * V) Pack { T e[V]; };
+
+// The identity op (the prelude's op functors have the same shape).
+struct OpIdentity {
+  static constexpr bool kIdentity = true;
+  template <class T> __device__ __forceinline__ static T apply(T x) { return x; }
+};
+
+// ------------------------------------------------------------------------------------------------
+// Global -> shared copies
+// ------------------------------------------------------------------------------------------------
+template <int BYTES, bool PRED>
+__device__ __forceinline__ void copy_async(void* dst, const void* src, bool ok) {
+  unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+  if constexpr (BYTES == 16) {
+    if constexpr (PRED)
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(ok ? 16 : 0) : "memory");
+    else
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src) : "memory");
+  } else {
+    if constexpr (PRED)
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(src), "n"(BYTES),
+                   "r"(ok ? BYTES : 0) : "memory");
+    else
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(src), "n"(BYTES) : "memory");
+  }
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+
+// ------------------------------------------------------------------------------------------------
+// TileLoader: one operand's (TMN x TBK) tile, global -> shared, through its maps.
+//   KMAJOR: the smem tile is [TMN][TBK + PAD] (k contiguous) else [TBK][TMN + PAD] (mn contiguous).
+//   V: elements per copy along the smem-contiguous dimension (V > 1 only along a vectorisable dim).
+// Each thread owns ITERS vectors; the mn offsets and predicates of its vectors are hoisted (init),
+// the k offsets are evaluated per k-tile.
+// ------------------------------------------------------------------------------------------------
+template <class T, int TMN, int TBK, int V, bool KMAJOR, int THREADS, long long EXT_MN, long long EXT_K,
+          class MapMN, class MapK, class I, class U>
+struct TileLoader {
+  static constexpr int TC = KMAJOR ? TBK : TMN;  // smem-contiguous extent
+  static constexpr int TS = KMAJOR ? TMN : TBK;  // strided extent
+  static constexpr int PAD = 16 / int(sizeof(T));
+  static constexpr int PITCH = TC + PAD;
+  static constexpr int STAGE_ELEMS = TS * PITCH;
+  static constexpr int LV = TC / V;  // vectors per smem row
+  static constexpr int NV = LV * TS;
+  static constexpr int ITERS = (NV + THREADS - 1) / THREADS;
+  static constexpr bool EVEN = NV % THREADS == 0;
+  static constexpr bool FULL_MN = EXT_MN % TMN == 0;
+  static constexpr bool FULL_K = EXT_K % TBK == 0;
+  static constexpr int BYTES = V * int(sizeof(T));
+  static constexpr bool ASYNC = BYTES >= 4;
+  static_assert(TC % V == 0, "vector width must divide the tile");
+  static_assert(BYTES <= 16, "at most 16-byte vectors");
+  static_assert(ITERS <= 32, "too many loads per thread for the predicate mask");
+
+  I mn_off[ITERS];
+  unsigned mn_ok;  // bit i: vector i of this thread is inside the tile and inside the mn extent
+
+  __device__ __forceinline__ static T* at(T* s, int k, int mn) {
+    return KMAJOR ? s + mn * PITCH + k : s + k * PITCH + mn;
+  }
+
+  __device__ __forceinline__ void init(int tid, U mn0) {
+    mn_ok = 0;
+#pragma unroll
+    for (int i = 0; i < ITERS; ++i) {
+      const int idx = tid + i * THREADS;
+      const int cv = idx % LV, sl = idx / LV;
+      const U g = mn0 + U(KMAJOR ? sl : cv * V);
+      const bool ok = (EVEN || idx < NV) && (FULL_MN || g < U(EXT_MN));
+      mn_off[i] = ok ? gett_offset<I>(g, MapMN{}) : I(0);
+      mn_ok |= (ok ? 1u : 0u) << i;
+    }
+  }
+
+  // (1) issue the copies of k-tile k0 into `stage` (zero-filled outside the extents)
+  __device__ __forceinline__ void load(T* stage, const T* base, int tid, U k0) const {
+#pragma unroll
+    for (int i = 0; i < ITERS; ++i) {
+      const int idx = tid + i * THREADS;
+      if (!EVEN && idx >= NV) continue;
+      const int cv = idx % LV, sl = idx / LV;
+      const U gk = k0 + U(KMAJOR ? cv * V : sl);
+      const bool ok = ((mn_ok >> i) & 1u) && (FULL_K || gk < U(EXT_K));
+      const I off = ok ? I(mn_off[i] + gett_offset<I>(gk, MapK{})) : I(0);
+      T* dst = stage + sl * PITCH + cv * V;
+      if constexpr (ASYNC) {
+        copy_async<BYTES, !(FULL_MN && FULL_K)>(dst, base + off, ok);
+      } else {  // 2-byte scalar gather: guarded load, plain shared store
+        static_assert(sizeof(T) == 2, "non-async copies are 2-byte scalars");
+        unsigned short v = 0;
+        if (ok) v = __ldg(reinterpret_cast<const unsigned short*>(base + off));
+        *reinterpret_cast<unsigned short*>(dst) = v;
+      }
+    }
+  }
+
+  // (2) apply the operand's op to the elements this thread copied into `stage`; elements with
+  //     k >= K are set to 0 (so op(0) != 0 cannot leak into the sum).
+  template <class Op>
+  __device__ __forceinline__ void transform(T* stage, int tid, U k0) const {
+#pragma unroll
+    for (int i = 0; i < ITERS; ++i) {
+      const int idx = tid + i * THREADS;
+      if (!EVEN && idx >= NV) continue;
+      const int cv = idx % LV, sl = idx / LV;
+      const U gk = k0 + U(KMAJOR ? cv * V : sl);
+      T* p = stage + sl * PITCH + cv * V;
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        using CT = decltype(to_f(p[e]));
+        const bool kin = FULL_K || (KMAJOR ? gk + U(e) : gk) < U(EXT_K);
+        const CT x = Op::template apply<CT>(to_f(p[e]));
+        p[e] = from_acc<T>(kin ? x : CT(0));
+      }
+    }
+  }
+};
+
+// ------------------------------------------------------------------------------------------------
+// Tensor-core fragments (PTX ISA: mma.m16n8k16 .row.col, ldmatrix)
+// ------------------------------------------------------------------------------------------------
+template <bool TRANS>
+__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const void* p) {
+  unsigned s = (unsigned)__cvta_generic_to_shared(p);
+  if constexpr (TRANS)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
+  else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
+}
+template <bool TRANS>
+__device__ __forceinline__ void ldmatrix_x2(unsigned (&r)[2], const void* p) {
+  unsigned s = (unsigned)__cvta_generic_to_shared(p);
+  if constexpr (TRANS)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(s));
+  else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(s));
+}
+template <class T> struct Mma;
+template <> struct Mma<__half> {
+  __device__ __forceinline__ static void run(float* c, const unsigned (&a)[4], const unsigned (&b)[2]) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+};
+template <> struct Mma<__nv_bfloat16> {
+  __device__ __forceinline__ static void run(float* c, const unsigned (&a)[4], const unsigned (&b)[2]) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+};
+
+// ------------------------------------------------------------------------------------------------
+// The kernel
+// ------------------------------------------------------------------------------------------------
+template <class Cfg>
+struct Gett {
+  using TA = typename Cfg::TA;
+  using TB = typename Cfg::TB;
+  using TC = typename Cfg::TC;
+  using TD = typename Cfg::TD;
+  using TAcc = typename Cfg::TAcc;
+  using I = typename Cfg::Index;   // signed offsets (int or long long)
+  using U = typename Cfg::UIndex;  // unsigned coordinates
+
+  static constexpr bool MMA = Cfg::MMA;
+  static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
+  static constexpr int THREADS = Cfg::THREADS;
+  static constexpr long long M = Cfg::M, N = Cfg::N, K = Cfg::K, BATCH = Cfg::BATCH;
+  static constexpr long long TILES_M = (M + BM - 1) / BM, TILES_N = (N + BN - 1) / BN;
+  static constexpr long long TILES = TILES_M * TILES_N;
+  static constexpr long long KTILES = (K + BK - 1) / BK;
+  static constexpr int GROUP_M = Cfg::GROUP_M;
+  static constexpr bool FULL_M = M % BM == 0, FULL_N = N % BN == 0, FULL_K = K % BK == 0;
+  static constexpr bool NO_PARTIAL = FULL_M && FULL_N && FULL_K;  // the "no partial tiles" specialisation
+  static_assert(STAGES >= 2, "the pipeline needs at least two stages");
+
+  using LA = TileLoader<TA, BM, BK, Cfg::A_VEC, Cfg::A_KMAJOR, THREADS, M, K, typename Cfg::MapAm,
+                        typename Cfg::MapAk, I, U>;
+  using LB = TileLoader<TB, BN, BK, Cfg::B_VEC, Cfg::B_KMAJOR, THREADS, N, K, typename Cfg::MapBn,
+                        typename Cfg::MapBk, I, U>;
+  __host__ __device__ static constexpr int round16(int x) { return (x + 15) / 16 * 16; }
+  static constexpr int A_STAGE_BYTES = round16(LA::STAGE_ELEMS * int(sizeof(TA)));
+  static constexpr int B_STAGE_BYTES = round16(LB::STAGE_ELEMS * int(sizeof(TB)));
+  static constexpr int PIPE_BYTES = STAGES * (A_STAGE_BYTES + B_STAGE_BYTES);
+
+  // epilogue staging tile: [BM][BN + EPAD] when D is stored along n, else [BN][BM + EPAD]
+  static constexpr bool D_NCONTIG = Cfg::D_NCONTIG;
+  static constexpr int EPAD = 16 / int(sizeof(TAcc));
+  static constexpr int EC = D_NCONTIG ? BN : BM, ES = D_NCONTIG ? BM : BN;
+  static constexpr int EPITCH = EC + EPAD;
+  static constexpr int EPI_BYTES = round16(ES * EPITCH * int(sizeof(TAcc)));
+  static constexpr int SMEM_BYTES = PIPE_BYTES > EPI_BYTES ? PIPE_BYTES : EPI_BYTES;
+
+  // MMA path: warps tile the block, each warp a WM x WN tile of 16x8 mma tiles
+  static constexpr int WM = Cfg::WM, WN = Cfg::WN;
+  static constexpr int WARPS_N = MMA ? BN / WN : 1;
+  static constexpr int MI = MMA ? WM / 16 : 1, NI = MMA ? WN / 8 : 1;
+  // SIMT path: thread (tm, tn) owns rows tm + i*TMS and columns tn + j*TNS
+  static constexpr int TM = Cfg::TM, TN = Cfg::TN;
+  static constexpr int TMS = MMA ? 1 : BM / TM, TNS = MMA ? 1 : BN / TN;
+  static_assert(!MMA || (BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0 && BK % 16 == 0 &&
+                         (BM / WM) * (BN / WN) * 32 == THREADS), "bad MMA tile configuration");
+  static_assert(MMA || (BM % TM == 0 && BN % TN == 0 && TMS * TNS == THREADS), "bad SIMT tile configuration");
+
+  __device__ __forceinline__ static TAcc& epi(TAcc* es, int m, int n) {
+    return D_NCONTIG ? es[m * EPITCH + n] : es[n * EPITCH + m];
+  }
+
+  __device__ static void run(const TA* __restrict__ A, const TB* __restrict__ B, const TC* __restrict__ C,
+                             TD* __restrict__ D, TAcc alpha, TAcc beta, unsigned char* smem) {
+    const int tid = threadIdx.x;
+    // (0) which tile: batch outermost, then grouped rasterisation of the (m, n) tiles
+    const U bid = U(blockIdx.x);
+    const U bz = BATCH > 1 ? bid / U(TILES) : U(0);
+    const U t = BATCH > 1 ? bid % U(TILES) : bid;
+    U tile_m, tile_n;
+    if constexpr (GROUP_M > 1 && TILES_M > GROUP_M) {
+      const U width = U(GROUP_M) * U(TILES_N);
+      const U first = (t / width) * U(GROUP_M);
+      const U rest = U(TILES_M) - first;
+      const U gsize = rest < U(GROUP_M) ? rest : U(GROUP_M);
+      tile_m = first + (t % width) % gsize;
+      tile_n = (t % width) / gsize;
+    } else {
+      tile_m = t / U(TILES_N);
+      tile_n = t % U(TILES_N);
+    }
+    const U m0 = tile_m * U(BM), n0 = tile_n * U(BN);
+    const TA* Ab = A + gett_offset<I>(bz, typename Cfg::MapAb{});
+    const TB* Bb = B + gett_offset<I>(bz, typename Cfg::MapBb{});
+
+    TA* sA = reinterpret_cast<TA*>(smem);
+    TB* sB = reinterpret_cast<TB*>(smem + STAGES * A_STAGE_BYTES);
+    auto stA = [&](int s) { return reinterpret_cast<TA*>(reinterpret_cast<unsigned char*>(sA) + s * A_STAGE_BYTES); };
+    auto stB = [&](int s) { return reinterpret_cast<TB*>(reinterpret_cast<unsigned char*>(sB) + s * B_STAGE_BYTES); };
+
+    LA la;
+    LB lb;
+    la.init(tid, m0);
+    lb.init(tid, n0);
+
+    // accumulators
+    constexpr int ACC_R = MMA ? MI * NI * 4 : TM * TN;
+    TAcc acc[ACC_R];
+#pragma unroll
+    for (int i = 0; i < ACC_R; ++i) acc[i] = TAcc(0);
+
+    const int lane = tid & 31, warp = tid >> 5;
+    const int wm0 = MMA ? (warp / WARPS_N) * WM : 0, wn0 = MMA ? (warp % WARPS_N) * WN : 0;
+    const int tm = MMA ? 0 : tid / TNS, tn = MMA ? 0 : tid % TNS;
+
+    // (1) prologue: fill STAGES-1 stages
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+      if (s < KTILES) {
+        la.load(stA(s), Ab, tid, U(s) * U(BK));
+        lb.load(stB(s), Bb, tid, U(s) * U(BK));
+      }
+      cp_async_commit();
+    }
+
+    // (2) main loop over the k-tiles
+    for (long long kt = 0; kt < KTILES; ++kt) {
+      const int s = int(kt % STAGES);
+      cp_async_wait<STAGES - 2>();
+      if constexpr (!Cfg::OpA::kIdentity) la.template transform<typename Cfg::OpA>(stA(s), tid, U(kt) * U(BK));
+      if constexpr (!Cfg::OpB::kIdentity) lb.template transform<typename Cfg::OpB>(stB(s), tid, U(kt) * U(BK));
+      __syncthreads();
+      // (2a) prefetch k-tile kt + STAGES - 1 into the stage computed in the previous iteration
+      {
+        const long long nk = kt + STAGES - 1;
+        if (nk < KTILES) {
+          const int ns = int(nk % STAGES);
+          la.load(stA(ns), Ab, tid, U(nk) * U(BK));
+          lb.load(stB(ns), Bb, tid, U(nk) * U(BK));
+        }
+        cp_async_commit();
+      }
+      // (2b) compute stage s
+      const TA* As = stA(s);
+      const TB* Bs = stB(s);
+      if constexpr (MMA) {
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += 16) {
+          unsigned af[MI][4], bf[NI][2];
+          const int li = lane >> 3, lr = lane & 7;
+#pragma unroll
+          for (int mi = 0; mi < MI; ++mi) {
+            // matrix li: rows (m) + (li & 1) * 8, k + (li >> 1) * 8; lane supplies row lr
+            const int mrow = wm0 + mi * 16 + (li & 1) * 8;
+            const int kcol = kk + (li >> 1) * 8;
+            if constexpr (Cfg::A_KMAJOR)
+              ldmatrix_x4<false>(af[mi], As + (mrow + lr) * LA::PITCH + kcol);
+            else
+              ldmatrix_x4<true>(af[mi], As + (kcol + lr) * LA::PITCH + mrow);
+          }
+#pragma unroll
+          for (int ni = 0; ni < NI; ++ni) {
+            // matrix (lane >> 3) & 1: k + 8 * that; lanes 16..31 repeat lanes 0..15 (ignored by .x2)
+            const int j = (lane >> 3) & 1;
+            const int ncol = wn0 + ni * 8;
+            if constexpr (Cfg::B_KMAJOR)
+              ldmatrix_x2<false>(bf[ni], Bs + (ncol + lr) * LB::PITCH + kk + j * 8);
+            else
+              ldmatrix_x2<true>(bf[ni], Bs + (kk + j * 8 + lr) * LB::PITCH + ncol);
+          }
+#pragma unroll
+          for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+            for (int ni = 0; ni < NI; ++ni)
+              Mma<TA>::run(&acc[(mi * NI + ni) * 4], af[mi], bf[ni]);
+        }
+      } else {
+#pragma unroll
+        for (int kk = 0; kk < BK; ++kk) {
+          TAcc a[TM], b[TN];
+#pragma unroll
+          for (int i = 0; i < TM; ++i) a[i] = TAcc(to_f(*LA::at(const_cast<TA*>(As), kk, tm + i * TMS)));
+#pragma unroll
+          for (int j = 0; j < TN; ++j) b[j] = TAcc(to_f(*LB::at(const_cast<TB*>(Bs), kk, tn + j * TNS)));
+#pragma unroll
+          for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int j = 0; j < TN; ++j) acc[i * TN + j] = fma(a[i], b[j], acc[i * TN + j]);
+        }
+      }
+    }
+    cp_async_wait<0>();
+    __syncthreads();
+
+    // (3) stage the accumulator tile in shared memory (reusing the pipeline buffers)
+    TAcc* es = reinterpret_cast<TAcc*>(smem);
+    if constexpr (MMA) {
+      const int g = lane >> 2, q = lane & 3;
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int m = wm0 + mi * 16 + g + h * 8, n = wn0 + ni * 8 + 2 * q;
+            epi(es, m, n) = acc[(mi * NI + ni) * 4 + 2 * h];
+            epi(es, m, n + 1) = acc[(mi * NI + ni) * 4 + 2 * h + 1];
+          }
+    } else {
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) epi(es, tm + i * TMS, tn + j * TNS) = acc[i * TN + j];
+    }
+    __syncthreads();
+
+    // (4) epilogue: D = op_d(alpha * acc + beta * op_c(C)), VD elements per store along D's
+    //     contiguous dimension, coalesced across the threads
+    constexpr int VD = Cfg::D_VEC;
+    constexpr int LVD = EC / VD;
+    constexpr int NVD = LVD * ES;
+    static_assert(EC % VD == 0, "D vector width must divide the tile");
+    TD* Db = D + gett_offset<I>(bz, typename Cfg::MapDb{});
+    const TC* Cb = nullptr;
+    if constexpr (Cfg::READ_C) Cb = C + gett_offset<I>(bz, typename Cfg::MapCb{});
+#pragma unroll 1
+    for (int idx = tid; idx < NVD; idx += THREADS) {
+      const int cv = idx % LVD, sl = idx / LVD;
+      const int m = D_NCONTIG ? sl : cv * VD, n = D_NCONTIG ? cv * VD : sl;
+      const U gm = m0 + U(m), gn = n0 + U(n);
+      if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < U(N))) continue;
+      Pack<TD, VD> out;
+      I coff_fixed = 0;
+      if constexpr (Cfg::READ_C) {
+        coff_fixed = D_NCONTIG ? gett_offset<I>(gm, typename Cfg::MapCm{}) : gett_offset<I>(gn, typename Cfg::MapCn{});
+      }
+#pragma unroll
+      for (int e = 0; e < VD; ++e) {
+        TAcc v = alpha * epi(es, D_NCONTIG ? m : m + e, D_NCONTIG ? n + e : n);
+        if constexpr (Cfg::READ_C) {
+          const I coff = coff_fixed + (D_NCONTIG ? gett_offset<I>(gn + U(e), typename Cfg::MapCn{})
+                                                 : gett_offset<I>(gm + U(e), typename Cfg::MapCm{}));
+          v += beta * TAcc(Cfg::OpC::template apply<TAcc>(TAcc(to_f(Cb[coff]))));
+        }
+        if constexpr (!Cfg::OpD::kIdentity) v = Cfg::OpD::template apply<TAcc>(v);
+        out.e[e] = from_acc<TD>(v);
+      }
+      const I doff = gett_offset<I>(gm, typename Cfg::MapDm{}) + gett_offset<I>(gn, typename Cfg::MapDn{});
+      *reinterpret_cast<Pack<TD, VD>*>(Db + doff) = out;
+    }
+  }
+};
+
+}  // namespace gett

@@ -1,0 +1,97 @@
+"""Padding helpers: `pad(x, multiples)` and `unpad(y, shape)`, one fused copy kernel each.
+
+For users who keep tensors padded through a chain of contractions (the GETT kernel itself needs no
+padding). Each kernel is specialised on the extents and strides (compile-time constants), copies raw
+element bits (so any 2/4/8/16-byte dtype works, bf16 held as uint16 included), and reads the source
+through its real strides (views welcome). Results are new C-contiguous CuPy arrays.
+"""
+from __future__ import annotations
+
+import math
+
+from ..errors import KernelError, ShapeError
+from .build import build_source, normalize_arch
+
+_RAW = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long", 16: "uint4"}
+_FUNCS: dict = {}
+
+_SRC = r"""
+// gettpy pad/unpad: dst[i] (C-contiguous, extents DST) = coords inside SRC extents ? src[sum c_j * stride_j] : 0
+extern "C" __global__ void {name}(const {T}* __restrict__ src, {T}* __restrict__ dst) {{
+  const {I} total = {total};
+  for ({I} i = {I}(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += {I}(gridDim.x) * blockDim.x) {{
+    {I} r = i, off = 0;
+    bool in = true;
+{body}
+    {T} v;
+    if (in) v = src[off]; else {{ {zero} }}
+    dst[i] = v;
+  }}
+}}
+"""
+
+
+def _kernel(src_shape, src_strides, dst_shape, itemsize):
+    import cupy
+
+    key = (tuple(src_shape), tuple(src_strides), tuple(dst_shape), itemsize, cupy.cuda.Device().id)
+    f = _FUNCS.get(key)
+    if f is not None:
+        return f
+    if itemsize not in _RAW:
+        raise KernelError(f"pad: itemsize {itemsize} not supported")
+    total = math.prod(dst_shape)
+    span = sum(abs(s) * max(e - 1, 0) for e, s in zip(src_shape, src_strides, strict=True))
+    big = total >= 2**31 - 1 or span >= 2**31 - 1
+    idx = "long long" if big else "int"
+    body = []
+    for j in reversed(range(len(dst_shape))):  # last dimension fastest (C order)
+        e = dst_shape[j]
+        body.append(f"    {{ const {idx} c = r % {e}; r /= {e};")
+        if src_shape[j] < e:
+            body.append(f"      in = in && c < {src_shape[j]};")
+        body.append(f"      off += c * {idx}({src_strides[j]}); }}")
+    t = _RAW[itemsize]
+    zero = "v = make_uint4(0, 0, 0, 0);" if itemsize == 16 else "v = 0;"
+    name = f"gett_pad_{abs(hash(key)) % 10**12}"
+    src = _SRC.format(name=name, T=t, I=idx, total=total, body="\n".join(body), zero=zero)
+    k = build_source(src, name, normalize_arch(None))
+    mod = cupy.cuda.function.Module()
+    mod.load(k.cubin)
+    f = (mod.get_function(name), mod)
+    _FUNCS[key] = f
+    return f
+
+
+def _copy(x, dst_shape):
+    import cupy
+
+    if any(s % x.itemsize for s in x.strides):
+        raise ShapeError(f"pad: strides {x.strides} are not whole elements")
+    out = cupy.empty(dst_shape, dtype=x.dtype)
+    total = out.size
+    if total == 0:
+        return out
+    f, _ = _kernel(x.shape, tuple(s // x.itemsize for s in x.strides), dst_shape, x.itemsize)
+    threads = 256
+    blocks = min((total + threads - 1) // threads, 65535 * 8)
+    f((blocks,), (threads,), (x, out))
+    return out
+
+
+def pad(x, multiples):
+    """A zero-padded C-contiguous copy of `x` whose extents are rounded up to `multiples` (int or per axis)."""
+    if isinstance(multiples, int):
+        multiples = (multiples,) * x.ndim
+    if len(multiples) != x.ndim or any(int(m) < 1 for m in multiples):
+        raise ShapeError(f"pad: multiples {multiples} must be positive, one per axis of shape {x.shape}")
+    shape = tuple(-(-e // int(m)) * int(m) for e, m in zip(x.shape, multiples, strict=True))
+    return _copy(x, shape)
+
+
+def unpad(y, shape):
+    """A C-contiguous copy of the leading `shape` corner of `y` (inverse of `pad`)."""
+    shape = tuple(int(e) for e in shape)
+    if len(shape) != y.ndim or any(e < 0 or e > f for e, f in zip(shape, y.shape, strict=True)):
+        raise ShapeError(f"unpad: shape {shape} does not fit inside {y.shape}")
+    return _copy(y[tuple(slice(0, e) for e in shape)], shape)

@@ -1,0 +1,112 @@
+"""Render a KernelSpec into CUDA source: gett.cuh pasted verbatim + a prelude + one extern "C" wrapper.
+
+The prelude is a `Cfg` struct of compile-time constants: element types, extents, tile sizes, the
+layout maps as `gett::Map<gett::Term<div, mod, stride, wrap>...>` types (so that every division and
+modulus is by a constant), vector widths, smem orientations, op functors and flags. Pasting the header
+text (instead of -I) makes the header part of the disk cache key.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+from importlib import resources
+
+from ..layouts.descriptor import DimMap
+from .spec import CUDA_TYPE, KernelSpec
+
+
+@functools.cache
+def header_text() -> str:
+    """The text of gett.cuh (package data)."""
+    return resources.files(__package__).joinpath("gett.cuh").read_text()
+
+
+def render_map(dm: DimMap) -> str:
+    """A DimMap as a gett::Map type: one Term<div, mod, stride, wrap> per term.
+
+    wrap is False when g / div can never reach mod for g < extent (the `%` is then skipped).
+    """
+    terms = []
+    for d, m, s in zip(dm.divisors, dm.moduli, dm.strides, strict=True):
+        wrap = dm.extent > 0 and (dm.extent - 1) // d >= m
+        terms.append(f"gett::Term<{d}LL, {m}LL, {s}LL, {'true' if wrap else 'false'}>")
+    return "gett::Map<" + ", ".join(terms) + ">"
+
+
+def render_op(name: str, expr: str) -> str:
+    """An op functor struct (or an alias of gett::OpIdentity when `expr` is empty)."""
+    if not expr:
+        return f"  using {name} = gett::OpIdentity;"
+    return (f"  struct {name} {{\n"
+            f"    static constexpr bool kIdentity = false;\n"
+            f"    template <class T> __device__ __forceinline__ static T apply(T x) {{ return ({expr}); }}\n"
+            f"  }};")
+
+
+def render_prelude(spec: KernelSpec) -> str:
+    t = spec.tile
+    c = spec.c if spec.c is not None else spec.d
+    c_type = CUDA_TYPE[c.dtype]
+    lines = [
+        "struct Cfg {",
+        f"  using TA = {CUDA_TYPE[spec.a.dtype]};",
+        f"  using TB = {CUDA_TYPE[spec.b.dtype]};",
+        f"  using TC = {c_type};",
+        f"  using TD = {CUDA_TYPE[spec.d.dtype]};",
+        f"  using TAcc = {CUDA_TYPE[spec.compute]};",
+        f"  using Index = {'long long' if spec.index64 else 'int'};",
+        f"  using UIndex = {'unsigned long long' if spec.index64 else 'unsigned'};",
+        f"  static constexpr bool MMA = {'true' if t.mma else 'false'};",
+        f"  static constexpr long long M = {spec.M}LL, N = {spec.N}LL, K = {spec.K}LL, BATCH = {spec.batch}LL;",
+        f"  static constexpr int BM = {t.bm}, BN = {t.bn}, BK = {t.bk}, STAGES = {t.stages}, "
+        f"THREADS = {t.threads}, GROUP_M = {t.group_m};",
+        f"  static constexpr int WM = {t.wm}, WN = {t.wn}, TM = {t.tm}, TN = {t.tn};",
+        f"  static constexpr int A_VEC = {spec.a.vec}, B_VEC = {spec.b.vec}, D_VEC = {spec.d.vec};",
+        f"  static constexpr bool A_KMAJOR = {_b(spec.a.kmajor)}, B_KMAJOR = {_b(spec.b.kmajor)}, "
+        f"D_NCONTIG = {_b(spec.d.ncontig)};",
+        f"  static constexpr bool READ_C = {_b(spec.read_c)};",
+        f"  using MapAm = {render_map(spec.a.mn)};",
+        f"  using MapAk = {render_map(spec.a.k)};",
+        f"  using MapAb = {render_map(spec.a.b)};",
+        f"  using MapBn = {render_map(spec.b.mn)};",
+        f"  using MapBk = {render_map(spec.b.k)};",
+        f"  using MapBb = {render_map(spec.b.b)};",
+        f"  using MapCm = {render_map(c.m)};",
+        f"  using MapCn = {render_map(c.n)};",
+        f"  using MapCb = {render_map(c.b)};",
+        f"  using MapDm = {render_map(spec.d.m)};",
+        f"  using MapDn = {render_map(spec.d.n)};",
+        f"  using MapDb = {render_map(spec.d.b)};",
+        render_op("OpA", spec.op_a),
+        render_op("OpB", spec.op_b),
+        render_op("OpC", spec.op_c),
+        render_op("OpD", spec.op_d),
+        "};",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _b(x: bool) -> str:
+    return "true" if x else "false"
+
+
+def kernel_name(spec: KernelSpec) -> str:
+    return "gett_" + hashlib.sha256(render_prelude(spec).encode()).hexdigest()[:20]
+
+
+def render(spec: KernelSpec) -> tuple[str, str]:
+    """(CUDA source, kernel name) of `spec`."""
+    name = kernel_name(spec)
+    prelude = render_prelude(spec)
+    wrapper = (
+        f"static_assert(gett::Gett<Cfg>::SMEM_BYTES == {spec.smem_bytes}, \"smem size disagrees with spec.py\");\n"
+        f"extern \"C\" __global__ void __launch_bounds__({spec.tile.threads}, 1)\n"
+        f"{name}(const Cfg::TA* __restrict__ A, const Cfg::TB* __restrict__ B, const Cfg::TC* __restrict__ C,\n"
+        f"     Cfg::TD* __restrict__ D, Cfg::TAcc alpha, Cfg::TAcc beta) {{\n"
+        f"  extern __shared__ __align__(16) unsigned char gett_smem[];\n"
+        f"  gett::Gett<Cfg>::run(A, B, C, D, alpha, beta, gett_smem);\n"
+        f"}}\n"
+    )
+    src = (f"// gettpy GETT kernel {name}\n" + header_text()
+           + "\n// ---- rendered prelude ----\n" + prelude + wrapper)
+    return src, name

@@ -1,0 +1,93 @@
+"""Compile the kernels of many plans without a GPU and report what ptxas says (registers, spills, smem).
+
+Used by ``python -m tccg --compile-only --arch sm_90`` (CI has no GPU)::
+
+    from gettpy.kernels.report import compile_suite, format_rows
+    rows = compile_suite([(label, plan, read_c), ...], arch="sm_90")
+    print(format_rows(rows))
+
+`compile_suite(problems, arch="sm_90", workers=None, use_cache=True) -> list[dict]`
+
+    problems: iterable of (label, Plan) or (label, Plan, read_c) tuples; read_c (default False) selects
+        the beta != 0 specialisation. The output dtype is the plan's D dtype (plan.problem.d.dtype).
+    Each row (a dict, in input order): label, path ("mma"/"simt"), tile ("128x128x32/4"), threads,
+        regs, stack, spill_stores, spill_loads, smem (dynamic bytes), vec_a, vec_b, vec_d,
+        no_partial, index64, compile_s (0 when cached), cached, error ("" or the first line of the
+        failure; a failed compile does not stop the others).
+"""
+from __future__ import annotations
+
+import os
+import time
+
+from ..plan.tiles import kernel_spec
+from .build import build, normalize_arch
+
+
+def _one(args):
+    label, spec, arch, use_cache = args
+    row = {"label": label, "path": "", "tile": "", "threads": 0, "regs": -1, "stack": 0, "spill_stores": 0,
+           "spill_loads": 0, "smem": 0, "vec_a": 0, "vec_b": 0, "vec_d": 0, "no_partial": False, "index64": False,
+           "compile_s": 0.0, "cached": False, "error": ""}
+    if spec is None:
+        return row
+    t = spec.tile
+    row.update(path=spec.path, tile=f"{t.bm}x{t.bn}x{t.bk}/{t.stages}", threads=t.threads, smem=spec.smem_bytes,
+               vec_a=spec.a.vec, vec_b=spec.b.vec, vec_d=spec.d.vec, no_partial=spec.no_partial,
+               index64=spec.index64)
+    t0 = time.perf_counter()
+    try:
+        k = build(spec, arch, use_cache=use_cache)
+    except Exception as e:  # noqa: BLE001 - reported per row
+        row["error"] = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+        return row
+    r = k.report
+    row.update(regs=r.registers, stack=r.stack, spill_stores=r.spill_stores, spill_loads=r.spill_loads,
+               cached=k.from_cache, compile_s=0.0 if k.from_cache else round(time.perf_counter() - t0, 3))
+    return row
+
+
+def compile_suite(problems, arch: str = "sm_90", workers: int | None = None, use_cache: bool = True) -> list[dict]:
+    """Compile the GETT kernel of every plan for `arch` (no GPU needed); one report row per problem."""
+    arch = normalize_arch(arch)
+    jobs = []
+    for item in problems:
+        label, plan = item[0], item[1]
+        read_c = bool(item[2]) if len(item) > 2 and isinstance(item[2], bool) else False
+        try:
+            spec = kernel_spec(plan, read_c)
+            jobs.append((label, spec, arch, use_cache))
+        except Exception as e:  # noqa: BLE001
+            jobs.append((label, None, arch, use_cache))
+            jobs[-1] = (label, None, arch, use_cache, str(e))
+    workers = workers or min(8, os.cpu_count() or 1, max(1, len(jobs)))
+    plain = [j[:4] for j in jobs]
+    if workers > 1 and len(jobs) > 1:
+        import concurrent.futures as cf
+
+        with cf.ThreadPoolExecutor(workers) as ex:  # NVRTC releases the GIL while compiling
+            rows = list(ex.map(_one, plain))
+    else:
+        rows = [_one(j) for j in plain]
+    for j, row in zip(jobs, rows, strict=True):
+        if len(j) > 4:
+            row["error"] = j[4][:200]
+    return rows
+
+
+def format_rows(rows: list[dict]) -> str:
+    """A fixed-width table of compile_suite rows, with a summary line."""
+    head = f"{'label':<34} {'path':<4} {'tile':<13} {'thr':>4} {'regs':>4} {'stack':>5} {'spill':>9} {'smem':>6}  vec"
+    out = [head, "-" * len(head)]
+    for r in rows:
+        if r["error"]:
+            out.append(f"{r['label']:<34} ERROR {r['error']}")
+            continue
+        vec = f"{r['vec_a']}/{r['vec_b']}/{r['vec_d']}"
+        out.append(f"{r['label']:<34} {r['path']:<4} {r['tile']:<13} {r['threads']:>4} {r['regs']:>4} "
+                   f"{r['stack']:>5} {r['spill_stores']:>4}/{r['spill_loads']:<4} {r['smem']:>6}  {vec}")
+    ok = [r for r in rows if not r["error"]]
+    spills = sum(1 for r in ok if r["spill_stores"] or r["spill_loads"])
+    regs = max((r["regs"] for r in ok), default=0)
+    out.append(f"{len(ok)}/{len(rows)} compiled, {spills} with spills, max {regs} registers")
+    return "\n".join(out)

@@ -1,0 +1,201 @@
+"""KernelSpec and TileConfig: everything the GETT template needs, frozen and hashable.
+
+A KernelSpec is fully decided (tile configuration, smem orientation and vector width of every operand,
+the maps, the ops as CUDA expressions, the specialisation flags): `render.render(spec)` turns it into
+CUDA source without taking any further decision. It is the key of the in-process function cache; the
+disk cache is keyed by the rendered source itself.
+
+Two compute paths:
+    * "mma":  f16/bf16 inputs, mma.sync.m16n8k16 with fp32 accumulation (TileConfig.wm/wn > 0);
+    * "simt": f32/f64 inputs, register-tiled FFMA/DFMA (TileConfig.tm/tn > 0).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import KernelError
+from ..layouts.descriptor import DimMap
+
+#: CUDA type of each short dtype name the kernels handle
+CUDA_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "f64": "double"}
+ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8}
+MMA_DTYPES = ("f16", "bf16")
+SIMT_DTYPES = ("f32", "f64")
+
+
+@dataclass(frozen=True, slots=True)
+class TileConfig:
+    """Block tile bm x bn x bk, pipeline depth, and the per-warp (mma) or per-thread (simt) tile.
+
+    Attributes:
+        bm, bn, bk: block tile. stages: cp.async pipeline depth (>= 2).
+        wm, wn: warp tile of the mma path (0 on the simt path); threads = 32 * (bm/wm) * (bn/wn).
+        tm, tn: thread tile of the simt path (0 on the mma path); threads = (bm/tm) * (bn/tn).
+        group_m: CTA swizzle, tile rows per rasterisation group (1 = plain row-major order).
+        split_k: reserved (only 1 is implemented).
+    """
+
+    bm: int
+    bn: int
+    bk: int
+    stages: int = 3
+    wm: int = 0
+    wn: int = 0
+    tm: int = 0
+    tn: int = 0
+    group_m: int = 8
+    split_k: int = 1
+
+    def __post_init__(self):
+        if self.stages < 2:
+            raise KernelError(f"TileConfig: stages={self.stages}, the pipeline needs at least 2")
+        if self.split_k != 1:
+            raise KernelError(f"TileConfig: split_k={self.split_k} is not implemented (only 1)")
+        if (self.wm > 0) == (self.tm > 0):
+            raise KernelError(f"TileConfig {self}: give either a warp tile (wm, wn) or a thread tile (tm, tn)")
+        if self.mma:
+            ok = (self.wm % 16 == 0 and self.wn % 8 == 0 and self.bm % self.wm == 0 and self.bn % self.wn == 0
+                  and self.bk % 16 == 0)
+            if not ok:
+                raise KernelError(f"TileConfig {self}: mma tiles need wm % 16, wn % 8, bk % 16 == 0 and "
+                                  f"the warp tile to divide the block tile")
+        elif self.bm % self.tm or self.bn % self.tn:
+            raise KernelError(f"TileConfig {self}: the thread tile must divide the block tile")
+        if self.threads > 1024 or self.threads % 32:
+            raise KernelError(f"TileConfig {self}: {self.threads} threads (need a multiple of 32, <= 1024)")
+
+    @property
+    def mma(self) -> bool:
+        return self.wm > 0
+
+    @property
+    def threads(self) -> int:
+        if self.wm > 0:
+            return 32 * (self.bm // self.wm) * (self.bn // self.wn)
+        return (self.bm // self.tm) * (self.bn // self.tn)
+
+
+@dataclass(frozen=True, slots=True)
+class OperandSpec:
+    """One input operand (A or B) as the kernel reads it.
+
+    Attributes:
+        dtype: short name. mn, k, b: its maps of the m (A) or n (B) dimension, of k and of the batch.
+        vec: elements per copy along the smem-contiguous dimension (1 = scalar gather).
+        kmajor: the smem tile is stored with k contiguous (else mn contiguous).
+    """
+
+    dtype: str
+    mn: DimMap
+    k: DimMap
+    b: DimMap
+    vec: int = 1
+    kmajor: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class OutputSpec:
+    """C (read) or D (written): maps of m, n, b; D also carries its store vector width and direction."""
+
+    dtype: str
+    m: DimMap
+    n: DimMap
+    b: DimMap
+    vec: int = 1
+    ncontig: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class KernelSpec:
+    """A fully decided GETT kernel.
+
+    Attributes:
+        tile: TileConfig. M, N, K, batch: GEMM extents (compile-time constants of the kernel).
+        a, b: the kernel's inputs (after the planner's swap). c: C's maps, or None.
+        d: the output. compute: "f32" or "f64" accumulate type.
+        op_a, op_b, op_c, op_d: CUDA expressions in x of type T; "" for identity.
+        read_c: False specialises for beta == 0 (C is never read).
+        index64: 64-bit offsets and coordinates.
+    """
+
+    tile: TileConfig
+    M: int
+    N: int
+    K: int
+    batch: int
+    a: OperandSpec
+    b: OperandSpec
+    c: OutputSpec | None
+    d: OutputSpec
+    compute: str
+    op_a: str = ""
+    op_b: str = ""
+    op_c: str = ""
+    op_d: str = ""
+    read_c: bool = False
+    index64: bool = False
+
+    def __post_init__(self):
+        for name, t in (("A", self.a.dtype), ("B", self.b.dtype), ("D", self.d.dtype)):
+            if t not in CUDA_TYPE:
+                raise KernelError(f"operand {name}: dtype {t!r} has no GPU kernel (f16, bf16, f32, f64)")
+        if self.c is not None and self.c.dtype not in CUDA_TYPE:
+            raise KernelError(f"operand C: dtype {self.c.dtype!r} has no GPU kernel")
+        if self.read_c and self.c is None:
+            raise KernelError("read_c=True needs C's maps")
+        if self.tile.mma:
+            if self.a.dtype not in MMA_DTYPES or self.a.dtype != self.b.dtype:
+                raise KernelError(f"mma path needs A and B both f16 or both bf16, got {self.a.dtype}, {self.b.dtype}")
+            if self.compute != "f32":
+                raise KernelError(f"mma path accumulates in f32, not {self.compute}")
+        if self.compute not in ("f32", "f64"):
+            raise KernelError(f"compute type {self.compute!r} not supported on the GPU")
+        t = self.tile
+        for name, op, tmn in (("A", self.a, t.bm), ("B", self.b, t.bn)):
+            tc = t.bk if op.kmajor else tmn
+            if tc % op.vec or op.vec * ITEMSIZE[op.dtype] > 16:
+                raise KernelError(f"operand {name}: vector width {op.vec} does not fit the tile ({tc})")
+        if (t.bn if self.d.ncontig else t.bm) % self.d.vec:
+            raise KernelError(f"operand D: vector width {self.d.vec} does not divide the tile")
+
+    @property
+    def path(self) -> str:
+        return "mma" if self.tile.mma else "simt"
+
+    @property
+    def tiles(self) -> int:
+        return -(-self.M // self.tile.bm) * -(-self.N // self.tile.bn)
+
+    @property
+    def grid(self) -> int:
+        """Number of CTAs (1-D grid: batch outermost, then the (m, n) tiles)."""
+        return self.tiles * self.batch
+
+    @property
+    def no_partial(self) -> bool:
+        t = self.tile
+        return self.M % t.bm == 0 and self.N % t.bn == 0 and self.K % t.bk == 0
+
+    @property
+    def smem_bytes(self) -> int:
+        """Dynamic shared memory; equals gett::Gett<Cfg>::SMEM_BYTES (the wrapper static_asserts it)."""
+        return smem_bytes(self.tile, self.a, self.b, self.d.ncontig, self.compute)
+
+
+def _round16(x: int) -> int:
+    return (x + 15) // 16 * 16
+
+
+def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool, compute: str) -> int:
+    """Shared memory of the pipeline (STAGES x (A + B) tiles, padded rows) or of the epilogue tile."""
+
+    def stage(op: OperandSpec, tmn: int) -> int:
+        item = ITEMSIZE[op.dtype]
+        tc, ts = (tile.bk, tmn) if op.kmajor else (tmn, tile.bk)
+        return _round16(ts * (tc + 16 // item) * item)
+
+    pipe = tile.stages * (stage(a, tile.bm) + stage(b, tile.bn))
+    acc = 8 if compute == "f64" else 4
+    ec, es = (tile.bn, tile.bm) if d_ncontig else (tile.bm, tile.bn)
+    epi = _round16(es * (ec + 16 // acc) * acc)
+    return max(pipe, epi)

@@ -1,0 +1,137 @@
+"""Tile configuration heuristic and the Plan -> KernelSpec translation for the GPU kernel.
+
+`choose_tile` picks a TileConfig from the GEMM shape alone:
+
+* a narrow side (N <= 32, or M <= 32 after the planner's swap; TCCG's intensli group has N = 24 with
+  M ~ 10^5..10^6) gets a narrow tile on that side and a wide one on the other, so no work is wasted
+  on padding and the big operand is streamed once, by many CTAs;
+* otherwise the widest tile that still fills the machine: 128x128 (mma) when that gives at least
+  one CTA per SM, then 128x64 / 64x128, then 64x64 (memory-bound shapes need CTAs in flight more
+  than they need reuse);
+* bk = 32 for the mma path (16 when K <= 16), 16 for f32, 8 for f64; 4 stages for the mma path
+  (3 for simt), fewer when K has fewer k-tiles.
+
+`kernel_spec` adds what the layouts decide: for each input, the smem orientation and vector width
+(the dimension with the widest 16-byte-aligned stride-1 run, else a scalar gather along the
+smaller stride), D's store direction and width, the ops, read_c and 64-bit indexing.
+"""
+from __future__ import annotations
+
+import math
+
+from ..errors import KernelError
+from ..kernels.spec import ITEMSIZE, MMA_DTYPES, KernelSpec, OperandSpec, OutputSpec, TileConfig
+from ..layouts.descriptor import OperandLayout
+from .plan import Plan
+
+SM_COUNT = 132  # H100 SXM
+
+# (bm, bn, wm, wn) of the mma path, (bm, bn, tm, tn) of the simt path
+_MMA_WIDE = [(128, 128, 64, 32), (128, 64, 64, 32), (64, 128, 32, 64), (64, 64, 32, 32)]
+_MMA_NARROW_N = {16: (128, 16, 32, 16), 32: (128, 32, 32, 32)}
+_MMA_NARROW_M = {16: (16, 128, 16, 32), 32: (32, 128, 32, 32)}
+_SIMT_WIDE = {"f32": [(128, 128, 8, 8), (128, 64, 8, 4), (64, 128, 4, 8), (64, 64, 4, 4)],
+              "f64": [(128, 64, 8, 4), (64, 128, 4, 8), (64, 64, 4, 4), (32, 32, 2, 2)]}
+_SIMT_NARROW_N = {16: (128, 16, 8, 1), 32: (128, 32, 8, 2)}
+_SIMT_NARROW_M = {16: (16, 128, 1, 8), 32: (32, 128, 2, 8)}
+
+
+def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_a: int = 8, vec_b: int = 8,
+                sm_count: int = SM_COUNT, dtype_b: str | None = None, compute: str = "f32") -> TileConfig:
+    """Heuristic TileConfig for a GEMM of M x N x K (times batch) with `dtype` (A) / `dtype_b` inputs.
+
+    The mma path is taken when both inputs are f16 or both bf16 and the accumulate type is f32; every
+    other combination runs on the simt path. vec_a / vec_b: vector widths of the inputs (1 =
+    gathers; reserved for the tuner, the heuristic does not use them yet).
+    """
+    mma = dtype in MMA_DTYPES and (dtype_b or dtype) == dtype and compute == "f32"
+    if not mma and dtype not in ("f32", "f64"):
+        dtype = "f64" if compute == "f64" else "f32"
+    ctas = lambda bm, bn: math.ceil(M / bm) * math.ceil(N / bn) * max(batch, 1)  # noqa: E731
+    if N <= 32 and M > N:
+        bm, bn, x, y = (_MMA_NARROW_N if mma else _SIMT_NARROW_N)[16 if N <= 16 else 32]
+    elif M <= 32:
+        bm, bn, x, y = (_MMA_NARROW_M if mma else _SIMT_NARROW_M)[16 if M <= 16 else 32]
+    else:
+        cands = _MMA_WIDE if mma else _SIMT_WIDE["f64" if dtype == "f64" else "f32"]
+        pick = cands[-1]
+        for c in cands:
+            bm, bn = c[0], c[1]
+            if bm > 64 and M <= 64 or bn > 64 and N <= 64:
+                continue  # more than half of the tile would be padding
+            if ctas(bm, bn) >= sm_count:
+                pick = c
+                break
+        bm, bn, x, y = pick
+    if mma:
+        bk = 16 if K <= 16 else 32
+        kt = max(1, math.ceil(K / bk))
+        stages = max(2, min(4, kt))
+        return TileConfig(bm, bn, bk, stages, wm=x, wn=y)
+    bk = 8 if dtype == "f64" else 16
+    kt = max(1, math.ceil(K / bk))
+    stages = max(2, min(3, kt))
+    return TileConfig(bm, bn, bk, stages, tm=x, tn=y)
+
+
+def _first_stride(layout: OperandLayout, dim: str) -> float:
+    dm = layout.dim(dim)
+    return abs(dm.strides[0]) if dm.strides else math.inf
+
+
+def _input_spec(layout: OperandLayout, mn: str, dtype: str, tile_mn: int, bk: int) -> OperandSpec:
+    vk = min(layout.vector_width("k"), bk)
+    vmn = min(layout.vector_width(mn), tile_mn)
+    if vk > 1 and vk >= vmn:
+        kmajor, vec = True, vk
+    elif vmn > 1:
+        kmajor, vec = False, vmn
+    else:  # scalar gather: threads run along the smaller stride
+        kmajor, vec = _first_stride(layout, "k") <= _first_stride(layout, mn), 1
+    return OperandSpec(dtype, layout.dim(mn), layout.dim("k"), layout.dim("b"), vec, kmajor)
+
+
+def _op_expr(op) -> str:
+    if op is None or op.is_identity or op.cuda.strip() == "x":
+        return ""
+    return op.cuda
+
+
+def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_count: int = SM_COUNT) -> KernelSpec:
+    """The KernelSpec of `plan` (beta != 0 and a C given: read_c=True)."""
+    ta, tb = plan.kernel_a, plan.kernel_b
+    p = plan.problem
+    if tile is None:
+        va = max(plan.layout_a.vector_width("k"), plan.layout_a.vector_width("m"))
+        vb = max(plan.layout_b.vector_width("k"), plan.layout_b.vector_width("n"))
+        tile = choose_tile(plan.M, plan.N, plan.K, plan.batch, ta.dtype, va, vb, sm_count, tb.dtype, p.compute)
+    if tile.mma and (ta.dtype not in MMA_DTYPES or tb.dtype != ta.dtype or p.compute != "f32"):
+        raise KernelError(f"tile {tile} is an mma tile but A, B are {ta.dtype}, {tb.dtype} (compute {p.compute})")
+    a = _input_spec(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk)
+    b = _input_spec(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk)
+    ld = plan.layout_d
+    vdn, vdm = min(ld.vector_width("n"), tile.bn), min(ld.vector_width("m"), tile.bm)
+    if max(vdn, vdm) > 1:
+        ncontig = vdn >= vdm
+    else:
+        ncontig = _first_stride(ld, "n") <= _first_stride(ld, "m")
+    d = OutputSpec(p.d.dtype, ld.dim("m"), ld.dim("n"), ld.dim("b"), vdn if ncontig else vdm, ncontig)
+    c = None
+    if read_c:
+        if plan.layout_c is None or p.c is None:
+            raise KernelError("read_c=True but the plan has no C operand")
+        lc = plan.layout_c
+        c = OutputSpec(p.c.dtype, lc.dim("m"), lc.dim("n"), lc.dim("b"))
+    layouts = [plan.layout_a, plan.layout_b, plan.layout_d] + ([plan.layout_c] if read_c else [])
+    big = 2**31 - 1 - 1024
+    index64 = any(lay.needs_64bit for lay in layouts) or max(plan.M, plan.N, plan.K, plan.batch) >= big
+    op_a, op_b, op_c, op_d = plan.ops
+    compute = p.compute
+    if compute not in ("f32", "f64"):
+        raise KernelError(f"no GPU kernel for compute type {compute} (complex types run on the CPU only)")
+    for name, t in (("A", ta.dtype), ("B", tb.dtype), ("D", p.d.dtype)):
+        if t not in ITEMSIZE:
+            raise KernelError(f"operand {name}: no GPU kernel for dtype {t}")
+    return KernelSpec(tile, plan.M, plan.N, plan.K, plan.batch, a, b, c, d, compute,
+                      _op_expr(op_a), _op_expr(op_b), _op_expr(op_c) if read_c else "", _op_expr(op_d),
+                      read_c, index64)

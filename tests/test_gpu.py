@@ -1,0 +1,386 @@
+"""GPU tests of the GETT kernel: every check against a float64 numpy reference (skipped without a device).
+
+The backend is called directly (`gettpy.backends.gpu.execute(make_plan(problem), ...)`), with the
+ContractionProblem built from the arrays' real strides, so these tests exercise kernels/ and the
+planner without the einsum front end. Outputs are poisoned with NaN before each run: an element the
+kernel fails to write fails the check. bf16 tensors are held as uint16 bit patterns in CuPy arrays.
+
+Tolerance: |got - ref| <= RTOL[out] * max(|alpha| * einsum(|A|, |B|) + |beta| * |C|), i.e. relative to the
+magnitude of the summed terms (accumulation error grows with K, the final rounding with the value).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.gpu
+
+#: the TCCG suite (contraction 'C-A-B', extents in alphabetical order of the index letters)
+SUITE = [
+    ("abc-bda-dc", (312, 312, 24, 312)), ("abc-dca-bd", (312, 24, 296, 312)),
+    ("abcd-dbea-ec", (72, 72, 24, 72, 72)), ("abcd-deca-be", (72, 24, 72, 72, 72)),
+    ("abcd-ebad-ce", (72, 72, 24, 72, 72)), ("abcde-efbad-cf", (48, 32, 24, 32, 48, 32)),
+    ("abcde-ecbfa-fd", (48, 32, 32, 24, 48, 48)), ("abcde-efcad-bf", (48, 24, 32, 32, 48, 32)),
+    ("abcd-ea-ebcd", (72,) * 5), ("abcd-eb-aecd", (72,) * 5), ("abcd-ec-abed", (72,) * 5),
+    ("ab-ac-cb", (5136, 5120, 5136)), ("ab-acd-dbc", (312, 296, 296, 312)),
+    ("ab-cad-dcb", (312, 296, 312, 312)), ("abc-acd-db", (312, 296, 296, 312)),
+    ("abc-ad-bdc", (312, 312, 296, 296)), ("abc-adc-bd", (312, 312, 296, 296)),
+    ("abc-adc-db", (312, 296, 296, 312)), ("abc-adec-ebd", (72,) * 5),
+    ("abcd-aebf-dfce", (72,) * 6), ("abcd-aebf-fdec", (72,) * 6), ("abcd-aecf-bfde", (72,) * 6),
+    ("abcd-aecf-fbed", (72,) * 6), ("abcd-aedf-bfce", (72,) * 6), ("abcd-aedf-fbec", (72,) * 6),
+    ("abcd-aefb-fdce", (72,) * 6), ("abcd-aefc-fbed", (72,) * 6), ("abcd-eafb-fdec", (72,) * 6),
+    ("abcd-eafc-bfde", (72,) * 6), ("abcd-eafd-fbec", (72,) * 6),
+    ("abcdef-dega-gfbc", (24, 16, 16, 24, 16, 16, 24)), ("abcdef-degb-gfac", (24, 16, 16, 24, 16, 16, 24)),
+    ("abcdef-degc-gfab", (24, 16, 16, 24, 16, 16, 24)), ("abcdef-dfga-gebc", (24, 16, 16, 24, 16, 16, 24)),
+    ("abcdef-dfgb-geac", (24, 16, 16, 24, 16, 16, 24)), ("abcdef-dfgc-geab", (24, 16, 16, 24, 16, 16, 24)),
+    ("abcdef-efga-gdbc", (24, 16, 16, 16, 24, 16, 24)), ("abcdef-efgb-gdac", (24, 16, 16, 16, 24, 16, 24)),
+    ("abcdef-efgc-gdab", (24, 16, 16, 16, 24, 16, 24)), ("abcdef-gdab-efgc", (24, 16, 16, 16, 24, 16, 24)),
+    ("abcdef-gdac-efgb", (24, 16, 16, 16, 24, 16, 24)), ("abcdef-gdbc-efga", (24, 16, 16, 16, 24, 16, 24)),
+    ("abcdef-geab-dfgc", (24, 16, 16, 24, 16, 16, 24)), ("abcdef-geac-dfgb", (24, 16, 16, 24, 16, 16, 24)),
+    ("abcdef-gebc-dfga", (24, 16, 16, 24, 16, 16, 24)), ("abcdef-gfab-degc", (24, 16, 16, 24, 16, 16, 24)),
+    ("abcdef-gfac-degb", (24, 16, 16, 24, 16, 16, 24)), ("abcdef-gfbc-dega", (24, 16, 16, 24, 16, 16, 24)),
+]
+
+RTOL = {"f16": 2e-3, "bf16": 1e-2, "f32": 2e-5, "f64": 1e-12}
+NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "bf16": np.uint16}
+
+
+def reduce_extents(contraction: str, extents, limit: int = 600_000) -> tuple[int, ...]:
+    """Shrink the extents (by 0.8, rounding up: odd sizes, partial tiles) until every tensor has <= limit elements."""
+    c, a, b = contraction.split("-")
+    letters = sorted(set(a + b + c))
+    ext = dict(zip(letters, extents, strict=True))
+    while max(math.prod(ext[m] for m in t) for t in (a, b, c)) > limit:
+        ext = {m: (math.ceil(e * 0.8) if e > 6 else e) for m, e in ext.items()}
+    return tuple(ext[m] for m in letters)
+
+
+# ----------------------------------------------------------------------------------------------- helpers
+def to_bf16_bits(x: np.ndarray) -> np.ndarray:
+    """float -> bf16 bit patterns (round to nearest even) as uint16."""
+    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    u = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    return u.astype(np.uint16).reshape(np.shape(x))
+
+
+def from_bf16_bits(x: np.ndarray) -> np.ndarray:
+    return (np.asarray(x).astype(np.uint32) << 16).view(np.float32)
+
+
+def host_values(x, dtype: str) -> np.ndarray:
+    """float64 values of a cupy array (decoding bf16 bits)."""
+    import cupy as cp
+
+    h = cp.asnumpy(x)
+    return (from_bf16_bits(h) if dtype == "bf16" else h).astype(np.float64)
+
+
+def device_array(values: np.ndarray, dtype: str, order: str = "C"):
+    """A cupy array of `values` in `dtype` and memory `order` ('C', 'F')."""
+    import cupy as cp
+
+    v = to_bf16_bits(values) if dtype == "bf16" else values.astype(NP[dtype])
+    return cp.array(v, order=order)  # keeps 0-d arrays 0-d
+
+
+def poisoned(shape, dtype: str, order: str = "C"):
+    import cupy as cp
+
+    if dtype == "bf16":
+        return cp.full(shape, 0x7FC0, dtype=cp.uint16, order=order)  # bf16 NaN
+    return cp.full(shape, np.nan, dtype=NP[dtype], order=order)
+
+
+def tinfo(name, modes, x, dtype, op=None):
+    from gettpy.layouts.descriptor import pointer_alignment
+    from gettpy.ops import identity
+    from gettpy.plan import TensorInfo
+
+    item = x.itemsize
+    strides = tuple(s // item for s in x.strides)
+    return TensorInfo(name, tuple(modes), strides, dtype, pointer_alignment(int(x.data.ptr)), op or identity)
+
+
+def run_contraction(modes_a, modes_b, modes_d, a, b, d, dt_in, dt_out, c=None, alpha=1.0, beta=0.0, ops=(None,) * 4,
+                    dt_b=None, dt_c=None):
+    """Plan (heuristic planner, no front end) and execute on the GPU; returns the plan."""
+    import cupy as cp
+
+    from gettpy.backends import gpu
+    from gettpy.plan import ContractionProblem, make_plan
+
+    ext = {}
+    for modes, x in ((modes_a, a), (modes_b, b), (modes_d, d)):
+        for m, e in zip(modes, x.shape, strict=True):
+            ext[m] = e
+    p = ContractionProblem(tinfo("A", modes_a, a, dt_in, ops[0]), tinfo("B", modes_b, b, dt_b or dt_in, ops[1]),
+                           None if c is None else tinfo("C", modes_d, c, dt_c or dt_out, ops[2]),
+                           tinfo("D", modes_d, d, dt_out, ops[3]), tuple(sorted(ext.items())))
+    plan = make_plan(p)
+    gpu.execute(plan, a, b, c, d, alpha, beta)
+    cp.cuda.Device().synchronize()
+    return plan
+
+
+def reference(modes_a, modes_b, modes_d, a, b, c=None, alpha=1.0, beta=0.0, ops=(None,) * 4):
+    """(ref, scale): op_d(alpha * einsum(op_a(A), op_b(B)) + beta * op_c(C)) in float64, and the term magnitude."""
+    f = [(o if o is not None else (lambda x: x)) for o in ops]
+    sub = f"{modes_a},{modes_b}->{modes_d}"
+    fa, fb = f[0](a), f[1](b)
+    r = alpha * np.einsum(sub, fa, fb, optimize=True)
+    s = abs(alpha) * np.einsum(sub, np.abs(fa), np.abs(fb), optimize=True)
+    if c is not None and beta != 0:
+        fc = f[2](c)
+        r = r + beta * fc
+        s = s + abs(beta) * np.abs(fc)
+    r = f[3](r)
+    return r, s
+
+
+def check(got, ref, scale, dt_out, what=""):
+    got = np.asarray(got, dtype=np.float64)
+    assert got.shape == ref.shape
+    if ref.size == 0:
+        return
+    finite = np.isfinite(ref)
+    bad = finite & ~np.isfinite(got)
+    assert not bad.any(), f"{what}: non-finite output at {np.argwhere(bad)[:5].tolist()} (unwritten or overflow)"
+    tol = RTOL[dt_out] * max(float(np.max(scale[finite], initial=0.0)), float(np.max(np.abs(ref[finite]), initial=0)),
+                             1e-30)
+    err = np.where(finite, np.abs(got - ref), 0.0)
+    worst = float(err.max())
+    if worst > tol:
+        i = np.unravel_index(int(np.argmax(err)), err.shape)
+        raise AssertionError(f"{what}: max error {worst:.3e} > tol {tol:.3e} at {i}: got {got[i]!r}, ref {ref[i]!r}")
+
+
+def rand(rng, shape, positive=False):
+    mag = rng.uniform(0.5, 1.5, size=shape)
+    return mag if positive else np.where(rng.random(shape) < 0.5, -mag, mag)
+
+
+def rounded(x: np.ndarray, dtype: str) -> np.ndarray:
+    """x as the kernel sees it after conversion to `dtype`, in float64."""
+    if dtype == "bf16":
+        return from_bf16_bits(to_bf16_bits(x)).astype(np.float64)
+    return x.astype(NP[dtype]).astype(np.float64)
+
+
+def contract_and_check(rng, modes_a, modes_b, modes_d, ext, dt_in, dt_out, order="C", with_c=False, alpha=1.0,
+                       beta=0.0, ops=(None,) * 4, positive=False, what=""):
+    sa = tuple(ext[m] for m in modes_a)
+    sb = tuple(ext[m] for m in modes_b)
+    sd = tuple(ext[m] for m in modes_d)
+    ha, hb = rounded(rand(rng, sa, positive), dt_in), rounded(rand(rng, sb, positive), dt_in)
+    a, b = device_array(ha, dt_in, order), device_array(hb, dt_in, order)
+    c = hc = None
+    if with_c:
+        hc = rounded(rand(rng, sd, positive), dt_out)
+        c = device_array(hc, dt_out, order)
+    d = poisoned(sd, dt_out, order)
+    fns = [None if o is None else o.numpy for o in ops]
+    if dt_in in ("f16", "bf16"):  # the mma path applies op_a/op_b in smem: op(x) is rounded to the input type
+        for i in (0, 1):
+            if fns[i] is not None:
+                fns[i] = (lambda f: lambda x: rounded(f(x), dt_in))(fns[i])
+    opsx = tuple(None if o is None else o for o in ops)
+    plan = run_contraction(modes_a, modes_b, modes_d, a, b, d, dt_in, dt_out, c, alpha, beta, opsx)
+    ref, scale = reference(modes_a, modes_b, modes_d, ha, hb, hc, alpha, beta, fns)
+    check(host_values(d, dt_out), ref, scale, dt_out, what or f"{modes_a},{modes_b}->{modes_d}")
+    return plan
+
+
+# ----------------------------------------------------------------------------------------------- TCCG
+COMBOS = [("f16", "f16"), ("f16", "f32"), ("bf16", "bf16"), ("f32", "f32")]
+TCCG_CASES = [pytest.param(con, ex, order, di, do, id=f"{i + 1:02d}_{con}_{order}_{di}_{do}")
+              for order in ("F", "C") for di, do in COMBOS for i, (con, ex) in enumerate(SUITE)]
+F64_CASES = [pytest.param(SUITE[i][0], SUITE[i][1], order, id=f"{i + 1:02d}_{SUITE[i][0]}_{order}_f64")
+             for i in (0, 8, 12, 19, 30, 41) for order in ("F", "C")]
+
+
+@pytest.mark.parametrize("con,extents,order,dt_in,dt_out", TCCG_CASES)
+def test_tccg(con, extents, order, dt_in, dt_out, rng):
+    c, a, b = con.split("-")
+    letters = sorted(set(a + b + c))
+    ext = dict(zip(letters, reduce_extents(con, extents), strict=True))
+    contract_and_check(rng, a, b, c, ext, dt_in, dt_out, order, what=con)
+
+
+@pytest.mark.parametrize("con,extents,order", F64_CASES)
+def test_tccg_f64(con, extents, order, rng):
+    c, a, b = con.split("-")
+    letters = sorted(set(a + b + c))
+    ext = dict(zip(letters, reduce_extents(con, extents, 200_000), strict=True))
+    contract_and_check(rng, a, b, c, ext, "f64", "f64", order, with_c=True, alpha=0.5, beta=-1.25, what=con)
+
+
+# ----------------------------------------------------------------------------------------------- odd shapes
+ODD = (1, 2, 3, 5, 7, 13, 17, 31, 37, 61, 127)
+
+
+def _random_case(seed: int):
+    r = np.random.default_rng(seed)
+    letters = "abcdefg"
+    nm, nn, nk, nb = (int(r.integers(0, 3)), int(r.integers(0, 3)), int(r.integers(0, 3)), int(r.integers(0, 2)))
+    pool = list(letters)
+    r.shuffle(pool)
+    m, pool = pool[:nm], pool[nm:]
+    n, pool = pool[:nn], pool[nn:]
+    k, pool = pool[:nk], pool[nk:]
+    bt = pool[:nb]
+    am = list(m + k + bt)
+    bm = list(k + n + bt)
+    dm = list(m + n + bt)
+    for lst in (am, bm, dm):
+        r.shuffle(lst)
+    ext = {x: int(r.choice(ODD)) for x in m + n + k + bt}
+    # keep tensors small
+    while max(math.prod(ext[x] for x in t) if t else 1 for t in (am, bm, dm)) > 300_000:
+        big = max(ext, key=ext.get)
+        ext[big] = max(1, ext[big] // 3)
+    return "".join(am), "".join(bm), "".join(dm), ext
+
+
+RANDOM_CASES = [pytest.param(s, dt, id=f"seed{s}_{dt[0]}_{dt[1]}")
+                for s in range(24) for dt in (("f16", "f16"), ("f16", "f32"), ("f32", "f32"), ("f64", "f64"))]
+
+
+@pytest.mark.parametrize("seed,dts", RANDOM_CASES)
+def test_random_odd(seed, dts, rng):
+    a, b, d, ext = _random_case(seed)
+    order = "F" if seed % 2 else "C"
+    contract_and_check(rng, a, b, d, ext, dts[0], dts[1], order, with_c=seed % 3 == 0, alpha=1.5,
+                       beta=0.75 if seed % 3 == 0 else 0.0, what=f"{a},{b}->{d} {ext}")
+
+
+@pytest.mark.parametrize("dt", ["f16", "f32", "f64", "bf16"])
+@pytest.mark.parametrize("mnk", [(1, 1, 1), (1, 37, 5), (37, 1, 5), (129, 131, 67), (16, 16, 16), (128, 128, 64),
+                                 (7, 300, 1), (300, 7, 3), (64, 64, 0)])
+def test_gemm_shapes(mnk, dt, rng):
+    M, N, K = mnk
+    dt_out = dt
+    contract_and_check(rng, "ik", "kj", "ij", {"i": M, "j": N, "k": K}, dt, dt_out, "C", with_c=True, alpha=1.0,
+                       beta=0.5, what=f"gemm {mnk}")
+
+
+# ----------------------------------------------------------------------------------------------- views, batch
+@pytest.mark.parametrize("dt", ["f16", "f32", "f64"])
+def test_strided_views(dt, rng):
+    import cupy as cp
+
+    ha = rounded(rand(rng, (40, 33, 50)), dt)
+    hb = rounded(rand(rng, (30, 41, 22)), dt)
+    a_full, b_full = device_array(ha, dt), device_array(hb, dt)
+    a = a_full[::2, ::-1, 3:40:3]      # (20, 33, 13): negative and non-unit strides
+    b = b_full[:13, ::-3, 1::2]        # (13, 14, 11)
+    ha_v, hb_v = ha[::2, ::-1, 3:40:3], hb[:13, ::-3, 1::2]
+    # A: i k l, B: l j m? contract A[i,k,l] B[l,j,m] -> D[m,i,j,k]? keep it: ikl,ljm->jmik
+    d_full = poisoned((14, 11, 20, 33 * 2), dt)
+    d = d_full[:, :, :, ::2]
+    plan = run_contraction("ikl", "ljm", "jmik", a, b, d, dt, dt)
+    ref, scale = reference("ikl", "ljm", "jmik", ha_v, hb_v)
+    check(host_values(d, dt), ref, scale, dt, "views")
+    # untouched elements of the output's backing array stay NaN
+    assert bool(cp.isnan(d_full[:, :, :, 1::2].astype(cp.float32)).all())
+    assert plan.K == 13
+
+
+@pytest.mark.parametrize("dt", ["f16", "f32"])
+@pytest.mark.parametrize("subs,ext", [
+    (("bik", "bkj", "bij"), {"b": 5, "i": 33, "j": 17, "k": 40}),
+    (("ibk", "kjb", "jbi"), {"b": 3, "i": 64, "j": 72, "k": 48}),
+    (("bik", "bkj", "bij"), {"b": 70000, "i": 2, "j": 3, "k": 4}),
+    (("xbik", "bkjy", "ybijx"), {"b": 4, "i": 9, "j": 10, "k": 11, "x": 3, "y": 2}),
+])
+def test_batch(subs, ext, dt, rng):
+    a, b, d = subs
+    contract_and_check(rng, a, b, d, ext, dt, dt, "C", with_c=True, alpha=2.0, beta=-1.0, what=f"batch {subs}")
+
+
+@pytest.mark.parametrize("alpha,beta,with_c", [(1.0, 0.0, False), (0.5, 0.0, True), (-2.0, 1.0, True),
+                                               (0.0, 3.0, True), (1.0, 1.0, False)])
+@pytest.mark.parametrize("dt", ["f16", "f32"])
+def test_alpha_beta(alpha, beta, with_c, dt, rng):
+    ext = {"a": 45, "b": 70, "c": 33, "d": 20}
+    # beta != 0 without a C: C is not read (the reference ignores beta too)
+    contract_and_check(rng, "adc", "dcb", "ab", ext, dt, dt, "F", with_c=with_c, alpha=alpha, beta=beta,
+                       what=f"alpha={alpha} beta={beta} c={with_c}")
+
+
+def test_c_layout_differs_from_d(rng):
+    import cupy as cp
+
+    hA, hB = rounded(rand(rng, (30, 20)), "f32"), rounded(rand(rng, (20, 50)), "f32")
+    hC = rounded(rand(rng, (50, 30)), "f32")
+    a, b = device_array(hA, "f32"), device_array(hB, "f32")
+    c = device_array(hC, "f32").T          # (30, 50) transposed view
+    d = poisoned((30, 50), "f32")
+    run_contraction("ik", "kj", "ij", a, b, d, "f32", "f32", c=c, alpha=1.0, beta=2.0)
+    ref = hA @ hB + 2.0 * hC.T
+    check(cp.asnumpy(d), ref, np.abs(hA) @ np.abs(hB) + 2 * np.abs(hC.T), "f32", "C transposed")
+
+
+def _all_ops():
+    from gettpy import ops
+
+    return [ops.neg, ops.abs, ops.relu, ops.gelu, ops.sigmoid, ops.tanh, ops.exp, ops.log, ops.sqrt, ops.square,
+            ops.leaky_relu(0.1), ops.elu(0.7), ops.scale(-0.5),
+            ops.custom("x > T(0) ? x : T(0.1) * x", numpy=lambda x: np.where(x > 0, x, 0.1 * x))]
+
+
+@pytest.mark.parametrize("dt", ["f16", "f32"])
+@pytest.mark.parametrize("where", [0, 1, 2, 3])
+@pytest.mark.parametrize("opi", range(14))
+def test_ops(opi, where, dt, rng):
+    op = _all_ops()[opi]
+    positive = op.name in ("log", "sqrt")
+    ops = [None] * 4
+    ops[where] = op
+    ext = {"a": 37, "b": 45, "c": 29, "d": 7}  # K = 29 * 7: partial k-tiles (masking after the op)
+    dt_out = "f32"
+    contract_and_check(rng, "acd", "dcb", "ab", ext, dt, dt_out, "C", with_c=where == 2, alpha=0.25,
+                       beta=0.5 if where == 2 else 0.0, ops=tuple(ops), positive=positive,
+                       what=f"op {op.name} on {'ABCD'[where]}")
+
+
+def test_empty_extents(rng):
+    import cupy as cp
+
+    a = cp.zeros((0, 5), cp.float32)
+    b = cp.zeros((5, 3), cp.float32)
+    d = cp.zeros((0, 3), cp.float32)
+    run_contraction("ik", "kj", "ij", a, b, d, "f32", "f32")
+
+
+def test_through_einsum_if_available(rng):
+    import cupy as cp
+
+    import gettpy
+
+    a = cp.asarray(rand(rng, (17, 23, 9)).astype(np.float32))
+    b = cp.asarray(rand(rng, (9, 23, 11)).astype(np.float32))
+    try:
+        d = gettpy.einsum("ikl,lkj->ij", a, b)
+    except Exception as e:  # noqa: BLE001 - the front end may not route cupy arrays yet
+        pytest.skip(f"gettpy.einsum on cupy arrays: {e}")
+    ref = np.einsum("ikl,lkj->ij", cp.asnumpy(a).astype(np.float64), cp.asnumpy(b).astype(np.float64))
+    check(cp.asnumpy(d), ref, np.abs(ref) + 1, "f32", "einsum")
+
+
+@pytest.mark.parametrize("dt", ["f16", "f32", "f64"])
+def test_pad_unpad(dt, rng):
+    import cupy as cp
+
+    from gettpy.kernels import pad, unpad
+
+    h = rand(rng, (5, 7, 3)).astype(NP[dt])
+    x = cp.asarray(h)[:, ::-1, :]  # a view with a negative stride
+    y = pad(x, (4, 8, 1))
+    assert y.shape == (8, 8, 3) and y.flags.c_contiguous
+    hy = cp.asnumpy(y)
+    np.testing.assert_array_equal(hy[:5, :7], h[:, ::-1])
+    assert not hy[5:].any() and not hy[:, 7:].any()
+    z = unpad(y, (5, 7, 3))
+    np.testing.assert_array_equal(cp.asnumpy(z), h[:, ::-1])

@@ -1,0 +1,185 @@
+"""Render and compile GETT kernels with NVRTC for sm_90 (no GPU needed; skipped without cuda-bindings).
+
+Covers both compute paths, partial and full tiles, vectorised and gather loads, 64-bit offsets, fused
+ops and read_c; asserts no register spills, a disk-cache hit on the second build and the rebuild of a
+corrupt cache entry.
+"""
+from __future__ import annotations
+
+import math
+import os
+
+import pytest
+
+pytest.importorskip("cuda.bindings.nvrtc")
+
+from gettpy import ops  # noqa: E402
+from gettpy.kernels import build as B  # noqa: E402
+from gettpy.kernels.render import render, render_map  # noqa: E402
+from gettpy.kernels.report import compile_suite, format_rows  # noqa: E402
+from gettpy.kernels.spec import KernelSpec, TileConfig  # noqa: E402
+from gettpy.layouts.descriptor import build_dim_map  # noqa: E402
+from gettpy.plan import ContractionProblem, TensorInfo, make_plan  # noqa: E402
+from gettpy.plan.tiles import choose_tile, kernel_spec  # noqa: E402
+
+try:
+    B.include_dir()
+except Exception:  # noqa: BLE001
+    pytest.skip("no CUDA headers (nvidia-cuda-runtime wheel) for NVRTC", allow_module_level=True)
+
+ARCH = "sm_90"
+
+
+def _strides(shape, order):
+    out, acc = [], 1
+    dims = list(shape) if order == "F" else list(reversed(shape))
+    for e in dims:
+        out.append(acc)
+        acc *= e
+    return tuple(out if order == "F" else reversed(out))
+
+
+def tccg_plan(contraction, extents, dt="f16", out=None, order="F", with_c=False, op_a=None, op_d=None):
+    """Plan of a TCCG-style contraction 'C-A-B' (extents in alphabetical order of the letters)."""
+    c, a, b = contraction.split("-")
+    ext = dict(zip(sorted(set(a + b + c)), extents, strict=True))
+    out = out or dt
+
+    def ti(name, modes, d, op=None):
+        return TensorInfo(name, tuple(modes), _strides([ext[m] for m in modes], order), d,
+                          op=op or ops.identity)
+
+    p = ContractionProblem(ti("A", a, dt, op_a), ti("B", b, dt), ti("C", c, out) if with_c else None,
+                           ti("D", c, out, op_d), tuple(sorted(ext.items())))
+    return make_plan(p)
+
+
+CASES = [
+    # label, plan, read_c
+    ("mma_vec_f16", tccg_plan("abcd-aebf-dfce", (72,) * 6, "f16", "f16", "F"), False),
+    ("mma_f16_to_f32_C", tccg_plan("abcd-aebf-dfce", (72,) * 6, "f16", "f32", "C", with_c=True), True),
+    ("mma_narrow_n", tccg_plan("abc-bda-dc", (312, 312, 24, 312), "f16"), False),
+    ("mma_bf16_partial", tccg_plan("abcd-aebf-fdec", (35, 35, 35, 35, 35, 35), "bf16"), False),
+    ("mma_gather_ops", tccg_plan("abc-adec-ebd", (13, 17, 7, 11, 5), "f16", "f32", "C", op_a=ops.gelu,
+                                 op_d=ops.relu), False),
+    ("simt_f32_vec", tccg_plan("abcd-aebf-dfce", (72,) * 6, "f32"), False),
+    ("simt_f32_gather", tccg_plan("abcdef-dega-gfbc", (23, 15, 15, 23, 15, 15, 23), "f32", order="C"), False),
+    ("simt_f64", tccg_plan("ab-ac-cb", (513, 511, 257), "f64", with_c=True), True),
+    ("no_partial", tccg_plan("ab-ac-cb", (1024, 1024, 1024), "f16"), False),
+]
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    old = os.environ.get("GETTPY_CACHE_DIR")
+    d = tmp_path_factory.mktemp("gettpy-cache")
+    os.environ["GETTPY_CACHE_DIR"] = str(d)
+    yield d
+    if old is None:
+        os.environ.pop("GETTPY_CACHE_DIR", None)
+    else:
+        os.environ["GETTPY_CACHE_DIR"] = old
+
+
+@pytest.mark.parametrize("label,plan,read_c", CASES, ids=[c[0] for c in CASES])
+def test_compiles_without_spills(label, plan, read_c, cache):
+    spec = kernel_spec(plan, read_c)
+    k = B.build(spec, ARCH)
+    r = k.report
+    assert r.registers > 0, k.log
+    assert r.spill_stores == 0 and r.spill_loads == 0, f"{label}: {r}\n{k.log}"
+    assert len(k.cubin) > 1000
+    if label == "no_partial":
+        assert spec.no_partial
+    if label.startswith("mma"):
+        assert spec.path == "mma"
+    if label == "mma_vec_f16":
+        assert spec.a.vec == 8 or spec.b.vec == 8
+
+
+def test_64bit_offsets(cache):
+    # a broadcast-free A whose m stride puts the last row past 2^31 elements
+    p = ContractionProblem(TensorInfo("A", ("i", "k"), (2**31 // 3 + 5, 1), "f16"),
+                           TensorInfo("B", ("k", "j"), (64, 1), "f16"), None,
+                           TensorInfo("D", ("i", "j"), (64, 1), "f32"),
+                           (("i", 4), ("j", 64), ("k", 32)))
+    plan = make_plan(p)
+    spec = kernel_spec(plan, False)
+    assert spec.index64
+    src, _ = render(spec)
+    assert "using Index = long long;" in src
+    r = B.build(spec, ARCH).report
+    assert r.spills == 0
+
+
+def test_render_map_skips_wrap_and_div():
+    dm = build_dim_map((4, 3), (3, 1))
+    s = render_map(dm)
+    assert s == "gett::Map<gett::Term<1LL, 4LL, 3LL, true>, gett::Term<4LL, 3LL, 1LL, false>>"
+
+
+def test_cache_hit_and_corrupt_entry_rebuilt(cache):
+    spec = kernel_spec(tccg_plan("ab-ac-cb", (100, 60, 36), "f32"), False)
+    k1 = B.build(spec, ARCH)
+    k2 = B.build(spec, ARCH)
+    assert k2.from_cache and k2.cubin == k1.cubin and k2.report == k1.report
+    src, _ = render(spec)
+    path = B._entry_path(B.cache_key(src, B.normalize_arch(ARCH)))
+    with open(path, "r+b") as f:  # truncate: a torn write
+        f.truncate(os.path.getsize(path) // 2)
+    k3 = B.build(spec, ARCH)
+    assert not k3.from_cache and k3.cubin == k1.cubin
+    assert B.build(spec, ARCH).from_cache
+    with open(path, "r+b") as f:  # flip a byte in the cubin
+        f.seek(-10, os.SEEK_END)
+        b = f.read(1)
+        f.seek(-10, os.SEEK_END)
+        f.write(bytes([b[0] ^ 0xFF]))
+    assert not B.build(spec, ARCH).from_cache
+
+
+def test_unwritable_cache_dir_disables_caching(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")  # a file where the cache directory should be: unwritable even for root
+    monkeypatch.setenv("GETTPY_CACHE_DIR", str(blocker / "sub"))
+    spec = kernel_spec(tccg_plan("ab-ac-cb", (40, 24, 8), "f32"), False)
+    B._warned_readonly.clear()
+    with pytest.warns(RuntimeWarning, match="not writable"):
+        k = B.build(spec, ARCH)
+    assert not k.from_cache and len(k.cubin) > 0
+
+
+def test_header_edit_changes_cache_key():
+    spec = kernel_spec(tccg_plan("ab-ac-cb", (40, 24, 8), "f32"), False)
+    src, _ = render(spec)
+    assert "gett_offset" in src and "#include <cuda_fp16.h>" in src
+    assert B.cache_key(src, ARCH) != B.cache_key(src.replace("gett_offset", "gett_offset "), ARCH)
+
+
+def test_compile_suite_rows(cache):
+    rows = compile_suite([(c[0], c[1], c[2]) for c in CASES[:3]], arch="sm_90", workers=2)
+    assert [r["label"] for r in rows] == [c[0] for c in CASES[:3]]
+    assert all(not r["error"] and r["regs"] > 0 for r in rows)
+    assert "compiled" in format_rows(rows)
+
+
+def test_tile_heuristic():
+    assert choose_tile(97344, 24, 312, dtype="f16").bn == 32
+    assert choose_tile(24, 97344, 312, dtype="f16").bm == 32
+    t = choose_tile(5184, 5184, 5184, dtype="f16")
+    assert (t.bm, t.bn, t.bk, t.stages) == (128, 128, 32, 4)
+    assert choose_tile(5184, 5184, 5184, dtype="f32").tm > 0
+    small = choose_tile(300, 300, 64, dtype="f16")
+    assert math.ceil(300 / small.bm) * math.ceil(300 / small.bn) >= 9
+
+
+def test_spec_validation():
+    from gettpy.errors import KernelError
+
+    with pytest.raises(KernelError):
+        TileConfig(128, 128, 32, stages=1, wm=64, wn=32)
+    with pytest.raises(KernelError):
+        TileConfig(128, 128, 24, wm=64, wn=32)  # bk % 16
+    spec = kernel_spec(tccg_plan("ab-ac-cb", (40, 24, 8), "f32"), False)
+    assert isinstance(spec, KernelSpec) and hash(spec) == hash(kernel_spec(tccg_plan("ab-ac-cb", (40, 24, 8),
+                                                                                     "f32"), False))
