@@ -26,9 +26,9 @@ from .dtypes import ITEMSIZE, short_name
 from .errors import GettpyError, LayoutError, ShapeError, SubscriptError
 from .layouts.descriptor import pointer_alignment
 from .ops import Op, as_op, identity
-from .plan.cache import cached_plan
-from .plan.plan import Plan
+from .plan.cache import cached_schedule
 from .plan.problem import ContractionProblem, TensorInfo
+from .plan.schedule import Schedule
 from .subscripts import SUBLIST_LETTERS
 
 
@@ -110,7 +110,7 @@ def _modes(modes, n: int, what: str) -> tuple[str, ...]:
 class ContractionPlan:
     """A plan for D = op_d(alpha op_a(A) op_b(B) + beta op_c(C)) on fixed descriptors."""
 
-    plan: Plan
+    plan: Schedule
     desc_a: TensorDescriptor
     desc_b: TensorDescriptor
     desc_c: TensorDescriptor
@@ -119,8 +119,8 @@ class ContractionPlan:
 
     @property
     def workspace_size(self) -> int:
-        """Bytes of workspace the plan needs (0: no split-K workspace in this version)."""
-        return 0
+        """Bytes of the temporaries the plan allocates per call (packed inputs, split-K workspace)."""
+        return self.plan.workspace_bytes
 
 
 def plan(desc_a, modes_a, desc_b, modes_b, desc_c, modes_c, desc_d=None, modes_d=None,
@@ -150,7 +150,8 @@ def plan(desc_a, modes_a, desc_b, modes_b, desc_c, modes_c, desc_d=None, modes_d
     compute = "" if compute_type is None else short_name(compute_type, "compute_type")
     problem = ContractionProblem(info("A", ma, desc_a), info("B", mb, desc_b), info("C", mc, desc_c),
                                  info("D", md, desc_d), tuple(sorted(ext.items())), compute)
-    return ContractionPlan(cached_plan(problem), desc_a, desc_b, desc_c, desc_d, preference or PlanPreference())
+    return ContractionPlan(cached_schedule(problem), desc_a, desc_b, desc_c, desc_d,
+                           preference or PlanPreference())
 
 
 def contract(plan: ContractionPlan, alpha, a, b, beta, c, d, stream=None):

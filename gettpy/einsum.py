@@ -23,9 +23,9 @@ from .errors import DtypeError, GettpyError, LayoutError, ShapeError
 from .interop import to_native, wrapper_for
 from .layouts.descriptor import pointer_alignment
 from .ops import Op, as_op, identity
-from .plan.cache import cached_plan
-from .plan.plan import Plan
+from .plan.cache import cached_schedule
 from .plan.problem import ContractionProblem, TensorInfo
+from .plan.schedule import Schedule
 from .subscripts import parse, split_operands
 
 _NUMPY_OPTIONS = ("order", "casting")
@@ -206,7 +206,7 @@ class Step:
     """One binary contraction of a program: operand slots (inputs 0..n-1, -1 = the 0-d ones,
     n + j = intermediate j) and the shape of the intermediate it makes (None: the final output)."""
 
-    plan: Plan
+    plan: Schedule
     a: int
     b: int
     out_shape: tuple[int, ...] | None
@@ -309,7 +309,7 @@ def _rebuild(operands, arrays):
 
 def _step(ta: TensorInfo, tb: TensorInfo, td: TensorInfo, ext, a: int, b: int, shape) -> Step:
     ex = tuple(sorted((m, ext[m]) for m in set(ta.modes) | set(tb.modes)))
-    return Step(cached_plan(ContractionProblem(ta, tb, None, td, ex)), a, b, shape)
+    return Step(cached_schedule(ContractionProblem(ta, tb, None, td, ex)), a, b, shape)
 
 
 _ONES = -1

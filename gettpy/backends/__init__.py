@@ -31,11 +31,27 @@ def data_ptr(x) -> int:
     return int(x.ctypes.data)
 
 
-def execute(name: str, plan, a, b, c, d, alpha, beta, stream=None) -> None:
-    """Run `plan` on the backend that owns the arrays."""
+def execute(name: str, schedule, a, b, c, d, alpha, beta, stream=None) -> None:
+    """Run a Schedule (or a bare Plan) on the backend that owns the arrays."""
+    from ..plan.schedule import Schedule
+    from .staged import run
+
     if name == "cupy":
+        import cupy
+
         from . import gpu
-        gpu.execute(plan, a, b, c, d, alpha, beta, stream=stream)
+
+        def core(plan, a, b, c, d, alpha, beta):
+            gpu.execute(plan, a, b, c, d, alpha, beta, stream=stream)
+        xp = cupy
     else:
-        from . import cpu
-        cpu.execute(plan, a, b, c, d, alpha, beta)
+        import numpy as xp
+
+        from .cpu import execute as core
+    if not isinstance(schedule, Schedule):
+        core(schedule, a, b, c, d, alpha, beta)
+    elif stream is not None and name == "cupy":
+        with stream:
+            run(schedule, xp, core, a, b, c, d, alpha, beta)
+    else:
+        run(schedule, xp, core, a, b, c, d, alpha, beta)

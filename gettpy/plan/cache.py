@@ -9,6 +9,7 @@ from functools import lru_cache
 
 from .plan import Plan, make_plan
 from .problem import ContractionProblem
+from .schedule import Schedule, make_schedule
 
 PLAN_CACHE_SIZE = 1024
 
@@ -23,10 +24,25 @@ def cached_plan(problem: ContractionProblem) -> Plan:
     return _cached(problem.canonical())
 
 
+@lru_cache(maxsize=PLAN_CACHE_SIZE)
+def _cached_schedule(canonical: ContractionProblem) -> Schedule:
+    return make_schedule(canonical)
+
+
+def cached_schedule(problem: ContractionProblem) -> Schedule:
+    """The heuristic schedule (core plan and stagings) of `problem`, cached like `cached_plan`.
+
+    The schedule keeps the canonical problem: executors read only its layouts and mode names that
+    are consistent within it, never the caller's names.
+    """
+    return _cached_schedule(problem.canonical())
+
+
 def plan_cache_info():
-    """functools' CacheInfo(hits, misses, maxsize, currsize) of the plan cache."""
-    return _cached.cache_info()
+    """functools' CacheInfo(hits, misses, maxsize, currsize) of the schedule cache (einsum's plans)."""
+    return _cached_schedule.cache_info()
 
 
 def clear_plan_cache() -> None:
     _cached.cache_clear()
+    _cached_schedule.cache_clear()

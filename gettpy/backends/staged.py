@@ -1,0 +1,57 @@
+"""Run a Schedule: pack inputs, run the core plan, reduce/copy the workspace into D.
+
+Shared by both executors: `xp` is numpy or CuPy and `core` is the executor's own
+``execute(plan, a, b, c, d, alpha, beta)``. The copies are plain strided copies of the array
+library (one read, one write); the contraction itself is always the core plan.
+"""
+from __future__ import annotations
+
+import math
+
+from ..dtypes import numpy_dtype
+from ..plan.problem import TensorInfo
+from ..plan.schedule import Schedule
+
+
+def _view(xp, x, t: TensorInfo, order: tuple[str, ...], ext: dict[str, int]):
+    """A view of `x` (laid out as `t`) with one axis per mode of `order`, slowest first."""
+    st = t.stride_of()
+    modes = tuple(reversed(order))
+    shape = tuple(ext[m] for m in modes)
+    strides = tuple(st[m] * x.itemsize for m in modes)
+    return xp.lib.stride_tricks.as_strided(x, shape=shape, strides=strides)
+
+
+def _pack(xp, x, t: TensorInfo, pk: TensorInfo, ext):
+    return xp.ascontiguousarray(_view(xp, x, t, pk.modes, ext))
+
+
+def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
+    """D = op_d(alpha op_a(A) op_b(B) + beta op_c(C)) through the schedule's stages."""
+    p = schedule.problem
+    if not schedule.staged:
+        core(schedule.core, a, b, c, d, alpha, beta)
+        return
+    ext = dict(p.extents)
+    # (1) pack the inputs that would otherwise be gathered element by element
+    if schedule.pack_a is not None:
+        a = _pack(xp, a, p.a, schedule.pack_a, ext)
+    if schedule.pack_b is not None:
+        b = _pack(xp, b, p.b, schedule.pack_b, ext)
+    w = schedule.stage_d
+    if w is None:
+        core(schedule.core, a, b, c, d, alpha, beta)
+        return
+    # (2) the core GEMM writes the packed workspace (split-K: one slice per split)
+    wext = dict(schedule.core.problem.extents)
+    ws = xp.empty(tuple(wext[m] for m in reversed(w.modes)), dtype=numpy_dtype(w.dtype))
+    if math.prod(ws.shape) == 0:
+        return
+    core(schedule.core, a, b, c, ws, alpha, beta)
+    modes = tuple(reversed(w.modes))
+    # (3) split-K: sum the slices (the split mode is the slowest, axis 0)
+    if schedule.split_mode is not None:
+        ws = ws.sum(axis=0)
+        modes = modes[1:]
+    # (4) copy into D through its own strides (the cast to D's type happens here)
+    d[...] = ws.transpose(tuple(modes.index(m) for m in p.d.modes))

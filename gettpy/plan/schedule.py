@@ -1,0 +1,171 @@
+"""Schedule: a plan plus the staging around it — packing an input, split-K, a staged output.
+
+GETT reads every tensor in place, and for most contractions that is the fastest way. Three shapes
+are not, and the schedule stages them around the one GEMM kernel (the "core" plan):
+
+* **pack an input** when it has no stride-1 run along either of its GEMM dimensions (every element
+  would be a scalar gather, ~16x the sectors of a 16-byte load, re-read by every CTA of its row or
+  column): one copy into a packed layout whose fastest modes are the k modes in the core's order
+  (m/n first when K is not a multiple of the vector width), costing one read and one write;
+* **split-K** when the output is too small to give the machine a wave of CTAs but K is long (TCCG's
+  #13 and #14: 312 x 296 outputs, K ~ 10^5): the slowest k mode of extent E is cut into E/S and a new
+  batch mode of extent S; the core writes S partial results into a float32/float64 workspace, summed
+  afterwards (only without C and without an output op, i.e. for einsum calls);
+* **stage the output** when D has no stride-1 run along m or n (every store a scattered 2-8 bytes):
+  the core writes a packed workspace (n fastest), copied into D afterwards.
+
+The CPU executor runs the same schedule (the packing and reductions through numpy), so CI checks
+the transformations end to end; the GPU backend runs them with CuPy.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from ..dtypes import ACCUMULATE, ITEMSIZE
+from .plan import Plan, make_plan
+from .problem import ContractionProblem, TensorInfo
+
+#: tensors smaller than this are never staged (a copy costs a launch)
+MIN_STAGE_ELEMS = 4096
+#: split-K only when the plain grid has fewer CTAs than this fraction of the SMs ...
+SPLIT_MAX_WAVE = 0.5
+#: ... and each split keeps at least this many k
+SPLIT_MIN_K = 512
+
+SPLIT_SUFFIX = "~split"
+
+
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    """How to run a problem: optional packs, the core plan, optional staged output.
+
+    Attributes:
+        problem: the problem as the caller posed it.
+        core: the plan the kernel runs (on packed inputs / into the workspace when staged).
+        pack_a, pack_b: the packed layout of the problem's A / B (modes fastest first, packed strides),
+            or None when the operand is read in place.
+        stage_d: the workspace the core writes (modes fastest first, packed), or None when it writes D.
+        split_mode: the workspace mode summed away after the core (split-K), or None.
+    """
+
+    problem: ContractionProblem
+    core: Plan
+    pack_a: TensorInfo | None = None
+    pack_b: TensorInfo | None = None
+    stage_d: TensorInfo | None = None
+    split_mode: str | None = None
+
+    @property
+    def staged(self) -> bool:
+        return self.pack_a is not None or self.pack_b is not None or self.stage_d is not None
+
+    @property
+    def workspace_bytes(self) -> int:
+        """Bytes of the temporaries (packed inputs and output workspace)."""
+        ext = dict(self.core.problem.extents)
+        return sum(t.itemsize * math.prod(ext[m] for m in t.modes)
+                   for t in (self.pack_a, self.pack_b, self.stage_d) if t is not None)
+
+
+def packed(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int], dtype: str | None = None) -> TensorInfo:
+    """`t` re-laid out densely with its modes in `order` (first fastest)."""
+    modes = tuple(m for m in order if m in t.modes)
+    strides, acc = [], 1
+    for m in modes:
+        strides.append(acc)
+        acc *= ext[m]
+    return TensorInfo(t.name, modes, tuple(strides), dtype or t.dtype, 16, t.op)
+
+
+def _gathered(layout, dims: tuple[str, str]) -> bool:
+    return all(layout.vector_width(d) == 1 for d in dims)
+
+
+def _size(t: TensorInfo, ext) -> int:
+    return math.prod(ext[m] for m in t.modes)
+
+
+def _pack_order(plan: Plan, mn: str, vec: int) -> tuple[str, ...]:
+    p = plan.part
+    mns = p.m if mn == "m" else p.n
+    return p.k + mns + p.b if plan.K % vec == 0 else mns + p.k + p.b
+
+
+def _split_factor(plan: Plan, sm_count: int, ext) -> tuple[str, int] | None:
+    """(k mode to split, S) when split-K pays, else None."""
+    from .tiles import choose_tile  # the tile heuristic decides how many CTAs the plain grid has
+
+    if plan.problem.c is not None or not plan.problem.d.op.is_identity or not plan.part.k:
+        return None
+    t = choose_tile(plan.M, plan.N, plan.K, plan.batch, plan.kernel_a.dtype, dtype_b=plan.kernel_b.dtype,
+                    compute=plan.problem.compute, sm_count=sm_count)
+    ctas = math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch
+    if ctas >= SPLIT_MAX_WAVE * sm_count or plan.K < 2 * SPLIT_MIN_K:
+        return None
+    want = max(2, math.ceil(2 * sm_count / ctas))
+    best = None
+    unit = {m for t in (plan.problem.a, plan.problem.b) for m, st in zip(t.modes, t.strides, strict=True) if st == 1}
+    for mode in reversed(plan.part.k):  # prefer the slowest k mode
+        e = ext[mode]
+        for s in range(2, e + 1):
+            # cutting a stride-1 mode must keep its run a multiple of 8 (16-byte vectors stay legal)
+            if e % s == 0 and plan.K // s >= SPLIT_MIN_K and (mode not in unit or (e // s) % 8 == 0):
+                if best is None or abs(math.log(s / want)) < abs(math.log(best[1] / want)):
+                    best = (mode, s)
+    return best
+
+
+def _split_problem(problem: ContractionProblem, mode: str, s: int, w_order: tuple[str, ...]):
+    ext = dict(problem.extents)
+    inner = ext[mode] // s
+    out = mode + SPLIT_SUFFIX
+
+    def cut(t: TensorInfo) -> TensorInfo:
+        if mode not in t.modes:
+            return t
+        st = t.stride_of()
+        i = t.modes.index(mode)
+        return replace(t, modes=t.modes[:i + 1] + (out,) + t.modes[i + 1:],
+                       strides=t.strides[:i + 1] + (st[mode] * inner,) + t.strides[i + 1:])
+
+    ext[mode], ext[out] = inner, s
+    acc = ACCUMULATE[problem.a.dtype] if problem.compute != "f64" else "f64"
+    w = packed(TensorInfo("workspace", w_order + (out,), (0,) * (len(w_order) + 1), acc), w_order + (out,), ext)
+    return ContractionProblem(cut(problem.a), cut(problem.b), None, w, tuple(sorted(ext.items())),
+                              problem.compute), w, out
+
+
+def make_schedule(problem: ContractionProblem, sm_count: int = 132) -> Schedule:
+    """The heuristic schedule of `problem` (see the module docstring for the three stagings)."""
+    plan = make_plan(problem)
+    ext = dict(problem.extents)
+    pa = pb = None
+    ka, kb = plan.kernel_a, plan.kernel_b  # the kernel's A and B (the problem's, possibly swapped)
+    va, vb = 16 // ka.itemsize, 16 // kb.itemsize
+    new_ka, new_kb = ka, kb
+    if _size(ka, ext) >= MIN_STAGE_ELEMS and _gathered(plan.layout_a, ("m", "k")):
+        new_ka = packed(ka, _pack_order(plan, "m", va), ext)
+    if _size(kb, ext) >= MIN_STAGE_ELEMS and _gathered(plan.layout_b, ("n", "k")):
+        new_kb = packed(kb, _pack_order(plan, "n", vb), ext)
+    if plan.part.swapped:
+        new_a, new_b = new_kb, new_ka
+    else:
+        new_a, new_b = new_ka, new_kb
+    pa = new_a if new_a is not problem.a else None
+    pb = new_b if new_b is not problem.b else None
+    prob = replace(problem, a=new_a, b=new_b)
+    w_order = plan.part.n + plan.part.m + plan.part.b
+    split = _split_factor(make_plan(prob) if (pa or pb) else plan, sm_count, ext)
+    if split is not None:
+        core_problem, w, out = _split_problem(prob, split[0], split[1], w_order)
+        return Schedule(problem, make_plan(core_problem), pa, pb, w, out)
+    stage = None
+    if _size(problem.d, ext) >= MIN_STAGE_ELEMS and _gathered(plan.layout_d, ("m", "n")):
+        stage = packed(problem.d, w_order, ext)
+        prob = replace(prob, d=replace(stage, name=problem.d.name))
+    core = make_plan(prob) if (pa or pb or stage) else plan
+    return Schedule(problem, core, pa, pb, stage, None)
+
+
+__all__ = ["Schedule", "make_schedule", "packed", "ITEMSIZE"]

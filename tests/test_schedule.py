@@ -1,0 +1,137 @@
+"""Schedules: packing gathered inputs, split-K and staged outputs, checked end to end on the CPU
+executor (which runs the same stages as the GPU) against np.einsum in float64."""
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+from _util import assert_close, nonzero
+from test_tccg_cpu import TCCG48, einsum_of, full_extents, reduced_extents
+
+import gettpy
+from gettpy.plan import schedule as sched
+from gettpy.plan.cache import clear_plan_cache
+from gettpy.plan.problem import ContractionProblem, TensorInfo
+from gettpy.plan.schedule import make_schedule
+
+einsum_mod = importlib.import_module("gettpy.einsum")  # the module (gettpy.einsum is the function)
+
+
+def _fresh_caches():
+    clear_plan_cache()
+    einsum_mod.clear_program_cache()
+
+
+@pytest.fixture
+def force_staging(monkeypatch):
+    """Every input pack, output stage and split-K that the shapes allow, even for tiny tensors."""
+    monkeypatch.setattr(sched, "MIN_STAGE_ELEMS", 1)
+    monkeypatch.setattr(sched, "SPLIT_MAX_WAVE", 1e9)
+    monkeypatch.setattr(sched, "SPLIT_MIN_K", 1)
+    _fresh_caches()
+    yield
+    _fresh_caches()
+
+
+def _f_problem(contraction: str, ext: dict[str, int], dtype="f16") -> ContractionProblem:
+    c, a, b = contraction.split("-")
+
+    def info(name, modes):
+        st, acc = [], 1
+        for m in modes:
+            st.append(acc)
+            acc *= ext[m]
+        return TensorInfo(name, tuple(modes), tuple(st), dtype)
+    return ContractionProblem(info("A", a), info("B", b), None, info("D", c), tuple(sorted(ext.items())))
+
+
+@pytest.mark.parametrize("num,kinds", [
+    (1, {"stage"}), (6, {"pack"}), (13, {"split", "stage"}), (14, {"pack", "split", "stage"}),
+    (28, {"pack"}), (30, {"pack"}), (12, set()), (20, set()),
+])
+def test_full_size_tccg_schedules(num, kinds):
+    """At TCCG's sizes (F order, f16) the heuristic stages exactly where the layouts call for it."""
+    row = TCCG48[num - 1]
+    s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3])))
+    got = set()
+    if s.pack_a is not None or s.pack_b is not None:
+        got.add("pack")
+    if s.split_mode is not None:
+        got.add("split")
+    if s.stage_d is not None:
+        got.add("stage")
+    assert got == kinds
+    core = s.core
+    # after staging, every operand of the core is read and written with vectors
+    assert max(core.layout_a.vector_width(d) for d in "mk") > 1
+    assert max(core.layout_b.vector_width(d) for d in "kn") > 1
+    assert max(core.layout_d.vector_width(d) for d in "mn") > 1
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("row", TCCG48, ids=[f"{r[0]}-{r[2]}" for r in TCCG48])
+def test_tccg_through_forced_stagings(force_staging, row, order):
+    num, _, contraction, extents = row[:4]
+    ext = reduced_extents(num, contraction, extents)
+    c, a, b = contraction.split("-")
+    rng = np.random.default_rng(num)
+    arrs = [nonzero(rng, tuple(ext[m] for m in t)) for t in (a, b)]
+    if order == "F":
+        arrs = [np.asfortranarray(x) for x in arrs]
+    out = np.full(tuple(ext[m] for m in c), np.nan, order=order)
+    gettpy.einsum(einsum_of(contraction), *arrs, out=out)
+    assert_close(out, np.einsum(einsum_of(contraction), *arrs))
+
+
+def test_split_k_without_forcing():
+    """A small output with a long K splits by itself; the partial sums add up to the full result."""
+    _fresh_caches()
+    rng = np.random.default_rng(7)
+    a = nonzero(rng, (8, 64, 96))
+    b = nonzero(rng, (96, 64, 8))
+    ta = TensorInfo("A", ("i", "k", "l"), (64 * 96, 96, 1), "f32")
+    tb = TensorInfo("B", ("l", "k", "j"), (64 * 8, 8, 1), "f32")
+    td = TensorInfo("D", ("i", "j"), (8, 1), "f32")
+    s = make_schedule(ContractionProblem(ta, tb, None, td, (("i", 8), ("j", 8), ("k", 64), ("l", 96))))
+    assert s.split_mode is not None and s.core.batch > 1
+    got = gettpy.einsum("ikl,lkj->ij", a.astype(np.float32), b.astype(np.float32))
+    assert_close(got, np.einsum("ikl,lkj->ij", a, b), np.float32)
+
+
+def test_staged_output_keeps_beta_c_and_op_d(force_staging):
+    """A staged output still reads C (beta) and applies op_d in the core, then lands in D's strides."""
+    rng = np.random.default_rng(3)
+    a, b = nonzero(rng, (6, 5, 4)), nonzero(rng, (4, 7))
+    c = nonzero(rng, (7, 5, 6)).transpose(2, 1, 0)  # D/C strides: no stride-1 run along m or n
+    d = np.full_like(c, np.nan)
+    desc = gettpy.TensorDescriptor
+    p = gettpy.plan(desc.of(a), "xyk", desc.of(b), "kz", desc.of(c), "xyz", desc.of(d, "tanh"), "xyz")
+    gettpy.contract(p, 0.5, a, b, 2.0, c, d)
+    assert_close(d, np.tanh(0.5 * np.einsum("xyk,kz->xyz", a, b) + 2.0 * c))
+
+
+def test_workspace_size_reports_the_temporaries():
+    _fresh_caches()
+    row = TCCG48[13]  # ab-cad-dcb: packs A and splits K
+    s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3])))
+    assert s.workspace_bytes > 0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+@pytest.mark.parametrize("row", TCCG48, ids=[f"{r[0]}-{r[2]}" for r in TCCG48])
+def test_gpu_tccg_through_forced_stagings(force_staging, row, dtype):
+    """The GPU runs the same stagings (CuPy packs, split-K workspace and sums, staged copies)."""
+    import cupy
+
+    num, _, contraction, extents = row[:4]
+    ext = reduced_extents(num, contraction, extents)
+    c, a, b = contraction.split("-")
+    rng = np.random.default_rng(num)
+    arrs = [np.asfortranarray(nonzero(rng, tuple(ext[m] for m in t)).astype(dtype)) for t in (a, b)]
+    dev = [cupy.asarray(x, order="F") for x in arrs]
+    out = cupy.full(tuple(ext[m] for m in c), cupy.nan, dtype=dtype, order="F")
+    gettpy.einsum(einsum_of(contraction), *dev, out=out)
+    ref = np.einsum(einsum_of(contraction), *[x.astype(np.float64) for x in arrs])
+    assert_close(cupy.asnumpy(out), ref, np.float16 if dtype == "float16" else np.float32)
