@@ -154,8 +154,11 @@ def _strides(shape, order: str) -> tuple[int, ...]:
 
 
 def compile_items(cases, dtypes, order: str, op: str = "none"):
-    """(label, Plan) per (case, dtype) at full size, planned without a GPU through gettpy.plan."""
-    import gettpy
+    """(label, core Plan) per (case, dtype) at full size: the kernel einsum would launch (beta = 0, after
+    the schedule's packs and split-K), planned without a GPU."""
+    from gettpy.ops import as_op
+    from gettpy.plan.problem import ContractionProblem, TensorInfo
+    from gettpy.plan.schedule import make_schedule
 
     in_out = {"f16": ("f16", "f16"), "f16f32": ("f16", "f32"), "bf16": ("bf16", "bf16"),
               "f32": ("f32", "f32"), "f64": ("f64", "f64")}
@@ -163,13 +166,14 @@ def compile_items(cases, dtypes, order: str, op: str = "none"):
     for case in cases:
         for dt in dtypes:
             din, dout = in_out[dt]
-            g = peers.gettpy_op(op)
+            g = as_op(peers.gettpy_op(op))
             (ma, mb, mc), (sa, sb, sc) = case.modes, case.shapes()
-            da = gettpy.TensorDescriptor(sa, _strides(sa, order), din, op=g)
-            db = gettpy.TensorDescriptor(sb, _strides(sb, order), din, op=g)
-            dc = gettpy.TensorDescriptor(sc, _strides(sc, order), dout, op=g)
+            ta = TensorInfo("A", tuple(ma), _strides(sa, order), din, op=g)
+            tb = TensorInfo("B", tuple(mb), _strides(sb, order), din, op=g)
+            td = TensorInfo("D", tuple(mc), _strides(sc, order), dout, op=g)
+            problem = ContractionProblem(ta, tb, None, td, tuple(sorted(case.extents.items())))
             label = f"{case.num:02d} {case.contraction} {dt} {order}"
-            items.append((label, gettpy.plan(da, ma, db, mb, dc, mc).plan))
+            items.append((label, make_schedule(problem).core))
     return items
 
 
