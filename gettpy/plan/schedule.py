@@ -11,8 +11,12 @@ are not, and the schedule stages them around the one GEMM kernel (the "core" pla
   #13 and #14: 312 x 296 outputs, K ~ 10^5): the slowest k mode of extent E is cut into E/S and a new
   batch mode of extent S; the core writes S partial results into a float32/float64 workspace, summed
   afterwards (only without C and without an output op, i.e. for einsum calls);
-* **stage the output** when D has no stride-1 run along m or n (every store a scattered 2-8 bytes):
-  the core writes a packed workspace (n fastest), copied into D afterwards.
+* the split-K workspace is packed (n fastest) and summed, then copied into D through D's strides.
+
+Packing pays only when the gathered operand is re-read (by at least `PACK_MIN_REREADS` CTA rows or
+columns): measured on the H100 (tccg/PERFORMANCE.md), a once-read 150 MB operand (#6) is cheaper to
+gather than to copy with CuPy's strided copy, and staging a scattered output through a workspace and a
+CuPy copy made #8 five times slower, so outputs are written in place except for split-K.
 
 The CPU executor runs the same schedule (the packing and reductions through numpy), so CI checks
 the transformations end to end; the GPU backend runs them with CuPy.
@@ -28,6 +32,8 @@ from .problem import ContractionProblem, TensorInfo
 
 #: tensors smaller than this are never staged (a copy costs a launch)
 MIN_STAGE_ELEMS = 4096
+#: pack a gathered input only when this many CTA rows (for B) or columns (for A) re-read it
+PACK_MIN_REREADS = 2
 #: split-K only when the plain grid has fewer CTAs than this fraction of the SMs ...
 SPLIT_MAX_WAVE = 0.5
 #: ... and each split keeps at least this many k
@@ -38,14 +44,15 @@ SPLIT_SUFFIX = "~split"
 
 @dataclass(frozen=True, slots=True)
 class Schedule:
-    """How to run a problem: optional packs, the core plan, optional staged output.
+    """How to run a problem: optional packs, the core plan, optional split-K workspace.
 
     Attributes:
         problem: the problem as the caller posed it.
         core: the plan the kernel runs (on packed inputs / into the workspace when staged).
         pack_a, pack_b: the packed layout of the problem's A / B (modes fastest first, packed strides),
             or None when the operand is read in place.
-        stage_d: the workspace the core writes (modes fastest first, packed), or None when it writes D.
+        stage_d: the split-K workspace the core writes (modes fastest first, packed), or None when the
+            core writes D in place.
         split_mode: the workspace mode summed away after the core (split-K), or None.
     """
 
@@ -90,6 +97,15 @@ def _pack_order(plan: Plan, mn: str, vec: int) -> tuple[str, ...]:
     p = plan.part
     mns = p.m if mn == "m" else p.n
     return p.k + mns + p.b if plan.K % vec == 0 else mns + p.k + p.b
+
+
+def _rereads(plan: Plan, sm_count: int) -> tuple[int, int]:
+    """How many CTA columns read each A element and CTA rows read each B element."""
+    from .tiles import choose_tile
+
+    t = choose_tile(plan.M, plan.N, plan.K, plan.batch, plan.kernel_a.dtype, dtype_b=plan.kernel_b.dtype,
+                    compute=plan.problem.compute, sm_count=sm_count)
+    return math.ceil(plan.N / t.bn), math.ceil(plan.M / t.bm)
 
 
 def _split_factor(plan: Plan, sm_count: int, ext) -> tuple[str, int] | None:
@@ -143,10 +159,11 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132) -> Schedule:
     pa = pb = None
     ka, kb = plan.kernel_a, plan.kernel_b  # the kernel's A and B (the problem's, possibly swapped)
     va, vb = 16 // ka.itemsize, 16 // kb.itemsize
+    rereads_a, rereads_b = _rereads(plan, sm_count)
     new_ka, new_kb = ka, kb
-    if _size(ka, ext) >= MIN_STAGE_ELEMS and _gathered(plan.layout_a, ("m", "k")):
+    if _size(ka, ext) >= MIN_STAGE_ELEMS and rereads_a >= PACK_MIN_REREADS and _gathered(plan.layout_a, ("m", "k")):
         new_ka = packed(ka, _pack_order(plan, "m", va), ext)
-    if _size(kb, ext) >= MIN_STAGE_ELEMS and _gathered(plan.layout_b, ("n", "k")):
+    if _size(kb, ext) >= MIN_STAGE_ELEMS and rereads_b >= PACK_MIN_REREADS and _gathered(plan.layout_b, ("n", "k")):
         new_kb = packed(kb, _pack_order(plan, "n", vb), ext)
     if plan.part.swapped:
         new_a, new_b = new_kb, new_ka
@@ -160,12 +177,8 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132) -> Schedule:
     if split is not None:
         core_problem, w, out = _split_problem(prob, split[0], split[1], w_order)
         return Schedule(problem, make_plan(core_problem), pa, pb, w, out)
-    stage = None
-    if _size(problem.d, ext) >= MIN_STAGE_ELEMS and _gathered(plan.layout_d, ("m", "n")):
-        stage = packed(problem.d, w_order, ext)
-        prob = replace(prob, d=replace(stage, name=problem.d.name))
-    core = make_plan(prob) if (pa or pb or stage) else plan
-    return Schedule(problem, core, pa, pb, stage, None)
+    core = make_plan(prob) if (pa or pb) else plan
+    return Schedule(problem, core, pa, pb, None, None)
 
 
 __all__ = ["Schedule", "make_schedule", "packed", "ITEMSIZE"]
