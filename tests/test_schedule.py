@@ -124,3 +124,16 @@ def test_gpu_tccg_through_forced_stagings(force_staging, row, dtype):
     gettpy.einsum(einsum_of(contraction), *dev, out=out)
     ref = np.einsum(einsum_of(contraction), *[x.astype(np.float64) for x in arrs])
     assert_close(cupy.asnumpy(out), ref, np.float16 if dtype == "float16" else np.float32)
+
+
+def test_split_k_with_beta_c_and_output_op(force_staging):
+    """Split-K applies beta * op_c(C) and op_d after summing the slices (C with its own strides)."""
+    rng = np.random.default_rng(11)
+    a, b = nonzero(rng, (6, 3, 4)).transpose(1, 2, 0), nonzero(rng, (6, 5))  # k never stride 1
+    c = nonzero(rng, (5, 4, 3)).transpose(2, 1, 0)
+    d = np.full((3, 4, 5), np.nan)
+    desc = gettpy.TensorDescriptor
+    p = gettpy.plan(desc.of(a), "xyk", desc.of(b), "kz", desc.of(c, "abs"), "xyz", desc.of(d, "tanh"), "xyz")
+    assert p.plan.split_mode is not None
+    gettpy.contract(p, 0.5, a, b, 2.0, c, d)
+    assert_close(d, np.tanh(0.5 * np.einsum("xyk,kz->xyz", a, b) + 2.0 * np.abs(c)))

@@ -49,9 +49,16 @@ def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
         return
     core(schedule.core, a, b, c, ws, alpha, beta)
     modes = tuple(reversed(w.modes))
-    # (3) split-K: sum the slices (the split mode is the slowest, axis 0)
+    # (3) split-K: sum the slices (the split mode is the slowest, axis 0), then the epilogue the core
+    #     left out: beta * op_c(C) and op_d, in the accumulate type
     if schedule.split_mode is not None:
         ws = ws.sum(axis=0)
         modes = modes[1:]
+    ws = ws.transpose(tuple(modes.index(m) for m in p.d.modes))
+    if schedule.split_mode is not None:
+        if c is not None and beta != 0 and p.c is not None:
+            ct = c.transpose(tuple(p.c.modes.index(m) for m in p.d.modes))
+            ws = ws + ws.dtype.type(beta) * p.c.op(ct.astype(ws.dtype))
+        ws = p.d.op(ws)
     # (4) copy into D through its own strides (the cast to D's type happens here)
-    d[...] = ws.transpose(tuple(modes.index(m) for m in p.d.modes))
+    d[...] = ws

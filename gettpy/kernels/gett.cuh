@@ -187,14 +187,17 @@ struct TileLoader {
       if (!EVEN && idx >= NV) continue;
       const int cv = idx % LV, sl = idx / LV;
       const U gk = k0 + U(KMAJOR ? cv * V : sl);
-      T* p = stage + sl * PITCH + cv * V;
+      // one vector load and one vector store per copy (the copy's destination is V-aligned)
+      Pack<T, V>* pp = reinterpret_cast<Pack<T, V>*>(stage + sl * PITCH + cv * V);
+      Pack<T, V> v = *pp;
 #pragma unroll
       for (int e = 0; e < V; ++e) {
-        using CT = decltype(to_f(p[e]));
+        using CT = decltype(to_f(v.e[e]));
         const bool kin = FULL_K || (KMAJOR ? gk + U(e) : gk) < U(EXT_K);
-        const CT x = Op::template apply<CT>(to_f(p[e]));
-        p[e] = from_acc<T>(kin ? x : CT(0));
+        const CT x = Op::template apply<CT>(to_f(v.e[e]));
+        v.e[e] = from_acc<T>(kin ? x : CT(0));
       }
+      *pp = v;
     }
   }
 };

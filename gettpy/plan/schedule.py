@@ -10,7 +10,7 @@ are not, and the schedule stages them around the one GEMM kernel (the "core" pla
 * **split-K** when the output is too small to give the machine a wave of CTAs but K is long (TCCG's
   #13 and #14: 312 x 296 outputs, K ~ 10^5): the slowest k mode of extent E is cut into E/S and a new
   batch mode of extent S; the core writes S partial results into a float32/float64 workspace, summed
-  afterwards (only without C and without an output op, i.e. for einsum calls);
+  afterwards, then beta * op_c(C) and op_d are applied (in the accumulate type) on the way into D;
 * the split-K workspace is packed (n fastest) and summed, then copied into D through D's strides.
 
 Packing pays only when the gathered operand is re-read (by at least `PACK_MIN_REREADS` CTA rows or
@@ -112,7 +112,7 @@ def _split_factor(plan: Plan, sm_count: int, ext) -> tuple[str, int] | None:
     """(k mode to split, S) when split-K pays, else None."""
     from .tiles import choose_tile  # the tile heuristic decides how many CTAs the plain grid has
 
-    if plan.problem.c is not None or not plan.problem.d.op.is_identity or not plan.part.k:
+    if not plan.part.k:
         return None
     t = choose_tile(plan.M, plan.N, plan.K, plan.batch, plan.kernel_a.dtype, dtype_b=plan.kernel_b.dtype,
                     compute=plan.problem.compute, sm_count=sm_count)
