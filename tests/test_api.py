@@ -5,12 +5,11 @@ from __future__ import annotations
 import numpy as np
 import opt_einsum as oe
 import pytest
+from _util import assert_close, nonzero
 
 import gettpy
 from gettpy.errors import GettpyError, LayoutError, ShapeError, SubscriptError
 from gettpy.plan.cache import clear_plan_cache, plan_cache_info
-
-from _util import assert_close, nonzero
 
 
 @pytest.fixture

@@ -126,8 +126,11 @@ def test_gpu_tccg_through_forced_stagings(force_staging, row, dtype):
     assert_close(cupy.asnumpy(out), ref, np.float16 if dtype == "float16" else np.float32)
 
 
-def test_split_k_with_beta_c_and_output_op(force_staging):
+def test_split_k_with_beta_c_and_output_op(monkeypatch):
     """Split-K applies beta * op_c(C) and op_d after summing the slices (C with its own strides)."""
+    monkeypatch.setattr(sched, "SPLIT_MAX_WAVE", 1e9)
+    monkeypatch.setattr(sched, "SPLIT_MIN_K", 1)
+    _fresh_caches()
     rng = np.random.default_rng(11)
     a, b = nonzero(rng, (6, 3, 4)).transpose(1, 2, 0), nonzero(rng, (6, 5))  # k never stride 1
     c = nonzero(rng, (5, 4, 3)).transpose(2, 1, 0)
@@ -137,3 +140,28 @@ def test_split_k_with_beta_c_and_output_op(force_staging):
     assert p.plan.split_mode is not None
     gettpy.contract(p, 0.5, a, b, 2.0, c, d)
     assert_close(d, np.tanh(0.5 * np.einsum("xyk,kz->xyz", a, b) + 2.0 * np.abs(c)))
+    _fresh_caches()
+
+
+@pytest.mark.gpu
+def test_gpu_split_k_with_beta_c_and_output_op(monkeypatch):
+    """The GPU's split-K epilogue (CuPy sum, beta * op_c(C), op_d) against numpy float64."""
+    import cupy
+
+    monkeypatch.setattr(sched, "SPLIT_MAX_WAVE", 1e9)
+    monkeypatch.setattr(sched, "SPLIT_MIN_K", 1)
+    _fresh_caches()
+    rng = np.random.default_rng(12)
+    a = nonzero(rng, (64, 24, 40)).astype(np.float32).transpose(1, 2, 0)
+    b = nonzero(rng, (64, 56)).astype(np.float32)
+    c = nonzero(rng, (56, 40, 24)).astype(np.float32).transpose(2, 1, 0)
+    da, db, dc = cupy.asarray(a), cupy.asarray(b), cupy.asarray(c)
+    dd = cupy.full((24, 40, 56), cupy.nan, dtype=cupy.float32)
+    desc = gettpy.TensorDescriptor
+    p = gettpy.plan(desc.of(da), "xyk", desc.of(db), "kz", desc.of(dc, "abs"), "xyz", desc.of(dd, "tanh"), "xyz")
+    assert p.plan.split_mode is not None
+    gettpy.contract(p, 0.5, da, db, 2.0, dc, dd)
+    ref = np.tanh(0.5 * np.einsum("xyk,kz->xyz", a.astype(np.float64), b.astype(np.float64))
+                  + 2.0 * np.abs(c.astype(np.float64)))
+    assert_close(cupy.asnumpy(dd), ref, np.float32)
+    _fresh_caches()

@@ -47,7 +47,10 @@ def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
     ws = xp.empty(tuple(wext[m] for m in reversed(w.modes)), dtype=numpy_dtype(w.dtype))
     if math.prod(ws.shape) == 0:
         return
-    core(schedule.core, a, b, c, ws, alpha, beta)
+    if schedule.split_mode is not None:
+        core(schedule.core, a, b, None, ws, alpha, 0.0)  # C and op_d come after the sum
+    else:
+        core(schedule.core, a, b, c, ws, alpha, beta)
     modes = tuple(reversed(w.modes))
     # (3) split-K: sum the slices (the split mode is the slowest, axis 0), then the epilogue the core
     #     left out: beta * op_c(C) and op_d, in the accumulate type
