@@ -1,0 +1,92 @@
+"""Time one TCCG contraction's GETT kernel under several tile configurations (a manual autotuner step).
+
+    python -m tccg.tile_probe --cases 12,20 --dtype f16
+
+Each configuration is compiled, checked against float64 on the same inputs, then timed with CUDA
+events over back-to-back launches (median of 20 batches); the heuristic's choice is marked `*`.
+Needs a GPU. Prints one line per (case, configuration).
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+
+import numpy as np
+
+from .suite import parse_cases
+
+MMA_TILES = [  # (bm, bn, bk, stages, wm, wn)
+    (128, 128, 32, 4, 64, 32), (128, 128, 32, 3, 64, 64), (128, 256, 32, 3, 64, 64), (256, 128, 32, 3, 64, 64),
+    (128, 128, 64, 3, 64, 64), (128, 256, 32, 4, 64, 64), (128, 128, 32, 4, 32, 64),
+]
+
+
+def _problem(case, dtype):
+    from gettpy.plan.problem import ContractionProblem, TensorInfo
+
+    def info(name, modes):
+        st, acc = [], 1
+        for m in modes:
+            st.append(acc)
+            acc *= case.extents[m]
+        return TensorInfo(name, tuple(modes), tuple(st), dtype)
+    ma, mb, mc = case.modes
+    return ContractionProblem(info("A", ma), info("B", mb), None, info("D", mc), tuple(sorted(case.extents.items())))
+
+
+def main(argv=None) -> int:
+    import cupy
+
+    from gettpy.backends.gpu import launch
+    from gettpy.kernels.spec import TileConfig
+    from gettpy.plan.schedule import make_schedule
+    from gettpy.plan.tiles import kernel_spec
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", default="12,20")
+    ap.add_argument("--dtype", default="f16", choices=["f16"])
+    args = ap.parse_args(argv)
+    for case in parse_cases(args.cases):
+        sched = make_schedule(_problem(case, args.dtype))
+        plan = sched.core
+        if sched.staged:
+            print(f"{case.num}: staged schedule, skipped")
+            continue
+        shapes = case.shapes()
+        rng = np.random.default_rng(case.num)
+        a = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, shapes[0]).astype(np.float16)), order="F")
+        b = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, shapes[1]).astype(np.float16)), order="F")
+        d = cupy.empty(shapes[2], dtype=cupy.float16, order="F")
+        ref = cupy.einsum(case.einsum_subscripts(), a.astype(cupy.float64), b.astype(cupy.float64))
+        ka, kb = (b, a) if plan.part.swapped else (a, b)
+        base = kernel_spec(plan, False)
+        tiles = [base.tile] + [TileConfig(bm, bn, bk, st, wm=wm, wn=wn) for bm, bn, bk, st, wm, wn in MMA_TILES]
+        for i, tile in enumerate(tiles):
+            try:
+                spec = kernel_spec(plan, False, tile=tile)
+                ptrs = (ka.data.ptr, kb.data.ptr, 0, d.data.ptr)
+                run = lambda spec=spec, ptrs=ptrs: launch(spec, *ptrs, 1.0, 0.0)  # noqa: E731
+                d.fill(cupy.nan)
+                run()
+                err = float(cupy.abs(d.astype(cupy.float64) - ref).max() / cupy.abs(ref).max())
+                times = []
+                for _ in range(20):
+                    e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
+                    e0.record()
+                    for _ in range(5):
+                        run()
+                    e1.record()
+                    e1.synchronize()
+                    times.append(cupy.cuda.get_elapsed_time(e0, e1) / 5)
+                ms = statistics.median(times)
+                tf = 2 * plan.M * plan.N * plan.K * plan.batch / ms / 1e9
+                mark = "*" if i == 0 else " "
+                print(f"{case.num:2d} {mark} {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages} warp {tile.wm}x{tile.wn} "
+                      f"{ms:8.4f} ms {tf:6.1f} TFLOP/s err {err:.1e}{'  WRONG' if not err < 1e-2 else ''}")
+            except Exception as e:  # noqa: BLE001 - report and go on
+                print(f"{case.num:2d}   {tile}: {type(e).__name__}: {str(e)[:150]}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
