@@ -12,11 +12,12 @@ from . import ops
 from .api import Contraction, ContractionPlan, PlanPreference, TensorDescriptor, contract, plan
 from .einsum import einsum
 from .errors import DtypeError, GettpyError, KernelError, LayoutError, ShapeError, SubscriptError
+from .kernels import pad, unpad
 from .numpy_api import contract_expression, tensordot, transpose
 
 __version__ = "0.1.0"
 __all__ = [
     "einsum", "tensordot", "transpose", "contract_expression", "plan", "contract", "Contraction", "ContractionPlan",
-    "TensorDescriptor", "PlanPreference", "ops",
+    "TensorDescriptor", "PlanPreference", "ops", "pad", "unpad",
     "GettpyError", "SubscriptError", "ShapeError", "LayoutError", "DtypeError", "KernelError",
 ]
