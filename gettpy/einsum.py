@@ -158,7 +158,7 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
     for k in options:
         if k not in _NUMPY_OPTIONS:
             raise TypeError(f"einsum() got an unexpected keyword argument {k!r}")
-    _, _, raw = split_operands(operands)
+    raw = _operand_arrays(operands)
     wrap = wrapper_for(raw[0]) if raw else (lambda r: r)
     raw = [to_native(x) for x in raw]
     if out is not None:
@@ -297,6 +297,16 @@ def _c_strides(shape) -> tuple[int, ...]:
     return tuple(reversed(st))
 
 
+def _operand_arrays(operands) -> list:
+    """The operands among einsum's positional arguments (cheap: subscripts are checked when compiling)."""
+    if not operands:
+        return list(split_operands(operands)[2])  # raises the "needs subscripts" error
+    if isinstance(operands[0], str):
+        return list(operands[1:])
+    items = operands if len(operands) % 2 == 0 else operands[:-1]
+    return list(items[0::2])
+
+
 def _rebuild(operands, arrays):
     """The positional arguments with the operands replaced by their array versions."""
     if isinstance(operands[0], str):
@@ -347,7 +357,8 @@ def _network(infos, output, ext, final: TensorInfo, optimize) -> list[Step]:
 def _execute(prog: Program, backend: str, xp, arrays, target) -> None:
     """Run the program's steps on the arrays; the last step writes `target`."""
     slots = {i: x for i, x in enumerate(arrays)}
-    slots[_ONES] = xp.ones((), dtype=prog.in_dtype)
+    if any(_ONES in (st.a, st.b) for st in prog.steps):
+        slots[_ONES] = xp.ones((), dtype=prog.in_dtype)
     n = len(arrays)
     for j, st in enumerate(prog.steps):
         d = target if st.out_shape is None else xp.empty(st.out_shape, dtype=prog.in_dtype)

@@ -16,6 +16,8 @@ from ..plan.plan import Plan
 from ..plan.tiles import SM_COUNT, kernel_spec
 
 _SPECS: dict = {}
+_SPECS_BY_ID: dict = {}
+_FUNCS_BY_ID: dict = {}  # (id(spec), device) -> (spec, loaded function): skips hashing the spec per call
 _SM: dict = {}
 
 
@@ -34,12 +36,22 @@ def _sm_count() -> int:
 
 
 def spec_for(plan: Plan, read_c: bool, sm_count: int | None = None) -> KernelSpec:
-    """The (cached) KernelSpec of `plan` for this call's read_c."""
+    """The (cached) KernelSpec of `plan` for this call's read_c.
+
+    Looked up by the plan object's identity first (plans come from the plan cache, so a repeated call
+    passes the same object; hashing a whole Plan costs microseconds), then by value.
+    """
     sm = sm_count or SM_COUNT
+    hit = _SPECS_BY_ID.get((id(plan), read_c, sm))
+    if hit is not None and hit[0] is plan:
+        return hit[1]
     key = (plan, read_c, sm)
     s = _SPECS.get(key)
     if s is None:
         s = _SPECS[key] = kernel_spec(plan, read_c, sm_count=sm)
+    if len(_SPECS_BY_ID) > 4096:
+        _SPECS_BY_ID.clear()
+    _SPECS_BY_ID[(id(plan), read_c, sm)] = (plan, s)  # holds the plan: its id cannot be reused meanwhile
     return s
 
 
@@ -66,7 +78,15 @@ def launch(spec: KernelSpec, a_ptr: int, b_ptr: int, c_ptr: int, d_ptr: int, alp
     grid = spec.grid
     if grid > 2**31 - 1:
         raise KernelError(f"{grid} CTAs exceed the grid limit; the contraction is too large for one launch")
-    f = get_function(spec)
+    dev = cupy.cuda.runtime.getDevice()
+    hit = _FUNCS_BY_ID.get((id(spec), dev))
+    if hit is not None and hit[0] is spec:
+        f = hit[1]
+    else:
+        f = get_function(spec)
+        if len(_FUNCS_BY_ID) > 4096:
+            _FUNCS_BY_ID.clear()
+        _FUNCS_BY_ID[(id(spec), dev)] = (spec, f)
     acc = np.float64 if spec.compute == "f64" else np.float32
     args = (np.uint64(a_ptr), np.uint64(b_ptr), np.uint64(c_ptr), np.uint64(d_ptr), acc(alpha), acc(beta))
     if stream is None:
@@ -84,7 +104,7 @@ def execute(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None) -> None:
     """
     if plan.M == 0 or plan.N == 0 or plan.batch == 0:
         return
-    if np.iscomplexobj(np.asarray(alpha)) or np.iscomplexobj(np.asarray(beta)):
+    if isinstance(alpha, complex | np.complexfloating) or isinstance(beta, complex | np.complexfloating):
         raise KernelError("complex alpha/beta: complex contractions have no GPU kernel yet")
     read_c = c is not None and beta != 0 and plan.layout_c is not None
     spec = spec_for(plan, read_c, _sm_count())
