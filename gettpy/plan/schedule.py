@@ -1,6 +1,6 @@
-"""Schedule: a plan plus the staging around it — packing an input, split-K, a staged output.
+"""Schedule: a plan plus the staging around it — packing an input, split-K.
 
-GETT reads every tensor in place, and for most contractions that is the fastest way. Three shapes
+GETT reads every tensor in place, and for most contractions that is the fastest way. Two shapes
 are not, and the schedule stages them around the one GEMM kernel (the "core" plan):
 
 * **pack an input** when it has no stride-1 run along either of its GEMM dimensions (every element
@@ -10,8 +10,8 @@ are not, and the schedule stages them around the one GEMM kernel (the "core" pla
 * **split-K** when the output is too small to give the machine a wave of CTAs but K is long (TCCG's
   #13 and #14: 312 x 296 outputs, K ~ 10^5): the slowest k mode of extent E is cut into E/S and a new
   batch mode of extent S; the core writes S partial results into a float32/float64 workspace, summed
-  afterwards, then beta * op_c(C) and op_d are applied (in the accumulate type) on the way into D;
-* the split-K workspace is packed (n fastest) and summed, then copied into D through D's strides.
+  afterwards, then beta * op_c(C) and op_d are applied (in the accumulate type) on the way into D
+  through D's own strides (the workspace is packed, n fastest).
 
 Packing pays only when the gathered operand is re-read (by at least `PACK_MIN_REREADS` CTA rows or
 columns): measured on the H100 (tccg/PERFORMANCE.md), a once-read 150 MB operand (#6) is cheaper to
@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from ..dtypes import ACCUMULATE, ITEMSIZE
+from ..dtypes import ACCUMULATE
 from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
 
@@ -153,10 +153,9 @@ def _split_problem(problem: ContractionProblem, mode: str, s: int, w_order: tupl
 
 
 def make_schedule(problem: ContractionProblem, sm_count: int = 132) -> Schedule:
-    """The heuristic schedule of `problem` (see the module docstring for the three stagings)."""
+    """The heuristic schedule of `problem` (see the module docstring for the stagings)."""
     plan = make_plan(problem)
     ext = dict(problem.extents)
-    pa = pb = None
     ka, kb = plan.kernel_a, plan.kernel_b  # the kernel's A and B (the problem's, possibly swapped)
     va, vb = 16 // ka.itemsize, 16 // kb.itemsize
     rereads_a, rereads_b = _rereads(plan, sm_count)
@@ -181,4 +180,4 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132) -> Schedule:
     return Schedule(problem, core, pa, pb, None, None)
 
 
-__all__ = ["Schedule", "make_schedule", "packed", "ITEMSIZE"]
+__all__ = ["Schedule", "make_schedule", "packed"]
