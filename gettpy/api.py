@@ -23,7 +23,7 @@ import numpy as np
 
 from . import backends
 from .dtypes import ITEMSIZE, short_name
-from .errors import GettpyError, LayoutError, ShapeError, SubscriptError
+from .errors import DtypeError, GettpyError, LayoutError, ShapeError, SubscriptError
 from .layouts.descriptor import pointer_alignment
 from .ops import Op, as_op, identity
 from .plan.cache import cached_schedule
@@ -64,6 +64,10 @@ class TensorDescriptor:
     @classmethod
     def of(cls, x, op=None) -> TensorDescriptor:
         """Descriptor of an existing numpy/CuPy array (its real strides)."""
+        for d, (e, s) in enumerate(zip(x.shape, x.strides, strict=True)):
+            if e > 1 and s % x.itemsize:
+                raise LayoutError(f"TensorDescriptor.of: stride {s} bytes of dimension {d} is not a whole "
+                                  f"number of {x.itemsize}-byte elements")
         return cls(x.shape, tuple(s // x.itemsize for s in x.strides), x.dtype, op,
                    pointer_alignment(backends.data_ptr(x)))
 
@@ -71,12 +75,14 @@ class TensorDescriptor:
         """Raise unless array `x` has this descriptor's extents, strides and dtype."""
         if tuple(x.shape) != self.extents:
             raise ShapeError(f"{what}: array has extents {tuple(x.shape)}, the plan expects {self.extents}")
+        if any(e > 1 and s % x.itemsize for s, e in zip(x.strides, x.shape, strict=True)):
+            raise LayoutError(f"{what}: strides {tuple(x.strides)} bytes are not whole {x.itemsize}-byte elements")
         st = tuple(s // x.itemsize if e > 1 else 0 for s, e in zip(x.strides, x.shape, strict=True))
         want = tuple(s if e > 1 else 0 for s, e in zip(self.strides, self.extents, strict=True))
         if st != want:
             raise LayoutError(f"{what}: array has element strides {st}, the plan expects {want}")
         if short_name(x.dtype, what) != self.dtype:
-            raise ShapeError(f"{what}: array has dtype {x.dtype}, the plan expects {self.dtype}")
+            raise DtypeError(f"{what}: array has dtype {x.dtype}, the plan expects {self.dtype}")
         if pointer_alignment(backends.data_ptr(x)) < min(self.alignment, ITEMSIZE[self.dtype] * 8, 16):
             raise LayoutError(f"{what}: data pointer is less aligned than the plan's {self.alignment} bytes")
 
@@ -165,7 +171,13 @@ def contract(plan: ContractionPlan, alpha, a, b, beta, c, d, stream=None):
         raise GettpyError(f"A, B and D must all be numpy or all cupy arrays, got {sorted(kinds)}")
     if math.prod(plan.desc_d.extents) == 0:
         return d
-    backends.execute(kinds.pop(), plan.plan, a, b, c if beta != 0 else None, d, alpha, beta, stream=stream)
+    name = kinds.pop()
+    xp = backends.xp_of(name)
+    for what, x in (("A", a), ("B", b)):
+        if xp.may_share_memory(d, x):
+            raise LayoutError(f"D shares memory with {what}: the kernel would read what it writes; "
+                              f"pass a separate D (C may be D)")
+    backends.execute(name, plan.plan, a, b, c if beta != 0 else None, d, alpha, beta, stream=stream)
     return d
 
 

@@ -13,6 +13,7 @@
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,11 +38,13 @@ def _as_array(x, i: int, backend: str | None):
     return backends.xp_of(backend).asarray(x)
 
 
-def _element_strides(x, i: int) -> list[int]:
+def _element_strides(x, i) -> list[int]:
+    """Element strides of array `x` (0 for extent-1 dimensions); `i` names it in errors (index or text)."""
+    what = f"operand {i}" if isinstance(i, int) else i
     out = []
     for d, (e, s) in enumerate(zip(x.shape, x.strides, strict=True)):
         if e > 1 and s % x.itemsize:
-            raise LayoutError(f"operand {i}: stride {s} bytes of dimension {d} is not a whole number of "
+            raise LayoutError(f"{what}: stride {s} bytes of dimension {d} is not a whole number of "
                               f"{x.itemsize}-byte elements")
         out.append(s // x.itemsize if e > 1 else 0)
     return out
@@ -49,13 +52,13 @@ def _element_strides(x, i: int) -> list[int]:
 
 def _check_no_self_overlap(x, what: str) -> None:
     """Refuse an output whose elements overlap (broadcast or overlapping strides)."""
-    dims = sorted((abs(s), e) for e, s in zip(x.shape, _element_strides(x, 0), strict=True) if e > 1)
-    reach = 1
+    dims = sorted((abs(s), e) for e, s in zip(x.shape, _element_strides(x, what), strict=True) if e > 1)
+    reach = 0  # the largest offset the faster dimensions reach; a stride beyond it cannot collide
     for s, e in dims:
-        if s < reach:
+        if s <= reach:
             raise LayoutError(f"{what}: its strides {tuple(x.strides)} make distinct elements share memory; "
                               f"gettpy cannot write such an output")
-        reach = s * e
+        reach += s * (e - 1)
 
 
 def _fold(modes: tuple[str, ...], shape, strides, i: int, extents: dict[str, int]) -> tuple[tuple, tuple]:
@@ -113,8 +116,10 @@ def _result_dtype(arrays, dtype, out, casting="safe"):
                              f"casting={casting!r}")
     else:
         out_s = res_s
-    if all(s == ins[0] for s in ins) and ins[0] in ("f16", "bf16") and out_s == "f32":
-        return ins[0], out_s  # half inputs, fp32 output: the tensor cores' mixed mode
+    if len(ins) <= 2 and all(s == ins[0] for s in ins) and ins[0] in ("f16", "bf16") and out_s == "f32":
+        # half inputs, fp32 output: the tensor cores' mixed mode (for 3+ operands the intermediates
+        # would be half precision, so the inputs are promoted instead, as numpy computes in dtype=)
+        return ins[0], out_s
     if dtype is not None:
         return out_s, out_s  # numpy: dtype= is the type the computation runs in
     return res_s, out_s
@@ -123,7 +128,9 @@ def _result_dtype(arrays, dtype, out, casting="safe"):
 def _ops_for(n: int, ops) -> list[Op]:
     if ops is None:
         return [identity] * n
-    if isinstance(ops, Op | str) or (isinstance(ops, tuple) and ops and isinstance(ops[0], str)):
+    single_factory = (isinstance(ops, tuple) and len(ops) > 1 and isinstance(ops[0], str)
+                      and all(isinstance(v, int | float) for v in ops[1:]))  # ("leaky_relu", 0.1)
+    if isinstance(ops, Op | str) or single_factory:
         raise GettpyError(f"ops must be a sequence of one op per operand ({n}), got {ops!r}")
     ops = list(ops)
     if len(ops) != n:
@@ -194,6 +201,7 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
 
 #: einsum's call cache: call signature -> Program (bounded, oldest entry dropped first)
 _PROGRAMS: dict = {}
+_PROGRAMS_LOCK = threading.Lock()
 PROGRAM_CACHE_SIZE = 1024
 
 
@@ -231,16 +239,17 @@ def _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casti
     if prog is None:
         prog = _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting)
         if key is not None:
-            if len(_PROGRAMS) >= PROGRAM_CACHE_SIZE:
-                _PROGRAMS.pop(next(iter(_PROGRAMS)))
-            _PROGRAMS[key] = prog
+            with _PROGRAMS_LOCK:
+                if len(_PROGRAMS) >= PROGRAM_CACHE_SIZE:
+                    _PROGRAMS.pop(next(iter(_PROGRAMS)))
+                _PROGRAMS[key] = prog
     return prog
 
 
 def _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend, casting):
     """Hashable signature of an einsum call (None when some argument is not hashable)."""
     def meta(x):
-        return (tuple(x.shape), tuple(x.strides), x.dtype.str, backends.data_ptr(x) % 16)
+        return (type(x).__module__, tuple(x.shape), tuple(x.strides), x.dtype.str, backends.data_ptr(x) % 16)
     try:
         if isinstance(args[0], str):
             subs = args[0]
@@ -248,7 +257,8 @@ def _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend, casting)
             subs = (tuple(tuple(args[i]) for i in range(1, len(args), 2)),
                     tuple(args[-1]) if len(args) % 2 else None)
         key = (subs, tuple(meta(x) for x in arrays), None if out is None else meta(out), dtype,
-               optimize if not isinstance(optimize, list) else tuple(map(tuple, optimize[1:])),
+               optimize if not isinstance(optimize, list) else
+               tuple(o if isinstance(o, str) else tuple(o) for o in optimize),
                None if ops is None else tuple(ops), op_out, backend, casting)
         hash(key)
         return key
@@ -278,12 +288,12 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting) 
     for i, (modes, x) in enumerate(zip(subs.inputs, arrays, strict=True)):
         um, us = _fold(modes, x.shape, _element_strides(x, i), i, ext)
         infos.append(TensorInfo(f"operand {i}", um, us, in_s, pointer_alignment(backends.data_ptr(x)), ops_in[i]))
-    packed = out is None or _c_strides(out_shape) == tuple(_element_strides(out, 0))
+    packed = out is None or _c_strides(out_shape) == tuple(_element_strides(out, "out"))
+    align = 16 if out is None else pointer_alignment(backends.data_ptr(out))  # a temporary is as aligned
     if out is None or packed:
-        final = TensorInfo("output", subs.output, _c_strides(out_shape), out_s, 16, op_d)
+        final = TensorInfo("output", subs.output, _c_strides(out_shape), out_s, align, op_d)
     else:
-        final = TensorInfo("output", subs.output, tuple(_element_strides(out, 0)), out_s,
-                           pointer_alignment(backends.data_ptr(out)), op_d)
+        final = TensorInfo("output", subs.output, tuple(_element_strides(out, "out")), out_s, align, op_d)
     steps = _network(infos, subs.output, ext, final, optimize)
     return Program(tuple(steps), in_dt, out_shape, out_dt, packed)
 

@@ -23,7 +23,8 @@ def _view(xp, x, t: TensorInfo, order: tuple[str, ...], ext: dict[str, int]):
 
 
 def _pack(xp, x, t: TensorInfo, pk: TensorInfo, ext):
-    return xp.ascontiguousarray(_view(xp, x, t, pk.modes, ext))
+    # always a fresh (aligned) copy: ascontiguousarray would return an already contiguous view as is
+    return xp.array(_view(xp, x, t, pk.modes, ext), order="C", copy=True)
 
 
 def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:

@@ -70,9 +70,10 @@ class Schedule:
     @property
     def workspace_bytes(self) -> int:
         """Bytes of the temporaries (packed inputs and output workspace)."""
-        ext = dict(self.core.problem.extents)
-        return sum(t.itemsize * math.prod(ext[m] for m in t.modes)
-                   for t in (self.pack_a, self.pack_b, self.stage_d) if t is not None)
+        ext, core_ext = dict(self.problem.extents), dict(self.core.problem.extents)
+        packs = sum(t.itemsize * math.prod(ext[m] for m in t.modes) for t in (self.pack_a, self.pack_b) if t)
+        stage = self.stage_d
+        return packs + (0 if stage is None else stage.itemsize * math.prod(core_ext[m] for m in stage.modes))
 
 
 def packed(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int], dtype: str | None = None) -> TensorInfo:
