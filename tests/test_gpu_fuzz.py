@@ -40,7 +40,7 @@ def _operand(rng, modes, ext, xp, dtype):
     host = np.asarray(view)
     if dtype == "bfloat16":
         import torch
-        t = torch.as_tensor(np.ascontiguousarray(host), device="cuda").to(torch.bfloat16)
+        t = torch.as_tensor(np.array(host, order="C", copy=True), device="cuda").to(torch.bfloat16)
         return t, t.double().cpu().numpy()
     d = xp.asarray(host.astype(dtype))
     if host.ndim and rng.random() < 0.5:  # a strided device view: transpose
