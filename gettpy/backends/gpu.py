@@ -48,6 +48,8 @@ def spec_for(plan: Plan, read_c: bool, sm_count: int | None = None) -> KernelSpe
     key = (plan, read_c, sm)
     s = _SPECS.get(key)
     if s is None:
+        if len(_SPECS) > 4096:  # bounded like the plan cache
+            _SPECS.clear()
         s = _SPECS[key] = kernel_spec(plan, read_c, sm_count=sm)
     if len(_SPECS_BY_ID) > 4096:
         _SPECS_BY_ID.clear()
