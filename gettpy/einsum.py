@@ -32,9 +32,8 @@ from .subscripts import parse, split_operands
 _NUMPY_OPTIONS = ("order", "casting")
 
 
-def _as_array(x, i: int, backend: str | None):
-    if backend is None:
-        return np.asarray(x)
+def _as_array(x, backend: str):
+    """`x` as an array of the backend's library (scalars and lists become arrays)."""
     return backends.xp_of(backend).asarray(x)
 
 
@@ -176,7 +175,7 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
     if len(kinds) > 1:
         raise GettpyError("operands mix numpy and cupy arrays; move them to one device first")
     backend = kinds.pop() if kinds else "numpy"
-    arrays = [_as_array(x, i, backend) for i, x in enumerate(raw)]
+    arrays = [_as_array(x, backend) for x in raw]
     casting = options.get("casting", "safe")
     prog = _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting)
     if any(x.dtype != prog.in_dtype for x in arrays):
