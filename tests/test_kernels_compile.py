@@ -186,3 +186,33 @@ def test_spec_validation():
     spec = kernel_spec(tccg_plan("ab-ac-cb", (40, 24, 8), "f32"), False)
     assert isinstance(spec, KernelSpec) and hash(spec) == hash(kernel_spec(tccg_plan("ab-ac-cb", (40, 24, 8),
                                                                                      "f32"), False))
+
+
+def test_compile_failure_falls_back_to_the_safe_tile(cache, monkeypatch):
+    """A specialisation that does not compile is replaced by the safe tile, with a warning (issue 8)."""
+    import warnings
+
+    from gettpy.backends import gpu
+    from gettpy.errors import KernelError
+    from gettpy.kernels import build as build_mod
+
+    plan = tccg_plan("abcd-aebf-dfce", (16, 16, 16, 16, 16, 16), "f16")  # heuristic: a 128x128 tile
+    real = build_mod.build
+
+    def flaky(spec, arch=None, use_cache=True):
+        if spec.tile != gpu.safe_tile(spec):
+            raise KernelError("NVRTC could not compile (injected failure)")
+        return real(spec, "sm_90", use_cache)
+
+    monkeypatch.setattr(gpu, "build", flaky)
+    with pytest.warns(RuntimeWarning, match="safe tile"):
+        spec = gpu.checked_spec(plan, False)
+    assert spec.tile == gpu.safe_tile(spec)
+    assert spec.M == plan.M and spec.N == plan.N and spec.K == plan.K  # the same contraction
+
+    monkeypatch.setattr(gpu, "build", lambda spec, arch=None, use_cache=True: (_ for _ in ()).throw(
+        KernelError("always fails")))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(KernelError, match="always fails"):
+            gpu.checked_spec(plan, False)

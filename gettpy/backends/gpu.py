@@ -6,11 +6,13 @@ launches it on the caller's stream. There is no fallback: no cupy.einsum, cuBLAS
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..errors import KernelError
-from ..kernels.build import get_function
-from ..kernels.spec import ITEMSIZE, KernelSpec
+from ..kernels.build import build, get_function
+from ..kernels.spec import ITEMSIZE, KernelSpec, TileConfig
 from ..layouts.descriptor import pointer_alignment
 from ..plan.plan import Plan
 from ..plan.tiles import SM_COUNT, kernel_spec
@@ -35,6 +37,34 @@ def _sm_count() -> int:
     return n
 
 
+def safe_tile(spec: KernelSpec) -> TileConfig:
+    """A small configuration every plan compiles and launches with (few registers, little smem)."""
+    if spec.tile.mma:
+        return TileConfig(64, 64, 32, 2, wm=32, wn=32)
+    return TileConfig(64, 64, 8 if spec.compute == "f64" else 16, 2, tm=4, tn=4)
+
+
+def checked_spec(plan: Plan, read_c: bool, sm: int = SM_COUNT) -> KernelSpec:
+    """The heuristic KernelSpec of `plan`, compiled; if it fails to compile, the safe tile, with a warning.
+
+    Never a different result: the safe specialisation computes the same contraction. If the safe one
+    fails too, the KernelError propagates.
+    """
+    spec = kernel_spec(plan, read_c, sm_count=sm)
+    try:
+        build(spec)
+    except KernelError as e:
+        safe = kernel_spec(plan, read_c, tile=safe_tile(spec), sm_count=sm)
+        if safe == spec:
+            raise
+        first = (str(e).strip().splitlines() or [""])[0][:160]
+        warnings.warn(f"gettpy: the kernel for tile {spec.tile} did not compile ({first}); using the safe "
+                      f"tile {safe.tile}", RuntimeWarning, stacklevel=3)
+        build(safe)
+        spec = safe
+    return spec
+
+
 def spec_for(plan: Plan, read_c: bool, sm_count: int | None = None) -> KernelSpec:
     """The (cached) KernelSpec of `plan` for this call's read_c.
 
@@ -50,7 +80,7 @@ def spec_for(plan: Plan, read_c: bool, sm_count: int | None = None) -> KernelSpe
     if s is None:
         if len(_SPECS) > 4096:  # bounded like the plan cache
             _SPECS.clear()
-        s = _SPECS[key] = kernel_spec(plan, read_c, sm_count=sm)
+        s = _SPECS[key] = checked_spec(plan, read_c, sm)
     if len(_SPECS_BY_ID) > 4096:
         _SPECS_BY_ID.clear()
     _SPECS_BY_ID[(id(plan), read_c, sm)] = (plan, s)  # holds the plan: its id cannot be reused meanwhile
