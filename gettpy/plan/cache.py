@@ -5,6 +5,7 @@ depend on names). `plan_cache_info()` and `clear_plan_cache()` expose the cache'
 """
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 
 from .plan import Plan, make_plan
@@ -24,8 +25,36 @@ def cached_plan(problem: ContractionProblem) -> Plan:
     return _cached(problem.canonical())
 
 
+#: tuned candidates of this process (gettpy.tune), keyed by canonical problem: an explicit cache
+_TUNED: dict = {}
+
+
+def record_tuned(problem: ContractionProblem, candidate) -> None:
+    """Make the plan cache build `problem` (canonicalised) from an autotuner candidate from now on."""
+    _TUNED[problem.canonical()] = candidate
+
+
+def _tuned_candidate(canonical: ContractionProblem):
+    hit = _TUNED.get(canonical)
+    if hit is not None or os.environ.get("GETTPY_TUNE") != "1":
+        return hit
+    from .tuner import Candidate
+    from .tuning_db import TuningDB, device_identity, problem_key
+    try:
+        import cupy
+
+        backend = "cupy" if cupy.cuda.runtime.getDeviceCount() > 0 else "numpy"
+    except Exception:  # noqa: BLE001 - no CuPy / no GPU: the CPU executor's database
+        backend = "numpy"
+    entry = TuningDB(*device_identity(backend)).lookup(problem_key(canonical))
+    return None if entry is None else Candidate.from_dict(entry["config"])
+
+
 @lru_cache(maxsize=PLAN_CACHE_SIZE)
 def _cached_schedule(canonical: ContractionProblem) -> Schedule:
+    c = _tuned_candidate(canonical)
+    if c is not None:
+        return make_schedule(canonical, part=c.part, tile=c.tile)
     return make_schedule(canonical)
 
 

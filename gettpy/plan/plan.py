@@ -24,6 +24,7 @@ class Plan:
         layout_a: the kernel's A, dims ("m", "k", "b"). layout_b: the kernel's B, dims ("k", "n", "b").
         layout_c: C input, dims ("m", "n", "b"), or None. layout_d: the output, same dims.
         M, N, K, batch: GEMM extents (products of the sets' extents; 1 for an empty set).
+        tile: a TileConfig chosen by the autotuner, or None (the GPU backend's heuristic picks one).
     """
 
     problem: ContractionProblem
@@ -36,6 +37,7 @@ class Plan:
     N: int
     K: int
     batch: int
+    tile: object | None = None
 
     @property
     def kernel_a(self) -> TensorInfo:
@@ -56,8 +58,8 @@ class Plan:
         return 2 * self.M * self.N * self.K * self.batch
 
 
-def make_plan(problem: ContractionProblem, part: Partition | None = None) -> Plan:
-    """Plan `problem` with the heuristic partition, or with `part` (the autotuner's candidates)."""
+def make_plan(problem: ContractionProblem, part: Partition | None = None, tile=None) -> Plan:
+    """Plan `problem` with the heuristic partition, or with `part` and `tile` (the autotuner's candidates)."""
     part = part or partition(problem)
     ext = dict(problem.extents)
     ta = problem.b if part.swapped else problem.a
@@ -72,4 +74,4 @@ def make_plan(problem: ContractionProblem, part: Partition | None = None) -> Pla
     lc = None if problem.c is None else lay("C", problem.c, out_groups)
     ld = lay("D", problem.d, out_groups)
     size = lambda modes: math.prod(ext[m] for m in modes)  # noqa: E731
-    return Plan(problem, part, la, lb, lc, ld, size(part.m), size(part.n), size(part.k), size(part.b))
+    return Plan(problem, part, la, lb, lc, ld, size(part.m), size(part.n), size(part.k), size(part.b), tile)

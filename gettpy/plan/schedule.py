@@ -153,9 +153,10 @@ def _split_problem(problem: ContractionProblem, mode: str, s: int, w_order: tupl
                               problem.compute), w, out
 
 
-def make_schedule(problem: ContractionProblem, sm_count: int = 132) -> Schedule:
-    """The heuristic schedule of `problem` (see the module docstring for the stagings)."""
-    plan = make_plan(problem)
+def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, tile=None) -> Schedule:
+    """The schedule of `problem` (see the module docstring for the stagings): heuristic, or around the
+    partition and tile of an autotuner candidate."""
+    plan = make_plan(problem, part, tile)
     ext = dict(problem.extents)
     ka, kb = plan.kernel_a, plan.kernel_b  # the kernel's A and B (the problem's, possibly swapped)
     va, vb = 16 // ka.itemsize, 16 // kb.itemsize
@@ -173,11 +174,11 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132) -> Schedule:
     pb = new_b if new_b is not problem.b else None
     prob = replace(problem, a=new_a, b=new_b)
     w_order = plan.part.n + plan.part.m + plan.part.b
-    split = _split_factor(make_plan(prob) if (pa or pb) else plan, sm_count, ext)
+    split = _split_factor(make_plan(prob, part, tile) if (pa or pb) else plan, sm_count, ext)
     if split is not None:
         core_problem, w, out = _split_problem(prob, split[0], split[1], w_order)
-        return Schedule(problem, make_plan(core_problem), pa, pb, w, out)
-    core = make_plan(prob) if (pa or pb) else plan
+        return Schedule(problem, make_plan(core_problem, None, tile), pa, pb, w, out)
+    core = make_plan(prob, part, tile) if (pa or pb) else plan
     return Schedule(problem, core, pa, pb, None, None)
 
 

@@ -107,6 +107,8 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
     ta, tb = plan.kernel_a, plan.kernel_b
     p = plan.problem
     if tile is None:
+        tile = plan.tile
+    if tile is None:
         va = max(plan.layout_a.vector_width("k"), plan.layout_a.vector_width("m"))
         vb = max(plan.layout_b.vector_width("k"), plan.layout_b.vector_width("n"))
         tile = choose_tile(plan.M, plan.N, plan.K, plan.batch, ta.dtype, va, vb, sm_count, tb.dtype, p.compute)

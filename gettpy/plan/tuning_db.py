@@ -33,6 +33,17 @@ def cache_dir() -> Path:
     return Path(base) / "gettpy"
 
 
+def device_identity(backend: str) -> tuple[str, str]:
+    """(device name, compute capability) of the backend's device ('cpu', '0' for the CPU executor)."""
+    if backend != "cupy":
+        return "cpu", "0"
+    import cupy
+
+    dev = cupy.cuda.Device()
+    name = cupy.cuda.runtime.getDeviceProperties(dev.id)["name"]
+    return (name.decode() if isinstance(name, bytes) else str(name)), str(dev.compute_capability)
+
+
 def problem_key(problem) -> str:
     """Stable text key of a problem (its canonical form's repr, hashed)."""
     canon = problem.canonical() if hasattr(problem, "canonical") else problem

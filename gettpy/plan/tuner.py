@@ -1,0 +1,157 @@
+"""The autotuner: random sampling of the design space, pruned by a cheap model, every candidate
+checked numerically before it is timed, the best one recorded in the tuning database.
+
+Design space of a binary contraction: the order of the modes inside I_m, I_n and I_k, the transpose
+flag (which operand is the kernel's A), and the tile (block and warp/thread tile, bk, stages). The
+seed paper found random sampling the best search for it; we sample `samples` candidates (the
+heuristic plan always among them), reject invalid ones before compiling (tile constraints, loads per
+thread), rank them by `predicted_ms` and measure only the `top` best-ranked.
+
+`predicted_ms` is a roofline with the costs the layouts make visible: every operand's bytes times
+how often its tile is re-read (A once per CTA column, B once per CTA row), times the sector waste of
+its access (a scalar gather moves a 32-byte sector for 2-8 useful bytes), over the copy bandwidth;
+the flops over a peak scaled by the tile's expected efficiency; and wave quantisation (CTAs over a
+whole number of waves of the SMs).
+"""
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+from ..kernels.spec import TileConfig
+from .partition import Partition, partition
+from .plan import Plan, make_plan
+from .problem import ContractionProblem
+
+#: candidate tiles (mma path for f16/bf16, simt path otherwise)
+MMA_TILES = [(128, 128, 64, 3, 64, 64), (128, 128, 32, 4, 64, 32), (128, 256, 32, 3, 64, 64),
+             (256, 128, 32, 3, 64, 64), (128, 64, 32, 4, 64, 32), (64, 128, 32, 4, 32, 64),
+             (64, 64, 32, 4, 32, 32), (128, 32, 32, 4, 32, 32), (32, 128, 32, 4, 32, 32)]
+SIMT_TILES = [(128, 128, 16, 3, 8, 8), (128, 64, 16, 3, 8, 4), (64, 128, 16, 3, 4, 8), (64, 64, 16, 3, 4, 4),
+              (128, 32, 16, 3, 8, 2), (32, 128, 16, 3, 2, 8)]
+#: H100 figures the model uses (measured in tccg/results): copy bandwidth, fp16 / fp32 peak
+BANDWIDTH_GBS, PEAK_TFLOPS = {"mma": 2800.0, "simt": 2800.0}, {"mma": 750.0, "simt": 52.0}
+SM_COUNT = 132
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One point of the design space: a partition (orders + transpose flag) and a tile (None: heuristic)."""
+
+    part: Partition
+    tile: TileConfig | None = None
+
+    def to_dict(self) -> dict:
+        return {"part": {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self.part).items()},
+                "tile": None if self.tile is None else asdict(self.tile)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Candidate:
+        p = d["part"]
+        part = Partition(tuple(p["m"]), tuple(p["n"]), tuple(p["k"]), tuple(p["b"]), bool(p["swapped"]))
+        return cls(part, None if d.get("tile") is None else TileConfig(**d["tile"]))
+
+
+def _mma(problem: ContractionProblem) -> bool:
+    return problem.a.dtype in ("f16", "bf16") and problem.b.dtype == problem.a.dtype and problem.compute == "f32"
+
+
+def _shuffled(modes: tuple[str, ...], rng: random.Random) -> tuple[str, ...]:
+    m = list(modes)
+    rng.shuffle(m)
+    return tuple(m)
+
+
+def design_space(problem: ContractionProblem, samples: int, seed: int = 0) -> list[Candidate]:
+    """`samples` distinct valid candidates, the heuristic one first."""
+    rng = random.Random(seed)
+    base = partition(problem)
+    if _mma(problem):
+        tiles = [TileConfig(bm, bn, bk, st, wm=x, wn=y) for bm, bn, bk, st, x, y in MMA_TILES]
+    else:
+        f64 = problem.compute == "f64"
+        tiles = [TileConfig(bm, bn, 8 if f64 else bk, st, tm=x, tn=y) for bm, bn, bk, st, x, y in SIMT_TILES]
+    out = [Candidate(base, None)]
+    seen = {out[0]}
+    for _ in range(samples * 20):
+        if len(out) >= samples:
+            break
+        swap = base.swapped if rng.random() < 0.7 else not base.swapped
+        m, n = (base.m, base.n) if swap == base.swapped else (base.n, base.m)
+        part = Partition(_shuffled(m, rng) if rng.random() < 0.5 else m, _shuffled(n, rng) if rng.random() < 0.5 else n,
+                         _shuffled(base.k, rng) if rng.random() < 0.5 else base.k, base.b, swap)
+        c = Candidate(part, rng.choice(tiles))
+        if c not in seen and valid(problem, c):
+            seen.add(c)
+            out.append(c)
+    return out
+
+
+def valid(problem: ContractionProblem, c: Candidate) -> bool:
+    """Rejects what would not compile, before compiling: loads per thread beyond the predicate mask."""
+    if c.tile is None:
+        return True
+    plan = make_plan(problem, c.part, c.tile)
+    t = c.tile
+    for lay, mn, tmn in ((plan.layout_a, "m", t.bm), (plan.layout_b, "n", t.bn)):
+        vec = max(1, min(max(lay.vector_width("k"), lay.vector_width(mn)), 16))
+        if tmn * t.bk / vec / t.threads > 32:
+            return False
+    return True
+
+
+def predicted_ms(plan: Plan, tile: TileConfig) -> float:
+    """The cheap model of the module docstring (milliseconds on an H100)."""
+    path = "mma" if tile.mma else "simt"
+    tiles_m, tiles_n = math.ceil(plan.M / tile.bm), math.ceil(plan.N / tile.bn)
+    ctas = tiles_m * tiles_n * plan.batch
+
+    def waste(lay, dims):
+        v = max(lay.vector_width(d) for d in dims)
+        return max(1.0, 32.0 / (v * lay.itemsize))  # 32-byte sectors per useful bytes
+
+    a = plan.layout_a.itemsize * plan.M * plan.K * plan.batch * tiles_n * waste(plan.layout_a, ("m", "k"))
+    b = plan.layout_b.itemsize * plan.K * plan.N * plan.batch * tiles_m * waste(plan.layout_b, ("k", "n"))
+    d = plan.layout_d.itemsize * plan.M * plan.N * plan.batch * waste(plan.layout_d, ("m", "n"))
+    mem_ms = (a + b + d) / (BANDWIDTH_GBS[path] * 1e6)
+    eff = min(1.0, (tile.bm * tile.bn) / (128 * 128)) * 0.35  # mma.sync from smem reaches ~1/3 of peak
+    flop_ms = plan.flops / (PEAK_TFLOPS[path] * 1e9 * max(eff, 0.05))
+    waves = math.ceil(ctas / SM_COUNT) / max(ctas / SM_COUNT, 1e-9)
+    return max(mem_ms, flop_ms) * max(1.0, waves)
+
+
+@dataclass(frozen=True, slots=True)
+class Trial:
+    candidate: Candidate
+    predicted_ms: float
+    measured_ms: float | None
+    ok: bool
+    note: str = ""
+
+
+def tune(problem: ContractionProblem, run: Callable[[Candidate], tuple[float, bool]], samples: int = 48,
+         top: int = 8, seed: int = 0, prepare: Callable[[list[Candidate]], None] | None = None) -> list[Trial]:
+    """Sample, prune, then measure the `top` candidates with `run` (-> (ms, verified)); best first.
+
+    `prepare` (e.g. parallel compilation of the kernels) gets the candidates that will be measured.
+    The heuristic candidate is always measured, so the result says how far the heuristic is from the best.
+    """
+    from .tiles import kernel_spec  # the heuristic's tile, for the heuristic candidate's prediction
+
+    scored = []
+    for c in design_space(problem, samples, seed):
+        plan = make_plan(problem, c.part, c.tile)
+        scored.append((predicted_ms(plan, c.tile or kernel_spec(plan, False).tile), c))
+    keep = [scored[0]] + sorted(scored[1:], key=lambda x: x[0])[: max(0, top - 1)]
+    if prepare is not None:
+        prepare([c for _, c in keep])
+    trials = []
+    for pred, c in keep:
+        try:
+            ms, ok = run(c)
+            trials.append(Trial(c, pred, ms if ok else None, ok, "" if ok else "result did not verify"))
+        except Exception as e:  # noqa: BLE001 - a failing candidate is recorded, never chosen
+            trials.append(Trial(c, pred, None, False, f"{type(e).__name__}: {str(e)[:120]}"))
+    return sorted(trials, key=lambda t: (not t.ok, t.measured_ms if t.measured_ms is not None else math.inf))

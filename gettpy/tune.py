@@ -1,0 +1,90 @@
+"""`gettpy.tune`: autotune a binary einsum on its real operands and remember the winner.
+
+    trials = gettpy.tune("abcd,cdij->abij", a, b, samples=48, top=8)
+
+Every measured candidate's result is checked against a float64 reference before it is timed (CUDA
+events on the GPU, the host clock on the CPU executor). The best verified candidate goes into the
+tuning database of the device (`TuningDB`, under ``GETTPY_CACHE_DIR``) and into this process's tuned
+table, which the plan cache consults: later `einsum` calls with the same (canonical) problem run the
+tuned plan. With ``GETTPY_TUNE=1`` the plan cache also reads earlier processes' entries from the
+database of the current device.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+
+from . import backends
+from .errors import GettpyError
+from .plan.cache import clear_plan_cache, record_tuned
+from .plan.schedule import make_schedule
+from .plan.tuner import Candidate, Trial
+from .plan.tuner import tune as search
+from .plan.tuning_db import TuningDB, device_identity, problem_key
+
+
+def tune(subscripts: str, a, b, samples: int = 48, top: int = 8, reps: int = 5, seed: int = 0) -> list[Trial]:
+    """Autotune `einsum(subscripts, a, b)`; returns the measured trials, best first (see module doc)."""
+    import importlib
+
+    ein = importlib.import_module("gettpy.einsum")
+    ein.clear_program_cache()
+    out = ein.einsum(subscripts, a, b)  # plans (heuristically) and gives the output's layout
+    backend = backends.array_module_name(out)
+    prog = ein._program((subscripts, a, b), [a, b], None, None, True, None, None, backend, "safe")
+    if len(prog.steps) != 1 or prog.steps[0].b < 0:
+        raise GettpyError(f"tune: {subscripts!r} is not a single binary contraction")
+    problem = prog.steps[0].plan.problem  # canonical
+    xp = backends.xp_of(backend)
+    host = [x.get() if backend == "cupy" else x for x in (a, b)]
+    ref = np.einsum(subscripts, *(np.asarray(x, dtype=np.float64) for x in host))
+    tol = {"f16": 1e-2, "bf16": 5e-2, "f32": 1e-4, "f64": 1e-10}.get(problem.d.dtype, 1e-4)
+    scale = float(np.max(np.abs(ref), initial=0.0)) or 1.0
+
+    def run(c: Candidate) -> tuple[float, bool]:
+        sched = make_schedule(problem, part=c.part, tile=c.tile)
+        d = xp.full(out.shape, np.nan, dtype=out.dtype)
+        backends.execute(backend, sched, a, b, None, d, 1.0, 0.0)
+        got = d.get() if backend == "cupy" else d
+        if not float(np.max(np.abs(got.astype(np.float64) - ref), initial=0.0)) <= tol * scale:
+            return 0.0, False
+        times = []
+        for _ in range(reps):
+            if backend == "cupy":
+                import cupy
+                e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
+                e0.record()
+                backends.execute(backend, sched, a, b, None, d, 1.0, 0.0)
+                e1.record()
+                e1.synchronize()
+                times.append(cupy.cuda.get_elapsed_time(e0, e1))
+            else:
+                t0 = time.perf_counter()
+                backends.execute(backend, sched, a, b, None, d, 1.0, 0.0)
+                times.append(1e3 * (time.perf_counter() - t0))
+        return statistics.median(times), True
+
+    def prepare(cands):  # compile every measured kernel in parallel before timing (GPU only)
+        if backend != "cupy":
+            return
+        from .kernels.build import prebuild
+        from .plan.tiles import kernel_spec
+        specs = []
+        for c in cands:
+            try:
+                specs.append(kernel_spec(make_schedule(problem, part=c.part, tile=c.tile).core, False))
+            except Exception:  # noqa: BLE001 - run() records the failure
+                pass
+        prebuild(specs)
+
+    trials = search(problem, run, samples=samples, top=top, seed=seed, prepare=prepare)
+    best = trials[0]
+    if best.ok:
+        name, cc = device_identity(backend)
+        TuningDB(name, cc).record(problem_key(problem), best.candidate.to_dict(), best.measured_ms)
+        record_tuned(problem, best.candidate)
+        clear_plan_cache()
+        ein.clear_program_cache()
+    return trials

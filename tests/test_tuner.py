@@ -1,0 +1,115 @@
+"""The autotuner on the CPU executor: design space, pruning, verification, the database round trip
+and einsum picking up the tuned plan (in process, and through GETTPY_TUNE=1 from the database)."""
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+from _util import assert_close, nonzero
+
+import gettpy
+from gettpy.kernels.spec import TileConfig
+from gettpy.plan import cache as plan_cache
+from gettpy.plan.plan import make_plan
+from gettpy.plan.problem import ContractionProblem, TensorInfo
+from gettpy.plan.tuner import Candidate, design_space, predicted_ms, tune, valid
+from gettpy.plan.tuning_db import TuningDB, problem_key
+
+einsum_module = importlib.import_module("gettpy.einsum")
+
+
+def _problem(dtype="f16"):
+    # TCCG #20 at full size: abcd-aebf-dfce (F order)
+    ext = dict(zip("abcdef", (72,) * 6, strict=True))
+
+    def info(name, modes):
+        st, acc = [], 1
+        for m in modes:
+            st.append(acc)
+            acc *= ext[m]
+        return TensorInfo(name, tuple(modes), tuple(st), dtype)
+    return ContractionProblem(info("A", "aebf"), info("B", "dfce"), None, info("D", "abcd"), tuple(sorted(ext.items())))
+
+
+def test_design_space_heuristic_first_distinct_and_valid():
+    p = _problem()
+    cands = design_space(p, 40, seed=1)
+    assert cands[0].tile is None and len(set(cands)) == len(cands) >= 20
+    for c in cands[1:]:
+        assert valid(p, c) and c.tile.mma
+        plan = make_plan(p, c.part, c.tile)
+        assert (plan.M, plan.N, plan.K) in {(5184, 5184, 5184)}
+    assert all(c.tile.tm > 0 for c in design_space(_problem("f32"), 10)[1:])
+
+
+def test_invalid_candidates_are_rejected_before_compiling():
+    p = _problem()
+    base = design_space(p, 1)[0].part
+    gathered = Candidate(base.__class__(base.m, base.n, tuple(reversed(base.k)), base.b, base.swapped),
+                         TileConfig(128, 128, 64, 3, wm=64, wn=64))
+    plan = make_plan(p, gathered.part, gathered.tile)
+    if max(plan.layout_a.vector_width(d) for d in "mk") == 1 or max(plan.layout_b.vector_width(d) for d in "kn") == 1:
+        assert not valid(p, gathered)  # 64 scalar loads per thread: would not compile
+
+
+def test_model_prefers_vector_loads_and_full_waves():
+    p = _problem()
+    t = TileConfig(128, 128, 32, 4, wm=64, wn=32)
+    good = make_plan(p)
+    k = good.part
+    bad = make_plan(p, k.__class__(k.m, k.n, tuple(reversed(k.k)), k.b, k.swapped))
+    assert predicted_ms(good, t) <= predicted_ms(bad, t)
+
+
+def test_candidate_dict_round_trip():
+    c = design_space(_problem(), 5, seed=3)[2]
+    assert Candidate.from_dict(c.to_dict()) == c
+
+
+def test_tune_measures_verifies_and_ranks():
+    p = _problem()
+    calls = []
+
+    def run(c):
+        calls.append(c)
+        if len(calls) == 2:
+            return 0.0, False  # a candidate whose result is wrong is never chosen
+        return 1.0 + 0.1 * len(calls), True
+
+    trials = tune(p, run, samples=20, top=5)
+    assert len(trials) == 5 and calls[0].tile is None  # the heuristic is always measured
+    assert trials[0].ok and trials[0].measured_ms == min(t.measured_ms for t in trials if t.ok)
+    assert not trials[-1].ok and trials[-1].candidate == calls[1]
+
+
+@pytest.fixture
+def isolated(tmp_path, monkeypatch):
+    monkeypatch.setenv("GETTPY_CACHE_DIR", str(tmp_path))
+    plan_cache._TUNED.clear()
+    plan_cache.clear_plan_cache()
+    einsum_module.clear_program_cache()
+    yield tmp_path
+    plan_cache._TUNED.clear()
+    plan_cache.clear_plan_cache()
+
+
+def test_gettpy_tune_on_the_cpu_executor(isolated, monkeypatch):
+    rng = np.random.default_rng(4)
+    a, b = nonzero(rng, (12, 10, 14)), nonzero(rng, (14, 9, 10))
+    trials = gettpy.tune("ikl,ljk->ij", a, b, samples=12, top=4, reps=2)
+    assert trials[0].ok and all(t.ok for t in trials)
+    best = trials[0].candidate
+    # einsum now runs the tuned plan, and is still right
+    assert_close(gettpy.einsum("ikl,ljk->ij", a, b), np.einsum("ikl,ljk->ij", a, b))
+    canonical = next(iter(plan_cache._TUNED))
+    assert plan_cache.cached_schedule(canonical).core.part == best.part
+    assert TuningDB("cpu", "0").lookup(problem_key(canonical))["config"] == best.to_dict()
+    # a new process: nothing in memory, GETTPY_TUNE=1 reads the database
+    plan_cache._TUNED.clear()
+    plan_cache.clear_plan_cache()
+    einsum_module.clear_program_cache()
+    monkeypatch.setenv("GETTPY_TUNE", "1")
+    assert plan_cache.cached_schedule(canonical).core.part == best.part
+    assert plan_cache.cached_schedule(canonical).core.tile == best.tile
+    assert_close(gettpy.einsum("ikl,ljk->ij", a, b), np.einsum("ikl,ljk->ij", a, b))
