@@ -226,6 +226,21 @@ class Contraction:
         p = self._plan or self.plan()
         return contract(p, alpha, self.a, self.b, beta, self.c, self.out, stream=stream)
 
+    def autotune(self, samples: int = 48, top: int = 8, reps: int = 5):
+        """Autotune this contraction on its current operands (see gettpy.tune); later plans use the winner.
+
+        Returns the measured trials, best first.
+        """
+        from .tune import tune_problem
+
+        p = self._plan or self.plan()
+        result = self.execute()  # the heuristic plan's result: the reference for every candidate
+        ref = result.copy()
+        trials = tune_problem(p.plan.problem, backends.array_module_name(self.a), self.a, self.b, ref,
+                              samples=samples, top=top, reps=reps)
+        self._plan = None  # re-planned from the cache, which now holds the tuned candidate
+        return trials
+
     def reset_operands(self, a=None, b=None, c=None, out=None) -> None:
         """Swap in new arrays; the plan is kept when their layouts match, redone otherwise."""
         for name, x in (("a", a), ("b", b), ("c", c), ("out", out)):

@@ -43,13 +43,25 @@ def tune(subscripts: str, a, b, out=None, dtype=None, ops=None, op_out=None, sam
     if len(prog.steps) != 1 or prog.steps[0].b < 0:
         raise GettpyError(f"tune: {subscripts!r} is not a single binary contraction")
     problem = prog.steps[0].plan.problem  # canonical
-    xp = backends.xp_of(backend)
     ref = (result.get() if backend == "cupy" else np.array(result)).astype(np.float64)
     if ops is None and op_out is None:
         host = [x.get() if backend == "cupy" else x for x in (a, b)]
         exact = np.einsum(subscripts, *(np.asarray(x, dtype=np.float64) for x in host))
         if not np.allclose(ref, exact, rtol=5e-2, atol=5e-2 * (float(np.max(np.abs(exact), initial=0)) or 1)):
             raise GettpyError("tune: the heuristic plan's result does not match numpy; not tuning")
+    trials = tune_problem(problem, backend, a, b, result, samples=samples, top=top, reps=reps, seed=seed)
+    if trials[0].ok:
+        ein.clear_program_cache()
+    return trials
+
+
+def tune_problem(problem, backend: str, a, b, result, samples: int = 48, top: int = 8, reps: int = 5,
+                 seed: int = 0) -> list[Trial]:
+    """Tune a planned binary problem on its operands `a`, `b` (the problem's A and B); `result` is the
+    heuristic plan's output (the reference, and the layout every candidate writes). The winner is
+    recorded in the device's tuning DB and the in-process table. Returns the trials, best first."""
+    xp = backends.xp_of(backend)
+    ref = (result.get() if backend == "cupy" else np.array(result)).astype(np.float64)
     tol = {"f16": 1e-2, "bf16": 5e-2, "f32": 1e-4, "f64": 1e-10}.get(problem.d.dtype, 1e-4)
     scale = float(np.max(np.abs(ref), initial=0.0)) or 1.0
 
@@ -97,5 +109,4 @@ def tune(subscripts: str, a, b, out=None, dtype=None, ops=None, op_out=None, sam
         TuningDB(name, cc).record(problem_key(problem), best.candidate.to_dict(), best.measured_ms)
         record_tuned(problem, best.candidate)
         clear_plan_cache()
-        ein.clear_program_cache()
     return trials

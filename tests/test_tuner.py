@@ -113,3 +113,13 @@ def test_gettpy_tune_on_the_cpu_executor(isolated, monkeypatch):
     assert plan_cache.cached_schedule(canonical).core.part == best.part
     assert plan_cache.cached_schedule(canonical).core.tile == best.tile
     assert_close(gettpy.einsum("ikl,ljk->ij", a, b), np.einsum("ikl,ljk->ij", a, b))
+
+
+def test_contraction_autotune(isolated):
+    rng = np.random.default_rng(8)
+    a, b = nonzero(rng, (6, 7, 9)), nonzero(rng, (9, 5, 7))
+    con = gettpy.Contraction("xyk,kzy->xz", a, b)
+    trials = con.autotune(samples=10, top=3, reps=1)
+    assert trials[0].ok
+    assert_close(con.execute(alpha=2.0), 2 * np.einsum("xyk,kzy->xz", a, b))
+    assert con.plan().plan.core.part == trials[0].candidate.part
