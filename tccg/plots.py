@@ -43,6 +43,23 @@ def _usable(r) -> bool:
     return not r.get("error") and r.get("ok") is not False
 
 
+def _finish(plt, fig, ax, path: str, title: str, ylabel: str, xticks=None, ncol: int = 1) -> str:
+    """The axes every plot shares (log y, contraction numbers on x), then save and close."""
+    ax.set_yscale("log")
+    ax.set_xlabel("TCCG contraction")
+    ax.set_ylabel(ylabel)
+    if xticks is not None:
+        ax.set_xticks(xticks)
+        ax.tick_params(axis="x", labelsize=7)
+    ax.set_title(title)
+    ax.grid(True, which="both", axis="y", alpha=0.3)
+    ax.legend(fontsize=8, loc="best", ncol=ncol)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
 def plot_speedup(rows: Sequence[dict], path: str, title: str) -> str | None:
     """Speedup of gettpy over each peer per contraction, log axis, GM1/GM2 vs cuTENSOR."""
     plt = _plt()
@@ -67,18 +84,7 @@ def plot_speedup(rows: Sequence[dict], path: str, title: str) -> str | None:
         plt.close(fig)
         return None
     ax.axhline(1.0, color="gray", lw=0.8, ls=":")
-    ax.set_yscale("log")
-    ax.set_xlabel("TCCG contraction")
-    ax.set_ylabel("t_peer / t_gettpy  (> 1: gettpy faster)")
-    ax.set_xticks([r["num"] for r in rows])
-    ax.tick_params(axis="x", labelsize=7)
-    ax.set_title(title)
-    ax.grid(True, which="both", axis="y", alpha=0.3)
-    ax.legend(fontsize=8, loc="best")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _finish(plt, fig, ax, path, title, "t_peer / t_gettpy  (> 1: gettpy faster)", [r["num"] for r in rows])
 
 
 def plot_floor(rows: Sequence[dict], path: str, title: str) -> str | None:
@@ -103,18 +109,7 @@ def plot_floor(rows: Sequence[dict], path: str, title: str) -> str | None:
         plt.close(fig)
         return None
     ax.axhline(1.0, color="black", lw=0.8)
-    ax.set_yscale("log")
-    ax.set_xlabel("TCCG contraction")
-    ax.set_ylabel("time / roofline floor")
-    ax.set_xticks([r["num"] for r in rows])
-    ax.tick_params(axis="x", labelsize=7)
-    ax.set_title(title)
-    ax.grid(True, which="both", axis="y", alpha=0.3)
-    ax.legend(fontsize=8, loc="best")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _finish(plt, fig, ax, path, title, "time / roofline floor", [r["num"] for r in rows])
 
 
 def plot_ops(rows: Sequence[dict], path: str, title: str) -> str | None:
@@ -137,16 +132,7 @@ def plot_ops(rows: Sequence[dict], path: str, title: str) -> str | None:
                            facecolors="none" if key == "gettpy_ms" else colors[o],
                            label=f"{who}, ops={o} (geomean {g:.2f})")
     ax.axhline(1.0, color="gray", lw=0.8, ls=":")
-    ax.set_yscale("log")
-    ax.set_xlabel("TCCG contraction")
-    ax.set_ylabel("t_cuTENSOR(no ops) / t")
-    ax.set_title(title)
-    ax.grid(True, which="both", axis="y", alpha=0.3)
-    ax.legend(fontsize=8, loc="best", ncol=2)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _finish(plt, fig, ax, path, title, "t_cuTENSOR(no ops) / t", ncol=2)
 
 
 def plot_all(rows: Sequence[dict], out_dir: str, tag: str = "") -> list[str]:

@@ -153,11 +153,23 @@ def _strides(shape, order: str) -> tuple[int, ...]:
     return tuple(st)
 
 
+def case_problem(case, din: str, dout: str, order: str = "F", op=None):
+    """The ContractionProblem einsum poses for a TCCG case (packed `order` tensors, beta = 0, `op` on A,
+    B and the result)."""
+    from gettpy.ops import as_op
+    from gettpy.plan.problem import ContractionProblem, TensorInfo
+
+    g = as_op(op)
+    (ma, mb, mc), (sa, sb, sc) = case.modes, case.shapes()
+    ta = TensorInfo("A", tuple(ma), _strides(sa, order), din, op=g)
+    tb = TensorInfo("B", tuple(mb), _strides(sb, order), din, op=g)
+    td = TensorInfo("D", tuple(mc), _strides(sc, order), dout, op=g)
+    return ContractionProblem(ta, tb, None, td, tuple(sorted(case.extents.items())))
+
+
 def compile_items(cases, dtypes, order: str, op: str = "none"):
     """(label, core Plan) per (case, dtype) at full size: the kernel einsum would launch (beta = 0, after
     the schedule's packs and split-K), planned without a GPU."""
-    from gettpy.ops import as_op
-    from gettpy.plan.problem import ContractionProblem, TensorInfo
     from gettpy.plan.schedule import make_schedule
 
     in_out = {"f16": ("f16", "f16"), "f16f32": ("f16", "f32"), "bf16": ("bf16", "bf16"),
@@ -165,13 +177,7 @@ def compile_items(cases, dtypes, order: str, op: str = "none"):
     items = []
     for case in cases:
         for dt in dtypes:
-            din, dout = in_out[dt]
-            g = as_op(peers.gettpy_op(op))
-            (ma, mb, mc), (sa, sb, sc) = case.modes, case.shapes()
-            ta = TensorInfo("A", tuple(ma), _strides(sa, order), din, op=g)
-            tb = TensorInfo("B", tuple(mb), _strides(sb, order), din, op=g)
-            td = TensorInfo("D", tuple(mc), _strides(sc, order), dout, op=g)
-            problem = ContractionProblem(ta, tb, None, td, tuple(sorted(case.extents.items())))
+            problem = case_problem(case, *in_out[dt], order, peers.gettpy_op(op))
             label = f"{case.num:02d} {case.contraction} {dt} {order}"
             items.append((label, make_schedule(problem).core))
     return items

@@ -13,25 +13,13 @@ import statistics
 
 import numpy as np
 
+from .runner import case_problem
 from .suite import parse_cases
 
 MMA_TILES = [  # (bm, bn, bk, stages, wm, wn)
     (128, 128, 32, 4, 64, 32), (128, 128, 32, 3, 64, 64), (128, 256, 32, 3, 64, 64), (256, 128, 32, 3, 64, 64),
     (128, 128, 64, 3, 64, 64), (128, 256, 32, 4, 64, 64), (128, 128, 32, 4, 32, 64),
 ]
-
-
-def _problem(case, dtype):
-    from gettpy.plan.problem import ContractionProblem, TensorInfo
-
-    def info(name, modes):
-        st, acc = [], 1
-        for m in modes:
-            st.append(acc)
-            acc *= case.extents[m]
-        return TensorInfo(name, tuple(modes), tuple(st), dtype)
-    ma, mb, mc = case.modes
-    return ContractionProblem(info("A", ma), info("B", mb), None, info("D", mc), tuple(sorted(case.extents.items())))
 
 
 def main(argv=None) -> int:
@@ -47,7 +35,7 @@ def main(argv=None) -> int:
     ap.add_argument("--dtype", default="f16", choices=["f16"])
     args = ap.parse_args(argv)
     for case in parse_cases(args.cases):
-        sched = make_schedule(_problem(case, args.dtype))
+        sched = make_schedule(case_problem(case, args.dtype, args.dtype))
         plan = sched.core
         if sched.staged:
             print(f"{case.num}: staged schedule, skipped")

@@ -180,3 +180,21 @@ def test_cpu_pass_small(tmp_path):
     (csv_path,) = tmp_path.glob("tccg_cpu_*.csv")
     rows = report.read_csv(str(csv_path))
     assert len(rows) == 8 and all(r["ok"] == 1 for r in rows)
+
+
+def test_plots_from_the_committed_h100_csvs(tmp_path):
+    """Every plot kind is drawn from real runs (v3 headline, v1 fused ops) and written as a PNG."""
+    pytest.importorskip("matplotlib")
+    import glob
+    from pathlib import Path
+
+    from tccg import plots, report
+
+    results = Path(__file__).resolve().parent.parent / "tccg" / "results"
+    csvs = glob.glob(str(results / "v3_h100" / "*.csv")) + glob.glob(str(results / "v1_h100" / "*leaky*.csv"))
+    assert len(csvs) == 2
+    rows = [r for path in csvs for r in report.read_csv(path)]
+    written = plots.plot_all(rows, str(tmp_path))
+    kinds = {Path(p).name.split("_")[0] for p in written}
+    assert kinds == {"speedup", "floor", "ops"}
+    assert all(Path(p).stat().st_size > 10_000 and Path(p).read_bytes()[:4] == b"\x89PNG" for p in written)
