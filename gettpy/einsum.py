@@ -21,7 +21,7 @@ import numpy as np
 from . import backends
 from .dtypes import numpy_dtype, short_name
 from .errors import DtypeError, GettpyError, LayoutError, ShapeError
-from .interop import to_native, wrapper_for
+from .interop import caller_stream, to_native, wrapper_for
 from .layouts.descriptor import pointer_alignment
 from .ops import Op, as_op, identity
 from .plan.cache import cached_schedule
@@ -165,7 +165,13 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
         if k not in _NUMPY_OPTIONS:
             raise TypeError(f"einsum() got an unexpected keyword argument {k!r}")
     raw = _operand_arrays(operands)
-    wrap = wrapper_for(raw[0]) if raw else (lambda r: r)
+    if not raw:
+        return _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, lambda r: r)
+    with caller_stream(raw[0]):  # torch operands: torch's current stream
+        return _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrapper_for(raw[0]))
+
+
+def _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrap):
     raw = [to_native(x) for x in raw]
     if out is not None:
         if not hasattr(out, "shape") or not hasattr(out, "dtype"):

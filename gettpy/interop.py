@@ -3,9 +3,12 @@ the caller's type out, zero-copy.
 
 numpy and CuPy arrays pass through. A CPU torch tensor becomes a numpy view (CPU executor); a CUDA
 torch tensor, or any object with ``__cuda_array_interface__``/``__dlpack__`` on the GPU, becomes a
-CuPy view. `wrap` turns a result back into the type of the first operand.
+CuPy view. `wrap` turns a result back into the type of the first operand, and `caller_stream` makes
+the work run on torch's current stream when the operands are torch's.
 """
 from __future__ import annotations
+
+import contextlib
 
 import numpy as np
 
@@ -45,3 +48,14 @@ def wrapper_for(first):
             return torch.from_dlpack(r) if _module(r) == "cupy" else torch.from_numpy(r)
         return back
     return lambda r: r
+
+
+def caller_stream(first):
+    """A context in which CuPy work runs on the caller's stream: torch's current CUDA stream when the
+    first operand is a CUDA torch tensor, else CuPy's own current stream (a no-op context)."""
+    if _module(first) == "torch" and first.device.type == "cuda":
+        import cupy
+        import torch
+
+        return cupy.cuda.ExternalStream(torch.cuda.current_stream(first.device).cuda_stream, first.device.index)
+    return contextlib.nullcontext()

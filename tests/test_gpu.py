@@ -384,3 +384,34 @@ def test_pad_unpad(dt, rng):
     assert not hy[5:].any() and not hy[:, 7:].any()
     z = unpad(y, (5, 7, 3))
     np.testing.assert_array_equal(cp.asnumpy(z), h[:, ::-1])
+
+
+# ----------------------------------------------------------------------------------------------- interleaved tiles
+# The output's and an input's stride-1 modes in the same GEMM dimension: the planner cuts the output's mode
+# and the input is read in vectors along a non-leading map term (OperandSpec.vs > 1).
+INTERLEAVED = [
+    # (C-A-B, extents by letter, order, the cut of the output's stride-1 mode for 2-byte inputs)
+    ("abc-bda-dc", {"a": 48, "b": 40, "c": 24, "d": 20}, "F", 16),     # #1's shape: conflict in the big dim
+    ("abc-bda-dc", {"a": 40, "b": 24, "c": 9, "d": 13}, "F", 8),       # 40 = 8 x 5: runs of 8
+    ("abc-bda-dc", {"a": 8, "b": 56, "c": 24, "d": 20}, "F", 8),       # short x: not cut, y follows it
+    ("abcde-efbad-cf", {"a": 48, "b": 3, "c": 24, "d": 5, "e": 16, "f": 32}, "F", 16),  # #6 reduced
+    ("abcde-ecbfa-fd", {"a": 32, "b": 3, "c": 5, "d": 24, "e": 24, "f": 48}, "F", 16),  # #7 reduced
+    ("xmy-mk-ykx", {"x": 32, "m": 70, "y": 24, "k": 19}, "F", 16),    # in n, no swap
+    ("cba-adb-cd", {"a": 48, "b": 40, "c": 24, "d": 20}, "C", 16),     # C order
+]
+
+
+@pytest.mark.parametrize("dt_in,dt_out", [("f16", "f16"), ("f16", "f32"), ("bf16", "bf16"), ("f32", "f32")])
+@pytest.mark.parametrize("con,ext,order,cut", INTERLEAVED, ids=[f"{c}_{o}_{k}" for c, _, o, k in INTERLEAVED])
+def test_interleaved(con, ext, order, cut, dt_in, dt_out, rng):
+    from gettpy import ops
+    from gettpy.plan.tiles import kernel_spec
+
+    c, a, b = con.split("-")
+    plan = contract_and_check(rng, a, b, c, ext, dt_in, dt_out, order, with_c=True, alpha=1.5, beta=0.5,
+                              ops=(ops.leaky_relu(0.1), None, ops.neg, None), what=f"{con} {ext}")
+    assert plan.part.split_m or plan.part.split_n, plan.part
+    if dt_in != "f32":  # (4-byte vectors: the cut may be twice as long)
+        assert cut in (plan.part.split_m, plan.part.split_n), plan.part
+    spec = kernel_spec(plan, True)
+    assert max(spec.a.vs, spec.b.vs) > 1, spec

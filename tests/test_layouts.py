@@ -450,3 +450,51 @@ def view_and_groups(draw):
 def test_every_coordinate_random(case):
     v, groups = case
     check_every_coordinate(v, groups)
+
+
+# --- vector_access: vectors along a non-leading stride-1 term (interleaved tiles)
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(1, 9), min_size=1, max_size=4), st.data())
+def test_vector_access_every_vector(extents, data):
+    """Every vector vector_access allows is v consecutive, v-aligned elements: enumerate them all."""
+    n = len(extents)
+    perm = data.draw(st.permutations(range(n)))  # memory order of the modes
+    pad = data.draw(st.sampled_from([0, 0, 8]))
+    strides, acc = [0] * n, 1
+    for i in perm:
+        strides[i] = acc
+        acc *= extents[i] + (pad if i == perm[0] and data.draw(st.booleans()) else 0)
+    k_stride = acc
+    modes = tuple("abcd"[:n])
+    tile = data.draw(st.sampled_from([None, 64, 128]))
+    itemsize = data.draw(st.sampled_from([2, 4]))
+    lay = build_operand_layout("A", {"m": modes, "k": ("k",)}, {**dict(zip(modes, extents, strict=True)), "k": 3},
+                               {**dict(zip(modes, strides, strict=True)), "k": k_stride}, itemsize)
+    v, vs = lay.vector_access("m", tile)
+    dm = lay.dim("m")
+    if v == 1:
+        return
+    assert v * itemsize <= VECTOR_BYTES and (tile is None or tile % (v * vs) == 0)
+    # the term the vector runs along has divisor vs and stride 1
+    i = dm.divisors.index(vs)
+    assert dm.strides[i] == 1 and dm.moduli[i] % v == 0
+    g = np.arange(dm.extent)
+    starts = g[(g // vs) % dm.moduli[i] % v == 0]
+    base = gett_offset(dm, starts)
+    assert (base % v == 0).all() and k_stride % v == 0  # every vector start aligned, for every k
+    for j in range(v):
+        assert (starts + j * vs < dm.extent).all()
+        np.testing.assert_array_equal(gett_offset(dm, starts + j * vs), base + j)
+    assert len(starts) * v == dm.extent  # the vectors cover every coordinate once
+
+
+def test_vector_access_prefers_leading_term_and_respects_tile():
+    # m = (x: 16, stride 48; y: 48 contiguous): the vector runs along y, 16 coordinates apart
+    lay = build_operand_layout("A", {"m": ("x", "y")}, {"x": 16, "y": 48}, {"x": 48, "y": 1}, 2)
+    assert lay.vector_width("m") == 1
+    assert lay.vector_access("m") == (8, 16)
+    assert lay.vector_access("m", 128) == (8, 16)
+    assert lay.vector_access("m", 64) == (4, 16)   # groups of vs * v must tile the tile
+    assert lay.vector_access("m", 16) == (1, 1)
+    lead = build_operand_layout("A", {"m": ("y", "x")}, {"x": 16, "y": 48}, {"x": 48, "y": 1}, 2)
+    assert lead.vector_access("m", 128) == (8, 1) == (lead.vector_width("m"), 1)

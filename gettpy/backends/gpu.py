@@ -2,7 +2,9 @@
 
 `execute` derives the kernel specialisation from the plan and the call (read_c = beta != 0 and a C
 was given), gets the compiled function (in-process cache, then the disk cache, then NVRTC) and
-launches it on the caller's stream. There is no fallback: no cupy.einsum, cuBLAS or cuTENSOR.
+launches it on the caller's stream. A specialisation that fails to compile, load or launch is replaced
+by the safe tile of the same plan, with a RuntimeWarning (never a different result); there is no
+fallback to other libraries: no cupy.einsum, cuBLAS or cuTENSOR.
 """
 from __future__ import annotations
 
@@ -65,6 +67,15 @@ def checked_spec(plan: Plan, read_c: bool, sm: int = SM_COUNT) -> KernelSpec:
     return spec
 
 
+def _remember(plan: Plan, read_c: bool, sm: int, spec: KernelSpec) -> None:
+    if len(_SPECS) > 4096:  # bounded like the plan cache
+        _SPECS.clear()
+    if len(_SPECS_BY_ID) > 4096:
+        _SPECS_BY_ID.clear()
+    _SPECS[(plan, read_c, sm)] = spec
+    _SPECS_BY_ID[(id(plan), read_c, sm)] = (plan, spec)  # holds the plan: its id cannot be reused meanwhile
+
+
 def spec_for(plan: Plan, read_c: bool, sm_count: int | None = None) -> KernelSpec:
     """The (cached) KernelSpec of `plan` for this call's read_c.
 
@@ -75,15 +86,10 @@ def spec_for(plan: Plan, read_c: bool, sm_count: int | None = None) -> KernelSpe
     hit = _SPECS_BY_ID.get((id(plan), read_c, sm))
     if hit is not None and hit[0] is plan:
         return hit[1]
-    key = (plan, read_c, sm)
-    s = _SPECS.get(key)
+    s = _SPECS.get((plan, read_c, sm))
     if s is None:
-        if len(_SPECS) > 4096:  # bounded like the plan cache
-            _SPECS.clear()
-        s = _SPECS[key] = checked_spec(plan, read_c, sm)
-    if len(_SPECS_BY_ID) > 4096:
-        _SPECS_BY_ID.clear()
-    _SPECS_BY_ID[(id(plan), read_c, sm)] = (plan, s)  # holds the plan: its id cannot be reused meanwhile
+        s = checked_spec(plan, read_c, sm)
+    _remember(plan, read_c, sm, s)
     return s
 
 
@@ -146,4 +152,16 @@ def execute(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None) -> None:
     _check_alignment("A", pa, spec.a.vec, spec.a.dtype)
     _check_alignment("B", pb, spec.b.vec, spec.b.dtype)
     _check_alignment("D", pd, spec.d.vec, spec.d.dtype)
-    launch(spec, pa, pb, pc, pd, alpha, beta, stream)
+    try:
+        launch(spec, pa, pb, pc, pd, alpha, beta, stream)
+    except Exception as e:  # noqa: BLE001 -- load/launch failures of this specialisation (cupy's driver errors)
+        sm = _sm_count()
+        safe = kernel_spec(plan, read_c, tile=safe_tile(spec), sm_count=sm)
+        if safe == spec or isinstance(e, KernelError) and "grid limit" in str(e):
+            raise
+        first = (str(e).strip().splitlines() or [""])[0][:160]
+        warnings.warn(f"gettpy: the kernel for tile {spec.tile} failed to load or launch ({type(e).__name__}: "
+                      f"{first}); using the safe tile {safe.tile} for this plan from now on", RuntimeWarning,
+                      stacklevel=2)
+        _remember(plan, read_c, sm, safe)
+        launch(safe, pa, pb, pc, pd, alpha, beta, stream)

@@ -112,11 +112,29 @@ __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_gr
 // TileLoader: one operand's (TMN x TBK) tile, global -> shared, through its maps.
 //   KMAJOR: the smem tile is [TMN][TBK + PAD] (k contiguous) else [TBK][TMN + PAD] (mn contiguous).
 //   V: elements per copy along the smem-contiguous dimension (V > 1 only along a vectorisable dim).
+//   VS (mn-contiguous tiles): the vector runs along the map term with divisor VS, i.e. its elements are
+//     the coordinates l, l + VS, ..., l + (V-1)*VS of the tile (a tile 2-D over two modes). They land in
+//     consecutive smem slots: coordinate l sits at slot perm(l) (below); VS == 1 is the identity.
 // Each thread owns ITERS vectors; the mn offsets and predicates of its vectors are hoisted (init),
 // the k offsets are evaluated per k-tile.
 // ------------------------------------------------------------------------------------------------
+template <int V, int VS>
+struct SlotPerm {
+  // slot p = j + V * r  <->  tile coordinate l = r % VS + VS * (j + V * (r / VS))
+  __device__ __forceinline__ static int coord(int p) {
+    if constexpr (VS == 1) return p;
+    const int j = p % V, r = p / V;
+    return r % VS + VS * (j + V * (r / VS));
+  }
+  // first coordinate of the vector that fills slots [V * r, V * r + V)
+  __device__ __forceinline__ static int vector_coord(int r) {
+    if constexpr (VS == 1) return r * V;
+    return r % VS + VS * V * (r / VS);
+  }
+};
+
 template <class T, int TMN, int TBK, int V, bool KMAJOR, int THREADS, long long EXT_MN, long long EXT_K,
-          class MapMN, class MapK, class I, class U>
+          class MapMN, class MapK, class I, class U, int VS = 1>
 struct TileLoader {
   static constexpr int TC = KMAJOR ? TBK : TMN;  // smem-contiguous extent
   static constexpr int TS = KMAJOR ? TMN : TBK;  // strided extent
@@ -134,6 +152,8 @@ struct TileLoader {
   static_assert(TC % V == 0, "vector width must divide the tile");
   static_assert(BYTES <= 16, "at most 16-byte vectors");
   static_assert(ITERS <= 32, "too many loads per thread for the predicate mask");
+  static_assert(VS == 1 || (!KMAJOR && TMN % (VS * V) == 0), "vector step VS needs an mn-contiguous tile");
+  using Perm = SlotPerm<KMAJOR ? 1 : V, KMAJOR ? 1 : VS>;
 
   I mn_off[ITERS];
   unsigned mn_ok;  // bit i: vector i of this thread is inside the tile and inside the mn extent
@@ -148,7 +168,7 @@ struct TileLoader {
     for (int i = 0; i < ITERS; ++i) {
       const int idx = tid + i * THREADS;
       const int cv = idx % LV, sl = idx / LV;
-      const U g = mn0 + U(KMAJOR ? sl : cv * V);
+      const U g = mn0 + U(KMAJOR ? sl : Perm::vector_coord(cv));
       const bool ok = (EVEN || idx < NV) && (FULL_MN || g < U(EXT_MN));
       mn_off[i] = ok ? gett_offset<I>(g, MapMN{}) : I(0);
       mn_ok |= (ok ? 1u : 0u) << i;
@@ -265,9 +285,9 @@ struct Gett {
   static_assert(STAGES >= 2, "the pipeline needs at least two stages");
 
   using LA = TileLoader<TA, BM, BK, Cfg::A_VEC, Cfg::A_KMAJOR, THREADS, M, K, typename Cfg::MapAm,
-                        typename Cfg::MapAk, I, U>;
+                        typename Cfg::MapAk, I, U, Cfg::A_VS>;
   using LB = TileLoader<TB, BN, BK, Cfg::B_VEC, Cfg::B_KMAJOR, THREADS, N, K, typename Cfg::MapBn,
-                        typename Cfg::MapBk, I, U>;
+                        typename Cfg::MapBk, I, U, Cfg::B_VS>;
   __host__ __device__ static constexpr int round16(int x) { return (x + 15) / 16 * 16; }
   static constexpr int A_STAGE_BYTES = round16(LA::STAGE_ELEMS * int(sizeof(TA)));
   static constexpr int B_STAGE_BYTES = round16(LB::STAGE_ELEMS * int(sizeof(TB)));
@@ -418,8 +438,11 @@ struct Gett {
     cp_async_wait<0>();
     __syncthreads();
 
-    // (3) stage the accumulator tile in shared memory (reusing the pipeline buffers)
+    // (3) stage the accumulator tile in shared memory (reusing the pipeline buffers), each value at
+    //     its tile coordinate (the loaders' slot permutations undone)
     TAcc* es = reinterpret_cast<TAcc*>(smem);
+    using PA = typename LA::Perm;
+    using PB = typename LB::Perm;
     if constexpr (MMA) {
       const int g = lane >> 2, q = lane & 3;
 #pragma unroll
@@ -428,15 +451,15 @@ struct Gett {
         for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            const int m = wm0 + mi * 16 + g + h * 8, n = wn0 + ni * 8 + 2 * q;
-            epi(es, m, n) = acc[(mi * NI + ni) * 4 + 2 * h];
-            epi(es, m, n + 1) = acc[(mi * NI + ni) * 4 + 2 * h + 1];
+            const int m = PA::coord(wm0 + mi * 16 + g + h * 8), n = wn0 + ni * 8 + 2 * q;
+            epi(es, m, PB::coord(n)) = acc[(mi * NI + ni) * 4 + 2 * h];
+            epi(es, m, PB::coord(n + 1)) = acc[(mi * NI + ni) * 4 + 2 * h + 1];
           }
     } else {
 #pragma unroll
       for (int i = 0; i < TM; ++i)
 #pragma unroll
-        for (int j = 0; j < TN; ++j) epi(es, tm + i * TMS, tn + j * TNS) = acc[i * TN + j];
+        for (int j = 0; j < TN; ++j) epi(es, PA::coord(tm + i * TMS), PB::coord(tn + j * TNS)) = acc[i * TN + j];
     }
     __syncthreads();
 

@@ -83,6 +83,10 @@ class OperandSpec:
         dtype: short name. mn, k, b: its maps of the m (A) or n (B) dimension, of k and of the batch.
         vec: elements per copy along the smem-contiguous dimension (1 = scalar gather).
         kmajor: the smem tile is stored with k contiguous (else mn contiguous).
+        vs: (mn-contiguous tiles only) the coordinate step between the elements of one vector: the
+            vector runs along the map term with divisor vs (1 = the leading term). With vs > 1 the
+            tile holds mn coordinate l at shared-memory slot ((l // vs) % vec) + vec * (l % vs +
+            vs * (l // (vs * vec))) (gett.cuh's TileLoader), and the epilogue undoes it.
     """
 
     dtype: str
@@ -91,6 +95,7 @@ class OperandSpec:
     b: DimMap
     vec: int = 1
     kmajor: bool = True
+    vs: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +160,9 @@ class KernelSpec:
             tc = t.bk if op.kmajor else tmn
             if tc % op.vec or op.vec * ITEMSIZE[op.dtype] > 16:
                 raise KernelError(f"operand {name}: vector width {op.vec} does not fit the tile ({tc})")
+            if op.vs != 1 and (op.vs < 1 or op.kmajor or tmn % (op.vs * op.vec)):
+                raise KernelError(f"operand {name}: vector step vs={op.vs} needs an mn-contiguous tile that "
+                                  f"groups of vs * vec = {op.vs * op.vec} coordinates divide ({tmn})")
         if (t.bn if self.d.ncontig else t.bm) % self.d.vec:
             raise KernelError(f"operand D: vector width {self.d.vec} does not divide the tile")
 

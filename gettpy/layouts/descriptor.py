@@ -139,6 +139,34 @@ class OperandLayout:
             v //= 2
         return 1
 
+    def vector_access(self, which: str, tile: int | None = None) -> tuple[int, int]:
+        """(v, vs): the widest vector access along GEMM dimension `which`, through any stride-1 term.
+
+        A stride-1 term with divisor vs puts g, g + vs, ..., g + (v-1)*vs on consecutive elements when
+        g's digit of that term is a multiple of v (v divides the term's modulus): the kernel's loader
+        copies those v elements as one vector into consecutive shared-memory slots (a tile that is 2-D
+        over two modes, seed 004's interleaved GEMM index). vs == 1 is `vector_width`'s leading term.
+        Every other stride must be a multiple of v and the pointer aligned to v elements; with `tile`
+        given, the groups of vs * v coordinates must tile it (tile % (vs * v) == 0). Prefers the wider
+        v, then the smaller vs; (1, 1) when no term allows a vector.
+        """
+        dm = self.dim(which)
+        best = (1, 1)
+        for i, (d, m, s) in enumerate(zip(dm.divisors, dm.moduli, dm.strides, strict=True)):
+            if s != 1 or m <= 1:
+                continue
+            others = [st for n, x in self.dims for j, st in enumerate(x.strides) if not (n == which and j == i)]
+            v = VECTOR_BYTES // self.itemsize
+            while v > 1:
+                fits = tile is None or tile % (d * v) == 0
+                if (m % v == 0 and fits and all(st % v == 0 for st in others)
+                        and self.base_align % (v * self.itemsize) == 0):
+                    break
+                v //= 2
+            if v > best[0] or (v == best[0] and v > 1 and d < best[1]):
+                best = (v, d)
+        return best
+
     def span(self) -> tuple[int, int]:
         """(lowest, highest) element offset this operand touches."""
         lo = hi = 0

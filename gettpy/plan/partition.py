@@ -15,6 +15,15 @@ appearance; each is scored by the sum, over the tensors touching the set, of
 by the first modes of the order (0 unless the first mode has stride 1). The best score wins: the tensor
 that moves the most bytes gets its long run when runs conflict. Ties go to the earlier candidate.
 
+Interleaving (`split_m`, `split_n`). When the output's stride-1 mode x is in a set and the input that
+holds the set has its own stride-1 mode y in it too (x != y: e.g. #6 of TCCG,
+``abcde-efbad-cf``, D runs along a, A along e), no order gives both a run. The planner then cuts x into
+x_lo (extent `split`, first) and x_hi (after y): a tile of 128 coordinates covers x_lo x (128 / x_lo)
+values of y, D is stored in runs of x_lo and the input is read in vectors along y (a map term with
+divisor x_lo, which the kernel's loader copies into consecutive shared-memory slots). x_lo holds at
+least 16 bytes of D; when x is short enough it is not cut (split = extent of x, nothing follows y).
+The same applies to the other set when D's run is short and continues there (`output_leads`).
+
 Transpose flag (`swapped`). The kernel writes its output tile along n (each thread holds consecutive n),
 so when D's stride-1 mode falls in I_m and not in I_n, A and B trade roles (D^T = B^T A^T).
 """
@@ -35,6 +44,99 @@ class Partition:
     k: tuple[str, ...]
     b: tuple[str, ...]
     swapped: bool = False
+    split_m: int = 0
+    split_n: int = 0
+
+    def __post_init__(self):
+        for name, order, lo in (("m", self.m, self.split_m), ("n", self.n, self.split_n)):
+            if lo and len(order) < 2:
+                raise ValueError(f"Partition: split_{name}={lo} needs at least two modes in {order}")
+
+
+#: the tile extent an interleaved pair of modes is sized for (the wide side of every mma/simt tile)
+INTERLEAVE_TILE = 128
+
+
+def interleave(order: tuple[str, ...], inp: TensorInfo, x: str | None, out_itemsize: int, ext: dict[str, int],
+               inp_small: bool = False):
+    """(order, split) of one set: the output's mode x first, then y (inp's stride-1 mode), x cut at
+    `split` (0: nothing cut). Only x moves to the front when y is x or absent, or when the input is
+    small next to the output (`inp_small`: its vectors are not worth shorter output runs); the order is
+    returned as it is when x is None. See the module docstring."""
+    if x is None or x not in order:
+        return order, 0
+    ys = [m for m in order if inp.stride_of().get(m) == 1 and ext[m] > 1]
+    if not ys or ys[0] == x or inp_small:
+        return (x,) + tuple(m for m in order if m != x), 0
+    y = ys[0]
+    v = 16 // inp.itemsize
+    if ext[y] % v:
+        return order, 0
+    rest = tuple(m for m in order if m not in (x, y))
+    if INTERLEAVE_TILE % (ext[x] * v) == 0:  # x short enough: no cut
+        return (x, y) + rest, ext[x]
+    for lo in (16, 8, 4):
+        if lo * out_itemsize >= 16 and ext[x] % lo == 0 and INTERLEAVE_TILE % (lo * v) == 0:
+            return (x, y) + rest, lo
+    return order, 0
+
+
+#: an input smaller than 1/SMALL_INPUT of the output is not interleaved (the output's runs come first)
+SMALL_INPUT = 4
+
+#: an output run along one GEMM dimension shorter than this (bytes) continues in the other dimension
+SHORT_RUN_BYTES = 128
+
+
+def output_leads(part_m: tuple[str, ...], part_n: tuple[str, ...], d: TensorInfo, ext: dict[str, int]):
+    """(x_m, x_n): the output modes that should lead the m and n orders (None: no preference).
+
+    The output's stride-1 mode leads its set. When the output's run along that set is short (TCCG's
+    ccsd_t #32: 24 elements of ``a`` in n, then ``b`` with stride 24 in m), the mode that continues the
+    run leads the other set, so a tile stores whole runs of both modes at once (the runs of neighbouring
+    rows of the tile are adjacent in memory).
+    """
+    st = d.stride_of()
+    lead = {"m": None, "n": None}
+    for name, order in (("m", part_m), ("n", part_n)):
+        unit = [m for m in order if st.get(m) == 1 and ext[m] > 1]
+        if unit:
+            lead[name] = unit[0]
+    for name, other in (("m", part_n), ("n", part_m)):
+        if lead[name] is None or lead["n" if name == "m" else "m"] is not None:
+            continue
+        run = ext[lead[name]]
+        if run * d.itemsize >= SHORT_RUN_BYTES:
+            continue
+        nxt = [m for m in other if st.get(m) == run and ext[m] > 1]
+        if nxt:
+            lead["n" if name == "m" else "m"] = nxt[0]
+    return lead["m"], lead["n"]
+
+
+def split_modes(part: Partition, ext: dict[str, int]):
+    """The interleaved orders of m and n with cut modes as virtual modes (x, then y, then x + "^"), and
+    for each cut mode x: (x, split) — see `apply_split`."""
+    out, cuts = {}, []
+    for name, order, lo in (("m", part.m, part.split_m), ("n", part.n, part.split_n)):
+        x = order[0] if order else None
+        if lo and ext[x] > lo:
+            out[name] = (x, order[1], x + "^") + order[2:]
+            cuts.append((x, lo))
+        else:
+            out[name] = order
+    return out["m"], out["n"], tuple(cuts)
+
+
+def apply_split(ext: dict[str, int], strides: dict[str, int], cuts) -> tuple[dict[str, int], dict[str, int]]:
+    """Extents and one tensor's strides with each cut mode x replaced by x (extent split) and x + "^"."""
+    ext, strides = dict(ext), dict(strides)
+    for x, lo in cuts:
+        ext[x + "^"] = ext[x] // lo
+        ext[x] = lo
+        if x in strides:
+            strides[x + "^"] = strides[x] * lo
+    return ext, strides
 
 
 def contiguous_run(order: tuple[str, ...], t: TensorInfo, ext: dict[str, int]) -> int:
@@ -91,10 +193,15 @@ def partition(p: ContractionProblem) -> Partition:
     part_m = order_set(mset, [p.a, *out_tensors], ext)
     part_n = order_set(nset, [p.b, *out_tensors], ext)
     part_k = order_set(kset, [p.a, p.b], ext)
+    x_m, x_n = output_leads(part_m, part_n, p.d, ext)
+    size = lambda t: t.itemsize * math.prod(ext[m] for m in t.modes)  # noqa: E731
+    small = lambda t: SMALL_INPUT * size(t) < size(p.d)  # noqa: E731
+    part_m, split_m = interleave(part_m, p.a, x_m, p.d.itemsize, ext, small(p.a))
+    part_n, split_n = interleave(part_n, p.b, x_n, p.d.itemsize, ext, small(p.b))
     dst = p.d.stride_of()
     unit_in_m = any(dst[m] == 1 and ext[m] > 1 for m in part_m)
     unit_in_n = any(dst[m] == 1 and ext[m] > 1 for m in part_n)
     swapped = unit_in_m and not unit_in_n
     if swapped:
-        return Partition(part_n, part_m, part_k, part_b, True)
-    return Partition(part_m, part_n, part_k, part_b, False)
+        return Partition(part_n, part_m, part_k, part_b, True, split_n, split_m)
+    return Partition(part_m, part_n, part_k, part_b, False, split_m, split_n)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ..layouts.descriptor import OperandLayout, build_operand_layout
 from ..ops import Op
-from .partition import Partition, partition
+from .partition import Partition, apply_split, partition, split_modes
 from .problem import ContractionProblem, TensorInfo
 
 
@@ -64,13 +64,15 @@ def make_plan(problem: ContractionProblem, part: Partition | None = None, tile=N
     ext = dict(problem.extents)
     ta = problem.b if part.swapped else problem.a
     tb = problem.a if part.swapped else problem.b
+    m, n, cuts = split_modes(part, ext)  # interleaved sets: cut modes become two virtual modes
 
     def lay(name, t, groups):
-        return build_operand_layout(name, groups, ext, t.stride_of(), t.itemsize, t.align)
+        e, st = apply_split(ext, t.stride_of(), cuts)
+        return build_operand_layout(name, groups, e, st, t.itemsize, t.align)
 
-    la = lay("A", ta, {"m": part.m, "k": part.k, "b": part.b})
-    lb = lay("B", tb, {"k": part.k, "n": part.n, "b": part.b})
-    out_groups = {"m": part.m, "n": part.n, "b": part.b}
+    la = lay("A", ta, {"m": m, "k": part.k, "b": part.b})
+    lb = lay("B", tb, {"k": part.k, "n": n, "b": part.b})
+    out_groups = {"m": m, "n": n, "b": part.b}
     lc = None if problem.c is None else lay("C", problem.c, out_groups)
     ld = lay("D", problem.d, out_groups)
     size = lambda modes: math.prod(ext[m] for m in modes)  # noqa: E731

@@ -87,7 +87,8 @@ def packed(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int], dtype: st
 
 
 def _gathered(layout, dims: tuple[str, str]) -> bool:
-    return all(layout.vector_width(d) == 1 for d in dims)
+    # the kernel vectorises k along its leading term only, m / n along any stride-1 term
+    return all((layout.vector_width(d) if d == "k" else layout.vector_access(d)[0]) == 1 for d in dims)
 
 
 def _size(t: TensorInfo, ext) -> int:

@@ -86,14 +86,15 @@ def _first_stride(layout: OperandLayout, dim: str) -> float:
 
 def _input_spec(layout: OperandLayout, mn: str, dtype: str, tile_mn: int, bk: int) -> OperandSpec:
     vk = min(layout.vector_width("k"), bk)
-    vmn = min(layout.vector_width(mn), tile_mn)
+    vmn, vs = layout.vector_access(mn, tile_mn)  # possibly along a non-leading term (vs > 1)
+    vs = vs if vmn > 1 else 1
     if vk > 1 and vk >= vmn:
-        kmajor, vec = True, vk
+        kmajor, vec, vs = True, vk, 1
     elif vmn > 1:
         kmajor, vec = False, vmn
     else:  # scalar gather: threads run along the smaller stride
-        kmajor, vec = _first_stride(layout, "k") <= _first_stride(layout, mn), 1
-    return OperandSpec(dtype, layout.dim(mn), layout.dim("k"), layout.dim("b"), vec, kmajor)
+        kmajor, vec, vs = _first_stride(layout, "k") <= _first_stride(layout, mn), 1, 1
+    return OperandSpec(dtype, layout.dim(mn), layout.dim("k"), layout.dim("b"), vec, kmajor, vs)
 
 
 def _op_expr(op) -> str:
@@ -109,8 +110,8 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
     if tile is None:
         tile = plan.tile
     if tile is None:
-        va = max(plan.layout_a.vector_width("k"), plan.layout_a.vector_width("m"))
-        vb = max(plan.layout_b.vector_width("k"), plan.layout_b.vector_width("n"))
+        va = max(plan.layout_a.vector_width("k"), plan.layout_a.vector_access("m")[0])
+        vb = max(plan.layout_b.vector_width("k"), plan.layout_b.vector_access("n")[0])
         tile = choose_tile(plan.M, plan.N, plan.K, plan.batch, ta.dtype, va, vb, sm_count, tb.dtype, p.compute)
     if tile.mma and (ta.dtype not in MMA_DTYPES or tb.dtype != ta.dtype or p.compute != "f32"):
         raise KernelError(f"tile {tile} is an mma tile but A, B are {ta.dtype}, {tb.dtype} (compute {p.compute})")

@@ -96,7 +96,7 @@ def valid(problem: ContractionProblem, c: Candidate) -> bool:
     plan = make_plan(problem, c.part, c.tile)
     t = c.tile
     for lay, mn, tmn in ((plan.layout_a, "m", t.bm), (plan.layout_b, "n", t.bn)):
-        vec = max(1, min(max(lay.vector_width("k"), lay.vector_width(mn)), 16))
+        vec = max(1, min(max(lay.vector_width("k"), lay.vector_access(mn, tmn)[0]), 16))
         if tmn * t.bk / vec / t.threads > 32:
             return False
     return True
@@ -109,7 +109,8 @@ def predicted_ms(plan: Plan, tile: TileConfig) -> float:
     ctas = tiles_m * tiles_n * plan.batch
 
     def waste(lay, dims):
-        v = max(lay.vector_width(d) for d in dims)
+        # inputs vectorise along any stride-1 term of m / n (vector_access), D along its leading one
+        v = max(lay.vector_width(d) if d == "k" or lay.name == "D" else lay.vector_access(d)[0] for d in dims)
         return max(1.0, 32.0 / (v * lay.itemsize))  # 32-byte sectors per useful bytes
 
     a = plan.layout_a.itemsize * plan.M * plan.K * plan.batch * tiles_n * waste(plan.layout_a, ("m", "k"))

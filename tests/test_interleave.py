@@ -1,0 +1,93 @@
+"""Interleaved tiles (planner side): when the output and an input have their stride-1 modes in the same
+GEMM dimension, the partition cuts the output's mode and both get vector access; the plan computes the
+same numbers (CPU executor against numpy float64); the kernel's shared-memory slot permutation is a
+bijection that puts every vector in consecutive slots."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gettpy
+from gettpy.plan import ContractionProblem, make_plan
+from gettpy.plan.partition import interleave
+from gettpy.plan.problem import TensorInfo
+from gettpy.plan.tiles import kernel_spec
+
+
+def _problem(con: str, ext: dict[str, int], dtype="f16", order="F") -> ContractionProblem:
+    c, a, b = con.split("-")
+
+    def info(name, modes):
+        x = np.empty([ext[m] for m in modes], dtype=np.float16 if dtype == "f16" else np.float32, order=order)
+        return TensorInfo(name, tuple(modes), tuple(s // x.itemsize for s in x.strides), dtype)
+    return ContractionProblem(info("A", a), info("B", b), None, info("D", c), tuple(sorted(ext.items())))
+
+
+SIX = {"a": 48, "b": 32, "c": 24, "d": 32, "e": 48, "f": 32}  # TCCG #6 abcde-efbad-cf
+
+
+def test_tccg6_is_interleaved():
+    plan = make_plan(_problem("abcde-efbad-cf", SIX))
+    part = plan.part
+    assert part.swapped and part.n[:2] == ("a", "e") and part.split_n == 16
+    spec = kernel_spec(plan, False)
+    # the kernel's B (the problem's A, e fastest) is read in 8-vectors along e, 16 coordinates apart;
+    # D is written in 8-vectors along a
+    assert (spec.b.vec, spec.b.kmajor, spec.b.vs) == (8, False, 16)
+    assert (spec.d.vec, spec.d.ncontig) == (8, True)
+    # the layouts: D's n map leads with a (16 of 48), then e, then a's upper part (3)
+    dn = plan.layout_d.dim("n")
+    assert dn.moduli[:1] == (16,) and dn.strides[0] == 1
+
+
+@pytest.mark.parametrize("ext_x,want", [(48, 16), (40, 8), (8, 8), (12, 0), (4, 4)])
+def test_cut_length(ext_x, want):
+    d = TensorInfo("D", ("x", "y"), (1, ext_x), "f16")
+    a = TensorInfo("A", ("y", "x", "k"), (1, 16, 16 * ext_x), "f16")
+    order, cut = interleave(("y", "x"), a, "x", d.itemsize, {"x": ext_x, "y": 16, "k": 3})
+    assert cut == want
+    assert order == (("x", "y") if want else ("y", "x"))
+
+
+def test_no_interleave_without_conflict():
+    d = TensorInfo("D", ("x", "y"), (1, 32), "f16")
+    a = TensorInfo("A", ("x", "y", "k"), (1, 32, 512), "f16")
+    assert interleave(("x", "y"), a, "x", d.itemsize, {"x": 32, "y": 16, "k": 3}) == (("x", "y"), 0)
+
+
+@pytest.mark.parametrize("con,ext,order", [
+    ("abcde-efbad-cf", {"a": 48, "b": 3, "c": 5, "d": 2, "e": 16, "f": 7}, "F"),
+    ("abc-bda-dc", {"a": 40, "b": 24, "c": 3, "d": 5}, "F"),
+    ("xmy-mk-ykx", {"x": 32, "m": 7, "y": 24, "k": 5}, "F"),
+    ("cba-adb-cd", {"a": 48, "b": 16, "c": 3, "d": 4}, "C"),
+])
+def test_interleaved_einsum_matches_numpy(con, ext, order):
+    c, a, b = con.split("-")
+    rng = np.random.default_rng(1)
+    x = np.asarray(rng.standard_normal([ext[m] for m in a]), order=order)
+    y = np.asarray(rng.standard_normal([ext[m] for m in b]), order=order)
+    plan = make_plan(_problem(con, ext, "f32", order))
+    assert plan.part.split_m or plan.part.split_n
+    got = gettpy.einsum(f"{a},{b}->{c}", x, y)
+    np.testing.assert_allclose(got, np.einsum(f"{a},{b}->{c}", x, y), rtol=1e-12, atol=1e-12)
+
+
+def _slot(l: int, v: int, vs: int) -> int:
+    """spec.OperandSpec's documented slot of tile coordinate l."""
+    return (l // vs) % v + v * (l % vs + vs * (l // (vs * v)))
+
+
+def _coord(p: int, v: int, vs: int) -> int:
+    """gett.cuh SlotPerm::coord, transcribed."""
+    j, r = p % v, p // v
+    return r % vs + vs * (j + v * (r // vs))
+
+
+@pytest.mark.parametrize("tmn,v,vs", [(128, 8, 16), (128, 8, 8), (64, 4, 16), (128, 4, 32), (32, 8, 1), (128, 8, 1)])
+def test_slot_permutation(tmn, v, vs):
+    slots = [_slot(c, v, vs) for c in range(tmn)]
+    assert sorted(slots) == list(range(tmn))
+    assert all(_coord(_slot(c, v, vs), v, vs) == c for c in range(tmn))
+    for r in range(tmn // v):  # SlotPerm::vector_coord: the vector filling slots [v r, v r + v)
+        first = r % vs + vs * v * (r // vs)
+        assert [_coord(v * r + j, v, vs) for j in range(v)] == [first + j * vs for j in range(v)]
