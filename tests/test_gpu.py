@@ -396,7 +396,7 @@ INTERLEAVED = [
     ("abc-bda-dc", {"a": 8, "b": 56, "c": 24, "d": 20}, "F", 8),       # short x: not cut, y follows it
     ("abcde-efbad-cf", {"a": 48, "b": 3, "c": 24, "d": 5, "e": 16, "f": 32}, "F", 16),  # #6 reduced
     ("abcde-ecbfa-fd", {"a": 32, "b": 3, "c": 5, "d": 24, "e": 24, "f": 48}, "F", 16),  # #7 reduced
-    ("xmy-mk-ykx", {"x": 32, "m": 70, "y": 24, "k": 19}, "F", 16),    # in n, no swap
+    ("xmy-mk-ykx", {"x": 32, "m": 70, "y": 24, "k": 67}, "F", 16),    # in n, no swap
     ("cba-adb-cd", {"a": 48, "b": 40, "c": 24, "d": 20}, "C", 16),     # C order
 ]
 

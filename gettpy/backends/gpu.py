@@ -140,10 +140,17 @@ def execute(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None) -> None:
         a, b: the problem's A and B (cupy arrays). c: C or None. d: the output cupy array.
         alpha, beta: scalars (run-time). stream: a cupy Stream (default: the current stream).
     """
+    from ..dtypes import is_complex
+
+    if is_complex(plan.problem.compute):  # four real launches per complex contraction (gpu_complex)
+        from .gpu_complex import execute_complex
+
+        return execute_complex(plan, a, b, c, d, alpha, beta, stream=stream)
     if plan.M == 0 or plan.N == 0 or plan.batch == 0:
         return
     if isinstance(alpha, complex | np.complexfloating) or isinstance(beta, complex | np.complexfloating):
-        raise KernelError("complex alpha/beta: complex contractions have no GPU kernel yet")
+        raise KernelError(f"complex alpha/beta on a real contraction (compute type {plan.problem.compute}); "
+                          f"pass real scalars or complex operands")
     read_c = c is not None and beta != 0 and plan.layout_c is not None
     spec = spec_for(plan, read_c, _sm_count())
     ka, kb = (b, a) if plan.part.swapped else (a, b)

@@ -86,9 +86,10 @@ def packed(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int], dtype: st
     return TensorInfo(t.name, modes, tuple(strides), dtype or t.dtype, 16, t.op)
 
 
-def _gathered(layout, dims: tuple[str, str]) -> bool:
-    # the kernel vectorises k along its leading term only, m / n along any stride-1 term
-    return all((layout.vector_width(d) if d == "k" else layout.vector_access(d)[0]) == 1 for d in dims)
+def _gathered(layout, dims: tuple[str, str], tile_mn: int) -> bool:
+    # the kernel vectorises k along its leading term only, m / n along any stride-1 term whose
+    # groups of coordinates tile the block tile (vector_access with the tile)
+    return all((layout.vector_width(d) if d == "k" else layout.vector_access(d, tile_mn)[0]) == 1 for d in dims)
 
 
 def _size(t: TensorInfo, ext) -> int:
@@ -101,12 +102,19 @@ def _pack_order(plan: Plan, mn: str, vec: int) -> tuple[str, ...]:
     return p.k + mns + p.b if plan.K % vec == 0 else mns + p.k + p.b
 
 
-def _rereads(plan: Plan, sm_count: int) -> tuple[int, int]:
-    """How many CTA columns read each A element and CTA rows read each B element."""
+def _tile(plan: Plan, sm_count: int):
+    """The plan's tile (autotuner) or the heuristic's."""
     from .tiles import choose_tile
 
-    t = choose_tile(plan.M, plan.N, plan.K, plan.batch, plan.kernel_a.dtype, dtype_b=plan.kernel_b.dtype,
-                    compute=plan.problem.compute, sm_count=sm_count)
+    if plan.tile is not None:
+        return plan.tile
+    return choose_tile(plan.M, plan.N, plan.K, plan.batch, plan.kernel_a.dtype, dtype_b=plan.kernel_b.dtype,
+                       compute=plan.problem.compute, sm_count=sm_count)
+
+
+def _rereads(plan: Plan, sm_count: int) -> tuple[int, int]:
+    """How many CTA columns read each A element and CTA rows read each B element."""
+    t = _tile(plan, sm_count)
     return math.ceil(plan.N / t.bn), math.ceil(plan.M / t.bm)
 
 
@@ -163,9 +171,12 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
     va, vb = 16 // ka.itemsize, 16 // kb.itemsize
     rereads_a, rereads_b = _rereads(plan, sm_count)
     new_ka, new_kb = ka, kb
-    if _size(ka, ext) >= MIN_STAGE_ELEMS and rereads_a >= PACK_MIN_REREADS and _gathered(plan.layout_a, ("m", "k")):
+    t = _tile(plan, sm_count)
+    if (_size(ka, ext) >= MIN_STAGE_ELEMS and rereads_a >= PACK_MIN_REREADS
+            and _gathered(plan.layout_a, ("m", "k"), t.bm)):
         new_ka = packed(ka, _pack_order(plan, "m", va), ext)
-    if _size(kb, ext) >= MIN_STAGE_ELEMS and rereads_b >= PACK_MIN_REREADS and _gathered(plan.layout_b, ("n", "k")):
+    if (_size(kb, ext) >= MIN_STAGE_ELEMS and rereads_b >= PACK_MIN_REREADS
+            and _gathered(plan.layout_b, ("n", "k"), t.bn)):
         new_kb = packed(kb, _pack_order(plan, "n", vb), ext)
     if plan.part.swapped:
         new_a, new_b = new_kb, new_ka

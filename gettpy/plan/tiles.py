@@ -136,7 +136,8 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
     op_a, op_b, op_c, op_d = plan.ops
     compute = p.compute
     if compute not in ("f32", "f64"):
-        raise KernelError(f"no GPU kernel for compute type {compute} (complex types run on the CPU only)")
+        raise KernelError(f"no GPU kernel for compute type {compute} (a complex plan runs as real launches of "
+                          f"gettpy.backends.gpu_complex.real_plan; kernel_spec takes real plans only)")
     for name, t in (("A", ta.dtype), ("B", tb.dtype), ("D", p.d.dtype)):
         if t not in ITEMSIZE:
             raise KernelError(f"operand {name}: no GPU kernel for dtype {t}")
