@@ -43,7 +43,7 @@ COLUMNS = (
     "gettpy_gflops", "gettpy_gbs", "gettpy_over_floor", "speedup_vs_cutensor", "speedup_vs_cutensor_best",
     "speedup_vs_torch", "speedup_vs_cupy",
     "cutensor_best_algo", "cutensor_err", "torch_err", "cupy_err", "gettpy_how", "n_sets",
-    "pad_gettpy_ms", "pad_ms", "unpad_ms", "note", "error",
+    "pad_gettpy_ms", "pad_ms", "unpad_ms", "heuristic_ms", "tune_s", "note", "error",
 )
 
 
@@ -259,6 +259,15 @@ def summarize(rows: Sequence[dict]) -> list[str]:
             g, n = geomean(vals), sum(1 for v in vals if v is not None)
             tf.append(f"{label} {g:.2f}" if n else f"{label} -")
         parts.append("  geomean time/floor: " + ", ".join(tf))
+        tuned = [r for r in good if _usable(r.get("heuristic_ms")) and _usable(r.get("gettpy_ms"))]
+        if tuned:
+            h = geomean(r["heuristic_ms"] / r["gettpy_ms"] for r in tuned)
+            hf = geomean(r["heuristic_ms"] / r["floor_ms"] for r in tuned if _usable(r.get("floor_ms")))
+            worst = max(tuned, key=lambda r: r["heuristic_ms"] / r["gettpy_ms"])
+            parts.append(f"  autotuning (n={len(tuned)}): geomean t(heuristic)/t(tuned) = {h:.3f} (goal <= 1.3), "
+                         f"heuristic time/floor {hf:.2f}; largest gain #{worst['num']} "
+                         f"{worst['heuristic_ms'] / worst['gettpy_ms']:.2f}x; tuning took "
+                         f"{sum(r.get('tune_s') or 0 for r in tuned):.0f} s in all")
         padded = [r for r in good if _usable(r.get("pad_gettpy_ms")) and _usable(r.get("gettpy_ms"))]
         if padded:
             pr = geomean(r["pad_gettpy_ms"] / r["gettpy_ms"] for r in padded)

@@ -123,3 +123,13 @@ def test_contraction_autotune(isolated):
     assert trials[0].ok
     assert_close(con.execute(alpha=2.0), 2 * np.einsum("xyk,kzy->xz", a, b))
     assert con.plan().plan.core.part == trials[0].candidate.part
+
+
+def test_candidate_dict_round_trip_keeps_the_interleave_cut():
+    from gettpy.plan.partition import Partition
+    from gettpy.plan.tuner import Candidate
+
+    part = Partition(("c",), ("a", "e", "b"), ("f",), (), True, 0, 16)
+    c = Candidate(part, TileConfig(32, 128, 32, 4, wm=32, wn=32))
+    back = Candidate.from_dict(c.to_dict())
+    assert back == c and back.part.split_n == 16

@@ -50,7 +50,8 @@ class Candidate:
     @classmethod
     def from_dict(cls, d: dict) -> Candidate:
         p = d["part"]
-        part = Partition(tuple(p["m"]), tuple(p["n"]), tuple(p["k"]), tuple(p["b"]), bool(p["swapped"]))
+        part = Partition(tuple(p["m"]), tuple(p["n"]), tuple(p["k"]), tuple(p["b"]), bool(p["swapped"]),
+                         int(p.get("split_m", 0)), int(p.get("split_n", 0)))
         return cls(part, None if d.get("tile") is None else TileConfig(**d["tile"]))
 
 
