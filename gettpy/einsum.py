@@ -23,7 +23,7 @@ from .dtypes import numpy_dtype, short_name
 from .errors import DtypeError, GettpyError, LayoutError, ShapeError
 from .interop import caller_stream, to_native, wrapper_for
 from .layouts.descriptor import pointer_alignment
-from .ops import Op, as_op, identity
+from .ops import Op, as_op, as_semiring, identity
 from .plan.cache import cached_schedule
 from .plan.problem import ContractionProblem, TensorInfo
 from .plan.schedule import Schedule
@@ -137,7 +137,7 @@ def _ops_for(n: int, ops) -> list[Op]:
     return [as_op(o, f"ops[{i}]") for i, o in enumerate(ops)]
 
 
-def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None, **options):
+def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None, semiring=None, **options):
     """Evaluate the Einstein summation convention on the operands, like numpy.einsum.
 
     Args:
@@ -149,6 +149,9 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
             left to right, or a strategy name or explicit path).
         ops: one unary op per operand (gettpy.ops names, Op objects or None), fused into the reads.
         op_out: unary op applied to the result before it is stored.
+        semiring: the arithmetic of the sum over contracted modes: None (ordinary +, ×), a name
+            ("max_plus", "min_plus", "max_times", "min_times") or a gettpy.ops.Semiring
+            (``gettpy.ops.semiring(...)`` builds one from CUDA expressions with numpy twins).
         **options: numpy's ``casting`` (default "safe") rules `dtype` and `out`; ``order`` is accepted and
             ignored (results are C-ordered).
 
@@ -166,12 +169,12 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
             raise TypeError(f"einsum() got an unexpected keyword argument {k!r}")
     raw = _operand_arrays(operands)
     if not raw:
-        return _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, lambda r: r)
+        return _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, lambda r: r, semiring)
     with caller_stream(raw[0]):  # torch operands: torch's current stream
-        return _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrapper_for(raw[0]))
+        return _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrapper_for(raw[0]), semiring)
 
 
-def _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrap):
+def _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrap, semiring=None):
     raw = [to_native(x) for x in raw]
     if out is not None:
         if not hasattr(out, "shape") or not hasattr(out, "dtype"):
@@ -183,11 +186,11 @@ def _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrap):
     backend = kinds.pop() if kinds else "numpy"
     arrays = [_as_array(x, backend) for x in raw]
     casting = options.get("casting", "safe")
-    prog = _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting)
+    prog = _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, semiring)
     if any(x.dtype != prog.in_dtype for x in arrays):
         # mixed input types: cast to the computation's type, then plan on the copies' own layouts
         arrays = [x if x.dtype == prog.in_dtype else x.astype(prog.in_dtype) for x in arrays]
-        prog = _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting)
+        prog = _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, semiring)
     xp = backends.xp_of(backend)
     result = out if out is not None else xp.empty(prog.out_shape, dtype=prog.out_dtype)
     if result.size == 0:
@@ -234,15 +237,16 @@ class Program:
     out_shape: tuple[int, ...]
     out_dtype: object
     target_packed: bool
+    one: float = 1.0
 
 
-def _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting) -> Program:
+def _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, semiring=None) -> Program:
     """The call's Program, from the cache or freshly compiled."""
     args = _rebuild(operands, arrays)
-    key = _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend, casting)
+    key = _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, semiring)
     prog = _PROGRAMS.get(key) if key is not None else None
     if prog is None:
-        prog = _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting)
+        prog = _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, semiring)
         if key is not None:
             with _PROGRAMS_LOCK:
                 if len(_PROGRAMS) >= PROGRAM_CACHE_SIZE:
@@ -251,7 +255,7 @@ def _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casti
     return prog
 
 
-def _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend, casting):
+def _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, semiring=None):
     """Hashable signature of an einsum call (None when some argument is not hashable)."""
     def meta(x):
         return (type(x).__module__, tuple(x.shape), tuple(x.strides), x.dtype.str, backends.data_ptr(x) % 16)
@@ -264,16 +268,17 @@ def _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend, casting)
         key = (subs, tuple(meta(x) for x in arrays), None if out is None else meta(out), dtype,
                optimize if not isinstance(optimize, list) else
                tuple(o if isinstance(o, str) else tuple(o) for o in optimize),
-               None if ops is None else tuple(ops), op_out, backend, casting)
+               None if ops is None else tuple(ops), op_out, backend, casting, semiring)
         hash(key)
         return key
     except TypeError:
         return None
 
 
-def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting) -> Program:
+def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, semiring=None) -> Program:
     """Parse, check and plan an einsum call (no data is read or written)."""
     subs, _ = parse(args)
+    sr = as_semiring(semiring)
     ops_in = _ops_for(len(arrays), ops)
     op_d = as_op(op_out, "op_out")
     in_s, out_s = _result_dtype(arrays, dtype, out, casting)
@@ -299,8 +304,8 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting) 
         final = TensorInfo("output", subs.output, _c_strides(out_shape), out_s, align, op_d)
     else:
         final = TensorInfo("output", subs.output, tuple(_element_strides(out, "out")), out_s, align, op_d)
-    steps = _network(infos, subs.output, ext, final, optimize)
-    return Program(tuple(steps), in_dt, out_shape, out_dt, packed)
+    steps = _network(infos, subs.output, ext, final, optimize, sr)
+    return Program(tuple(steps), in_dt, out_shape, out_dt, packed, 1.0 if sr is None else sr.one)
 
 
 def _c_strides(shape) -> tuple[int, ...]:
@@ -332,21 +337,21 @@ def _rebuild(operands, arrays):
     return tuple(items)
 
 
-def _step(ta: TensorInfo, tb: TensorInfo, td: TensorInfo, ext, a: int, b: int, shape) -> Step:
+def _step(ta: TensorInfo, tb: TensorInfo, td: TensorInfo, ext, a: int, b: int, shape, sr=None) -> Step:
     ex = tuple(sorted((m, ext[m]) for m in set(ta.modes) | set(tb.modes)))
-    return Step(cached_schedule(ContractionProblem(ta, tb, None, td, ex)), a, b, shape)
+    return Step(cached_schedule(ContractionProblem(ta, tb, None, td, ex, semiring=sr)), a, b, shape)
 
 
 _ONES = -1
 
 
-def _network(infos, output, ext, final: TensorInfo, optimize) -> list[Step]:
+def _network(infos, output, ext, final: TensorInfo, optimize, sr=None) -> list[Step]:
     """The steps contracting the operands pairwise (opt_einsum's order) into the output."""
     ones = TensorInfo("ones", (), (), infos[0].dtype, 16)
     if len(infos) == 1:
-        return [_step(infos[0], ones, final, ext, 0, _ONES, None)]
+        return [_step(infos[0], ones, final, ext, 0, _ONES, None, sr)]
     if len(infos) == 2:
-        return [_step(infos[0], infos[1], final, ext, 0, 1, None)]
+        return [_step(infos[0], infos[1], final, ext, 0, 1, None, sr)]
     path = _path(infos, output, ext, optimize)
     live = list(enumerate(infos))
     steps = []
@@ -358,13 +363,13 @@ def _network(infos, output, ext, final: TensorInfo, optimize) -> list[Step]:
             picked.append((_ONES, ones))
         (ia, ta), (ib, tb) = picked
         if not live:
-            steps.append(_step(ta, tb, final, ext, ia, ib, None))
+            steps.append(_step(ta, tb, final, ext, ia, ib, None, sr))
             return steps
         keep = set(output).union(*(set(t.modes) for _, t in live))
         modes = tuple(m for m in dict.fromkeys(ta.modes + tb.modes) if m in keep)
         shape = tuple(ext[m] for m in modes)
         ti = TensorInfo(f"intermediate {len(steps)}", modes, _c_strides(shape), infos[0].dtype, 16)
-        steps.append(_step(ta, tb, ti, ext, ia, ib, shape))
+        steps.append(_step(ta, tb, ti, ext, ia, ib, shape, sr))
         live.append((len(infos) + len(steps) - 1, ti))
     raise GettpyError("contraction path did not end in one tensor")  # pragma: no cover
 
@@ -373,7 +378,7 @@ def _execute(prog: Program, backend: str, xp, arrays, target) -> None:
     """Run the program's steps on the arrays; the last step writes `target`."""
     slots = {i: x for i, x in enumerate(arrays)}
     if any(_ONES in (st.a, st.b) for st in prog.steps):
-        slots[_ONES] = xp.ones((), dtype=prog.in_dtype)
+        slots[_ONES] = xp.full((), prog.one, dtype=prog.in_dtype)  # the semiring's one
     n = len(arrays)
     for j, st in enumerate(prog.steps):
         d = target if st.out_shape is None else xp.empty(st.out_shape, dtype=prog.in_dtype)

@@ -110,3 +110,79 @@ def as_op(spec, what: str = "op") -> Op:
         return _FACTORIES[spec[0]](*spec[1:])
     known = sorted(_NAMED) + sorted(_FACTORIES)
     raise GettpyError(f"{what}: unknown op {spec!r}; known ops: {', '.join(known)}, or gettpy.ops.custom(...)")
+
+
+# ------------------------------------------------------------------------------------------ semirings
+@dataclass(frozen=True, slots=True)
+class Semiring:
+    """The arithmetic of the sum over contracted modes: D = ⊕_k A ⊗ B instead of Σ_k A · B.
+
+    Seed 004's formula (4) with (+, ×) replaced: ``add`` (⊕) is a CUDA expression in ``a`` and ``b``,
+    ``mul`` (⊗) one in ``x`` and ``y``, both of the compute type ``T``; ``zero`` is ⊕'s identity (the
+    result of an empty sum) and ``one`` ⊗'s (what a one-operand reduction multiplies by).
+    ``numpy_add`` must be a numpy ufunc (its ``reduce`` is the CPU executor's sum) and ``numpy_mul``
+    an elementwise callable. alpha, beta and C then combine with the result in ordinary arithmetic:
+    D = op_d(alpha * (⊕_k op_a(A) ⊗ op_b(B)) + beta * op_c(C)). Semiring contractions run on the
+    CUDA-core (simt) path of the kernel, never on tensor cores, and are never split along K.
+
+        >>> from gettpy import ops
+        >>> ops.max_plus.name, ops.max_plus.zero
+        ('max_plus', -inf)
+    """
+
+    name: str
+    add: str
+    mul: str
+    zero: float
+    one: float
+    numpy_add: np.ufunc = field(repr=False, compare=False, default=None)
+    numpy_mul: Callable = field(repr=False, compare=False, default=None)
+
+    def reduce(self, x: np.ndarray, axis: int) -> np.ndarray:
+        """⊕ over `axis` of a numpy array (the identity `zero` for an empty axis)."""
+        return self.numpy_add.reduce(x, axis=axis, initial=self.zero)
+
+
+# NaN-propagating max/min, like numpy's maximum/minimum
+_MAX = "((a != a || a > b) ? a : b)"
+_MIN = "((a != a || a < b) ? a : b)"
+max_plus = Semiring("max_plus", _MAX, "(x + y)", -np.inf, 0.0, np.maximum, np.add)
+min_plus = Semiring("min_plus", _MIN, "(x + y)", np.inf, 0.0, np.minimum, np.add)
+# (max, ×) and (min, ×) are semirings on non-negative values (Viterbi); with negative values ⊗ does not
+# distribute over ⊕, so a chain of three or more operands depends on the contraction order
+max_times = Semiring("max_times", _MAX, "(x * y)", -np.inf, 1.0, np.maximum, np.multiply)
+min_times = Semiring("min_times", _MIN, "(x * y)", np.inf, 1.0, np.minimum, np.multiply)
+_SEMIRINGS = {s.name: s for s in (max_plus, min_plus, max_times, min_times)}
+
+
+def semiring(add: str, mul: str, zero: float, one: float, numpy_add: np.ufunc, numpy_mul: Callable,
+             name: str = "custom_semiring") -> Semiring:
+    """A user semiring: CUDA expressions ``add`` (in a, b) and ``mul`` (in x, y) with their numpy twins.
+
+    Example, the (max, min) "bottleneck" semiring::
+
+        semiring("(a > b ? a : b)", "(x < y ? x : y)", zero=-np.inf, one=np.inf,
+                 numpy_add=np.maximum, numpy_mul=np.minimum)
+    """
+    for what, expr, need in (("add", add, ("a", "b")), ("mul", mul, ("x", "y"))):
+        if not isinstance(expr, str) or not all(v in expr for v in need):
+            raise GettpyError(f"semiring {name!r}: {what} must be a CUDA expression using {' and '.join(need)}, "
+                              f"got {expr!r}")
+    if not isinstance(numpy_add, np.ufunc) or numpy_add.nin != 2:
+        raise GettpyError(f"semiring {name!r}: numpy_add must be a binary numpy ufunc (its reduce sums), "
+                          f"got {numpy_add!r}")
+    if not callable(numpy_mul):
+        raise GettpyError(f"semiring {name!r}: numpy_mul must be callable, got {numpy_mul!r}")
+    return Semiring(name, f"({add})", f"({mul})", float(zero), float(one), numpy_add, numpy_mul)
+
+
+def as_semiring(spec, what: str = "semiring") -> Semiring | None:
+    """A Semiring from a Semiring, a name (``"max_plus"``), or None / ``"plus_times"`` (ordinary sum: None)."""
+    if spec is None or spec == "plus_times":
+        return None
+    if isinstance(spec, Semiring):
+        return spec
+    if isinstance(spec, str) and spec in _SEMIRINGS:
+        return _SEMIRINGS[spec]
+    raise GettpyError(f"{what}: unknown semiring {spec!r}; known: plus_times, {', '.join(sorted(_SEMIRINGS))}, "
+                      f"or gettpy.ops.semiring(...)")

@@ -1,7 +1,8 @@
 """The CPU executor: runs a Plan on numpy arrays through the layout emulation.
 
 It reads the GEMM operands out of the tensors' real memory with the plan's layout maps
-(`gather_matrix`), multiplies them with numpy's matmul in the accumulate type, applies alpha, beta
+(`gather_matrix`), multiplies them with numpy's matmul in the accumulate type (or reduces them with a
+semiring's numpy twins), applies alpha, beta
 and the unary ops, and writes the result through the output's map (`scatter_matrix`). It never calls
 np.einsum or np.tensordot: it is the end-to-end check of the planner and the layouts, and the
 executor on machines without a GPU.
@@ -24,8 +25,9 @@ def execute(plan: Plan, a: np.ndarray, b: np.ndarray, c: np.ndarray | None, d: n
     # (1) gather the GEMM operands through their layout maps, in the accumulate type, ops applied
     ga = op_a(gather_matrix(ka, plan.layout_a, ("b", "m", "k")).astype(acc, copy=False))
     gb = op_b(gather_matrix(kb, plan.layout_b, ("b", "k", "n")).astype(acc, copy=False))
-    # (2) the batched GEMM
-    r = np.matmul(ga, gb)
+    # (2) the batched GEMM (a semiring: its ⊕-reduction of the ⊗ products)
+    sr = plan.problem.semiring
+    r = np.matmul(ga, gb) if sr is None else _semiring_matmul(sr, ga, gb, acc)
     if alpha != 1:
         r = r * np.asarray(alpha).astype(acc)
     # (3) epilogue: beta * op_c(C), op_d, conversion to the output type
@@ -35,3 +37,19 @@ def execute(plan: Plan, a: np.ndarray, b: np.ndarray, c: np.ndarray | None, d: n
     r = op_d(r)
     # (4) scatter through the output's map
     scatter_matrix(d, plan.layout_d, ("b", "m", "n"), r.astype(d.dtype, copy=False))
+
+
+#: elements of the (b, m, k-chunk, n) product block a semiring contraction materialises at once
+SEMIRING_BLOCK = 1 << 22
+
+
+def _semiring_matmul(sr, ga: np.ndarray, gb: np.ndarray, acc) -> np.ndarray:
+    """r[b, m, n] = ⊕_k ga[b, m, k] ⊗ gb[b, k, n], in chunks of k (bounded memory)."""
+    nb, m, k = ga.shape
+    n = gb.shape[2]
+    r = np.full((max(nb, gb.shape[0]), m, n), sr.zero, dtype=acc)
+    step = max(1, SEMIRING_BLOCK // max(1, r.size))
+    for k0 in range(0, k, step):
+        prod = sr.numpy_mul(ga[:, :, k0:k0 + step, None], gb[:, None, k0:k0 + step, :]).astype(acc, copy=False)
+        r = sr.numpy_add(r, sr.reduce(prod, axis=2))
+    return r

@@ -351,9 +351,11 @@ struct Gett {
 
     // accumulators
     constexpr int ACC_R = MMA ? MI * NI * 4 : TM * TN;
+    using SR = typename Cfg::SR;  // the sum over k: fma, or a semiring's add(acc, mul(x, y)) (simt only)
+    static_assert(SR::kStandard || !MMA, "semirings run on the simt path");
     TAcc acc[ACC_R];
 #pragma unroll
-    for (int i = 0; i < ACC_R; ++i) acc[i] = TAcc(0);
+    for (int i = 0; i < ACC_R; ++i) acc[i] = SR::template zero<TAcc>();
 
     const int lane = tid & 31, warp = tid >> 5;
     const int wm0 = MMA ? (warp / WARPS_N) * WM : 0, wn0 = MMA ? (warp % WARPS_N) * WN : 0;
@@ -423,6 +425,9 @@ struct Gett {
       } else {
 #pragma unroll
         for (int kk = 0; kk < BK; ++kk) {
+          // zero-filled k >= K slots add 0 * x to an ordinary sum; a semiring must skip them
+          if constexpr (!SR::kStandard && !FULL_K)
+            if (U(kt) * U(BK) + U(kk) >= U(K)) break;
           TAcc a[TM], b[TN];
 #pragma unroll
           for (int i = 0; i < TM; ++i) a[i] = TAcc(to_f(*LA::at(const_cast<TA*>(As), kk, tm + i * TMS)));
@@ -431,7 +436,7 @@ struct Gett {
 #pragma unroll
           for (int i = 0; i < TM; ++i)
 #pragma unroll
-            for (int j = 0; j < TN; ++j) acc[i * TN + j] = fma(a[i], b[j], acc[i * TN + j]);
+            for (int j = 0; j < TN; ++j) acc[i * TN + j] = SR::madd(acc[i * TN + j], a[i], b[j]);
         }
       }
     }

@@ -43,6 +43,20 @@ def render_op(name: str, expr: str) -> str:
             f"  }};")
 
 
+def render_semiring(sr: tuple[str, ...]) -> str:
+    """The Cfg::SR struct: the sum over k (fma for the ordinary one, else the semiring's add(acc, mul))."""
+    if not sr:
+        return ("  struct SR {\n    static constexpr bool kStandard = true;\n"
+                "    template <class T> __device__ __forceinline__ static T zero() { return T(0); }\n"
+                "    template <class T> __device__ __forceinline__ static T madd(T acc, T x, T y) "
+                "{ return fma(x, y, acc); }\n  };")
+    add, mul, zero = sr
+    return ("  struct SR {\n    static constexpr bool kStandard = false;\n"
+            f"    template <class T> __device__ __forceinline__ static T zero() {{ return {zero}; }}\n"
+            f"    template <class T> __device__ __forceinline__ static T madd(T a, T x, T y) {{\n"
+            f"      const T b = {mul};\n      return {add};\n    }}\n  }};")
+
+
 def render_prelude(spec: KernelSpec) -> str:
     t = spec.tile
     c = spec.c if spec.c is not None else spec.d
@@ -82,6 +96,7 @@ def render_prelude(spec: KernelSpec) -> str:
         render_op("OpB", spec.op_b),
         render_op("OpC", spec.op_c),
         render_op("OpD", spec.op_d),
+        render_semiring(spec.semiring),
         "};",
     ]
     return "\n".join(lines) + "\n"

@@ -121,6 +121,8 @@ class KernelSpec:
         op_a, op_b, op_c, op_d: CUDA expressions in x of type T; "" for identity.
         read_c: False specialises for beta == 0 (C is never read).
         index64: 64-bit offsets and coordinates.
+        semiring: () for the ordinary sum, else CUDA expressions (add in a, b; mul in x, y; zero) of
+            gettpy.ops.Semiring (simt path only).
     """
 
     tile: TileConfig
@@ -139,8 +141,11 @@ class KernelSpec:
     op_d: str = ""
     read_c: bool = False
     index64: bool = False
+    semiring: tuple[str, ...] = ()
 
     def __post_init__(self):
+        if self.semiring and (len(self.semiring) != 3 or self.tile.mma):
+            raise KernelError(f"semiring {self.semiring}: needs (add, mul, zero) and a simt tile")
         for name, t in (("A", self.a.dtype), ("B", self.b.dtype), ("D", self.d.dtype)):
             if t not in CUDA_TYPE:
                 raise KernelError(f"operand {name}: dtype {t!r} has no GPU kernel (f16, bf16, f32, f64)")

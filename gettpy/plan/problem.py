@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ..dtypes import ACCUMULATE, ITEMSIZE
-from ..errors import ShapeError, SubscriptError
-from ..ops import Op, identity
+from ..errors import DtypeError, ShapeError, SubscriptError
+from ..ops import Op, Semiring, identity
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +51,7 @@ class ContractionProblem:
         a, b: the inputs. c: the C input (None when beta is always 0). d: the output.
         extents: (mode, extent) pairs, sorted by mode.
         compute: short name of the accumulate type.
+        semiring: the (⊕, ⊗) of the sum over k (gettpy.ops.Semiring), None for (+, ×).
     """
 
     a: TensorInfo
@@ -59,6 +60,7 @@ class ContractionProblem:
     d: TensorInfo
     extents: tuple[tuple[str, int], ...]
     compute: str = ""
+    semiring: Semiring | None = None
 
     def __post_init__(self):
         ext = dict(self.extents)
@@ -73,6 +75,9 @@ class ContractionProblem:
                 raise SubscriptError(f"output mode {m!r} appears in neither input")
         if self.c is not None and set(self.c.modes) != set(self.d.modes):
             raise SubscriptError(f"C modes {self.c.modes} differ from D modes {self.d.modes}")
+        if self.semiring is not None and any(t.dtype in ("c64", "c128") for t in (self.a, self.b, self.d)):
+            raise DtypeError(f"semiring {self.semiring.name}: complex tensors have no order; semirings take "
+                             f"real types only")
         if not self.compute:
             object.__setattr__(self, "compute", ACCUMULATE[self.d.dtype if self.d.dtype in ("f64", "c128")
                                                            else self.a.dtype])
@@ -88,4 +93,5 @@ class ContractionProblem:
                 names.setdefault(m, chr(ord("a") + len(names)) if len(names) < 26 else f"m{len(names)}")
         ren = lambda t: None if t is None else replace(t, modes=tuple(names[m] for m in t.modes))  # noqa: E731
         ext = tuple(sorted((names[m], e) for m, e in self.extents))
-        return ContractionProblem(ren(self.a), ren(self.b), ren(self.c), ren(self.d), ext, self.compute)
+        return ContractionProblem(ren(self.a), ren(self.b), ren(self.c), ren(self.d), ext, self.compute,
+                                  self.semiring)

@@ -38,14 +38,15 @@ _SIMT_NARROW_M = {16: (16, 128, 1, 8), 32: (32, 128, 2, 8)}
 
 
 def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_a: int = 8, vec_b: int = 8,
-                sm_count: int = SM_COUNT, dtype_b: str | None = None, compute: str = "f32") -> TileConfig:
+                sm_count: int = SM_COUNT, dtype_b: str | None = None, compute: str = "f32",
+                semiring: bool = False) -> TileConfig:
     """Heuristic TileConfig for a GEMM of M x N x K (times batch) with `dtype` (A) / `dtype_b` inputs.
 
-    The mma path is taken when both inputs are f16 or both bf16 and the accumulate type is f32; every
-    other combination runs on the simt path. vec_a / vec_b: vector widths of the inputs (1 =
-    gathers; reserved for the tuner, the heuristic does not use them yet).
+    The mma path is taken when both inputs are f16 or both bf16, the accumulate type is f32 and the
+    sum is the ordinary one (no semiring); every other combination runs on the simt path. vec_a / vec_b:
+    vector widths of the inputs (1 = gathers; reserved for the tuner, the heuristic does not use them yet).
     """
-    mma = dtype in MMA_DTYPES and (dtype_b or dtype) == dtype and compute == "f32"
+    mma = dtype in MMA_DTYPES and (dtype_b or dtype) == dtype and compute == "f32" and not semiring
     if not mma and dtype not in ("f32", "f64"):
         dtype = "f64" if compute == "f64" else "f32"
     ctas = lambda bm, bn: math.ceil(M / bm) * math.ceil(N / bn) * max(batch, 1)  # noqa: E731
@@ -112,9 +113,13 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
     if tile is None:
         va = max(plan.layout_a.vector_width("k"), plan.layout_a.vector_access("m")[0])
         vb = max(plan.layout_b.vector_width("k"), plan.layout_b.vector_access("n")[0])
-        tile = choose_tile(plan.M, plan.N, plan.K, plan.batch, ta.dtype, va, vb, sm_count, tb.dtype, p.compute)
+        tile = choose_tile(plan.M, plan.N, plan.K, plan.batch, ta.dtype, va, vb, sm_count, tb.dtype, p.compute,
+                           p.semiring is not None)
     if tile.mma and (ta.dtype not in MMA_DTYPES or tb.dtype != ta.dtype or p.compute != "f32"):
         raise KernelError(f"tile {tile} is an mma tile but A, B are {ta.dtype}, {tb.dtype} (compute {p.compute})")
+    if tile.mma and p.semiring is not None:
+        raise KernelError(f"tile {tile} is an mma tile but the contraction uses semiring {p.semiring.name} "
+                          f"(tensor cores only add and multiply): give a simt tile")
     a = _input_spec(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk)
     b = _input_spec(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk)
     ld = plan.layout_d
@@ -143,4 +148,17 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
             raise KernelError(f"operand {name}: no GPU kernel for dtype {t}")
     return KernelSpec(tile, plan.M, plan.N, plan.K, plan.batch, a, b, c, d, compute,
                       _op_expr(op_a), _op_expr(op_b), _op_expr(op_c) if read_c else "", _op_expr(op_d),
-                      read_c, index64)
+                      read_c, index64, _semiring_exprs(p.semiring))
+
+
+def _literal(v: float) -> str:
+    """A CUDA expression of type T for the float v (infinities through their bit pattern)."""
+    if math.isinf(v):
+        inf = "__longlong_as_double(0x7ff0000000000000LL)"
+        return f"T({'-' if v < 0 else ''}{inf})"
+    return f"T({float(v)!r})"
+
+
+def _semiring_exprs(sr) -> tuple[str, str, str]:
+    """(add, mul, zero) CUDA expressions of a semiring; () for the ordinary sum."""
+    return () if sr is None else (sr.add, sr.mul, _literal(sr.zero))
