@@ -1,4 +1,4 @@
-"""GPU fuzz: random contractions over every kernel dtype, random extents and strided views, against
+"""GPU fuzz: random contractions over every kernel dtype (and complex, as real launches), random extents and strided views, against
 numpy float64 (issue 8). The number of cases is GETTPY_GPU_FUZZ_N (default 1000); each case is a new
 kernel specialisation (extents are compile-time constants), so this test is long."""
 from __future__ import annotations
@@ -14,7 +14,8 @@ import gettpy
 N_CASES = int(os.environ.get("GETTPY_GPU_FUZZ_N", "1000"))
 # (input dtype, output dtype, tolerance relative to sum |a||b|)
 DTYPES = [("float16", "float16", 2e-2), ("float16", "float32", 2e-3), ("float32", "float32", 1e-5),
-          ("float64", "float64", 1e-12), ("bfloat16", "bfloat16", 5e-2)]
+          ("float64", "float64", 1e-12), ("bfloat16", "bfloat16", 5e-2), ("complex64", "complex64", 1e-5),
+          ("complex128", "complex128", 1e-12)]
 
 
 def _case(rng):
@@ -33,6 +34,8 @@ def _case(rng):
 def _operand(rng, modes, ext, xp, dtype):
     shape = [ext[m] * (2 if rng.random() < 0.3 else 1) for m in modes]
     base = rng.uniform(-1, 1, shape)
+    if dtype.startswith("complex"):
+        base = base + 1j * rng.uniform(-1, 1, shape)
     view = base[tuple(slice(None, None, 2) if s != ext[m] else slice(None) for s, m in zip(shape, modes, strict=True))]
     if view.ndim and rng.random() < 0.3:
         ax = int(rng.integers(view.ndim))
@@ -47,7 +50,7 @@ def _operand(rng, modes, ext, xp, dtype):
         perm = tuple(rng.permutation(host.ndim))
         inv = tuple(np.argsort(perm))
         d = xp.ascontiguousarray(d.transpose(perm)).transpose(inv)
-    return d, host.astype(dtype).astype(np.float64)
+    return d, host.astype(dtype).astype(np.complex128 if dtype.startswith("complex") else np.float64)
 
 
 @pytest.mark.gpu
@@ -69,14 +72,14 @@ def test_gpu_fuzz_random_contractions():
         kw = {"dtype": cupy.float32} if (din, dout) == ("float16", "float32") else {}
         try:
             got = gettpy.einsum(subs, da, db, **kw)
-            got = got.double().cpu().numpy() if din == "bfloat16" else cupy.asnumpy(got).astype(np.float64)
+            got = got.double().cpu().numpy() if din == "bfloat16" else cupy.asnumpy(got).astype(ha.dtype)
         except Exception as e:  # noqa: BLE001 - collected and reported below
             failures.append(f"{i} {subs} {din}->{dout} ext={ext}: {type(e).__name__}: {e}")
             continue
         ref = np.einsum(subs, ha, hb)
         # relative to sum |a||b|, plus the output type's subnormal spacing (a product of 1e-7 rounds
         # to an f16 subnormal with ~6e-8 absolute precision; the CPU executor rounds it the same way)
-        tiny = 0.0 if dout == "bfloat16" else float(np.finfo(dout).smallest_subnormal)
+        tiny = 0.0 if dout == "bfloat16" else float(np.finfo(np.dtype(dout)).smallest_subnormal)
         scale = np.einsum(subs, np.abs(ha), np.abs(hb)) + 1e-30
         err = float(np.max((np.abs(got - ref) - tiny).clip(0) / scale, initial=0.0)) if ref.size else 0.0
         if not np.all(np.isfinite(got)) or err > tol:
