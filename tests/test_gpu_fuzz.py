@@ -1,6 +1,7 @@
-"""GPU fuzz: random contractions over every kernel dtype (and complex, as real launches), random extents and strided views, against
-numpy float64 (issue 8). The number of cases is GETTPY_GPU_FUZZ_N (default 1000); each case is a new
-kernel specialisation (extents are compile-time constants), so this test is long."""
+"""GPU fuzz: random contractions over every kernel dtype (and complex, as real launches), random extents
+and strided views, against numpy float64 / complex128 (issue 8). The number of cases is
+GETTPY_GPU_FUZZ_N (default 1000); each case is a new kernel specialisation (extents are compile-time
+constants), so this test is long."""
 from __future__ import annotations
 
 import os
