@@ -9,6 +9,7 @@ the work run on torch's current stream when the operands are torch's.
 from __future__ import annotations
 
 import contextlib
+import warnings
 
 import numpy as np
 
@@ -57,5 +58,10 @@ def caller_stream(first):
         import cupy
         import torch
 
-        return cupy.cuda.ExternalStream(torch.cuda.current_stream(first.device).cuda_stream, first.device.index)
+        ts = torch.cuda.current_stream(first.device)
+        if hasattr(cupy.cuda.Stream, "from_external") and hasattr(ts, "__cuda_stream__"):
+            return cupy.cuda.Stream.from_external(ts)  # the CUDA stream protocol (CuPy >= 14)
+        with warnings.catch_warnings():  # CuPy 14 deprecates ExternalStream for from_external
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return cupy.cuda.ExternalStream(ts.cuda_stream, first.device.index)
     return contextlib.nullcontext()
