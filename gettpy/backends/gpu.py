@@ -8,6 +8,8 @@ fallback to other libraries: no cupy.einsum, cuBLAS or cuTENSOR.
 """
 from __future__ import annotations
 
+import ctypes
+import threading
 import warnings
 
 import numpy as np
@@ -125,11 +127,72 @@ def launch(spec: KernelSpec, a_ptr: int, b_ptr: int, c_ptr: int, d_ptr: int, alp
         if len(_FUNCS_BY_ID) > 4096:
             _FUNCS_BY_ID.clear()
         _FUNCS_BY_ID[(id(spec), dev)] = (spec, f)
-    acc = np.float64 if spec.compute == "f64" else np.float32
-    args = (np.uint64(a_ptr), np.uint64(b_ptr), np.uint64(c_ptr), np.uint64(d_ptr), acc(alpha), acc(beta))
     if stream is None:
         stream = cupy.cuda.get_current_stream()
+    fast = _launcher(spec, f, dev)
+    if fast is not None and fast(a_ptr, b_ptr, c_ptr, d_ptr, alpha, beta, stream.ptr):
+        return
+    acc = np.float64 if spec.compute == "f64" else np.float32
+    args = (np.uint64(a_ptr), np.uint64(b_ptr), np.uint64(c_ptr), np.uint64(d_ptr), acc(alpha), acc(beta))
     f((grid, 1, 1), (spec.tile.threads, 1, 1), args, shared_mem=spec.smem_bytes, stream=stream)
+
+
+# ------------------------------------------------------------------------------------------------ fast launch
+# cuLaunchKernel through ctypes with a parameter block prepared once per (spec, device, thread): a cached
+# call then costs a few attribute stores and one foreign call instead of CuPy's per-call argument packing.
+# Any non-zero CUresult hands the launch to CuPy's own path (which raises its CUDADriverError).
+_TLS = threading.local()
+_CU_LAUNCH: list = []  # [cuLaunchKernel] once libcuda is loaded, [None] where it cannot be
+
+
+def _cu_launch():
+    if not _CU_LAUNCH:
+        try:
+            fn = ctypes.CDLL("libcuda.so.1").cuLaunchKernel
+            fn.restype = ctypes.c_int
+            fn.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p, ctypes.c_void_p,
+                                                                       ctypes.c_void_p]
+            _CU_LAUNCH.append(fn)
+        except (OSError, AttributeError):
+            _CU_LAUNCH.append(None)
+    return _CU_LAUNCH[0]
+
+
+class _Launcher:
+    """One kernel's launch with its parameter block (A, B, C, D pointers, alpha, beta) kept in ctypes."""
+
+    __slots__ = ("fn", "func", "grid", "threads", "smem", "vals", "params", "spec")
+
+    def __init__(self, fn, spec: KernelSpec, func_ptr: int):
+        acc = ctypes.c_double if spec.compute == "f64" else ctypes.c_float
+        self.fn, self.spec, self.func = fn, spec, ctypes.c_void_p(func_ptr)
+        self.grid, self.threads, self.smem = spec.grid, spec.tile.threads, spec.smem_bytes
+        self.vals = (ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), acc(), acc())
+        self.params = (ctypes.c_void_p * 6)(*(ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in self.vals))
+
+    def __call__(self, a, b, c, d, alpha, beta, stream_ptr: int) -> bool:
+        v = self.vals
+        v[0].value, v[1].value, v[2].value, v[3].value = a, b, c, d
+        v[4].value, v[5].value = alpha, beta
+        return self.fn(self.func, self.grid, 1, 1, self.threads, 1, 1, self.smem, stream_ptr, self.params,
+                       None) == 0
+
+
+def _launcher(spec: KernelSpec, f, dev: int):
+    """The calling thread's fast launcher of `spec` (None without libcuda)."""
+    cache = getattr(_TLS, "launchers", None)
+    if cache is None:
+        cache = _TLS.launchers = {}
+    hit = cache.get((id(spec), dev))
+    if hit is not None and hit.spec is spec:
+        return hit
+    fn = _cu_launch()
+    if fn is None:
+        return None
+    if len(cache) > 4096:
+        cache.clear()
+    lau = cache[(id(spec), dev)] = _Launcher(fn, spec, int(f.ptr))
+    return lau
 
 
 def execute(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None) -> None:
