@@ -165,3 +165,49 @@ def test_gpu_split_k_with_beta_c_and_output_op(monkeypatch):
                   + 2.0 * np.abs(c.astype(np.float64)))
     assert_close(cupy.asnumpy(dd), ref, np.float32)
     _fresh_caches()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_ops_on_reread_inputs_are_applied_in_the_pack(dtype):
+    """A compute-bound shape with ops on A and B: the schedule packs both with the op applied once (the
+    core reads them without an op); the result is the fused one's, against numpy float64."""
+    from gettpy import ops
+
+    rng = np.random.default_rng(5)
+    a = rng.uniform(-1, 1, (1100, 96)).astype(dtype)
+    b = rng.uniform(-1, 1, (96, 1050)).astype(dtype)
+    op = ops.leaky_relu(0.1)
+    got = gettpy.einsum("ik,kj->ij", a, b, ops=[op, op], dtype=np.float32)
+    fa, fb = (np.where(x > 0, x, np.float32(0.1) * x).astype(dtype).astype(np.float64) for x in (a, b))
+    assert_close(got, fa @ fb, np.float32 if dtype == np.float32 else np.float16)
+    s = make_schedule(ContractionProblem(TensorInfo("A", ("i", "k"), (96, 1), _short(dtype), op=op),
+                                         TensorInfo("B", ("k", "j"), (1050, 1), _short(dtype), op=op), None,
+                                         TensorInfo("D", ("i", "j"), (1050, 1), "f32"),
+                                         (("i", 1100), ("j", 1050), ("k", 96))))
+    assert s.pack_a is not None and s.pack_b is not None
+    assert s.pack_a.op.is_identity and s.pack_b.op.is_identity
+    assert s.core.kernel_a.op.is_identity and s.core.kernel_b.op.is_identity
+
+
+def _short(dtype) -> str:
+    return {np.dtype(np.float16): "f16", np.dtype(np.float32): "f32"}[np.dtype(dtype)]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_gpu_ops_applied_in_the_pack(dtype):
+    """The same on the GPU: the op runs in a CuPy elementwise kernel built from its CUDA expression."""
+    import cupy as cp
+
+    from gettpy import ops
+
+    rng = np.random.default_rng(6)
+    ha = rng.uniform(-1, 1, (1100, 96)).astype(dtype)
+    hb = np.asfortranarray(rng.uniform(-1, 1, (96, 1050)).astype(dtype))
+    op = ops.leaky_relu(0.1)
+    got = gettpy.einsum("ik,kj->ij", cp.asarray(ha), cp.asarray(hb), ops=[op, ops.gelu])
+    ct = np.float64 if dtype == np.float64 else np.float32
+    fa = np.where(ha > 0, ha, ct(0.1) * ha.astype(ct)).astype(dtype).astype(np.float64)
+    fb = ops.gelu(hb.astype(ct)).astype(dtype).astype(np.float64)
+    assert_close(cp.asnumpy(got), fa @ fb, dtype)
+

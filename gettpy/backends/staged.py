@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from ..dtypes import numpy_dtype
+from ..dtypes import ACCUMULATE, NUMPY_ACCUMULATE, numpy_dtype
 from ..plan.problem import TensorInfo
 from ..plan.schedule import Schedule
 
@@ -23,8 +23,19 @@ def _view(xp, x, t: TensorInfo, order: tuple[str, ...], ext: dict[str, int]):
 
 
 def _pack(xp, x, t: TensorInfo, pk: TensorInfo, ext):
-    # always a fresh (aligned) copy: ascontiguousarray would return an already contiguous view as is
-    return xp.array(_view(xp, x, t, pk.modes, ext), order="C", copy=True)
+    """A fresh packed copy of `x` in `pk`'s layout; op(x) when the pack applies t's op (pk has none)."""
+    view = _view(xp, x, t, pk.modes, ext)
+    if t.op.is_identity or not pk.op.is_identity:
+        # always a fresh (aligned) copy: ascontiguousarray would return an already contiguous view as is
+        return xp.array(view, order="C", copy=True)
+    if xp.__name__ == "cupy":
+        from .gpu import op_kernel
+
+        out = xp.empty(view.shape, dtype=x.dtype)
+        op_kernel(t.op.cuda, x.dtype.name)(view, out)
+        return out
+    acc = NUMPY_ACCUMULATE[ACCUMULATE[t.dtype]]  # the kernel's compute type, rounded to the input type
+    return xp.array(t.op(view.astype(acc)).astype(x.dtype), order="C", copy=True)
 
 
 def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:

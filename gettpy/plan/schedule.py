@@ -18,6 +18,13 @@ columns): measured on the H100 (tccg/PERFORMANCE.md), a once-read 150 MB operand
 gather than to copy with CuPy's strided copy, and staging a scattered output through a workspace and a
 CuPy copy made #8 five times slower, so outputs are written in place except for split-K.
 
+* **pre-apply an input's op** when the input has a unary op and is re-read by at least
+  `OP_PACK_MIN_REREADS` CTA rows or columns (compute-bound shapes): the pack applies the op once per
+  element and the core reads op(A) with no op, instead of every CTA transforming its tiles again
+  (measured on the H100: leaky_relu on A and B made #12 and #20-#30 1.7-2.2x slower when fused). Only
+  for f16, f32 and f64 inputs; the pack computes the op in the kernel's compute type and rounds to
+  the input type, as the fused path does.
+
 The CPU executor runs the same schedule (the packing and reductions through numpy), so CI checks
 the transformations end to end; the GPU backend runs them with CuPy.
 """
@@ -27,6 +34,7 @@ import math
 from dataclasses import dataclass, replace
 
 from ..dtypes import ACCUMULATE
+from ..ops import identity
 from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
 
@@ -34,6 +42,8 @@ from .problem import ContractionProblem, TensorInfo
 MIN_STAGE_ELEMS = 4096
 #: pack a gathered input only when this many CTA rows (for B) or columns (for A) re-read it
 PACK_MIN_REREADS = 2
+#: apply an input's unary op in a pack when this many CTA rows / columns re-read the input
+OP_PACK_MIN_REREADS = 8
 #: split-K only when the plain grid has fewer CTAs than this fraction of the SMs ...
 SPLIT_MAX_WAVE = 0.5
 #: ... and each split keeps at least this many k
@@ -76,14 +86,16 @@ class Schedule:
         return packs + (0 if stage is None else stage.itemsize * math.prod(core_ext[m] for m in stage.modes))
 
 
-def packed(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int], dtype: str | None = None) -> TensorInfo:
-    """`t` re-laid out densely with its modes in `order` (first fastest)."""
+def packed(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int], dtype: str | None = None,
+           apply_op: bool = False) -> TensorInfo:
+    """`t` re-laid out densely with its modes in `order` (first fastest); with `apply_op` the pack
+    applies t's op and the packed tensor carries none."""
     modes = tuple(m for m in order if m in t.modes)
     strides, acc = [], 1
     for m in modes:
         strides.append(acc)
         acc *= ext[m]
-    return TensorInfo(t.name, modes, tuple(strides), dtype or t.dtype, 16, t.op)
+    return TensorInfo(t.name, modes, tuple(strides), dtype or t.dtype, 16, identity if apply_op else t.op)
 
 
 def _gathered(layout, dims: tuple[str, str], tile_mn: int) -> bool:
@@ -172,12 +184,15 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
     rereads_a, rereads_b = _rereads(plan, sm_count)
     new_ka, new_kb = ka, kb
     t = _tile(plan, sm_count)
-    if (_size(ka, ext) >= MIN_STAGE_ELEMS and rereads_a >= PACK_MIN_REREADS
-            and _gathered(plan.layout_a, ("m", "k"), t.bm)):
-        new_ka = packed(ka, _pack_order(plan, "m", va), ext)
-    if (_size(kb, ext) >= MIN_STAGE_ELEMS and rereads_b >= PACK_MIN_REREADS
-            and _gathered(plan.layout_b, ("n", "k"), t.bn)):
-        new_kb = packed(kb, _pack_order(plan, "n", vb), ext)
+    for which, info, rereads, lay, tmn, vec in (("a", ka, rereads_a, plan.layout_a, t.bm, va),
+                                                 ("b", kb, rereads_b, plan.layout_b, t.bn, vb)):
+        if _size(info, ext) < MIN_STAGE_ELEMS:
+            continue
+        mn = "m" if which == "a" else "n"
+        op_first = not info.op.is_identity and info.dtype in ("f16", "f32", "f64") and rereads >= OP_PACK_MIN_REREADS
+        if op_first or rereads >= PACK_MIN_REREADS and _gathered(lay, (mn, "k"), tmn):
+            new = packed(info, _pack_order(plan, mn, vec), ext, apply_op=op_first)
+            new_ka, new_kb = (new, new_kb) if which == "a" else (new_ka, new)
     if plan.part.swapped:
         new_a, new_b = new_kb, new_ka
     else:
