@@ -36,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "(seed Sec. IV-D); repeatable or comma list (default none); with several, a fused-ops plot")
     p.add_argument("--tune", action="store_true",
                    help="time the heuristic plan, autotune (gettpy.tune), then time the tuned plan")
+    p.add_argument("--no-peers", action="store_true", help="time gettpy only (no cupy, torch or cuTENSOR)")
     p.add_argument("--tune-samples", type=int, default=24, help="--tune: random candidates per contraction")
     p.add_argument("--tune-top", type=int, default=6, help="--tune: candidates compiled and timed")
     p.add_argument("--pad", action="store_true",
@@ -421,6 +422,10 @@ def gpu_case(gpu: _Gpu, case: Case, dtype: str, order: str, op: str, args) -> di
         """Run the peer once on (copies of) set 0; returns its max relative error."""
         a, b = (_copy(a0), _copy(b0)) if op != "none" else (a0, b0)
         return report.max_rel_err(_as_f64(make(a, b, outs[0])()), ref)
+
+    if args.no_peers:
+        row["note"] = "; ".join(n for n in [row.get("note") or "", *notes, "peers not run (--no-peers)"] if n)
+        return report.derived(row)
 
     # (3) cupy.einsum
     try:
