@@ -404,7 +404,16 @@ def gpu_case(gpu: _Gpu, case: Case, dtype: str, order: str, op: str, args) -> di
         row["tune_s"] = _time.perf_counter() - t0
         row["heuristic_ms"] = row["gettpy_ms"]
         err, t, how = gettpy_verified_time()
-        notes.append(f"tuned: {sum(1 for x in trials if x.ok)} candidates verified")
+        best = trials[0].candidate
+        t, p = best.tile, best.part
+        if t is None:
+            tile = "heuristic tile"
+        else:
+            inner = f"warp {t.wm}x{t.wn}" if t.mma else f"thread {t.tm}x{t.tn}"
+            tile = f"{t.bm}x{t.bn}x{t.bk}/{t.stages} {inner}"
+        notes.append(f"tuned: {sum(1 for x in trials if x.ok)} candidates verified; best {tile}, "
+                     f"m={''.join(p.m)} n={''.join(p.n)} k={''.join(p.k)} swapped={p.swapped} "
+                     f"split={p.split_m},{p.split_n}")
         row["max_rel_err"] = max(row["max_rel_err"], err)
         row["gettpy_ms"], row["gettpy_how"] = t, how
     row["ok"] = row["max_rel_err"] <= row["tol"]
