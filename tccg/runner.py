@@ -405,12 +405,12 @@ def gpu_case(gpu: _Gpu, case: Case, dtype: str, order: str, op: str, args) -> di
         row["heuristic_ms"] = row["gettpy_ms"]
         err, t, how = gettpy_verified_time()
         best = trials[0].candidate
-        t, p = best.tile, best.part
-        if t is None:
+        bt, p = best.tile, best.part
+        if bt is None:
             tile = "heuristic tile"
         else:
-            inner = f"warp {t.wm}x{t.wn}" if t.mma else f"thread {t.tm}x{t.tn}"
-            tile = f"{t.bm}x{t.bn}x{t.bk}/{t.stages} {inner}"
+            inner = f"warp {bt.wm}x{bt.wn}" if bt.mma else f"thread {bt.tm}x{bt.tn}"
+            tile = f"{bt.bm}x{bt.bn}x{bt.bk}/{bt.stages} {inner}"
         notes.append(f"tuned: {sum(1 for x in trials if x.ok)} candidates verified; best {tile}, "
                      f"m={''.join(p.m)} n={''.join(p.n)} k={''.join(p.k)} swapped={p.swapped} "
                      f"split={p.split_m},{p.split_n}")

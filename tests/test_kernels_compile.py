@@ -170,7 +170,8 @@ def test_tile_heuristic():
     assert (t.bm, t.bn, t.bk, t.stages, t.wm, t.wn) == (128, 128, 64, 3, 64, 64)  # compute-bound
     t = choose_tile(5184, 5184, 5184, dtype="f16", vec_a=1)  # a gathered input keeps 8 warps, bk 32
     assert (t.bm, t.bn, t.bk, t.stages) == (128, 128, 32, 4)
-    assert choose_tile(92352, 296, 312, dtype="f16").bk == 32
+    assert choose_tile(92352, 296, 312, dtype="f16").bk == 64  # K >= 64 on a 128x128 tile: bk 64, 64x64 warps
+    assert choose_tile(92352, 296, 48, dtype="f16").bk == 32
     assert choose_tile(5184, 5184, 5184, dtype="f32").tm > 0
     small = choose_tile(300, 300, 64, dtype="f16")
     assert math.ceil(300 / small.bm) * math.ceil(300 / small.bn) >= 9

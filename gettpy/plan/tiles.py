@@ -9,8 +9,9 @@
   one CTA per SM, then 128x64 / 64x128, then 64x64 (memory-bound shapes need CTAs in flight more
   than they need reuse);
 * bk = 32 for the mma path (16 when K <= 16), 16 for f32, 8 for f64; 4 stages for the mma path
-  (3 for simt), fewer when K has fewer k-tiles; a 128x128 mma tile with K >= 512 (compute-bound)
-  becomes 128x128x64 with 3 stages and four 64x64 warp tiles (measured faster on the H100).
+  (3 for simt), fewer when K has fewer k-tiles; a 128x128 mma tile with K >= 64 becomes 128x128x64
+  with 3 stages and four 64x64 warp tiles (measured faster on the H100, by the tile probe and the
+  autotuner).
 
 `kernel_spec` adds what the layouts decide: for each input, the smem orientation and vector width
 (the dimension with the widest 16-byte-aligned stride-1 run, else a scalar gather along the
@@ -66,9 +67,10 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
                 break
         bm, bn, x, y = pick
     if mma:
-        if (bm, bn) == (128, 128) and K >= 512 and min(vec_a, vec_b) >= 2:  # (scalar gathers: too many loads)
-            # compute-bound: 4 warps of 64x64 and bk = 64 beat 8 warps of 64x32 (tccg/tile_probe.py on
-            # the H100: #12 1.36 -> 0.97 ms, #20 1.40 -> 1.24, #21 1.47 -> 1.23, #26 1.49 -> 1.22)
+        if (bm, bn) == (128, 128) and K >= 64 and min(vec_a, vec_b) >= 2:  # (scalar gathers: too many loads)
+            # 4 warps of 64x64 and bk = 64 beat 8 warps of 64x32 (tccg/tile_probe.py on the H100: #12
+            # 1.36 -> 0.97 ms, #20 1.40 -> 1.24, #21 1.47 -> 1.23, #26 1.49 -> 1.22), and the autotuner
+            # chose it for the memory-bound #10, #11, #15, #17 too (K = 72..312; results/v4_h100/tune)
             return TileConfig(128, 128, 64, 3, wm=64, wn=64)
         bk = 16 if K <= 16 else 32
         kt = max(1, math.ceil(K / bk))
