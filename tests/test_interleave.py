@@ -91,3 +91,14 @@ def test_slot_permutation(tmn, v, vs):
     for r in range(tmn // v):  # SlotPerm::vector_coord: the vector filling slots [v r, v r + v)
         first = r % vs + vs * v * (r // vs)
         assert [_coord(v * r + j, v, vs) for j in range(v)] == [first + j * vs for j in range(v)]
+
+
+def test_write_bound_shapes_put_the_output_run_on_the_kernels_m():
+    """TCCG #33 (K = 24, 6144 x 6144): D's stride-1 mode lands in the kernel's M (measured faster)."""
+    ext = {"a": 24, "b": 16, "c": 16, "d": 24, "e": 16, "f": 16, "g": 24}
+    plan = make_plan(_problem("abcdef-degc-gfab", ext))
+    assert "a" in plan.part.m and plan.part.swapped
+    # a compute-sized K keeps the rule of the docstring: D's stride-1 set is the kernel's N
+    big = dict(ext, g=240)
+    plan = make_plan(_problem("abcdef-degc-gfab", big))
+    assert "a" in plan.part.n
