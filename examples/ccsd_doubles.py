@@ -47,13 +47,18 @@ def make_inputs(nocc: int, nvirt: int, rng) -> dict[str, np.ndarray]:
     return {"T": t, **w}
 
 
+def _perm(r, axes):
+    """Axes permutation of a numpy/CuPy array or a torch tensor."""
+    return r.permute(*axes) if hasattr(r, "permute") else r.transpose(axes)
+
+
 def residual(einsum, x: dict) -> dict:
     """Each term of R (and their sum), computed with `einsum` (gettpy.einsum or numpy.einsum)."""
     out = {}
     for name, subs, operands in TERMS:
         r = einsum(subs, *(x[o] for o in operands))
         if name == "ring":  # P(ab)P(ij)
-            r = r - r.transpose(1, 0, 2, 3) - r.transpose(0, 1, 3, 2) + r.transpose(1, 0, 3, 2)
+            r = r - _perm(r, (1, 0, 2, 3)) - _perm(r, (0, 1, 3, 2)) + _perm(r, (1, 0, 3, 2))
         out[name] = r
     out["R"] = sum(out[name] for name, _, _ in TERMS)
     return out
