@@ -47,3 +47,29 @@ def pytest_collection_modifyitems(config, items):
 def rng() -> np.random.Generator:
     """A seeded generator: every test sees the same random inputs on every run."""
     return np.random.default_rng(20261122)
+
+
+def fresh_caches() -> None:
+    """Empty the plan and einsum program caches (tests that change the planner's thresholds)."""
+    import importlib
+
+    from gettpy.plan.cache import clear_plan_cache
+
+    clear_plan_cache()
+    importlib.import_module("gettpy.einsum").clear_program_cache()
+
+
+@pytest.fixture
+def force_staging(monkeypatch):
+    """Every input pack, output stage and split-K that the shapes allow, even for tiny tensors (the
+    schedule's own thresholds are for the GPU's sizes); caches emptied before and after."""
+    from gettpy.plan import schedule as sched
+
+    monkeypatch.setattr(sched, "MIN_STAGE_ELEMS", 1)
+    monkeypatch.setattr(sched, "SPLIT_MAX_WAVE", 1e9)
+    monkeypatch.setattr(sched, "SPLIT_MIN_K", 1)
+    monkeypatch.setattr(sched, "PACK_MIN_REREADS", 0)
+    fresh_caches()
+    yield
+    fresh_caches()
+

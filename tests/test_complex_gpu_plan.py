@@ -19,7 +19,6 @@ from gettpy.backends.gpu_complex import execute_complex, real_plan, real_problem
 from gettpy.dtypes import is_complex, short_name
 from gettpy.errors import KernelError
 from gettpy.layouts.descriptor import pointer_alignment
-from gettpy.plan import schedule as sched
 from gettpy.plan.plan import make_plan
 from gettpy.plan.problem import ContractionProblem, TensorInfo
 from gettpy.plan.schedule import make_schedule
@@ -298,15 +297,6 @@ def test_zero_k_gives_beta_c(rng):
 
 
 # ----------------------------------------------------------------------------------------------- through a schedule
-@pytest.fixture
-def force_staging(monkeypatch):
-    """Packs and split-K for tiny tensors (the schedule's own thresholds are for the GPU's sizes)."""
-    monkeypatch.setattr(sched, "MIN_STAGE_ELEMS", 1)
-    monkeypatch.setattr(sched, "SPLIT_MAX_WAVE", 1e9)
-    monkeypatch.setattr(sched, "SPLIT_MIN_K", 1)
-    monkeypatch.setattr(sched, "PACK_MIN_REREADS", 0)
-
-
 @pytest.mark.parametrize("alpha,beta", [(1.0, 0.0), (0.5 + 1j, -1j)])
 def test_staged_schedule_runs_complex_core(force_staging, alpha, beta, rng):
     """A staged schedule (packed gathered inputs, split-K workspace of the complex type) around the complex core."""

@@ -23,18 +23,6 @@ def _fresh_caches():
     einsum_mod.clear_program_cache()
 
 
-@pytest.fixture
-def force_staging(monkeypatch):
-    """Every input pack, output stage and split-K that the shapes allow, even for tiny tensors."""
-    monkeypatch.setattr(sched, "MIN_STAGE_ELEMS", 1)
-    monkeypatch.setattr(sched, "SPLIT_MAX_WAVE", 1e9)
-    monkeypatch.setattr(sched, "SPLIT_MIN_K", 1)
-    monkeypatch.setattr(sched, "PACK_MIN_REREADS", 0)
-    _fresh_caches()
-    yield
-    _fresh_caches()
-
-
 def _f_problem(contraction: str, ext: dict[str, int], dtype="f16") -> ContractionProblem:
     c, a, b = contraction.split("-")
 
