@@ -24,9 +24,9 @@ divisor x_lo, which the kernel's loader copies into consecutive shared-memory sl
 least 16 bytes of D; when x is short enough it is not cut (split = extent of x, nothing follows y).
 The same applies to the other set when D's run is short and continues there (`output_leads`).
 
-Transpose flag (`swapped`), with one measured exception: write-bound shapes (`WRITE_BOUND_K`) put D's
-stride-1 set on the kernel's M instead. The kernel writes its output tile along n (each thread holds consecutive n),
-so when D's stride-1 mode falls in I_m and not in I_n, A and B trade roles (D^T = B^T A^T).
+Transpose flag (`swapped`). The kernel writes its output tile along n (each thread holds consecutive n),
+so when D's stride-1 mode falls in I_m and not in I_n, A and B trade roles (D^T = B^T A^T). One
+measured exception: write-bound shapes (`WRITE_BOUND_K`) put D's stride-1 set on the kernel's M.
 """
 from __future__ import annotations
 
@@ -206,8 +206,8 @@ def partition(p: ContractionProblem) -> Partition:
     unit_in_m = any(dst[m] == 1 and ext[m] > 1 for m in part_m)
     unit_in_n = any(dst[m] == 1 and ext[m] > 1 for m in part_n)
     swapped = unit_in_m and not unit_in_n
-    size = lambda modes: math.prod(ext[m] for m in modes)  # noqa: E731
-    write_bound = size(kset) <= WRITE_BOUND_K and min(size(mset), size(nset)) >= WRITE_BOUND_MN
+    extent = lambda modes: math.prod(ext[m] for m in modes)  # noqa: E731
+    write_bound = extent(kset) <= WRITE_BOUND_K and min(extent(mset), extent(nset)) >= WRITE_BOUND_MN
     if write_bound and not (split_m or split_n):
         # write-bound (K <= 32, large M and N; TCCG's ccsd_t): the autotuner measured 1.2x on the H100
         # with D's stride-1 set as the kernel's M (#33, #34, #40: results/v4_h100/tune), i.e. the

@@ -132,12 +132,9 @@ def _rereads(plan: Plan, sm_count: int) -> tuple[int, int]:
 
 def _split_factor(plan: Plan, sm_count: int, ext) -> tuple[str, int] | None:
     """(k mode to split, S) when split-K pays, else None."""
-    from .tiles import choose_tile  # the tile heuristic decides how many CTAs the plain grid has
-
     if not plan.part.k or plan.problem.semiring is not None:  # (the slices are summed with +)
         return None
-    t = choose_tile(plan.M, plan.N, plan.K, plan.batch, plan.kernel_a.dtype, dtype_b=plan.kernel_b.dtype,
-                    compute=plan.problem.compute, sm_count=sm_count)
+    t = _tile(plan, sm_count)  # the tile decides how many CTAs the plain grid has
     ctas = math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch
     if ctas >= SPLIT_MAX_WAVE * sm_count or plan.K < 2 * SPLIT_MIN_K:
         return None
