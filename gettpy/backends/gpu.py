@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import hashlib
 import threading
 import warnings
 
@@ -247,4 +248,4 @@ def op_kernel(expr: str, dtype: str):
 
     ct = "double" if dtype == "float64" else "float"
     return cupy.ElementwiseKernel("X a", "X b", f"typedef {ct} T; const T x = (T)a; b = (X)({expr});",
-                                  f"gettpy_op_{abs(hash((expr, dtype)))}")
+                                  "gettpy_op_" + hashlib.sha256(f"{expr}|{dtype}".encode()).hexdigest()[:16])
