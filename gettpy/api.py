@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import backends
-from .dtypes import ITEMSIZE, short_name
+from .dtypes import ITEMSIZE, TF32_MODES, short_name
 from .errors import DtypeError, GettpyError, LayoutError, ShapeError, SubscriptError
 from .layouts.descriptor import pointer_alignment
 from .ops import Op, as_op, identity
@@ -163,7 +163,10 @@ def plan(desc_a, modes_a, desc_b, modes_b, desc_c, modes_c, desc_d=None, modes_d
     def info(name, modes, desc):
         return TensorInfo(name, modes, desc.strides, desc.dtype, desc.alignment, desc.op)
 
-    compute = "" if compute_type is None else short_name(compute_type, "compute_type")
+    if compute_type in TF32_MODES:  # opt-in tensor-core modes of float32 inputs
+        compute = compute_type
+    else:
+        compute = "" if compute_type is None else short_name(compute_type, "compute_type")
     problem = ContractionProblem(info("A", ma, desc_a), info("B", mb, desc_b), info("C", mc, desc_c),
                                  info("D", md, desc_d), tuple(sorted(ext.items())), compute)
     return ContractionPlan(cached_schedule(problem), desc_a, desc_b, desc_c, desc_d,

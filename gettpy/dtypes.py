@@ -57,3 +57,23 @@ def numpy_dtype(short: str) -> np.dtype:
 
 def is_complex(short: str) -> bool:
     return short in ("c64", "c128")
+
+
+#: compute types that are not storage types: the tensor-core modes of float32 inputs (accumulate in
+#: float32): "tf32" rounds each input to TF32 (10-bit mantissa), "3xtf32" splits each input into two
+#: TF32 parts and adds three products (close to float32 accuracy). Opt-in only.
+TF32_MODES = {"tf32": 1, "3xtf32": 3}
+
+
+def accumulate_type(compute: str) -> str:
+    """The short name of the type a compute type accumulates in ("f32" for the TF32 modes)."""
+    return "f32" if compute in TF32_MODES else compute
+
+
+def round_tf32(x: np.ndarray) -> np.ndarray:
+    """float32 values rounded to TF32 as the tensor cores' cvt.rna does (nearest, ties away from zero)."""
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    u = x.view(np.uint32)
+    r = np.where(np.isfinite(x), (u + np.uint32(0x1000)) & np.uint32(0xFFFFE000), u).astype(np.uint32)
+    return r.view(np.float32)
+

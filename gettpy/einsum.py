@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import backends
-from .dtypes import numpy_dtype, short_name
+from .dtypes import TF32_MODES, numpy_dtype, short_name
 from .errors import DtypeError, GettpyError, LayoutError, ShapeError
 from .interop import caller_stream, to_native, wrapper_for
 from .layouts.descriptor import pointer_alignment
@@ -137,7 +137,8 @@ def _ops_for(n: int, ops) -> list[Op]:
     return [as_op(o, f"ops[{i}]") for i, o in enumerate(ops)]
 
 
-def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None, semiring=None, **options):
+def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None, semiring=None, compute=None,
+           **options):
     """Evaluate the Einstein summation convention on the operands, like numpy.einsum.
 
     Args:
@@ -152,6 +153,9 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
         semiring: the arithmetic of the sum over contracted modes: None (ordinary +, ×), a name
             ("max_plus", "min_plus", "max_times", "min_times") or a gettpy.ops.Semiring
             (``gettpy.ops.semiring(...)`` builds one from CUDA expressions with numpy twins).
+        compute: None, or for float32 operands the opt-in tensor-core modes "tf32" (inputs rounded to
+            TF32, float32 accumulation) and "3xtf32" (each input split into two TF32 parts, three
+            products: close to float32 accuracy).
         **options: numpy's ``casting`` (default "safe") rules `dtype` and `out`; ``order`` is accepted and
             ignored (results are C-ordered).
 
@@ -169,12 +173,13 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
             raise TypeError(f"einsum() got an unexpected keyword argument {k!r}")
     raw = _operand_arrays(operands)
     if not raw:
-        return _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, lambda r: r, semiring)
+        return _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, lambda r: r, (semiring, compute))
     with caller_stream(raw[0]):  # torch operands: torch's current stream
-        return _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrapper_for(raw[0]), semiring)
+        return _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrapper_for(raw[0]),
+                       (semiring, compute))
 
 
-def _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrap, semiring=None):
+def _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrap, arith=(None, None)):
     raw = [to_native(x) for x in raw]
     if out is not None:
         if not hasattr(out, "shape") or not hasattr(out, "dtype"):
@@ -186,11 +191,11 @@ def _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrap, sem
     backend = kinds.pop() if kinds else "numpy"
     arrays = [_as_array(x, backend) for x in raw]
     casting = options.get("casting", "safe")
-    prog = _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, semiring)
+    prog = _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith)
     if any(x.dtype != prog.in_dtype for x in arrays):
         # mixed input types: cast to the computation's type, then plan on the copies' own layouts
         arrays = [x if x.dtype == prog.in_dtype else x.astype(prog.in_dtype) for x in arrays]
-        prog = _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, semiring)
+        prog = _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith)
     xp = backends.xp_of(backend)
     result = out if out is not None else xp.empty(prog.out_shape, dtype=prog.out_dtype)
     if result.size == 0:
@@ -240,13 +245,13 @@ class Program:
     one: float = 1.0
 
 
-def _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, semiring=None) -> Program:
+def _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith=None) -> Program:
     """The call's Program, from the cache or freshly compiled."""
     args = _rebuild(operands, arrays)
-    key = _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, semiring)
+    key = _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith)
     prog = _PROGRAMS.get(key) if key is not None else None
     if prog is None:
-        prog = _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, semiring)
+        prog = _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith)
         if key is not None:
             with _PROGRAMS_LOCK:
                 if len(_PROGRAMS) >= PROGRAM_CACHE_SIZE:
@@ -255,7 +260,7 @@ def _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casti
     return prog
 
 
-def _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, semiring=None):
+def _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith=None):
     """Hashable signature of an einsum call (None when some argument is not hashable)."""
     def meta(x):
         return (type(x).__module__, tuple(x.shape), tuple(x.strides), x.dtype.str, backends.data_ptr(x) % 16)
@@ -268,17 +273,21 @@ def _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend, casting,
         key = (subs, tuple(meta(x) for x in arrays), None if out is None else meta(out), dtype,
                optimize if not isinstance(optimize, list) else
                tuple(o if isinstance(o, str) else tuple(o) for o in optimize),
-               None if ops is None else tuple(ops), op_out, backend, casting, semiring)
+               None if ops is None else tuple(ops), op_out, backend, casting, arith)
         hash(key)
         return key
     except TypeError:
         return None
 
 
-def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, semiring=None) -> Program:
-    """Parse, check and plan an einsum call (no data is read or written)."""
+def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith=None) -> Program:
+    """Parse, check and plan an einsum call (no data is read or written); `arith` is (semiring, compute)."""
     subs, _ = parse(args)
+    semiring, compute = arith if isinstance(arith, tuple) else (arith, None)
     sr = as_semiring(semiring)
+    if compute is not None and compute not in TF32_MODES:
+        raise DtypeError(f"compute={compute!r}: the opt-in compute types are {', '.join(TF32_MODES)} (float32 "
+                         f"operands); leave it None for the default")
     ops_in = _ops_for(len(arrays), ops)
     op_d = as_op(op_out, "op_out")
     in_s, out_s = _result_dtype(arrays, dtype, out, casting)
@@ -304,7 +313,7 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, 
         final = TensorInfo("output", subs.output, _c_strides(out_shape), out_s, align, op_d)
     else:
         final = TensorInfo("output", subs.output, tuple(_element_strides(out, "out")), out_s, align, op_d)
-    steps = _network(infos, subs.output, ext, final, optimize, sr)
+    steps = _network(infos, subs.output, ext, final, optimize, sr, compute)
     return Program(tuple(steps), in_dt, out_shape, out_dt, packed, 1.0 if sr is None else sr.one)
 
 
@@ -337,21 +346,22 @@ def _rebuild(operands, arrays):
     return tuple(items)
 
 
-def _step(ta: TensorInfo, tb: TensorInfo, td: TensorInfo, ext, a: int, b: int, shape, sr=None) -> Step:
+def _step(ta: TensorInfo, tb: TensorInfo, td: TensorInfo, ext, a: int, b: int, shape, sr=None,
+          compute=None) -> Step:
     ex = tuple(sorted((m, ext[m]) for m in set(ta.modes) | set(tb.modes)))
-    return Step(cached_schedule(ContractionProblem(ta, tb, None, td, ex, semiring=sr)), a, b, shape)
+    return Step(cached_schedule(ContractionProblem(ta, tb, None, td, ex, compute or "", sr)), a, b, shape)
 
 
 _ONES = -1
 
 
-def _network(infos, output, ext, final: TensorInfo, optimize, sr=None) -> list[Step]:
+def _network(infos, output, ext, final: TensorInfo, optimize, sr=None, compute=None) -> list[Step]:
     """The steps contracting the operands pairwise (opt_einsum's order) into the output."""
     ones = TensorInfo("ones", (), (), infos[0].dtype, 16)
     if len(infos) == 1:
-        return [_step(infos[0], ones, final, ext, 0, _ONES, None, sr)]
+        return [_step(infos[0], ones, final, ext, 0, _ONES, None, sr, compute)]
     if len(infos) == 2:
-        return [_step(infos[0], infos[1], final, ext, 0, 1, None, sr)]
+        return [_step(infos[0], infos[1], final, ext, 0, 1, None, sr, compute)]
     path = _path(infos, output, ext, optimize)
     live = list(enumerate(infos))
     steps = []
@@ -363,13 +373,13 @@ def _network(infos, output, ext, final: TensorInfo, optimize, sr=None) -> list[S
             picked.append((_ONES, ones))
         (ia, ta), (ib, tb) = picked
         if not live:
-            steps.append(_step(ta, tb, final, ext, ia, ib, None, sr))
+            steps.append(_step(ta, tb, final, ext, ia, ib, None, sr, compute))
             return steps
         keep = set(output).union(*(set(t.modes) for _, t in live))
         modes = tuple(m for m in dict.fromkeys(ta.modes + tb.modes) if m in keep)
         shape = tuple(ext[m] for m in modes)
         ti = TensorInfo(f"intermediate {len(steps)}", modes, _c_strides(shape), infos[0].dtype, 16)
-        steps.append(_step(ta, tb, ti, ext, ia, ib, shape, sr))
+        steps.append(_step(ta, tb, ti, ext, ia, ib, shape, sr, compute))
         live.append((len(infos) + len(steps) - 1, ti))
     raise GettpyError("contraction path did not end in one tensor")  # pragma: no cover
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import NUMPY_ACCUMULATE
+from ..dtypes import NUMPY_ACCUMULATE, accumulate_type, round_tf32
 from ..layouts.emulate import gather_matrix, scatter_matrix
 from ..plan.plan import Plan
 
@@ -19,12 +19,14 @@ from ..plan.plan import Plan
 def execute(plan: Plan, a: np.ndarray, b: np.ndarray, c: np.ndarray | None, d: np.ndarray,
             alpha=1.0, beta=0.0) -> None:
     """D = op_d(alpha * op_a(A) op_b(B) + beta * op_c(C)), written into `d` in place."""
-    acc = NUMPY_ACCUMULATE[plan.problem.compute]
+    acc = NUMPY_ACCUMULATE[accumulate_type(plan.problem.compute)]
     ka, kb = (b, a) if plan.part.swapped else (a, b)
     op_a, op_b, op_c, op_d = plan.ops
     # (1) gather the GEMM operands through their layout maps, in the accumulate type, ops applied
     ga = op_a(gather_matrix(ka, plan.layout_a, ("b", "m", "k")).astype(acc, copy=False))
     gb = op_b(gather_matrix(kb, plan.layout_b, ("b", "k", "n")).astype(acc, copy=False))
+    if plan.problem.compute == "tf32":  # the tensor cores' TF32 inputs (3xtf32 is close to float32)
+        ga, gb = round_tf32(ga), round_tf32(gb)
     # (2) the batched GEMM (a semiring: its ⊕-reduction of the ⊗ products)
     sr = plan.problem.semiring
     r = np.matmul(ga, gb) if sr is None else _semiring_matmul(sr, ga, gb, acc)

@@ -243,6 +243,64 @@ __device__ __forceinline__ void ldmatrix_x2(unsigned (&r)[2], const void* p) {
   else
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(s));
 }
+// TF32 (m16n8k8, fp32 accumulate) for f32 inputs: mode 1 rounds each operand to tf32 once; mode 3 is
+// 3xTF32, x = big + small with big = tf32(x), small = tf32(x - big), and a*b ~ a_s*b_b + a_b*b_s + a_b*b_b
+// (the small products first), close to fp32 accuracy.
+__device__ __forceinline__ unsigned to_tf32(unsigned x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(__uint_as_float(x)));
+  return r;
+}
+__device__ __forceinline__ void mma_tf32(float* c, const unsigned (&a)[4], const unsigned (&b)[2]) {
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+               "{%0,%1,%2,%3};\n"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+template <int MODE, int MI, int NI>
+__device__ __forceinline__ void mma_tf32_tile(float* acc, unsigned (&af)[MI][4], unsigned (&bf)[NI][2]) {
+  if constexpr (MODE == 3) {
+    unsigned as[MI][4], bs[NI][2];
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const unsigned big = to_tf32(af[mi][r]);
+        as[mi][r] = to_tf32(__float_as_uint(__uint_as_float(af[mi][r]) - __uint_as_float(big)));
+        af[mi][r] = big;
+      }
+#pragma unroll
+    for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const unsigned big = to_tf32(bf[ni][r]);
+        bs[ni][r] = to_tf32(__float_as_uint(__uint_as_float(bf[ni][r]) - __uint_as_float(big)));
+        bf[ni][r] = big;
+      }
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+      for (int ni = 0; ni < NI; ++ni) {
+        mma_tf32(&acc[(mi * NI + ni) * 4], as[mi], bf[ni]);
+        mma_tf32(&acc[(mi * NI + ni) * 4], af[mi], bs[ni]);
+        mma_tf32(&acc[(mi * NI + ni) * 4], af[mi], bf[ni]);
+      }
+  } else {
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) af[mi][r] = to_tf32(af[mi][r]);
+#pragma unroll
+    for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+      for (int r = 0; r < 2; ++r) bf[ni][r] = to_tf32(bf[ni][r]);
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+      for (int ni = 0; ni < NI; ++ni) mma_tf32(&acc[(mi * NI + ni) * 4], af[mi], bf[ni]);
+  }
+}
+
 template <class T> struct Mma;
 template <> struct Mma<__half> {
   __device__ __forceinline__ static void run(float* c, const unsigned (&a)[4], const unsigned (&b)[2]) {
@@ -273,6 +331,8 @@ struct Gett {
   using U = typename Cfg::UIndex;  // unsigned coordinates
 
   static constexpr bool MMA = Cfg::MMA;
+  static constexpr int TF32 = Cfg::TF32;  // 0: f16/bf16 m16n8k16 (or simt); 1: tf32, 3: 3xtf32 (f32 inputs)
+  static constexpr int KSTEP = TF32 ? 8 : 16;  // k of one mma
   static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
   static constexpr int THREADS = Cfg::THREADS;
   static constexpr long long M = Cfg::M, N = Cfg::N, K = Cfg::K, BATCH = Cfg::BATCH;
@@ -310,6 +370,7 @@ struct Gett {
   static constexpr int TMS = MMA ? 1 : BM / TM, TNS = MMA ? 1 : BN / TN;
   static_assert(!MMA || (BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0 && BK % 16 == 0 &&
                          (BM / WM) * (BN / WN) * 32 == THREADS), "bad MMA tile configuration");
+  static_assert(!TF32 || (MMA && Cfg::A_KMAJOR && Cfg::B_KMAJOR), "tf32 fragments come from k-major tiles");
   static_assert(MMA || (BM % TM == 0 && BN % TN == 0 && TMS * TNS == THREADS), "bad SIMT tile configuration");
 
   __device__ __forceinline__ static TAcc& epi(TAcc* es, int m, int n) {
@@ -393,14 +454,15 @@ struct Gett {
       const TB* Bs = stB(s);
       if constexpr (MMA) {
 #pragma unroll
-        for (int kk = 0; kk < BK; kk += 16) {
+        for (int kk = 0; kk < BK; kk += KSTEP) {
           unsigned af[MI][4], bf[NI][2];
           const int li = lane >> 3, lr = lane & 7;
 #pragma unroll
           for (int mi = 0; mi < MI; ++mi) {
-            // matrix li: rows (m) + (li & 1) * 8, k + (li >> 1) * 8; lane supplies row lr
+            // matrix li: rows (m) + (li & 1) * 8, k + (li >> 1) * KSTEP / 2; lane supplies row lr (an 8x8
+            // b16 matrix is 8 x 4 tf32 values: the same instruction loads the tf32 fragments)
             const int mrow = wm0 + mi * 16 + (li & 1) * 8;
-            const int kcol = kk + (li >> 1) * 8;
+            const int kcol = kk + (li >> 1) * (KSTEP / 2);
             if constexpr (Cfg::A_KMAJOR)
               ldmatrix_x4<false>(af[mi], As + (mrow + lr) * LA::PITCH + kcol);
             else
@@ -412,15 +474,19 @@ struct Gett {
             const int j = (lane >> 3) & 1;
             const int ncol = wn0 + ni * 8;
             if constexpr (Cfg::B_KMAJOR)
-              ldmatrix_x2<false>(bf[ni], Bs + (ncol + lr) * LB::PITCH + kk + j * 8);
+              ldmatrix_x2<false>(bf[ni], Bs + (ncol + lr) * LB::PITCH + kk + j * (KSTEP / 2));
             else
               ldmatrix_x2<true>(bf[ni], Bs + (kk + j * 8 + lr) * LB::PITCH + ncol);
           }
+          if constexpr (TF32) {
+            mma_tf32_tile<TF32, MI, NI>(acc, af, bf);
+          } else {
 #pragma unroll
-          for (int mi = 0; mi < MI; ++mi)
+            for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-            for (int ni = 0; ni < NI; ++ni)
-              Mma<TA>::run(&acc[(mi * NI + ni) * 4], af[mi], bf[ni]);
+              for (int ni = 0; ni < NI; ++ni)
+                Mma<TA>::run(&acc[(mi * NI + ni) * 4], af[mi], bf[ni]);
+          }
         }
       } else {
 #pragma unroll

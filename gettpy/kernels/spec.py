@@ -123,6 +123,8 @@ class KernelSpec:
         index64: 64-bit offsets and coordinates.
         semiring: () for the ordinary sum, else CUDA expressions (add in a, b; mul in x, y; zero) of
             gettpy.ops.Semiring (simt path only).
+        tf32: 0, or for f32 inputs on an mma tile 1 (TF32 tensor cores) or 3 (3xTF32: each operand split
+            into two tf32 parts, three mmas, close to fp32 accuracy); both inputs k-major in smem.
     """
 
     tile: TileConfig
@@ -142,8 +144,14 @@ class KernelSpec:
     read_c: bool = False
     index64: bool = False
     semiring: tuple[str, ...] = ()
+    tf32: int = 0
 
     def __post_init__(self):
+        if self.tf32 not in (0, 1, 3):
+            raise KernelError(f"tf32={self.tf32}: 0 (off), 1 (TF32) or 3 (3xTF32)")
+        if self.tf32 and not (self.tile.mma and self.a.dtype == self.b.dtype == "f32" and self.a.kmajor
+                              and self.b.kmajor and self.tile.bk % 8 == 0):
+            raise KernelError("tf32 needs f32 inputs, an mma tile with bk % 8 == 0 and k-major A and B tiles")
         if self.semiring and (len(self.semiring) != 3 or self.tile.mma):
             raise KernelError(f"semiring {self.semiring}: needs (add, mul, zero) and a simt tile")
         for name, t in (("A", self.a.dtype), ("B", self.b.dtype), ("D", self.d.dtype)):
@@ -153,7 +161,7 @@ class KernelSpec:
             raise KernelError(f"operand C: dtype {self.c.dtype!r} has no GPU kernel")
         if self.read_c and self.c is None:
             raise KernelError("read_c=True needs C's maps")
-        if self.tile.mma:
+        if self.tile.mma and not self.tf32:
             if self.a.dtype not in MMA_DTYPES or self.a.dtype != self.b.dtype:
                 raise KernelError(f"mma path needs A and B both f16 or both bf16, got {self.a.dtype}, {self.b.dtype}")
             if self.compute != "f32":

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ..dtypes import ACCUMULATE, ITEMSIZE
+from ..dtypes import ACCUMULATE, ITEMSIZE, TF32_MODES
 from ..errors import DtypeError, ShapeError, SubscriptError
 from ..ops import Op, Semiring, identity
 
@@ -78,6 +78,9 @@ class ContractionProblem:
         if self.semiring is not None and any(t.dtype in ("c64", "c128") for t in (self.a, self.b, self.d)):
             raise DtypeError(f"semiring {self.semiring.name}: complex tensors have no order; semirings take "
                              f"real types only")
+        if self.compute in TF32_MODES and not (self.a.dtype == self.b.dtype == "f32"):
+            raise DtypeError(f"compute type {self.compute}: the TF32 modes take float32 inputs, got "
+                             f"{self.a.dtype} and {self.b.dtype}")
         if not self.compute:
             object.__setattr__(self, "compute", ACCUMULATE[self.d.dtype if self.d.dtype in ("f64", "c128")
                                                            else self.a.dtype])

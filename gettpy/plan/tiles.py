@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 
+from ..dtypes import TF32_MODES, accumulate_type
 from ..errors import KernelError
 from ..kernels.spec import ITEMSIZE, MMA_DTYPES, KernelSpec, OperandSpec, OutputSpec, TileConfig
 from ..layouts.descriptor import OperandLayout
@@ -47,7 +48,8 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
     sum is the ordinary one (no semiring); every other combination runs on the simt path. vec_a / vec_b:
     vector widths of the inputs (1 = gathers; reserved for the tuner, the heuristic does not use them yet).
     """
-    mma = dtype in MMA_DTYPES and (dtype_b or dtype) == dtype and compute == "f32" and not semiring
+    tf32 = compute in TF32_MODES and dtype == (dtype_b or dtype) == "f32" and not semiring
+    mma = (dtype in MMA_DTYPES and (dtype_b or dtype) == dtype and compute == "f32" and not semiring) or tf32
     if not mma and dtype not in ("f32", "f64"):
         dtype = "f64" if compute == "f64" else "f32"
     ctas = lambda bm, bn: math.ceil(M / bm) * math.ceil(N / bn) * max(batch, 1)  # noqa: E731
@@ -71,7 +73,7 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
             # 4 warps of 64x64 and bk = 64 beat 8 warps of 64x32 (tccg/tile_probe.py on the H100: #12
             # 1.36 -> 0.97 ms, #20 1.40 -> 1.24, #21 1.47 -> 1.23, #26 1.49 -> 1.22), and the autotuner
             # chose it for the memory-bound #10, #11, #15, #17 too (K = 72..312; results/v4_h100/tune)
-            return TileConfig(128, 128, 64, 3, wm=64, wn=64)
+            return TileConfig(128, 128, 32 if tf32 else 64, 3, wm=64, wn=64)  # (tf32: 4-byte elements)
         bk = 16 if K <= 16 else 32
         kt = max(1, math.ceil(K / bk))
         stages = max(2, min(4, kt))
@@ -87,8 +89,10 @@ def _first_stride(layout: OperandLayout, dim: str) -> float:
     return abs(dm.strides[0]) if dm.strides else math.inf
 
 
-def _input_spec(layout: OperandLayout, mn: str, dtype: str, tile_mn: int, bk: int) -> OperandSpec:
+def _input_spec(layout: OperandLayout, mn: str, dtype: str, tile_mn: int, bk: int, kmajor_only=False) -> OperandSpec:
     vk = min(layout.vector_width("k"), bk)
+    if kmajor_only:  # tf32 fragments are loaded from k-major tiles: k vectors, else 4-byte copies along k
+        return OperandSpec(dtype, layout.dim(mn), layout.dim("k"), layout.dim("b"), max(vk, 1), True, 1)
     vmn, vs = layout.vector_access(mn, tile_mn)  # possibly along a non-leading term (vs > 1)
     vs = vs if vmn > 1 else 1
     if vk > 1 and vk >= vmn:
@@ -117,13 +121,14 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
         vb = max(plan.layout_b.vector_width("k"), plan.layout_b.vector_access("n")[0])
         tile = choose_tile(plan.M, plan.N, plan.K, plan.batch, ta.dtype, va, vb, sm_count, tb.dtype, p.compute,
                            p.semiring is not None)
-    if tile.mma and (ta.dtype not in MMA_DTYPES or tb.dtype != ta.dtype or p.compute != "f32"):
+    tf32 = TF32_MODES.get(p.compute, 0) if tile.mma else 0
+    if tile.mma and not tf32 and (ta.dtype not in MMA_DTYPES or tb.dtype != ta.dtype or p.compute != "f32"):
         raise KernelError(f"tile {tile} is an mma tile but A, B are {ta.dtype}, {tb.dtype} (compute {p.compute})")
     if tile.mma and p.semiring is not None:
         raise KernelError(f"tile {tile} is an mma tile but the contraction uses semiring {p.semiring.name} "
                           f"(tensor cores only add and multiply): give a simt tile")
-    a = _input_spec(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk)
-    b = _input_spec(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk)
+    a = _input_spec(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk, bool(tf32))
+    b = _input_spec(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk, bool(tf32))
     ld = plan.layout_d
     vdn, vdm = min(ld.vector_width("n"), tile.bn), min(ld.vector_width("m"), tile.bm)
     if max(vdn, vdm) > 1:
@@ -141,7 +146,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
     big = 2**31 - 1 - 1024
     index64 = any(lay.needs_64bit for lay in layouts) or max(plan.M, plan.N, plan.K, plan.batch) >= big
     op_a, op_b, op_c, op_d = plan.ops
-    compute = p.compute
+    compute = accumulate_type(p.compute)
     if compute not in ("f32", "f64"):
         raise KernelError(f"no GPU kernel for compute type {compute} (a complex plan runs as real launches of "
                           f"gettpy.backends.gpu_complex.real_plan; kernel_spec takes real plans only)")
@@ -150,7 +155,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
             raise KernelError(f"operand {name}: no GPU kernel for dtype {t}")
     return KernelSpec(tile, plan.M, plan.N, plan.K, plan.batch, a, b, c, d, compute,
                       _op_expr(op_a), _op_expr(op_b), _op_expr(op_c) if read_c else "", _op_expr(op_d),
-                      read_c, index64, _semiring_exprs(p.semiring))
+                      read_c, index64, _semiring_exprs(p.semiring), tf32)
 
 
 def _literal(v: float) -> str:
