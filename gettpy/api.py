@@ -74,6 +74,16 @@ class TensorDescriptor:
         return cls(x.shape, tuple(s // x.itemsize for s in x.strides), x.dtype, op,
                    pointer_alignment(backends.data_ptr(x)))
 
+    @property
+    def byte_span(self) -> tuple[int, int]:
+        """[lo, hi) byte offsets, relative to the data pointer, of every element (empty: (0, 0))."""
+        if any(e == 0 for e in self.extents):
+            return 0, 0
+        lo = sum((e - 1) * s for e, s in zip(self.extents, self.strides, strict=True) if s < 0)
+        hi = sum((e - 1) * s for e, s in zip(self.extents, self.strides, strict=True) if s > 0)
+        item = ITEMSIZE[self.dtype]
+        return lo * item, (hi + 1) * item
+
     def matches(self, x, what: str) -> None:
         """Raise unless array `x` has this descriptor's extents, strides, dtype and pointer alignment."""
         key = (x.shape, x.strides, x.dtype)
@@ -179,15 +189,20 @@ def contract(plan: ContractionPlan, alpha, a, b, beta, c, d, stream=None):
         desc.matches(x, what)
     if beta != 0:
         plan.desc_c.matches(c, "C")
-    kinds = {backends.array_module_name(x) for x in (a, b, d)}
-    if len(kinds) != 1:
-        raise GettpyError(f"A, B and D must all be numpy or all cupy arrays, got {sorted(kinds)}")
+    name = backends.array_module_name(d)
+    if backends.array_module_name(a) != name or backends.array_module_name(b) != name:
+        kinds = sorted({backends.array_module_name(x) for x in (a, b, d)})
+        raise GettpyError(f"A, B and D must all be numpy or all cupy arrays, got {kinds}")
     if math.prod(plan.desc_d.extents) == 0:
         return d
-    name = kinds.pop()
-    xp = backends.xp_of(name)
-    for what, x in (("A", a), ("B", b)):
-        if xp.may_share_memory(d, x):
+    # D must not overlap A or B: the bounds test of numpy's/CuPy's may_share_memory, from the
+    # descriptors' byte spans (cheaper than asking the array library on every call)
+    d0 = backends.data_ptr(d)
+    dlo, dhi = plan.desc_d.byte_span
+    for what, x, desc in (("A", a, plan.desc_a), ("B", b, plan.desc_b)):
+        x0 = backends.data_ptr(x)
+        xlo, xhi = desc.byte_span
+        if dhi > dlo and xhi > xlo and d0 + dlo < x0 + xhi and x0 + xlo < d0 + dhi:
             raise LayoutError(f"D shares memory with {what}: the kernel would read what it writes; "
                               f"pass a separate D (C may be D)")
     backends.execute(name, plan.plan, a, b, c if beta != 0 else None, d, alpha, beta, stream=stream)

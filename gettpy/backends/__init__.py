@@ -31,11 +31,20 @@ def data_ptr(x) -> int:
     return int(x.ctypes.data)
 
 
+_GPU: list = []  # the gpu module, imported on first use (it is not importable without CuPy's runtime)
+
+
 def execute(name: str, schedule, a, b, c, d, alpha, beta, stream=None) -> None:
     """Run a Schedule (or a bare Plan) on the backend that owns the arrays."""
     from ..plan.schedule import Schedule
     from .staged import run
 
+    if name == "cupy" and isinstance(schedule, Schedule) and not schedule.staged:  # the common case, fast
+        if not _GPU:
+            from . import gpu as _g
+            _GPU.append(_g)
+        _GPU[0].execute(schedule.core, a, b, c, d, alpha, beta, stream=stream)
+        return
     if name == "cupy":
         import cupy
 
