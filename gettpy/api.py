@@ -42,6 +42,7 @@ class TensorDescriptor:
     op: Op = identity
     alignment: int = 16
     _accepted: set = field(default_factory=set, compare=False, repr=False, hash=False)
+    _span: tuple = field(default=(0, 0), compare=False, repr=False, hash=False)
 
     def __init__(self, extents, strides=None, dtype="float32", op=None, alignment=16):
         ext = tuple(int(e) for e in extents)
@@ -63,6 +64,7 @@ class TensorDescriptor:
         object.__setattr__(self, "alignment", int(alignment))
         # (shape, byte strides, dtype) of arrays that passed `matches`: a repeated call skips the checks
         object.__setattr__(self, "_accepted", set())
+        object.__setattr__(self, "_span", self._byte_span())
 
     @classmethod
     def of(cls, x, op=None) -> TensorDescriptor:
@@ -77,6 +79,9 @@ class TensorDescriptor:
     @property
     def byte_span(self) -> tuple[int, int]:
         """[lo, hi) byte offsets, relative to the data pointer, of every element (empty: (0, 0))."""
+        return self._span
+
+    def _byte_span(self) -> tuple[int, int]:
         if any(e == 0 for e in self.extents):
             return 0, 0
         lo = sum((e - 1) * s for e, s in zip(self.extents, self.strides, strict=True) if s < 0)
@@ -84,14 +89,17 @@ class TensorDescriptor:
         item = ITEMSIZE[self.dtype]
         return lo * item, (hi + 1) * item
 
-    def matches(self, x, what: str) -> None:
-        """Raise unless array `x` has this descriptor's extents, strides, dtype and pointer alignment."""
+    def matches(self, x, what: str, ptr: int | None = None) -> None:
+        """Raise unless array `x` (data pointer `ptr`, looked up when None) has this descriptor's extents,
+        strides, dtype and pointer alignment."""
         key = (x.shape, x.strides, x.dtype)
         if key not in self._accepted:
             self._check_layout(x, what)
             if len(self._accepted) < 8:
                 self._accepted.add(key)
-        if pointer_alignment(backends.data_ptr(x)) < min(self.alignment, ITEMSIZE[self.dtype] * 8, 16):
+        if ptr is None:
+            ptr = backends.data_ptr(x)
+        if pointer_alignment(ptr) < min(self.alignment, ITEMSIZE[self.dtype] * 8, 16):
             raise LayoutError(f"{what}: data pointer is less aligned than the plan's {self.alignment} bytes")
 
     def _check_layout(self, x, what: str) -> None:
@@ -185,8 +193,9 @@ def plan(desc_a, modes_a, desc_b, modes_b, desc_c, modes_c, desc_d=None, modes_d
 
 def contract(plan: ContractionPlan, alpha, a, b, beta, c, d, stream=None):
     """Execute `plan`: d = op_d(alpha op_a(a) op_b(b) + beta op_c(c)); c may be d. Returns d."""
+    ptrs = {"A": backends.data_ptr(a), "B": backends.data_ptr(b), "D": backends.data_ptr(d)}
     for what, x, desc in (("A", a, plan.desc_a), ("B", b, plan.desc_b), ("D", d, plan.desc_d)):
-        desc.matches(x, what)
+        desc.matches(x, what, ptrs[what])
     if beta != 0:
         plan.desc_c.matches(c, "C")
     name = backends.array_module_name(d)
@@ -197,10 +206,10 @@ def contract(plan: ContractionPlan, alpha, a, b, beta, c, d, stream=None):
         return d
     # D must not overlap A or B: the bounds test of numpy's/CuPy's may_share_memory, from the
     # descriptors' byte spans (cheaper than asking the array library on every call)
-    d0 = backends.data_ptr(d)
+    d0 = ptrs["D"]
     dlo, dhi = plan.desc_d.byte_span
-    for what, x, desc in (("A", a, plan.desc_a), ("B", b, plan.desc_b)):
-        x0 = backends.data_ptr(x)
+    for what, desc in (("A", plan.desc_a), ("B", plan.desc_b)):
+        x0 = ptrs[what]
         xlo, xhi = desc.byte_span
         if dhi > dlo and xhi > xlo and d0 + dlo < x0 + xhi and x0 + xlo < d0 + dhi:
             raise LayoutError(f"D shares memory with {what}: the kernel would read what it writes; "
