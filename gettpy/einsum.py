@@ -356,32 +356,71 @@ _ONES = -1
 
 
 def _network(infos, output, ext, final: TensorInfo, optimize, sr=None, compute=None) -> list[Step]:
-    """The steps contracting the operands pairwise (opt_einsum's order) into the output."""
+    """The steps contracting the operands pairwise (opt_einsum's order) into the output.
+
+    An intermediate is laid out for the step that consumes it: its fastest modes are the ones it shares
+    with its partner in that step, in the partner's own order of increasing stride (so both operands
+    of the next contraction run along the same modes, e.g. both k-contiguous); the remaining modes
+    follow. A partner that is itself a later intermediate gives no preference (the order of
+    appearance is kept).
+    """
     ones = TensorInfo("ones", (), (), infos[0].dtype, 16)
     if len(infos) == 1:
         return [_step(infos[0], ones, final, ext, 0, _ONES, None, sr, compute)]
     if len(infos) == 2:
         return [_step(infos[0], infos[1], final, ext, 0, 1, None, sr, compute)]
-    path = _path(infos, output, ext, optimize)
-    live = list(enumerate(infos))
-    steps = []
-    for pair in path:
+    # (1) the contraction tree: which slots each step takes (intermediate j is slot n + j)
+    n = len(infos)
+    live, tree = list(range(n)), []
+    for pair in _path(infos, output, ext, optimize):
         picked = [live[p] for p in sorted(pair)]
         for p in sorted(pair, reverse=True):
             live.pop(p)
         if len(picked) == 1:  # opt_einsum may reduce a single operand on its own
-            picked.append((_ONES, ones))
-        (ia, ta), (ib, tb) = picked
-        if not live:
+            picked.append(_ONES)
+        tree.append(tuple(picked))
+        live.append(n + len(tree) - 1)
+    partner = {}
+    for ia, ib in tree:
+        partner[ia], partner[ib] = ib, ia
+    # (2) the steps, each intermediate in the layout its consumer prefers
+    info = dict(enumerate(infos))
+    info[_ONES] = ones
+    steps = []
+    for j, (ia, ib) in enumerate(tree):
+        ta, tb = info[ia], info[ib]
+        if j == len(tree) - 1:
             steps.append(_step(ta, tb, final, ext, ia, ib, None, sr, compute))
             return steps
-        keep = set(output).union(*(set(t.modes) for _, t in live))
+        later = [info[x] for x in _live_after(tree, j, n)]
+        keep = set(output).union(*(set(t.modes) for t in later))
         modes = tuple(m for m in dict.fromkeys(ta.modes + tb.modes) if m in keep)
+        modes = _consumer_order(modes, info.get(partner.get(n + j)))
         shape = tuple(ext[m] for m in modes)
-        ti = TensorInfo(f"intermediate {len(steps)}", modes, _c_strides(shape), infos[0].dtype, 16)
+        ti = TensorInfo(f"intermediate {j}", modes, _c_strides(shape), infos[0].dtype, 16)
+        info[n + j] = ti
         steps.append(_step(ta, tb, ti, ext, ia, ib, shape, sr, compute))
-        live.append((len(infos) + len(steps) - 1, ti))
     raise GettpyError("contraction path did not end in one tensor")  # pragma: no cover
+
+
+def _live_after(tree, j: int, n: int) -> list[int]:
+    """The slots still waiting to be contracted after step j of `tree` (not the ones step j consumed)."""
+    live = set(range(n))
+    for i, (a, b) in enumerate(tree[: j + 1]):
+        live -= {a, b}
+        live.add(n + i)
+    live.discard(n + j)
+    return sorted(x for x in live if x != _ONES)
+
+
+def _consumer_order(modes: tuple[str, ...], partner: TensorInfo | None) -> tuple[str, ...]:
+    """`modes` (C order: last fastest) with the modes shared with `partner` fastest, in partner's order."""
+    if partner is None:
+        return modes
+    st = partner.stride_of()
+    shared = sorted((m for m in modes if st.get(m)), key=lambda m: abs(st[m]))  # partner's fastest first
+    rest = tuple(m for m in modes if m not in shared)
+    return rest + tuple(reversed(shared))
 
 
 def _execute(prog: Program, backend: str, xp, arrays, target) -> None:
