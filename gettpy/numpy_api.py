@@ -1,6 +1,7 @@
 """numpy-signature `tensordot` and `transpose`, so that opt_einsum can use gettpy as a backend:
-``opt_einsum.contract("ij,jk->ik", a, b, backend="gettpy")``; and `contract_expression`, opt_einsum's
-plan-once-run-many for multi-operand expressions with every pairwise step run by gettpy."""
+``opt_einsum.contract("ij,jk->ik", a, b, backend="gettpy")``; and `contract_expression`: plan once, run
+many times for multi-operand expressions (opt_einsum's path, gettpy's einsum with its cached plans and
+consumer-aware intermediates)."""
 from __future__ import annotations
 
 import string
@@ -44,16 +45,28 @@ def tensordot(a, b, axes=2):
 
 
 def contract_expression(subscripts: str, *shapes, optimize="auto", **kwargs):
-    """opt_einsum's ContractExpression with gettpy as the backend of every step.
+    """Plan once, contract many times: the pairwise path for `shapes` is found once (opt_einsum), and
+    every call runs ``gettpy.einsum`` with that path, so the plans of all steps come from einsum's
+    program cache and each intermediate is laid out for the step that consumes it.
 
-    The returned object is called with the operands: ``expr(a, b, c)``; the path is found once.
+    The returned callable takes the operands (and einsum's keywords: ``out``, ``dtype``, ``ops``, ...):
+    ``expr(a, b, c)``. ``expr.path`` is the path, ``expr.expression`` opt_einsum's ContractExpression
+    (for its printed cost summary).
     """
     import opt_einsum as oe
 
     expr = oe.contract_expression(subscripts, *shapes, optimize=optimize, **kwargs)
+    path = [tuple(step[0]) for step in expr.contraction_list]  # (the operand positions of each pair)
+    want = [tuple(int(e) for e in sh) for sh in shapes]
 
     def run(*arrays, **kw):
-        return expr(*arrays, backend="gettpy", **kw)
+        if len(arrays) != len(want):
+            raise ShapeError(f"contract_expression({subscripts!r}) takes {len(want)} operands, got {len(arrays)}")
+        for i, (x, sh) in enumerate(zip(arrays, want, strict=True)):
+            if tuple(x.shape) != sh:
+                raise ShapeError(f"operand {i}: shape {tuple(x.shape)}, the expression was built for {sh}")
+        return einsum(subscripts, *arrays, optimize=["einsum_path", *path], **kw)
 
+    run.path = list(path)
     run.expression = expr
     return run

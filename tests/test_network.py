@@ -51,3 +51,23 @@ def test_networks_match_numpy(subs, shapes, optimize):
     rng = np.random.default_rng(2)
     ops = [nonzero(rng, s) for s in shapes]
     assert_close(gettpy.einsum(subs, *ops, optimize=optimize), np.einsum(subs, *ops))
+
+
+def test_contract_expression_runs_einsums_path_and_checks_shapes():
+    import opt_einsum as oe
+
+    from gettpy.errors import ShapeError
+
+    rng = np.random.default_rng(3)
+    shapes = [(3, 4), (4, 5), (5, 6), (6, 2)]
+    ops = [nonzero(rng, s) for s in shapes]
+    e = gettpy.contract_expression("ab,bc,cd,de->ae", *shapes)
+    assert e.path == oe.contract_path("ab,bc,cd,de->ae", *shapes, shapes=True)[0]
+    assert_close(e(*ops), np.einsum("ab,bc,cd,de->ae", *ops))
+    out = np.empty((3, 2))
+    assert e(*ops, out=out) is out
+    assert_close(out, np.einsum("ab,bc,cd,de->ae", *ops))
+    with pytest.raises(ShapeError, match="operand 2: shape"):
+        e(ops[0], ops[1], ops[3], ops[2])
+    with pytest.raises(ShapeError, match="takes 4 operands"):
+        e(*ops[:3])
