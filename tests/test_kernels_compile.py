@@ -217,3 +217,43 @@ def test_compile_failure_falls_back_to_the_safe_tile(cache, monkeypatch):
         warnings.simplefilter("ignore")
         with pytest.raises(KernelError, match="always fails"):
             gpu.checked_spec(plan, False)
+
+
+_CONCURRENT_BUILD = """
+import os, sys
+sys.path.insert(0, {tests!r})
+from test_kernels_compile import tccg_plan
+from gettpy.kernels import build as B
+from gettpy.plan.tiles import kernel_spec
+spec = kernel_spec(tccg_plan("ab-ac-cb", (120, 72, 40), "f32"), False)
+k = B.build(spec, "sm_90")
+sys.stdout.write(k.cubin.hex()[:64] + " " + str(len(k.cubin)))
+"""
+
+
+def test_concurrent_processes_build_the_same_kernel(tmp_path):
+    """Four processes compile the same specialisation into one empty cache directory at once: all get the
+    same cubin, the cache holds one valid entry (atomic writes), and a later build is a cache hit."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, GETTPY_CACHE_DIR=str(tmp_path))
+    code = _CONCURRENT_BUILD.format(tests=os.path.dirname(__file__))
+    procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(4)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [o[1][-500:] for o in outs]
+    assert len({o[0] for o in outs}) == 1
+    entries = [f for _, _, fs in os.walk(tmp_path) for f in fs]
+    assert len([f for f in entries if f.endswith(".bin") and not f.startswith(".tmp-")]) == 1
+    assert not [f for f in entries if f.startswith(".tmp-")]  # no temporary left behind
+    old = os.environ.get("GETTPY_CACHE_DIR")
+    os.environ["GETTPY_CACHE_DIR"] = str(tmp_path)
+    try:
+        k = B.build(kernel_spec(tccg_plan("ab-ac-cb", (120, 72, 40), "f32"), False), "sm_90")
+        assert k.from_cache and k.cubin.hex()[:64] + " " + str(len(k.cubin)) == outs[0][0]
+    finally:
+        if old is None:
+            os.environ.pop("GETTPY_CACHE_DIR", None)
+        else:
+            os.environ["GETTPY_CACHE_DIR"] = old
