@@ -25,7 +25,7 @@ from . import backends
 from .dtypes import ITEMSIZE, TF32_MODES, short_name
 from .errors import DtypeError, GettpyError, LayoutError, ShapeError, SubscriptError
 from .layouts.descriptor import pointer_alignment
-from .ops import Op, as_op, identity
+from .ops import Op, as_op, as_semiring, identity
 from .plan.cache import cached_schedule
 from .plan.problem import ContractionProblem, TensorInfo
 from .plan.schedule import Schedule
@@ -158,8 +158,12 @@ class ContractionPlan:
 
 
 def plan(desc_a, modes_a, desc_b, modes_b, desc_c, modes_c, desc_d=None, modes_d=None,
-         compute_type=None, preference=None) -> ContractionPlan:
-    """Plan D[modes_d] = alpha A[modes_a] B[modes_b] + beta C[modes_c] (D defaults to C)."""
+         compute_type=None, preference=None, semiring=None) -> ContractionPlan:
+    """Plan D[modes_d] = alpha A[modes_a] B[modes_b] + beta C[modes_c] (D defaults to C).
+
+    compute_type: None (the operands' accumulate type), a dtype, or "tf32" / "3xtf32" for float32
+    operands. semiring: None, a name ("max_plus", ...) or a gettpy.ops.Semiring for the sum over k.
+    """
     desc_d = desc_c if desc_d is None else desc_d
     modes_d = modes_c if modes_d is None else modes_d
     ma = _modes(modes_a, len(desc_a.extents), "A")
@@ -186,7 +190,8 @@ def plan(desc_a, modes_a, desc_b, modes_b, desc_c, modes_c, desc_d=None, modes_d
     else:
         compute = "" if compute_type is None else short_name(compute_type, "compute_type")
     problem = ContractionProblem(info("A", ma, desc_a), info("B", mb, desc_b), info("C", mc, desc_c),
-                                 info("D", md, desc_d), tuple(sorted(ext.items())), compute)
+                                 info("D", md, desc_d), tuple(sorted(ext.items())), compute,
+                                 as_semiring(semiring))
     return ContractionPlan(cached_schedule(problem), desc_a, desc_b, desc_c, desc_d,
                            preference or PlanPreference())
 
@@ -225,15 +230,19 @@ class Contraction:
         subscripts: binary einsum subscripts with explicit output, e.g. "abk,kca->bc" (no diagonals).
         a, b: operands (numpy or CuPy). c: optional C for beta != 0. out: optional output array.
         ops: (op_a, op_b) and op_out fused ops.
+        compute: None, or "tf32" / "3xtf32" for float32 operands (see gettpy.einsum).
+        semiring: None, a name ("max_plus", ...) or a gettpy.ops.Semiring (see gettpy.einsum).
     """
 
-    def __init__(self, subscripts: str, a, b, c=None, out=None, ops=None, op_out=None):
+    def __init__(self, subscripts: str, a, b, c=None, out=None, ops=None, op_out=None, compute=None,
+                 semiring=None):
         if "->" not in subscripts or subscripts.count(",") != 1:
             raise SubscriptError(f"Contraction needs binary subscripts with an explicit output, got {subscripts!r}")
         lhs, self._md = subscripts.split("->")
         self._ma, self._mb = lhs.split(",")
         self._ops = (None, None) if ops is None else tuple(ops)
         self._op_out = op_out
+        self._compute, self._semiring = compute, semiring
         self._plan: ContractionPlan | None = None
         self.a, self.b, self.c = a, b, c
         self.out = out if out is not None else self._alloc_out()
@@ -253,7 +262,8 @@ class Contraction:
         db = TensorDescriptor.of(self.b, self._ops[1])
         dd = TensorDescriptor.of(self.out, self._op_out)
         dc = TensorDescriptor.of(self.c) if self.c is not None else dd
-        self._plan = plan(da, self._ma, db, self._mb, dc, self._md, dd, self._md)
+        self._plan = plan(da, self._ma, db, self._mb, dc, self._md, dd, self._md, compute_type=self._compute,
+                          semiring=self._semiring)
         return self._plan
 
     def execute(self, alpha=1.0, beta=0.0, stream=None):

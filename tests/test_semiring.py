@@ -120,3 +120,22 @@ def test_semiring_kernel_spec_and_compile():
         if dt == "f16":  # an mma tile is refused for a semiring
             with pytest.raises(KernelError, match="semiring max_plus"):
                 kernel_spec(make_plan(p), False, tile=TileConfig(128, 128, 32, 3, wm=64, wn=64))
+
+
+def test_semiring_and_tf32_through_the_plan_api():
+    """gettpy.Contraction / gettpy.plan take the semiring and the compute type as well (CPU executor)."""
+    from gettpy.dtypes import round_tf32
+
+    rng = np.random.default_rng(4)
+    a, b = rng.standard_normal((6, 9)), rng.standard_normal((9, 5))
+    con = gettpy.Contraction("ik,kj->ij", a, b, semiring="min_plus")
+    np.testing.assert_allclose(con.execute(), brute("ik,kj->ij", ops.min_plus, a, b))
+    desc = gettpy.TensorDescriptor.of
+    out = np.empty((6, 5))
+    p = gettpy.plan(desc(a), "ik", desc(b), "kj", desc(out), "ij", semiring=ops.max_times)
+    gettpy.contract(p, 1.0, np.abs(a), np.abs(b), 0.0, None, out)
+    np.testing.assert_allclose(out, brute("ik,kj->ij", ops.max_times, np.abs(a), np.abs(b)))
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    con = gettpy.Contraction("ik,kj->ij", a32, b32, compute="tf32")
+    want = round_tf32(a32).astype(np.float64) @ round_tf32(b32).astype(np.float64)
+    np.testing.assert_allclose(con.execute(), want, rtol=1e-5, atol=1e-5)
