@@ -55,3 +55,16 @@ def test_gpu_semiring_with_fused_ops_and_strided_out():
     assert r is out
     ref = -brute("ik,kj->ij", ops.max_plus, np.maximum(ha, 0), hb)
     np.testing.assert_allclose(cp.asnumpy(out), ref, rtol=1e-5, atol=1e-5)
+
+
+def test_gpu_contraction_with_semiring_and_tf32():
+    """The plan-level API on the GPU: Contraction(semiring=...) and Contraction(compute="3xtf32")."""
+    import cupy as cp
+
+    rng = np.random.default_rng(9)
+    ha, hb = rng.uniform(-1, 1, (90, 70)).astype(np.float32), rng.uniform(-1, 1, (70, 50)).astype(np.float32)
+    a, b = cp.asarray(ha), cp.asarray(hb)
+    got = gettpy.Contraction("ik,kj->ij", a, b, semiring="min_plus").execute()
+    np.testing.assert_allclose(cp.asnumpy(got), brute("ik,kj->ij", ops.min_plus, ha, hb), rtol=1e-5, atol=1e-5)
+    got = gettpy.Contraction("ik,kj->ij", a, b, compute="3xtf32").execute(alpha=2.0)
+    np.testing.assert_allclose(cp.asnumpy(got), 2 * ha.astype(np.float64) @ hb, rtol=1e-5, atol=1e-4)
