@@ -102,3 +102,19 @@ def test_write_bound_shapes_put_the_output_run_on_the_kernels_m():
     big = dict(ext, g=240)
     plan = make_plan(_problem("abcdef-degc-gfab", big))
     assert "a" in plan.part.n
+
+
+def test_short_output_run_continues_in_the_other_set():
+    """TCCG #32 (abcdef-degb-gfac): D's run along a (24 elements, in n) continues with b (stride 24, in m),
+    so b leads the m order and a tile writes whole 24 x b blocks of D."""
+    from gettpy.plan.partition import output_leads
+
+    ext = {"a": 24, "b": 16, "c": 16, "d": 24, "e": 16, "f": 16, "g": 24}
+    plan = make_plan(_problem("abcdef-degb-gfac", ext))
+    d = plan.problem.d
+    x_m, x_n = output_leads(("d", "e", "b"), ("a", "c", "f"), d, ext)
+    assert (x_m, x_n) == ("b", "a")
+    kernel_sets = (plan.part.m, plan.part.n)
+    assert any(s[0] == "b" for s in kernel_sets) and any(s[0] == "a" for s in kernel_sets)
+    # a long run (a = 96 elements, 192 bytes >= SHORT_RUN_BYTES) does not continue
+    assert output_leads(("d", "e", "b"), ("a", "c", "f"), d, dict(ext, a=96)) == (None, "a")
