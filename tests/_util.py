@@ -73,3 +73,20 @@ def magnitude(subscripts, *operands, **kw) -> float:
                                       **kw), initial=0.0))
     except (ValueError, TypeError):
         return 0.0
+
+
+def packed_problem(contraction: str, ext: dict[str, int], dtype: str = "f16", order: str = "F"):
+    """The ContractionProblem of 'C-A-B' (e.g. 'abc-bda-dc') on packed tensors of `order` (F: first mode
+    fastest, TCCG's convention; C: last fastest), beta = 0."""
+    from gettpy.plan.problem import ContractionProblem, TensorInfo
+
+    c, a, b = contraction.split("-")
+
+    def info(name, modes):
+        seq = modes if order == "F" else modes[::-1]
+        st, acc = {}, 1
+        for m in seq:
+            st[m] = acc
+            acc *= ext[m]
+        return TensorInfo(name, tuple(modes), tuple(st[m] for m in modes), dtype)
+    return ContractionProblem(info("A", a), info("B", b), None, info("D", c), tuple(sorted(ext.items())))

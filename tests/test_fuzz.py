@@ -77,6 +77,12 @@ def contraction(draw, n_ops, allow_size1=True, max_rank=4):
     return subs, shapes
 
 
+def _views(data, shapes, seed) -> list:
+    """One random (strided, possibly flipped) view per shape, drawn with hypothesis."""
+    rng = np.random.default_rng(seed)
+    return [data.draw(view_of(s, rng)) for s in shapes]
+
+
 def _check(subs, xs, tol_dtype=np.float64, **kw):
     try:
         ref = reference(subs, *xs, **kw)
@@ -98,8 +104,7 @@ def _check(subs, xs, tol_dtype=np.float64, **kw):
 @given(data=st.data(), case=contraction(2), seed=st.integers(0, 2**32 - 1))
 def test_fuzz_two_operands(data, case, seed):
     subs, shapes = case
-    rng = np.random.default_rng(seed)
-    xs = [data.draw(view_of(s, rng)) for s in shapes]
+    xs = _views(data, shapes, seed)
     _check(subs, xs)
 
 
@@ -107,8 +112,7 @@ def test_fuzz_two_operands(data, case, seed):
 @given(data=st.data(), case=contraction(1, max_rank=5), seed=st.integers(0, 2**32 - 1))
 def test_fuzz_one_operand(data, case, seed):
     subs, shapes = case
-    rng = np.random.default_rng(seed)
-    xs = [data.draw(view_of(s, rng)) for s in shapes]
+    xs = _views(data, shapes, seed)
     _check(subs, xs)
 
 
@@ -117,8 +121,7 @@ def test_fuzz_one_operand(data, case, seed):
        optimize=st.sampled_from([True, False, "greedy", "optimal"]))
 def test_fuzz_three_operands(data, case, seed, optimize):
     subs, shapes = case
-    rng = np.random.default_rng(seed)
-    xs = [data.draw(view_of(s, rng)) for s in shapes]
+    xs = _views(data, shapes, seed)
     try:
         ref = reference(subs, *xs)
     except ValueError:
@@ -137,8 +140,7 @@ def test_fuzz_three_operands(data, case, seed, optimize):
 def test_fuzz_sublist_and_out(data, n_ops, seed):
     """The same random contractions through the sublist form, writing into a strided `out`."""
     subs, shapes = data.draw(contraction(n_ops, max_rank=3))
-    rng = np.random.default_rng(seed)
-    xs = [data.draw(view_of(s, rng)) for s in shapes]
+    xs = _views(data, shapes, seed)
     try:
         ref = reference(subs, *xs)
     except ValueError:
@@ -203,8 +205,7 @@ def ellipsis_case(draw):
 @given(data=st.data(), case=ellipsis_case(), seed=st.integers(0, 2**32 - 1))
 def test_fuzz_ellipsis(data, case, seed):
     subs, shapes = case
-    rng = np.random.default_rng(seed)
-    xs = [data.draw(view_of(s, rng)) for s in shapes]
+    xs = _views(data, shapes, seed)
     _check(subs, xs)
 
 
@@ -243,8 +244,7 @@ def test_fuzz_fused_ops(data, n_ops, seed):
     choices = [ops.identity, ops.neg, ops.abs, ops.relu, ops.leaky_relu(0.25), ops.elu(0.5), ops.gelu,
                ops.sigmoid, ops.tanh, ops.exp, ops.square, ops.scale(-1.5)]
     subs, shapes = data.draw(contraction(n_ops, max_rank=3))
-    rng = np.random.default_rng(seed)
-    xs = [data.draw(view_of(s, rng)) for s in shapes]
+    xs = _views(data, shapes, seed)
     in_ops = [data.draw(st.sampled_from(choices)) for _ in xs]
     out_op = data.draw(st.sampled_from(choices))
     try:

@@ -15,33 +15,12 @@ import math
 import numpy as np
 import pytest
 
+from tccg.suite import TABLE
+
 pytestmark = pytest.mark.gpu
 
 #: the TCCG suite (contraction 'C-A-B', extents in alphabetical order of the index letters)
-SUITE = [
-    ("abc-bda-dc", (312, 312, 24, 312)), ("abc-dca-bd", (312, 24, 296, 312)),
-    ("abcd-dbea-ec", (72, 72, 24, 72, 72)), ("abcd-deca-be", (72, 24, 72, 72, 72)),
-    ("abcd-ebad-ce", (72, 72, 24, 72, 72)), ("abcde-efbad-cf", (48, 32, 24, 32, 48, 32)),
-    ("abcde-ecbfa-fd", (48, 32, 32, 24, 48, 48)), ("abcde-efcad-bf", (48, 24, 32, 32, 48, 32)),
-    ("abcd-ea-ebcd", (72,) * 5), ("abcd-eb-aecd", (72,) * 5), ("abcd-ec-abed", (72,) * 5),
-    ("ab-ac-cb", (5136, 5120, 5136)), ("ab-acd-dbc", (312, 296, 296, 312)),
-    ("ab-cad-dcb", (312, 296, 312, 312)), ("abc-acd-db", (312, 296, 296, 312)),
-    ("abc-ad-bdc", (312, 312, 296, 296)), ("abc-adc-bd", (312, 312, 296, 296)),
-    ("abc-adc-db", (312, 296, 296, 312)), ("abc-adec-ebd", (72,) * 5),
-    ("abcd-aebf-dfce", (72,) * 6), ("abcd-aebf-fdec", (72,) * 6), ("abcd-aecf-bfde", (72,) * 6),
-    ("abcd-aecf-fbed", (72,) * 6), ("abcd-aedf-bfce", (72,) * 6), ("abcd-aedf-fbec", (72,) * 6),
-    ("abcd-aefb-fdce", (72,) * 6), ("abcd-aefc-fbed", (72,) * 6), ("abcd-eafb-fdec", (72,) * 6),
-    ("abcd-eafc-bfde", (72,) * 6), ("abcd-eafd-fbec", (72,) * 6),
-    ("abcdef-dega-gfbc", (24, 16, 16, 24, 16, 16, 24)), ("abcdef-degb-gfac", (24, 16, 16, 24, 16, 16, 24)),
-    ("abcdef-degc-gfab", (24, 16, 16, 24, 16, 16, 24)), ("abcdef-dfga-gebc", (24, 16, 16, 24, 16, 16, 24)),
-    ("abcdef-dfgb-geac", (24, 16, 16, 24, 16, 16, 24)), ("abcdef-dfgc-geab", (24, 16, 16, 24, 16, 16, 24)),
-    ("abcdef-efga-gdbc", (24, 16, 16, 16, 24, 16, 24)), ("abcdef-efgb-gdac", (24, 16, 16, 16, 24, 16, 24)),
-    ("abcdef-efgc-gdab", (24, 16, 16, 16, 24, 16, 24)), ("abcdef-gdab-efgc", (24, 16, 16, 16, 24, 16, 24)),
-    ("abcdef-gdac-efgb", (24, 16, 16, 16, 24, 16, 24)), ("abcdef-gdbc-efga", (24, 16, 16, 16, 24, 16, 24)),
-    ("abcdef-geab-dfgc", (24, 16, 16, 24, 16, 16, 24)), ("abcdef-geac-dfgb", (24, 16, 16, 24, 16, 16, 24)),
-    ("abcdef-gebc-dfga", (24, 16, 16, 24, 16, 16, 24)), ("abcdef-gfab-degc", (24, 16, 16, 24, 16, 16, 24)),
-    ("abcdef-gfac-degb", (24, 16, 16, 24, 16, 16, 24)), ("abcdef-gfbc-dega", (24, 16, 16, 24, 16, 16, 24)),
-]
+SUITE = [(row[2], row[3]) for row in TABLE]
 
 RTOL = {"f16": 2e-3, "bf16": 1e-2, "f32": 2e-5, "f64": 1e-12}
 NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "bf16": np.uint16}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _util import packed_problem
 
 import gettpy
 from gettpy.plan import ContractionProblem, make_plan
@@ -15,12 +16,7 @@ from gettpy.plan.tiles import kernel_spec
 
 
 def _problem(con: str, ext: dict[str, int], dtype="f16", order="F") -> ContractionProblem:
-    c, a, b = con.split("-")
-
-    def info(name, modes):
-        x = np.empty([ext[m] for m in modes], dtype=np.float16 if dtype == "f16" else np.float32, order=order)
-        return TensorInfo(name, tuple(modes), tuple(s // x.itemsize for s in x.strides), dtype)
-    return ContractionProblem(info("A", a), info("B", b), None, info("D", c), tuple(sorted(ext.items())))
+    return packed_problem(con, ext, dtype, order)
 
 
 SIX = {"a": 48, "b": 32, "c": 24, "d": 32, "e": 48, "f": 32}  # TCCG #6 abcde-efbad-cf

@@ -6,7 +6,7 @@ import importlib
 
 import numpy as np
 import pytest
-from _util import assert_close, nonzero
+from _util import assert_close, nonzero, packed_problem
 from test_tccg_cpu import TCCG48, einsum_of, full_extents, reduced_extents
 
 import gettpy
@@ -24,15 +24,7 @@ def _fresh_caches():
 
 
 def _f_problem(contraction: str, ext: dict[str, int], dtype="f16") -> ContractionProblem:
-    c, a, b = contraction.split("-")
-
-    def info(name, modes):
-        st, acc = [], 1
-        for m in modes:
-            st.append(acc)
-            acc *= ext[m]
-        return TensorInfo(name, tuple(modes), tuple(st), dtype)
-    return ContractionProblem(info("A", a), info("B", b), None, info("D", c), tuple(sorted(ext.items())))
+    return packed_problem(contraction, ext, dtype, "F")
 
 
 @pytest.mark.parametrize("num,kinds", [

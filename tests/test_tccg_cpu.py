@@ -1,8 +1,8 @@
 """The 48 TCCG contractions on the CPU executor, at reduced extents, C and Fortran order, vs np.einsum.
 
 'C-A-B' (e.g. 'abc-bda-dc') means C[abc] = sum over contracted modes of A[bda] * B[dc], i.e. the einsum
-'bda,dc->abc'. Extents are given in alphabetical order of the mode letters. The table is a literal copy of
-the suite (tccg48.tsv, with the seed paper's four misprints corrected) so that CI needs no other file.
+'bda,dc->abc'. Extents are given in alphabetical order of the mode letters. The table is tccg/suite.py's (TCCG's
+tccg48.tsv with the seed paper's four misprints corrected), the one the benchmark runs.
 TCCG's own convention is column-major; the "F" cases run every tensor, the output included, in Fortran order.
 """
 from __future__ import annotations
@@ -14,58 +14,10 @@ import pytest
 from _util import assert_close, nonzero
 
 import gettpy
+from tccg.suite import TABLE
 
 # (num, group, contraction, extents in alphabetical mode order, M, N, K) -- full double-precision sizes
-TCCG48 = [
-    (1, "intensli", "abc-bda-dc", (312, 312, 24, 312), 97344, 24, 312),
-    (2, "intensli", "abc-dca-bd", (312, 24, 296, 312), 92352, 24, 312),
-    (3, "intensli", "abcd-dbea-ec", (72, 72, 24, 72, 72), 373248, 24, 72),
-    (4, "intensli", "abcd-deca-be", (72, 24, 72, 72, 72), 373248, 24, 72),
-    (5, "intensli", "abcd-ebad-ce", (72, 72, 24, 72, 72), 373248, 24, 72),
-    (6, "intensli", "abcde-efbad-cf", (48, 32, 24, 32, 48, 32), 2359296, 24, 32),
-    (7, "intensli", "abcde-ecbfa-fd", (48, 32, 32, 24, 48, 48), 2359296, 24, 48),
-    (8, "intensli", "abcde-efcad-bf", (48, 24, 32, 32, 48, 32), 2359296, 24, 32),
-    (9, "ao2mo", "abcd-ea-ebcd", (72, 72, 72, 72, 72), 72, 373248, 72),
-    (10, "ao2mo", "abcd-eb-aecd", (72, 72, 72, 72, 72), 72, 373248, 72),
-    (11, "ao2mo", "abcd-ec-abed", (72, 72, 72, 72, 72), 72, 373248, 72),
-    (12, "ccsd", "ab-ac-cb", (5136, 5120, 5136), 5136, 5120, 5136),
-    (13, "ccsd", "ab-acd-dbc", (312, 296, 296, 312), 312, 296, 92352),
-    (14, "ccsd", "ab-cad-dcb", (312, 296, 312, 312), 312, 296, 97344),
-    (15, "ccsd", "abc-acd-db", (312, 296, 296, 312), 92352, 296, 312),
-    (16, "ccsd", "abc-ad-bdc", (312, 312, 296, 296), 312, 92352, 296),
-    (17, "ccsd", "abc-adc-bd", (312, 312, 296, 296), 92352, 312, 296),
-    (18, "ccsd", "abc-adc-db", (312, 296, 296, 312), 92352, 296, 312),
-    (19, "ccsd", "abc-adec-ebd", (72, 72, 72, 72, 72), 5184, 72, 5184),
-    (20, "ccsd", "abcd-aebf-dfce", (72, 72, 72, 72, 72, 72), 5184, 5184, 5184),
-    (21, "ccsd", "abcd-aebf-fdec", (72, 72, 72, 72, 72, 72), 5184, 5184, 5184),
-    (22, "ccsd", "abcd-aecf-bfde", (72, 72, 72, 72, 72, 72), 5184, 5184, 5184),
-    (23, "ccsd", "abcd-aecf-fbed", (72, 72, 72, 72, 72, 72), 5184, 5184, 5184),
-    (24, "ccsd", "abcd-aedf-bfce", (72, 72, 72, 72, 72, 72), 5184, 5184, 5184),
-    (25, "ccsd", "abcd-aedf-fbec", (72, 72, 72, 72, 72, 72), 5184, 5184, 5184),
-    (26, "ccsd", "abcd-aefb-fdce", (72, 72, 72, 72, 72, 72), 5184, 5184, 5184),
-    (27, "ccsd", "abcd-aefc-fbed", (72, 72, 72, 72, 72, 72), 5184, 5184, 5184),
-    (28, "ccsd", "abcd-eafb-fdec", (72, 72, 72, 72, 72, 72), 5184, 5184, 5184),
-    (29, "ccsd", "abcd-eafc-bfde", (72, 72, 72, 72, 72, 72), 5184, 5184, 5184),
-    (30, "ccsd", "abcd-eafd-fbec", (72, 72, 72, 72, 72, 72), 5184, 5184, 5184),
-    (31, "ccsd_t", "abcdef-dega-gfbc", (24, 16, 16, 24, 16, 16, 24), 9216, 4096, 24),
-    (32, "ccsd_t", "abcdef-degb-gfac", (24, 16, 16, 24, 16, 16, 24), 6144, 6144, 24),
-    (33, "ccsd_t", "abcdef-degc-gfab", (24, 16, 16, 24, 16, 16, 24), 6144, 6144, 24),
-    (34, "ccsd_t", "abcdef-dfga-gebc", (24, 16, 16, 24, 16, 16, 24), 9216, 4096, 24),
-    (35, "ccsd_t", "abcdef-dfgb-geac", (24, 16, 16, 24, 16, 16, 24), 6144, 6144, 24),
-    (36, "ccsd_t", "abcdef-dfgc-geab", (24, 16, 16, 24, 16, 16, 24), 6144, 6144, 24),
-    (37, "ccsd_t", "abcdef-efga-gdbc", (24, 16, 16, 16, 24, 16, 24), 9216, 4096, 24),
-    (38, "ccsd_t", "abcdef-efgb-gdac", (24, 16, 16, 16, 24, 16, 24), 6144, 6144, 24),
-    (39, "ccsd_t", "abcdef-efgc-gdab", (24, 16, 16, 16, 24, 16, 24), 6144, 6144, 24),
-    (40, "ccsd_t", "abcdef-gdab-efgc", (24, 16, 16, 16, 24, 16, 24), 6144, 6144, 24),
-    (41, "ccsd_t", "abcdef-gdac-efgb", (24, 16, 16, 16, 24, 16, 24), 6144, 6144, 24),
-    (42, "ccsd_t", "abcdef-gdbc-efga", (24, 16, 16, 16, 24, 16, 24), 4096, 9216, 24),
-    (43, "ccsd_t", "abcdef-geab-dfgc", (24, 16, 16, 24, 16, 16, 24), 6144, 6144, 24),
-    (44, "ccsd_t", "abcdef-geac-dfgb", (24, 16, 16, 24, 16, 16, 24), 6144, 6144, 24),
-    (45, "ccsd_t", "abcdef-gebc-dfga", (24, 16, 16, 24, 16, 16, 24), 4096, 9216, 24),
-    (46, "ccsd_t", "abcdef-gfab-degc", (24, 16, 16, 24, 16, 16, 24), 6144, 6144, 24),
-    (47, "ccsd_t", "abcdef-gfac-degb", (24, 16, 16, 24, 16, 16, 24), 6144, 6144, 24),
-    (48, "ccsd_t", "abcdef-gfbc-dega", (24, 16, 16, 24, 16, 16, 24), 4096, 9216, 24),
-]
+TCCG48 = list(TABLE)
 
 #: largest number of elements of any one tensor at the reduced extents
 MAX_ELEMENTS = 5000

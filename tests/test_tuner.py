@@ -6,13 +6,12 @@ import importlib
 
 import numpy as np
 import pytest
-from _util import assert_close, nonzero
+from _util import assert_close, nonzero, packed_problem
 
 import gettpy
 from gettpy.kernels.spec import TileConfig
 from gettpy.plan import cache as plan_cache
 from gettpy.plan.plan import make_plan
-from gettpy.plan.problem import ContractionProblem, TensorInfo
 from gettpy.plan.tuner import Candidate, design_space, predicted_ms, tune, valid
 from gettpy.plan.tuning_db import TuningDB, problem_key
 
@@ -21,15 +20,7 @@ einsum_module = importlib.import_module("gettpy.einsum")
 
 def _problem(dtype="f16"):
     # TCCG #20 at full size: abcd-aebf-dfce (F order)
-    ext = dict(zip("abcdef", (72,) * 6, strict=True))
-
-    def info(name, modes):
-        st, acc = [], 1
-        for m in modes:
-            st.append(acc)
-            acc *= ext[m]
-        return TensorInfo(name, tuple(modes), tuple(st), dtype)
-    return ContractionProblem(info("A", "aebf"), info("B", "dfce"), None, info("D", "abcd"), tuple(sorted(ext.items())))
+    return packed_problem("abcd-aebf-dfce", dict(zip("abcdef", (72,) * 6, strict=True)), dtype)
 
 
 def test_design_space_heuristic_first_distinct_and_valid():
