@@ -371,7 +371,7 @@ def _network(infos, output, ext, final: TensorInfo, optimize, sr=None, compute=N
         return [_step(infos[0], infos[1], final, ext, 0, 1, None, sr, compute)]
     # (1) the contraction tree: which slots each step takes (intermediate j is slot n + j)
     n = len(infos)
-    live, tree = list(range(n)), []
+    live, tree, waiting = list(range(n)), [], []  # waiting[j]: the slots still to contract after step j
     for pair in _path(infos, output, ext, optimize):
         picked = [live[p] for p in sorted(pair)]
         for p in sorted(pair, reverse=True):
@@ -379,6 +379,7 @@ def _network(infos, output, ext, final: TensorInfo, optimize, sr=None, compute=N
         if len(picked) == 1:  # opt_einsum may reduce a single operand on its own
             picked.append(_ONES)
         tree.append(tuple(picked))
+        waiting.append(list(live))
         live.append(n + len(tree) - 1)
     partner = {}
     for ia, ib in tree:
@@ -392,8 +393,7 @@ def _network(infos, output, ext, final: TensorInfo, optimize, sr=None, compute=N
         if j == len(tree) - 1:
             steps.append(_step(ta, tb, final, ext, ia, ib, None, sr, compute))
             return steps
-        later = [info[x] for x in _live_after(tree, j, n)]
-        keep = set(output).union(*(set(t.modes) for t in later))
+        keep = set(output).union(*(set(info[x].modes) for x in waiting[j]))
         modes = tuple(m for m in dict.fromkeys(ta.modes + tb.modes) if m in keep)
         modes = _consumer_order(modes, info.get(partner.get(n + j)))
         shape = tuple(ext[m] for m in modes)
@@ -401,16 +401,6 @@ def _network(infos, output, ext, final: TensorInfo, optimize, sr=None, compute=N
         info[n + j] = ti
         steps.append(_step(ta, tb, ti, ext, ia, ib, shape, sr, compute))
     raise GettpyError("contraction path did not end in one tensor")  # pragma: no cover
-
-
-def _live_after(tree, j: int, n: int) -> list[int]:
-    """The slots still waiting to be contracted after step j of `tree` (not the ones step j consumed)."""
-    live = set(range(n))
-    for i, (a, b) in enumerate(tree[: j + 1]):
-        live -= {a, b}
-        live.add(n + i)
-    live.discard(n + j)
-    return sorted(x for x in live if x != _ONES)
 
 
 def _consumer_order(modes: tuple[str, ...], partner: TensorInfo | None) -> tuple[str, ...]:

@@ -433,8 +433,16 @@ def gpu_case(gpu: _Gpu, case: Case, dtype: str, order: str, op: str, args) -> di
         return report.max_rel_err(_as_f64(make(a, b, outs[0])()), ref)
 
     if args.no_peers:
-        row["note"] = "; ".join(n for n in [row.get("note") or "", *notes, "peers not run (--no-peers)"] if n)
-        return report.derived(row)
+        notes.append("peers not run (--no-peers)")
+    else:
+        _time_peers(gpu, case, subs, sets, outs, dtype, op, verify, row, notes, args)
+    row["note"] = "; ".join(n for n in [row.get("note") or "", *notes] if n)
+    return report.derived(row)
+
+
+def _time_peers(gpu: _Gpu, case: Case, subs, sets, outs, dtype, op, verify, row, notes, args) -> None:
+    """Verify and time cupy.einsum, torch.einsum and cuTENSOR (every algorithm) into `row`."""
+    from . import timing
 
     # (3) cupy.einsum
     try:
@@ -490,9 +498,6 @@ def gpu_case(gpu: _Gpu, case: Case, dtype: str, order: str, op: str, args) -> di
         row["cutensor_best_ms"], row["cutensor_best_algo"] = best_t, best_name
     else:
         notes.append("cuTENSOR missing")
-
-    row["note"] = "; ".join(n for n in [row.get("note") or "", *notes] if n)
-    return report.derived(row)
 
 
 def run_gpu(args, cases, dtypes) -> int:

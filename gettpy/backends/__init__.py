@@ -4,6 +4,8 @@ from __future__ import annotations
 import sys
 
 from ..errors import GettpyError
+from ..plan.schedule import Schedule
+from .staged import run
 
 
 def array_module_name(x) -> str:
@@ -36,9 +38,6 @@ _GPU: list = []  # the gpu module, imported on first use (it is not importable w
 
 def execute(name: str, schedule, a, b, c, d, alpha, beta, stream=None) -> None:
     """Run a Schedule (or a bare Plan) on the backend that owns the arrays."""
-    from ..plan.schedule import Schedule
-    from .staged import run
-
     if name == "cupy" and isinstance(schedule, Schedule) and not schedule.staged:  # the common case, fast
         if not _GPU:
             from . import gpu as _g
