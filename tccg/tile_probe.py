@@ -20,6 +20,8 @@ MMA_TILES = [  # (bm, bn, bk, stages, wm, wn)
     (128, 128, 32, 4, 64, 32), (128, 128, 32, 3, 64, 64), (128, 256, 32, 3, 64, 64), (256, 128, 32, 3, 64, 64),
     (128, 128, 64, 3, 64, 64), (128, 256, 32, 4, 64, 64), (128, 128, 32, 4, 32, 64),
 ]
+WGMMA_TILES = [(128, 128, 3), (128, 128, 4), (128, 256, 3), (128, 256, 4), (256, 128, 3), (256, 128, 4),
+               (192, 128, 4), (128, 192, 4), (128, 64, 4)]  # (bm, bn, stages), bk 64 (sm_90 only)
 
 
 def main(argv=None) -> int:
@@ -33,6 +35,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", default="12,20")
     ap.add_argument("--dtype", default="f16", choices=["f16"])
+    ap.add_argument("--paths", default="mma,wgmma", help="tile families to time besides the heuristic's")
     args = ap.parse_args(argv)
     for case in parse_cases(args.cases):
         sched = make_schedule(case_problem(case, args.dtype, args.dtype))
@@ -48,7 +51,11 @@ def main(argv=None) -> int:
         ref = cupy.einsum(case.einsum_subscripts(), a.astype(cupy.float64), b.astype(cupy.float64))
         ka, kb = (b, a) if plan.part.swapped else (a, b)
         base = kernel_spec(plan, False)
-        tiles = [base.tile] + [TileConfig(bm, bn, bk, st, wm=wm, wn=wn) for bm, bn, bk, st, wm, wn in MMA_TILES]
+        tiles = [base.tile]
+        if "mma" in args.paths.split(","):
+            tiles += [TileConfig(bm, bn, bk, st, wm=wm, wn=wn) for bm, bn, bk, st, wm, wn in MMA_TILES]
+        if "wgmma" in args.paths.split(",") and str(cupy.cuda.Device().compute_capability) == "90":
+            tiles += [TileConfig(bm, bn, 64, st, wm=64, wn=bn, wgmma=True) for bm, bn, st in WGMMA_TILES]
         for i, tile in enumerate(tiles):
             try:
                 spec = kernel_spec(plan, False, tile=tile)
@@ -69,7 +76,8 @@ def main(argv=None) -> int:
                 ms = statistics.median(times)
                 tf = 2 * plan.M * plan.N * plan.K * plan.batch / ms / 1e9
                 mark = "*" if i == 0 else " "
-                print(f"{case.num:2d} {mark} {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages} warp {tile.wm}x{tile.wn} "
+                print(f"{case.num:2d} {mark} {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages} {spec.path:5s} "
+                      f"warp {tile.wm}x{tile.wn} "
                       f"{ms:8.4f} ms {tf:6.1f} TFLOP/s err {err:.1e}{'  WRONG' if not err < 1e-2 else ''}")
             except Exception as e:  # noqa: BLE001 - report and go on
                 print(f"{case.num:2d}   {tile}: {type(e).__name__}: {str(e)[:150]}")

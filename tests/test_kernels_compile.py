@@ -92,7 +92,9 @@ def test_compiles_without_spills(label, plan, read_c, cache):
     if label == "no_partial":
         assert spec.no_partial
     if label.startswith("mma"):
-        assert spec.path == "mma"
+        assert spec.path in ("mma", "wgmma")
+    if label == "mma_vec_f16":  # 5184^3: compute-bound, the big warpgroup tile
+        assert spec.path == "wgmma" and (spec.tile.bm, spec.tile.bn, spec.tile.stages) == (256, 128, 4)
     if label == "mma_vec_f16":
         assert spec.a.vec == 8 or spec.b.vec == 8
 
@@ -166,11 +168,17 @@ def test_compile_suite_rows(cache):
 def test_tile_heuristic():
     assert choose_tile(97344, 24, 312, dtype="f16").bn == 32
     assert choose_tile(24, 97344, 312, dtype="f16").bm == 32
-    t = choose_tile(5184, 5184, 5184, dtype="f16")
-    assert (t.bm, t.bn, t.bk, t.stages, t.wm, t.wn) == (128, 128, 64, 3, 64, 64)  # compute-bound
+    t = choose_tile(5184, 5184, 5184, dtype="f16", wgmma=False)
+    assert (t.bm, t.bn, t.bk, t.stages, t.wm, t.wn) == (128, 128, 64, 3, 64, 64)  # compute-bound, mma.sync
+    t = choose_tile(5184, 5184, 5184, dtype="f16")  # on sm_90: warpgroup MMA, the big tile
+    assert t.wgmma and (t.bm, t.bn, t.bk, t.stages, t.threads) == (256, 128, 64, 4, 512)
     t = choose_tile(5184, 5184, 5184, dtype="f16", vec_a=1)  # a gathered input keeps 8 warps, bk 32
-    assert (t.bm, t.bn, t.bk, t.stages) == (128, 128, 32, 4)
-    assert choose_tile(92352, 296, 312, dtype="f16").bk == 64  # K >= 64 on a 128x128 tile: bk 64, 64x64 warps
+    assert (t.bm, t.bn, t.bk, t.stages) == (128, 128, 32, 4) and not t.wgmma
+    assert choose_tile(92352, 296, 312, dtype="f16", wgmma=False).bk == 64  # K >= 64: bk 64, 64x64 warps
+    t = choose_tile(92352, 296, 312, dtype="f16")  # memory-bound on sm_90: the small wgmma tile
+    assert t.wgmma and (t.bm, t.bn, t.stages) == (128, 128, 3)
+    assert not choose_tile(5184, 5184, 5184, dtype="f32", compute="tf32").wgmma  # tf32 stays on mma.sync
+    assert not choose_tile(92352, 296, 48, dtype="f16").wgmma
     assert choose_tile(92352, 296, 48, dtype="f16").bk == 32
     assert choose_tile(5184, 5184, 5184, dtype="f32").tm > 0
     small = choose_tile(300, 300, 64, dtype="f16")
@@ -184,9 +192,43 @@ def test_spec_validation():
         TileConfig(128, 128, 32, stages=1, wm=64, wn=32)
     with pytest.raises(KernelError):
         TileConfig(128, 128, 24, wm=64, wn=32)  # bk % 16
+    with pytest.raises(KernelError, match="wgmma"):
+        TileConfig(128, 128, 32, wm=64, wn=128, wgmma=True)  # bk 64
+    with pytest.raises(KernelError, match="wgmma"):
+        TileConfig(96, 128, 64, wm=64, wn=128, wgmma=True)  # bm % 64
+    with pytest.raises(KernelError, match="wgmma"):
+        TileConfig(128, 128, 64, wm=64, wn=64, wgmma=True)  # wn == bn
+    plan16 = tccg_plan("ab-ac-cb", (400, 300, 200), "f16")
+    wg = TileConfig(128, 128, 64, 3, wm=64, wn=128, wgmma=True)
+    with pytest.raises(KernelError, match="sm_90"):  # wgmma kernels are sm_90a code
+        B.build(kernel_spec(plan16, False, tile=wg), "sm_80")
+    with pytest.raises(KernelError, match="mma tile"):  # f32 inputs (no tf32) cannot use a tensor-core tile
+        kernel_spec(tccg_plan("ab-ac-cb", (400, 300, 200), "f32"), False, tile=wg)
     spec = kernel_spec(tccg_plan("ab-ac-cb", (40, 24, 8), "f32"), False)
     assert isinstance(spec, KernelSpec) and hash(spec) == hash(kernel_spec(tccg_plan("ab-ac-cb", (40, 24, 8),
                                                                                      "f32"), False))
+
+
+WGMMA_LAYOUTS = ["ab-ac-cb", "ab-ca-cb", "ab-ac-bc", "ab-ca-bc", "abcd-aebf-dfce"]
+
+
+@pytest.mark.parametrize("dt", ["f16", "bf16"])
+@pytest.mark.parametrize("con", WGMMA_LAYOUTS)
+def test_wgmma_tiles_compile_for_sm90a(con, dt, cache):
+    """Every A/B orientation (K-major or MN-major in shared memory) on the wgmma tiles the heuristic and
+    the probe use: compiled for sm_90a without spills, the instruction's transpose flags set from the
+    orientations, shared memory aligned for the swizzle atoms."""
+    n = len(set(con.replace("-", "")))
+    plan = tccg_plan(con, (200, 264, 136) if n == 3 else (24, 20, 18, 22, 12, 10), dt)
+    for bm, bn, st in ((128, 128, 3), (256, 128, 4), (128, 256, 4), (64, 64, 2)):
+        spec = kernel_spec(plan, False, tile=TileConfig(bm, bn, 64, st, wm=64, wn=bn, wgmma=True))
+        k = B.build(spec, ARCH)
+        assert k.arch == "sm_90a" and k.report.registers > 0
+        assert k.report.spill_stores == 0, f"{con} {bm}x{bn}: {k.report}"
+        src, _ = render(spec)
+        flags = f"p, 1, 1, {int(not spec.a.kmajor)}, {int(not spec.b.kmajor)};"
+        assert f"m64n{bn}k16.f32.{dt}.{dt}" in src and flags in src
+        assert spec.smem_bytes >= st * (bm + bn) * 64 * 2 + 1024  # unpadded stages + the alignment slack
 
 
 def test_compile_failure_falls_back_to_the_safe_tile(cache, monkeypatch):

@@ -29,18 +29,19 @@ _FUNCS_BY_ID: dict = {}  # (id(spec), device) -> (spec, loaded function): skips 
 _SM: dict = {}
 
 
-def _sm_count() -> int:
+def _target() -> tuple[int, bool]:
+    """(SM count, whether wgmma kernels run) of the current device: wgmma needs compute capability 9.0."""
     import cupy
 
     dev = cupy.cuda.Device()
-    n = _SM.get(dev.id)
-    if n is None:
+    t = _SM.get(dev.id)
+    if t is None:
         try:
             n = int(dev.attributes["MultiProcessorCount"])
         except Exception:  # noqa: BLE001
             n = SM_COUNT
-        _SM[dev.id] = n
-    return n
+        t = _SM[dev.id] = (n, str(dev.compute_capability) == "90")
+    return t
 
 
 def safe_tile(spec: KernelSpec) -> TileConfig:
@@ -50,13 +51,14 @@ def safe_tile(spec: KernelSpec) -> TileConfig:
     return TileConfig(64, 64, 8 if spec.compute == "f64" else 16, 2, tm=4, tn=4)
 
 
-def checked_spec(plan: Plan, read_c: bool, sm: int = SM_COUNT) -> KernelSpec:
+def checked_spec(plan: Plan, read_c: bool, target: tuple[int, bool] = (SM_COUNT, True)) -> KernelSpec:
     """The heuristic KernelSpec of `plan`, compiled; if it fails to compile, the safe tile, with a warning.
 
     Never a different result: the safe specialisation computes the same contraction. If the safe one
     fails too, the KernelError propagates.
     """
-    spec = kernel_spec(plan, read_c, sm_count=sm)
+    sm, wg = target
+    spec = kernel_spec(plan, read_c, sm_count=sm, wgmma=wg)
     try:
         build(spec)
     except KernelError as e:
@@ -71,7 +73,7 @@ def checked_spec(plan: Plan, read_c: bool, sm: int = SM_COUNT) -> KernelSpec:
     return spec
 
 
-def _remember(plan: Plan, read_c: bool, sm: int, spec: KernelSpec) -> None:
+def _remember(plan: Plan, read_c: bool, sm, spec: KernelSpec) -> None:
     if len(_SPECS) > 4096:  # bounded like the plan cache
         _SPECS.clear()
     if len(_SPECS_BY_ID) > 4096:
@@ -80,13 +82,13 @@ def _remember(plan: Plan, read_c: bool, sm: int, spec: KernelSpec) -> None:
     _SPECS_BY_ID[(id(plan), read_c, sm)] = (plan, spec)  # holds the plan: its id cannot be reused meanwhile
 
 
-def spec_for(plan: Plan, read_c: bool, sm_count: int | None = None) -> KernelSpec:
+def spec_for(plan: Plan, read_c: bool, target: tuple[int, bool] | None = None) -> KernelSpec:
     """The (cached) KernelSpec of `plan` for this call's read_c.
 
     Looked up by the plan object's identity first (plans come from the plan cache, so a repeated call
     passes the same object; hashing a whole Plan costs microseconds), then by value.
     """
-    sm = sm_count or SM_COUNT
+    sm = target or (SM_COUNT, True)
     hit = _SPECS_BY_ID.get((id(plan), read_c, sm))
     if hit is not None and hit[0] is plan:
         return hit[1]
@@ -215,7 +217,7 @@ def execute(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None) -> None:
         raise KernelError(f"complex alpha/beta on a real contraction (compute type {plan.problem.compute}); "
                           f"pass real scalars or complex operands")
     read_c = c is not None and beta != 0 and plan.layout_c is not None
-    spec = spec_for(plan, read_c, _sm_count())
+    spec = spec_for(plan, read_c, _target())
     ka, kb = (b, a) if plan.part.swapped else (a, b)
     pa, pb, pd = _ptr(ka, "A"), _ptr(kb, "B"), _ptr(d, "D")
     pc = _ptr(c, "C") if read_c else 0
@@ -225,8 +227,8 @@ def execute(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None) -> None:
     try:
         launch(spec, pa, pb, pc, pd, alpha, beta, stream)
     except Exception as e:  # noqa: BLE001 -- load/launch failures of this specialisation (cupy's driver errors)
-        sm = _sm_count()
-        safe = kernel_spec(plan, read_c, tile=safe_tile(spec), sm_count=sm)
+        sm = _target()
+        safe = kernel_spec(plan, read_c, tile=safe_tile(spec), sm_count=sm[0])
         if safe == spec or isinstance(e, KernelError) and "grid limit" in str(e):
             raise
         first = (str(e).strip().splitlines() or [""])[0][:160]

@@ -243,10 +243,20 @@ def build_source(src: str, name: str, arch: str | None = None, use_cache: bool =
     return CompiledKernel(name, arch, cubin, log, parse_ptxas(log))
 
 
+def spec_arch(spec: KernelSpec, arch: str | None = None) -> str:
+    """The architecture `spec` compiles for on `arch`: wgmma tiles need sm_90a (an sm_90 device only)."""
+    arch = normalize_arch(arch)
+    if spec.tile.wgmma:
+        if arch not in ("sm_90", "sm_90a"):
+            raise KernelError(f"tile {spec.tile}: wgmma kernels run on sm_90 devices only, not {arch}")
+        return "sm_90a"
+    return arch
+
+
 def build(spec: KernelSpec, arch: str | None = None, use_cache: bool = True) -> CompiledKernel:
     """Render and compile `spec` for `arch` (default: the current device's, else sm_90)."""
     src, name = render(spec)
-    return build_source(src, name, arch, use_cache)
+    return build_source(src, name, spec_arch(spec, arch), use_cache)
 
 
 def prebuild(specs, arch: str | None = None, workers: int | None = None) -> None:

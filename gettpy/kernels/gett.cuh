@@ -15,7 +15,10 @@
 // calls gett::Gett<Cfg>::run. Two compute paths share the loaders, the pipeline and the epilogue:
 //   * MMA  (f16/bf16 inputs): mma.sync.m16n8k16 with fp32 accumulation, fragments through ldmatrix
 //          (.trans when the smem tile is MN-major) from padded, conflict-free shared memory;
-//   * SIMT (f32/f64 inputs): register-tiled FFMA/DFMA.
+//   * SIMT (f32/f64 inputs): register-tiled FFMA/DFMA;
+//   * WGMMA (f16/bf16 inputs, sm_90a): warpgroup wgmma.mma_async reading A and B straight from shared
+//          memory through matrix descriptors; the loaders then write 128-byte-swizzled tiles (the
+//          canonical K-major or MN-major layouts of the instruction) instead of padded ones.
 // Global -> shared loads: cp.async (16/8/4 bytes, zero-fill for the partial tiles) in a STAGES-deep
 // pipeline; a 2-byte scalar gather (an f16/bf16 operand with no vectorisable dimension) is a guarded
 // load + st.shared instead.
@@ -112,6 +115,10 @@ __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_gr
 // TileLoader: one operand's (TMN x TBK) tile, global -> shared, through its maps.
 //   KMAJOR: the smem tile is [TMN][TBK + PAD] (k contiguous) else [TBK][TMN + PAD] (mn contiguous).
 //   V: elements per copy along the smem-contiguous dimension (V > 1 only along a vectorisable dim).
+//   SW: 0 = padded rows (PITCH = TC + 16 bytes, conflict-free for ldmatrix); 1 = wgmma's 128-byte
+//     swizzle (2-byte elements): atoms of 8 rows x 64 elements (1024 bytes), the 16-byte chunk j of
+//     row r stored at chunk j ^ (r % 8). K-major tiles have TC == 64 (one atom wide); MN-major tiles
+//     are cut into TC / 64 column atoms, each TS rows deep.
 //   VS (mn-contiguous tiles): the vector runs along the map term with divisor VS, i.e. its elements are
 //     the coordinates l, l + VS, ..., l + (V-1)*VS of the tile (a tile 2-D over two modes). They land in
 //     consecutive smem slots: coordinate l sits at slot perm(l) (below); VS == 1 is the identity.
@@ -134,11 +141,11 @@ struct SlotPerm {
 };
 
 template <class T, int TMN, int TBK, int V, bool KMAJOR, int THREADS, long long EXT_MN, long long EXT_K,
-          class MapMN, class MapK, class I, class U, int VS = 1>
+          class MapMN, class MapK, class I, class U, int VS = 1, int SW = 0>
 struct TileLoader {
   static constexpr int TC = KMAJOR ? TBK : TMN;  // smem-contiguous extent
   static constexpr int TS = KMAJOR ? TMN : TBK;  // strided extent
-  static constexpr int PAD = 16 / int(sizeof(T));
+  static constexpr int PAD = SW ? 0 : 16 / int(sizeof(T));
   static constexpr int PITCH = TC + PAD;
   static constexpr int STAGE_ELEMS = TS * PITCH;
   static constexpr int LV = TC / V;  // vectors per smem row
@@ -153,7 +160,28 @@ struct TileLoader {
   static_assert(BYTES <= 16, "at most 16-byte vectors");
   static_assert(ITERS <= 32, "too many loads per thread for the predicate mask");
   static_assert(VS == 1 || (!KMAJOR && TMN % (VS * V) == 0), "vector step VS needs an mn-contiguous tile");
+  static_assert(!SW || (sizeof(T) == 2 && TS % 8 == 0 && (KMAJOR ? TC == 64 : TC % 64 == 0)),
+                "the 128-byte swizzle holds 2-byte elements in atoms of 8 rows x 64");
   using Perm = SlotPerm<KMAJOR ? 1 : V, KMAJOR ? 1 : VS>;
+  // wgmma descriptor strides (bytes): LBO between 64-wide column atoms (MN-major; unused K-major),
+  // SBO between groups of 8 rows
+  static constexpr unsigned WG_LBO = KMAJOR ? 16u : unsigned(TS * 128), WG_SBO = 1024u;
+
+  // element offset in a stage of (strided row sl, contiguous column c); a vector never crosses a
+  // 16-byte chunk, so it stays contiguous under the swizzle
+  __device__ __forceinline__ static int slot(int sl, int c) {
+    if constexpr (!SW) {
+      return sl * PITCH + c;
+    } else {
+      const int w = c & 63;
+      return (c >> 6) * (TS * 64) + sl * 64 + (((w >> 3) ^ (sl & 7)) << 3) + (w & 7);
+    }
+  }
+  // element offset of the unswizzled start of the (mn0.., k0..) sub-tile a wgmma reads (mn0 % 64 ==
+  // 0, k0 % 16 == 0): the hardware applies the swizzle to the address bits itself
+  __device__ __forceinline__ static int wg_start(int mn0, int k0) {
+    return KMAJOR ? mn0 * 64 + k0 : (mn0 >> 6) * (TS * 64) + k0 * 64;
+  }
 
   I mn_off[ITERS];
   unsigned mn_ok;  // bit i: vector i of this thread is inside the tile and inside the mn extent
@@ -185,7 +213,7 @@ struct TileLoader {
       const U gk = k0 + U(KMAJOR ? cv * V : sl);
       const bool ok = ((mn_ok >> i) & 1u) && (FULL_K || gk < U(EXT_K));
       const I off = ok ? I(mn_off[i] + gett_offset<I>(gk, MapK{})) : I(0);
-      T* dst = stage + sl * PITCH + cv * V;
+      T* dst = stage + slot(sl, cv * V);
       if constexpr (ASYNC) {
         copy_async<BYTES, !(FULL_MN && FULL_K)>(dst, base + off, ok);
       } else {  // 2-byte scalar gather: guarded load, plain shared store
@@ -208,7 +236,7 @@ struct TileLoader {
       const int cv = idx % LV, sl = idx / LV;
       const U gk = k0 + U(KMAJOR ? cv * V : sl);
       // one vector load and one vector store per copy (the copy's destination is V-aligned)
-      Pack<T, V>* pp = reinterpret_cast<Pack<T, V>*>(stage + sl * PITCH + cv * V);
+      Pack<T, V>* pp = reinterpret_cast<Pack<T, V>*>(stage + slot(sl, cv * V));
       Pack<T, V> v = *pp;
 #pragma unroll
       for (int e = 0; e < V; ++e) {
@@ -318,6 +346,31 @@ template <> struct Mma<__nv_bfloat16> {
 };
 
 // ------------------------------------------------------------------------------------------------
+// Warpgroup MMA (sm_90a; PTX ISA: wgmma.mma_async, matrix descriptors). The instruction itself
+// (m64nBNk16, its BN / 2 accumulator operands and transpose flags) is rendered into Cfg::Wgmma.
+// ------------------------------------------------------------------------------------------------
+#ifndef GETT_WG_MN_SWAP
+#define GETT_WG_MN_SWAP 0
+#endif
+// descriptor: start address >> 4 (bits 0-13), LBO >> 4 (16-29), SBO >> 4 (32-45), 128-byte swizzle (62-63)
+__device__ __forceinline__ unsigned long long wg_desc(const void* p, unsigned lbo, unsigned sbo) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(p);
+#if GETT_WG_MN_SWAP
+  if (lbo != 16u) { const unsigned t = lbo; lbo = sbo; sbo = t; }
+#endif
+  return (unsigned long long)((a & 0x3FFFFu) >> 4) | ((unsigned long long)((lbo >> 4) & 0x3FFFu) << 16) |
+         ((unsigned long long)((sbo >> 4) & 0x3FFFu) << 32) | (1ull << 62);
+}
+// keeps the compiler from moving accumulator accesses across the asynchronous wgmma
+template <int R>
+__device__ __forceinline__ void wg_fence_regs(float (&acc)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(acc[i])::"memory");
+}
+template <int R>
+__device__ __forceinline__ void wg_fence_regs(double (&)[R]) {}
+
+// ------------------------------------------------------------------------------------------------
 // The kernel
 // ------------------------------------------------------------------------------------------------
 template <class Cfg>
@@ -331,6 +384,9 @@ struct Gett {
   using U = typename Cfg::UIndex;  // unsigned coordinates
 
   static constexpr bool MMA = Cfg::MMA;
+  static constexpr bool WG = Cfg::WGMMA;  // the mma path on wgmma (warpgroups of 64 x BN)
+  static_assert(!WG || (MMA && !Cfg::TF32 && sizeof(typename Cfg::TA) == 2 && Cfg::WM == 64 && Cfg::WN == Cfg::BN
+                        && Cfg::BK % 16 == 0 && (Cfg::BM / 64) * 128 == Cfg::THREADS), "bad wgmma tile");
   static constexpr int TF32 = Cfg::TF32;  // 0: f16/bf16 m16n8k16 (or simt); 1: tf32, 3: 3xtf32 (f32 inputs)
   static constexpr int KSTEP = TF32 ? 8 : 16;  // k of one mma
   static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
@@ -343,15 +399,21 @@ struct Gett {
   static constexpr bool FULL_M = M % BM == 0, FULL_N = N % BN == 0, FULL_K = K % BK == 0;
   static constexpr bool NO_PARTIAL = FULL_M && FULL_N && FULL_K;  // the "no partial tiles" specialisation
   static_assert(STAGES >= 2, "the pipeline needs at least two stages");
+  // wgmma with >= 4 stages keeps one batch of wgmmas in flight across the next iteration's barrier;
+  // the prefetch distance PF (k-tiles loaded ahead) then leaves that batch's stage alone (with 3
+  // stages, loading 2 k-tiles ahead measured faster on memory-bound shapes than 1 ahead + in flight)
+  static constexpr int WG_INFLIGHT = Cfg::WGMMA && STAGES >= 4 ? 1 : 0;
+  static constexpr int PF = STAGES - 1 - WG_INFLIGHT;
 
   using LA = TileLoader<TA, BM, BK, Cfg::A_VEC, Cfg::A_KMAJOR, THREADS, M, K, typename Cfg::MapAm,
-                        typename Cfg::MapAk, I, U, Cfg::A_VS>;
+                        typename Cfg::MapAk, I, U, Cfg::A_VS, WG>;
   using LB = TileLoader<TB, BN, BK, Cfg::B_VEC, Cfg::B_KMAJOR, THREADS, N, K, typename Cfg::MapBn,
-                        typename Cfg::MapBk, I, U, Cfg::B_VS>;
+                        typename Cfg::MapBk, I, U, Cfg::B_VS, WG>;
   __host__ __device__ static constexpr int round16(int x) { return (x + 15) / 16 * 16; }
   static constexpr int A_STAGE_BYTES = round16(LA::STAGE_ELEMS * int(sizeof(TA)));
   static constexpr int B_STAGE_BYTES = round16(LB::STAGE_ELEMS * int(sizeof(TB)));
   static constexpr int PIPE_BYTES = STAGES * (A_STAGE_BYTES + B_STAGE_BYTES);
+  static_assert(!WG || (A_STAGE_BYTES % 1024 == 0 && B_STAGE_BYTES % 1024 == 0), "wgmma stages are whole atoms");
 
   // epilogue staging tile: [BM][BN + EPAD] when D is stored along n, else [BN][BM + EPAD]
   static constexpr bool D_NCONTIG = Cfg::D_NCONTIG;
@@ -359,17 +421,20 @@ struct Gett {
   static constexpr int EC = D_NCONTIG ? BN : BM, ES = D_NCONTIG ? BM : BN;
   static constexpr int EPITCH = EC + EPAD;
   static constexpr int EPI_BYTES = round16(ES * EPITCH * int(sizeof(TAcc)));
-  static constexpr int SMEM_BYTES = PIPE_BYTES > EPI_BYTES ? PIPE_BYTES : EPI_BYTES;
+  // (wgmma: + 1024 bytes to align the swizzle atoms, which need 1024-byte-aligned stages)
+  static constexpr int SMEM_BYTES = (PIPE_BYTES > EPI_BYTES ? PIPE_BYTES : EPI_BYTES) + (WG ? 1024 : 0);
 
   // MMA path: warps tile the block, each warp a WM x WN tile of 16x8 mma tiles
   static constexpr int WM = Cfg::WM, WN = Cfg::WN;
+  // (wgmma: warp w of warpgroup g owns rows 64 g + 16 (w % 4) .. + 16 of the accumulator, in the
+  //  fragment order of 16x8 mma tiles along n, i.e. MI = 1, NI = BN / 8)
   static constexpr int WARPS_N = MMA ? BN / WN : 1;
-  static constexpr int MI = MMA ? WM / 16 : 1, NI = MMA ? WN / 8 : 1;
+  static constexpr int MI = WG ? 1 : MMA ? WM / 16 : 1, NI = MMA ? WN / 8 : 1;
   // SIMT path: thread (tm, tn) owns rows tm + i*TMS and columns tn + j*TNS
   static constexpr int TM = Cfg::TM, TN = Cfg::TN;
   static constexpr int TMS = MMA ? 1 : BM / TM, TNS = MMA ? 1 : BN / TN;
-  static_assert(!MMA || (BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0 && BK % 16 == 0 &&
-                         (BM / WM) * (BN / WN) * 32 == THREADS), "bad MMA tile configuration");
+  static_assert(!MMA || WG || (BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0 && BK % 16 == 0 &&
+                               (BM / WM) * (BN / WN) * 32 == THREADS), "bad MMA tile configuration");
   static_assert(!TF32 || (MMA && Cfg::A_KMAJOR && Cfg::B_KMAJOR), "tf32 fragments come from k-major tiles");
   static_assert(MMA || (BM % TM == 0 && BN % TN == 0 && TMS * TNS == THREADS), "bad SIMT tile configuration");
 
@@ -380,6 +445,7 @@ struct Gett {
   __device__ static void run(const TA* __restrict__ A, const TB* __restrict__ B, const TC* __restrict__ C,
                              TD* __restrict__ D, TAcc alpha, TAcc beta, unsigned char* smem) {
     const int tid = threadIdx.x;
+    if constexpr (WG) smem += (1024u - (unsigned)__cvta_generic_to_shared(smem) % 1024u) % 1024u;
     // (0) which tile: batch outermost, then grouped rasterisation of the (m, n) tiles
     const U bid = U(blockIdx.x);
     const U bz = BATCH > 1 ? bid / U(TILES) : U(0);
@@ -419,12 +485,13 @@ struct Gett {
     for (int i = 0; i < ACC_R; ++i) acc[i] = SR::template zero<TAcc>();
 
     const int lane = tid & 31, warp = tid >> 5;
-    const int wm0 = MMA ? (warp / WARPS_N) * WM : 0, wn0 = MMA ? (warp % WARPS_N) * WN : 0;
+    const int wm0 = WG ? (warp >> 2) * 64 + (warp & 3) * 16 : MMA ? (warp / WARPS_N) * WM : 0;
+    const int wn0 = WG ? 0 : MMA ? (warp % WARPS_N) * WN : 0;
     const int tm = MMA ? 0 : tid / TNS, tn = MMA ? 0 : tid % TNS;
 
-    // (1) prologue: fill STAGES-1 stages
+    // (1) prologue: fill PF stages
 #pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
+    for (int s = 0; s < PF; ++s) {
       if (s < KTILES) {
         la.load(stA(s), Ab, tid, U(s) * U(BK));
         lb.load(stB(s), Bb, tid, U(s) * U(BK));
@@ -435,13 +502,16 @@ struct Gett {
     // (2) main loop over the k-tiles
     for (long long kt = 0; kt < KTILES; ++kt) {
       const int s = int(kt % STAGES);
-      cp_async_wait<STAGES - 2>();
+      cp_async_wait<PF - 1>();
       if constexpr (!Cfg::OpA::kIdentity) la.template transform<typename Cfg::OpA>(stA(s), tid, U(kt) * U(BK));
       if constexpr (!Cfg::OpB::kIdentity) lb.template transform<typename Cfg::OpB>(stB(s), tid, U(kt) * U(BK));
+      // (the wgmma reads shared memory through the async proxy: make this thread's writes visible to it)
+      if constexpr (WG) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
       __syncthreads();
-      // (2a) prefetch k-tile kt + STAGES - 1 into the stage computed in the previous iteration
+      // (2a) prefetch k-tile kt + PF into the stage computed PF - STAGES iterations ago (the barrier
+      //      above is after every warp finished reading it)
       {
-        const long long nk = kt + STAGES - 1;
+        const long long nk = kt + PF;
         if (nk < KTILES) {
           const int ns = int(nk % STAGES);
           la.load(stA(ns), Ab, tid, U(nk) * U(BK));
@@ -452,7 +522,20 @@ struct Gett {
       // (2b) compute stage s
       const TA* As = stA(s);
       const TB* Bs = stB(s);
-      if constexpr (MMA) {
+      if constexpr (WG) {
+        // BK / 16 wgmmas of this warpgroup's 64 rows x BN; WG_INFLIGHT of these batches stay in flight
+        // past the next barrier, so the stage they read is refilled two iterations later (PF)
+        const int wrow = (warp >> 2) * 64;
+        wg_fence_regs(acc);
+        asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += 16)
+          Cfg::Wgmma::run(acc, wg_desc(As + LA::wg_start(wrow, kk), LA::WG_LBO, LA::WG_SBO),
+                          wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
+        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(WG_INFLIGHT) : "memory");
+        wg_fence_regs(acc);
+      } else if constexpr (MMA) {
 #pragma unroll
         for (int kk = 0; kk < BK; kk += KSTEP) {
           unsigned af[MI][4], bf[NI][2];
@@ -505,6 +588,10 @@ struct Gett {
             for (int j = 0; j < TN; ++j) acc[i * TN + j] = SR::madd(acc[i * TN + j], a[i], b[j]);
         }
       }
+    }
+    if constexpr (WG_INFLIGHT) {
+      asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+      wg_fence_regs(acc);
     }
     cp_async_wait<0>();
     __syncthreads();

@@ -57,6 +57,29 @@ def render_semiring(sr: tuple[str, ...]) -> str:
             f"      const T b = {mul};\n      return {add};\n    }}\n  }};")
 
 
+def render_wgmma(spec: KernelSpec) -> str:
+    """Cfg::Wgmma: one wgmma.mma_async m64n{bn}k16 with its bn / 2 fp32 accumulators (empty off wgmma).
+
+    A and B come from shared-memory descriptors; the transpose flags say which of them is MN-major.
+    """
+    t = spec.tile
+    if not t.wgmma:
+        return ""
+    n = t.bn // 2
+    ab = {"f16": "f16", "bf16": "bf16"}[spec.a.dtype]
+    regs = ",".join(f"%{i}" for i in range(n))
+    outs = ", ".join(f'"+f"(d[{i}])' for i in range(n))
+    ta, tb = int(not spec.a.kmajor), int(not spec.b.kmajor)
+    return ("  struct Wgmma {\n"
+            "    __device__ __forceinline__ static void run(float* d, unsigned long long da, unsigned long long db) {\n"
+            f'      asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{n + 2}, 0;\\n"\n'
+            f'                   "wgmma.mma_async.sync.aligned.m64n{t.bn}k16.f32.{ab}.{ab} {{{regs}}}, %{n}, %{n + 1}, '
+            f'p, 1, 1, {ta}, {tb};\\n}}\\n"\n'
+            f"                   : {outs}\n"
+            f'                   : "l"(da), "l"(db), "r"(1));\n'
+            "    }\n  };")
+
+
 def render_prelude(spec: KernelSpec) -> str:
     t = spec.tile
     c = spec.c if spec.c is not None else spec.d
@@ -71,6 +94,7 @@ def render_prelude(spec: KernelSpec) -> str:
         f"  using Index = {'long long' if spec.index64 else 'int'};",
         f"  using UIndex = {'unsigned long long' if spec.index64 else 'unsigned'};",
         f"  static constexpr bool MMA = {'true' if t.mma else 'false'};",
+        f"  static constexpr bool WGMMA = {_b(t.wgmma)};",
         f"  static constexpr int TF32 = {spec.tf32};",
         f"  static constexpr long long M = {spec.M}LL, N = {spec.N}LL, K = {spec.K}LL, BATCH = {spec.batch}LL;",
         f"  static constexpr int BM = {t.bm}, BN = {t.bn}, BK = {t.bk}, STAGES = {t.stages}, "
@@ -98,6 +122,7 @@ def render_prelude(spec: KernelSpec) -> str:
         render_op("OpC", spec.op_c),
         render_op("OpD", spec.op_d),
         render_semiring(spec.semiring),
+        render_wgmma(spec),
         "};",
     ]
     return "\n".join(lines) + "\n"

@@ -6,7 +6,8 @@ CUDA source without taking any further decision. It is the key of the in-process
 disk cache is keyed by the rendered source itself.
 
 Two compute paths:
-    * "mma":  f16/bf16 inputs, mma.sync.m16n8k16 with fp32 accumulation (TileConfig.wm/wn > 0);
+    * "mma":  f16/bf16 inputs, mma.sync.m16n8k16 with fp32 accumulation (TileConfig.wm/wn > 0), or on
+              sm_90a warpgroup wgmma.mma_async (TileConfig.wgmma: 64 x bn per warpgroup);
     * "simt": f32/f64 inputs, register-tiled FFMA/DFMA (TileConfig.tm/tn > 0).
 """
 from __future__ import annotations
@@ -33,6 +34,8 @@ class TileConfig:
         tm, tn: thread tile of the simt path (0 on the mma path); threads = (bm/tm) * (bn/tn).
         group_m: CTA swizzle, tile rows per rasterisation group (1 = plain row-major order).
         split_k: reserved (only 1 is implemented).
+        wgmma: the mma path on sm_90a warpgroup MMA (wm = 64, wn = bn: each warpgroup of 128 threads
+            owns 64 rows; bk = 64, bm and bn multiples of 64 up to 256; f16/bf16 only; sm_90 devices only).
     """
 
     bm: int
@@ -45,6 +48,7 @@ class TileConfig:
     tn: int = 0
     group_m: int = 8
     split_k: int = 1
+    wgmma: bool = False
 
     def __post_init__(self):
         if self.stages < 2:
@@ -53,7 +57,13 @@ class TileConfig:
             raise KernelError(f"TileConfig: split_k={self.split_k} is not implemented (only 1)")
         if (self.wm > 0) == (self.tm > 0):
             raise KernelError(f"TileConfig {self}: give either a warp tile (wm, wn) or a thread tile (tm, tn)")
-        if self.mma:
+        if self.wgmma:
+            ok = (self.wm == 64 and self.wn == self.bn and self.bk == 64 and self.bm % 64 == 0
+                  and self.bn % 64 == 0 and self.bn <= 256 and self.bm <= 256)
+            if not ok:
+                raise KernelError(f"TileConfig {self}: wgmma tiles need wm = 64, wn = bn, bk = 64 and bm, bn "
+                                  f"multiples of 64 up to 256")
+        elif self.mma:
             ok = (self.wm % 16 == 0 and self.wn % 8 == 0 and self.bm % self.wm == 0 and self.bn % self.wn == 0
                   and self.bk % 16 == 0)
             if not ok:
@@ -70,6 +80,8 @@ class TileConfig:
 
     @property
     def threads(self) -> int:
+        if self.wgmma:
+            return 128 * (self.bm // 64)
         if self.wm > 0:
             return 32 * (self.bm // self.wm) * (self.bn // self.wn)
         return (self.bm // self.tm) * (self.bn // self.tn)
@@ -161,6 +173,8 @@ class KernelSpec:
             raise KernelError(f"operand C: dtype {self.c.dtype!r} has no GPU kernel")
         if self.read_c and self.c is None:
             raise KernelError("read_c=True needs C's maps")
+        if self.tile.wgmma and self.tf32:
+            raise KernelError("tf32 runs on mma.sync tiles, not on wgmma tiles")
         if self.tile.mma and not self.tf32:
             if self.a.dtype not in MMA_DTYPES or self.a.dtype != self.b.dtype:
                 raise KernelError(f"mma path needs A and B both f16 or both bf16, got {self.a.dtype}, {self.b.dtype}")
@@ -181,7 +195,7 @@ class KernelSpec:
 
     @property
     def path(self) -> str:
-        return "mma" if self.tile.mma else "simt"
+        return "wgmma" if self.tile.wgmma else "mma" if self.tile.mma else "simt"
 
     @property
     def tiles(self) -> int:
@@ -208,15 +222,18 @@ def _round16(x: int) -> int:
 
 
 def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool, compute: str) -> int:
-    """Shared memory of the pipeline (STAGES x (A + B) tiles, padded rows) or of the epilogue tile."""
+    """Shared memory of the pipeline (STAGES x (A + B) tiles, padded rows) or of the epilogue tile.
+
+    wgmma tiles are unpadded (swizzled) and get 1024 bytes more, to align the stages to 1024 bytes.
+    """
 
     def stage(op: OperandSpec, tmn: int) -> int:
         item = ITEMSIZE[op.dtype]
         tc, ts = (tile.bk, tmn) if op.kmajor else (tmn, tile.bk)
-        return _round16(ts * (tc + 16 // item) * item)
+        return _round16(ts * (tc + (0 if tile.wgmma else 16 // item)) * item)
 
     pipe = tile.stages * (stage(a, tile.bm) + stage(b, tile.bn))
     acc = 8 if compute == "f64" else 4
     ec, es = (tile.bn, tile.bm) if d_ncontig else (tile.bm, tile.bn)
     epi = _round16(es * (ec + 16 // acc) * acc)
-    return max(pipe, epi)
+    return max(pipe, epi) + (1024 if tile.wgmma else 0)

@@ -11,7 +11,8 @@
 * bk = 32 for the mma path (16 when K <= 16), 16 for f32, 8 for f64; 4 stages for the mma path
   (3 for simt), fewer when K has fewer k-tiles; a 128x128 mma tile with K >= 64 becomes 128x128x64
   with 3 stages and four 64x64 warp tiles (measured faster on the H100, by the tile probe and the
-  autotuner).
+  autotuner), or on an sm_90 device a wgmma tile: 256x128x64 / 4 stages for compute-bound shapes,
+  128x128x64 / 3 stages otherwise.
 
 `kernel_spec` adds what the layouts decide: for each input, the smem orientation and vector width
 (the dimension with the widest 16-byte-aligned stride-1 run, else a scalar gather along the
@@ -28,6 +29,9 @@ from ..layouts.descriptor import OperandLayout
 from .plan import Plan
 
 SM_COUNT = 132  # H100 SXM
+#: flops per byte (2-byte elements, A, B and D moved once) above which a GEMM is compute-bound on the
+#: H100 (~790 TFLOP/s over ~2.8 TB/s)
+COMPUTE_BOUND_INTENSITY = 280
 
 # (bm, bn, wm, wn) of the mma path, (bm, bn, tm, tn) of the simt path
 _MMA_WIDE = [(128, 128, 64, 32), (128, 64, 64, 32), (64, 128, 32, 64), (64, 64, 32, 32)]
@@ -41,12 +45,13 @@ _SIMT_NARROW_M = {16: (16, 128, 1, 8), 32: (32, 128, 2, 8)}
 
 def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_a: int = 8, vec_b: int = 8,
                 sm_count: int = SM_COUNT, dtype_b: str | None = None, compute: str = "f32",
-                semiring: bool = False) -> TileConfig:
+                semiring: bool = False, wgmma: bool = True) -> TileConfig:
     """Heuristic TileConfig for a GEMM of M x N x K (times batch) with `dtype` (A) / `dtype_b` inputs.
 
     The mma path is taken when both inputs are f16 or both bf16, the accumulate type is f32 and the
     sum is the ordinary one (no semiring); every other combination runs on the simt path. vec_a / vec_b:
     vector widths of the inputs (1 = gathers; reserved for the tuner, the heuristic does not use them yet).
+    wgmma: the target is an sm_90 device, where the wide f16/bf16 tiles run on warpgroup MMA.
     """
     tf32 = compute in TF32_MODES and dtype == (dtype_b or dtype) == "f32" and not semiring
     mma = (dtype in MMA_DTYPES and (dtype_b or dtype) == dtype and compute == "f32" and not semiring) or tf32
@@ -69,6 +74,14 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
                 break
         bm, bn, x, y = pick
     if mma:
+        if (bm, bn) == (128, 128) and K >= 64 and min(vec_a, vec_b) >= 2 and wgmma and not tf32:
+            # warpgroup MMA (tccg/tile_probe.py on the H100, results/v6_h100/probe.log): compute-bound
+            # shapes 256x128x64 with 4 stages (#12 0.98 -> 0.51 ms, #20 1.17 -> 0.85 ms against the best
+            # mma.sync tile); memory-bound ones 128x128x64 with 3 (two CTAs per SM; #10 0.073 -> 0.068,
+            # #15 0.124 -> 0.106 ms)
+            if M * N * K / (M * K + K * N + M * N) >= COMPUTE_BOUND_INTENSITY and ctas(256, 128) >= sm_count:
+                return TileConfig(256, 128, 64, 4, wm=64, wn=128, wgmma=True)
+            return TileConfig(128, 128, 64, 3, wm=64, wn=128, wgmma=True)
         if (bm, bn) == (128, 128) and K >= 64 and min(vec_a, vec_b) >= 2:  # (scalar gathers: too many loads)
             # 4 warps of 64x64 and bk = 64 beat 8 warps of 64x32 (tccg/tile_probe.py on the H100: #12
             # 1.36 -> 0.97 ms, #20 1.40 -> 1.24, #21 1.47 -> 1.23, #26 1.49 -> 1.22), and the autotuner
@@ -110,8 +123,12 @@ def _op_expr(op) -> str:
     return op.cuda
 
 
-def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_count: int = SM_COUNT) -> KernelSpec:
-    """The KernelSpec of `plan` (beta != 0 and a C given: read_c=True)."""
+def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_count: int = SM_COUNT,
+                wgmma: bool = True) -> KernelSpec:
+    """The KernelSpec of `plan` (beta != 0 and a C given: read_c=True).
+
+    wgmma=False (a device other than sm_90) keeps the heuristic off warpgroup-MMA tiles.
+    """
     ta, tb = plan.kernel_a, plan.kernel_b
     p = plan.problem
     if tile is None:
@@ -120,7 +137,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
         va = max(plan.layout_a.vector_width("k"), plan.layout_a.vector_access("m")[0])
         vb = max(plan.layout_b.vector_width("k"), plan.layout_b.vector_access("n")[0])
         tile = choose_tile(plan.M, plan.N, plan.K, plan.batch, ta.dtype, va, vb, sm_count, tb.dtype, p.compute,
-                           p.semiring is not None)
+                           p.semiring is not None, wgmma)
     tf32 = TF32_MODES.get(p.compute, 0) if tile.mma else 0
     if tile.mma and not tf32 and (ta.dtype not in MMA_DTYPES or tb.dtype != ta.dtype or p.compute != "f32"):
         raise KernelError(f"tile {tile} is an mma tile but A, B are {ta.dtype}, {tb.dtype} (compute {p.compute})")
