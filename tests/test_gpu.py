@@ -394,3 +394,26 @@ def test_interleaved(con, ext, order, cut, dt_in, dt_out, rng):
         assert cut in (plan.part.split_m, plan.part.split_n), plan.part
     spec = kernel_spec(plan, True)
     assert max(spec.a.vs, spec.b.vs) > 1, spec
+
+
+# ----------------------------------------------------------------------------------------------- D runs
+# ccsd_t's outputs: D's stride-1 run (24) lies in one GEMM dimension and goes on in the other; the
+# heuristic cuts the tile to a multiple of the run and the epilogue stores run by run (OutputSpec.run).
+D_RUNS = [
+    ("abcdef-degb-gfac", {"a": 24, "b": 16, "c": 5, "d": 24, "e": 3, "f": 7, "g": 24}),  # #32 family
+    ("abcdef-dega-gfbc", {"a": 24, "b": 16, "c": 4, "d": 8, "e": 5, "f": 6, "g": 24}),   # #31 family
+    ("abcdef-gdac-efgb", {"a": 24, "b": 8, "c": 5, "d": 9, "e": 4, "f": 4, "g": 24}),    # #41, b = 8
+]
+
+
+@pytest.mark.parametrize("dt_in,dt_out", [("f16", "f16"), ("f16", "f32"), ("bf16", "bf16"), ("f32", "f32")])
+@pytest.mark.parametrize("con,ext", D_RUNS, ids=[c for c, _ in D_RUNS])
+def test_d_runs(con, ext, dt_in, dt_out, rng):
+    from gettpy import ops
+    from gettpy.plan.tiles import kernel_spec
+
+    c, a, b = con.split("-")
+    plan = contract_and_check(rng, a, b, c, ext, dt_in, dt_out, "F", with_c=True, alpha=1.5, beta=-0.5,
+                              ops=(None, None, None, ops.leaky_relu(0.1)), what=f"{con} {ext}")
+    spec = kernel_spec(plan, True)
+    assert spec.d.run == 24 and spec.d.cont >= 2, spec.d

@@ -623,17 +623,32 @@ struct Gett {
 
     // (4) epilogue: D = op_d(alpha * acc + beta * op_c(C)), VD elements per store along D's
     //     contiguous dimension, coalesced across the threads
+    //     D_RUN > 0: D's stride-1 run along the store dimension is only D_RUN elements long and goes on
+    //     over the first D_CONT coordinates of the other dimension (ccsd_t's outputs); the threads then
+    //     walk (run, continuation, next run, ...) so that a warp stores one contiguous stretch of D
     constexpr int VD = Cfg::D_VEC;
     constexpr int LVD = EC / VD;
-    constexpr int NVD = LVD * ES;
+    constexpr int DR = Cfg::D_RUN, DC = DR ? Cfg::D_CONT : 1;
+    constexpr int RV = DR ? DR / VD : 1, EH = DR ? (EC + DR - 1) / DR : 1;
+    constexpr int NVD = DR ? RV * DC * EH * ((ES + DC - 1) / DC) : LVD * ES;
     static_assert(EC % VD == 0, "D vector width must divide the tile");
+    static_assert(!DR || (DR % VD == 0 && DC >= 1), "a D run is whole vectors");
     TD* Db = D + gett_offset<I>(bz, typename Cfg::MapDb{});
     const TC* Cb = nullptr;
     if constexpr (Cfg::READ_C) Cb = C + gett_offset<I>(bz, typename Cfg::MapCb{});
 #pragma unroll 1
     for (int idx = tid; idx < NVD; idx += THREADS) {
-      const int cv = idx % LVD, sl = idx / LVD;
-      const int m = D_NCONTIG ? sl : cv * VD, n = D_NCONTIG ? cv * VD : sl;
+      int ec, sl;  // coordinates along the store dimension and the other one
+      if constexpr (DR > 0) {
+        const int r = idx / RV, r2 = r / DC;
+        ec = (idx % RV) * VD + DR * (r2 % EH);
+        sl = r % DC + DC * (r2 / EH);
+        if (ec >= EC || sl >= ES) continue;
+      } else {
+        ec = (idx % LVD) * VD;
+        sl = idx / LVD;
+      }
+      const int m = D_NCONTIG ? sl : ec, n = D_NCONTIG ? ec : sl;
       const U gm = m0 + U(m), gn = n0 + U(n);
       if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < U(N))) continue;
       Pack<TD, VD> out;

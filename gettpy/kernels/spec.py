@@ -112,7 +112,12 @@ class OperandSpec:
 
 @dataclass(frozen=True, slots=True)
 class OutputSpec:
-    """C (read) or D (written): maps of m, n, b; D also carries its store vector width and direction."""
+    """C (read) or D (written): maps of m, n, b; D also carries its store vector width and direction.
+
+    run, cont (D only; 0 = off): D's stride-1 run along the store dimension is `run` elements long and
+    continues over the first `cont` coordinates of the other GEMM dimension; the epilogue's threads
+    then walk run by run, so that consecutive threads store consecutive addresses.
+    """
 
     dtype: str
     m: DimMap
@@ -120,6 +125,8 @@ class OutputSpec:
     b: DimMap
     vec: int = 1
     ncontig: bool = True
+    run: int = 0
+    cont: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +199,9 @@ class KernelSpec:
                                   f"groups of vs * vec = {op.vs * op.vec} coordinates divide ({tmn})")
         if (t.bn if self.d.ncontig else t.bm) % self.d.vec:
             raise KernelError(f"operand D: vector width {self.d.vec} does not divide the tile")
+        if self.d.run and (self.d.run % self.d.vec or self.d.cont < 1):
+            raise KernelError(f"operand D: run {self.d.run} must be whole vectors of {self.d.vec} and cont "
+                              f"{self.d.cont} >= 1")
 
     @property
     def path(self) -> str:

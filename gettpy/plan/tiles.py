@@ -20,6 +20,7 @@ smaller stride), D's store direction and width, the ops, read_c and 64-bit index
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from ..dtypes import TF32_MODES, accumulate_type
@@ -117,6 +118,58 @@ def _input_spec(layout: OperandLayout, mn: str, dtype: str, tile_mn: int, bk: in
     return OperandSpec(dtype, layout.dim(mn), layout.dim("k"), layout.dim("b"), vec, kmajor, vs)
 
 
+def _d_run(ld: OperandLayout, store: str) -> int:
+    """The length of D's stride-1 run along GEMM dimension `store` when it goes on in the other
+    dimension (the other's leading map term has stride == run), else 0."""
+    ds, do = ld.dim(store), ld.dim("n" if store == "m" else "m")
+    if not ds.strides or not do.strides or ds.divisors[0] != 1 or do.divisors[0] != 1 or ds.strides[0] != 1:
+        return 0
+    run = ds.moduli[0]
+    return run if run < ds.extent and do.strides[0] == run and min(do.moduli[0], do.extent) >= 2 else 0
+
+
+def _store_run(ld: OperandLayout, ncontig: bool, vec: int, tile: TileConfig) -> tuple[int, int]:
+    """(run, cont) of D for the epilogue's run-by-run walk (OutputSpec), or (0, 0) where it does not apply:
+    the run must be whole vectors, shorter than the tile and divide it, and `cont` (the continuation's
+    extent, at most the tile) must divide the tile's other side."""
+    store, other = ("n", "m") if ncontig else ("m", "n")
+    ec, es = (tile.bn, tile.bm) if ncontig else (tile.bm, tile.bn)
+    run = _d_run(ld, store)
+    if not run or run >= ec or ec % run or run % vec:
+        return 0, 0
+    do = ld.dim(other)
+    cont = min(do.moduli[0], do.extent, es)
+    return (run, cont) if cont >= 2 and es % cont == 0 else (0, 0)
+
+
+def _run_aligned(tile: TileConfig, ld: OperandLayout) -> TileConfig:
+    """A heuristic mma.sync / simt tile whose side along D's short stride-1 run is cut to a multiple of
+    the run (ccsd_t: runs of 24, tile 128 -> 96), so that every tile starts on a run and the epilogue
+    stores whole runs; the tile unchanged where that does not apply."""
+    if tile.wgmma:
+        return tile
+    for store in ("m", "n"):
+        run = _d_run(ld, store)
+        size = tile.bm if store == "m" else tile.bn
+        if not run or run >= size or size % run == 0:
+            continue
+        for new in range(size // run * run, run - 1, -run):  # the largest multiple of the run that fits
+            if tile.mma:
+                gran = 16 if store == "m" else 8
+                w = next((w for w in (new // 2, new) if w % gran == 0 and new % w == 0), 0)
+                kw = {"bm": new, "wm": w} if store == "m" else {"bn": new, "wn": w}
+            else:
+                t = tile.tm if store == "m" else tile.tn
+                w = t if new % t == 0 else 0
+                kw = {"bm": new} if store == "m" else {"bn": new}
+            if w:
+                try:
+                    return dataclasses.replace(tile, **kw)
+                except KernelError:
+                    pass
+    return tile
+
+
 def _op_expr(op) -> str:
     if op is None or op.is_identity or op.cuda.strip() == "x":
         return ""
@@ -138,6 +191,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
         vb = max(plan.layout_b.vector_width("k"), plan.layout_b.vector_access("n")[0])
         tile = choose_tile(plan.M, plan.N, plan.K, plan.batch, ta.dtype, va, vb, sm_count, tb.dtype, p.compute,
                            p.semiring is not None, wgmma)
+        tile = _run_aligned(tile, plan.layout_d)
     tf32 = TF32_MODES.get(p.compute, 0) if tile.mma else 0
     if tile.mma and not tf32 and (ta.dtype not in MMA_DTYPES or tb.dtype != ta.dtype or p.compute != "f32"):
         raise KernelError(f"tile {tile} is an mma tile but A, B are {ta.dtype}, {tb.dtype} (compute {p.compute})")
@@ -152,7 +206,9 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
         ncontig = vdn >= vdm
     else:
         ncontig = _first_stride(ld, "n") <= _first_stride(ld, "m")
-    d = OutputSpec(p.d.dtype, ld.dim("m"), ld.dim("n"), ld.dim("b"), vdn if ncontig else vdm, ncontig)
+    vd = vdn if ncontig else vdm
+    run, cont = _store_run(ld, ncontig, vd, tile)
+    d = OutputSpec(p.d.dtype, ld.dim("m"), ld.dim("n"), ld.dim("b"), vd, ncontig, run, cont)
     c = None
     if read_c:
         if plan.layout_c is None or p.c is None:
