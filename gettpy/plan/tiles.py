@@ -153,7 +153,9 @@ def _run_aligned(tile: TileConfig, ld: OperandLayout) -> TileConfig:
         size = tile.bm if store == "m" else tile.bn
         if not run or run >= size or size % run == 0:
             continue
-        for new in range(size // run * run, run - 1, -run):  # the largest multiple of the run that fits
+        if run % 4:
+            continue  # (runs of whole 16-byte vectors for 4-byte elements at least)
+        for new in range(size // run * run, (3 * size + 3) // 4 - 1, -run):  # the largest multiple, >= 3/4
             if tile.mma:
                 gran = 16 if store == "m" else 8
                 w = next((w for w in (new // 2, new) if w % gran == 0 and new % w == 0), 0)
@@ -164,9 +166,11 @@ def _run_aligned(tile: TileConfig, ld: OperandLayout) -> TileConfig:
                 kw = {"bm": new} if store == "m" else {"bn": new}
             if w:
                 try:
-                    return dataclasses.replace(tile, **kw)
+                    cut = dataclasses.replace(tile, **kw)
                 except KernelError:
-                    pass
+                    continue
+                if cut.threads >= min(128, tile.threads):
+                    return cut
     return tile
 
 
