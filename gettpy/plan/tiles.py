@@ -143,10 +143,10 @@ def _store_run(ld: OperandLayout, ncontig: bool, vec: int, tile: TileConfig) -> 
 
 
 def _run_aligned(tile: TileConfig, ld: OperandLayout) -> TileConfig:
-    """A heuristic mma.sync / simt tile whose side along D's short stride-1 run is cut to a multiple of
+    """A heuristic mma.sync tile whose side along D's short stride-1 run is cut to a multiple of
     the run (ccsd_t: runs of 24, tile 128 -> 96), so that every tile starts on a run and the epilogue
     stores whole runs; the tile unchanged where that does not apply."""
-    if tile.wgmma:
+    if tile.wgmma or not tile.mma:  # (simt: the cut 96x128 f32 tile measured slower, #31 2.1 -> 2.7x floor)
         return tile
     for store in ("m", "n"):
         run = _d_run(ld, store)
@@ -156,14 +156,9 @@ def _run_aligned(tile: TileConfig, ld: OperandLayout) -> TileConfig:
         if run % 4:
             continue  # (runs of whole 16-byte vectors for 4-byte elements at least)
         for new in range(size // run * run, (3 * size + 3) // 4 - 1, -run):  # the largest multiple, >= 3/4
-            if tile.mma:
-                gran = 16 if store == "m" else 8
-                w = next((w for w in (new // 2, new) if w % gran == 0 and new % w == 0), 0)
-                kw = {"bm": new, "wm": w} if store == "m" else {"bn": new, "wn": w}
-            else:
-                t = tile.tm if store == "m" else tile.tn
-                w = t if new % t == 0 else 0
-                kw = {"bm": new} if store == "m" else {"bn": new}
+            gran = 16 if store == "m" else 8
+            w = next((w for w in (new // 2, new) if w % gran == 0 and new % w == 0), 0)
+            kw = {"bm": new, "wm": w} if store == "m" else {"bn": new, "wn": w}
             if w:
                 try:
                     cut = dataclasses.replace(tile, **kw)
