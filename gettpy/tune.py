@@ -95,12 +95,15 @@ def tune_problem(problem, backend: str, a, b, result, samples: int = 48, top: in
     def prepare(cands):  # compile every measured kernel in parallel before timing (GPU only)
         if backend != "cupy":
             return
+        from .backends.gpu import _target
         from .kernels.build import prebuild
         from .plan.tiles import kernel_spec
+        sm, wg = _target()  # (no wgmma tiles on devices other than sm_90)
         specs = []
         for c in cands:
             try:
-                specs.append(kernel_spec(make_schedule(problem, part=c.part, tile=c.tile).core, False))
+                specs.append(kernel_spec(make_schedule(problem, part=c.part, tile=c.tile).core, False, sm_count=sm,
+                                         wgmma=wg))
             except Exception:  # noqa: BLE001 - run() records the failure
                 pass
         prebuild(specs)

@@ -349,15 +349,9 @@ template <> struct Mma<__nv_bfloat16> {
 // Warpgroup MMA (sm_90a; PTX ISA: wgmma.mma_async, matrix descriptors). The instruction itself
 // (m64nBNk16, its BN / 2 accumulator operands and transpose flags) is rendered into Cfg::Wgmma.
 // ------------------------------------------------------------------------------------------------
-#ifndef GETT_WG_MN_SWAP
-#define GETT_WG_MN_SWAP 0
-#endif
 // descriptor: start address >> 4 (bits 0-13), LBO >> 4 (16-29), SBO >> 4 (32-45), 128-byte swizzle (62-63)
 __device__ __forceinline__ unsigned long long wg_desc(const void* p, unsigned lbo, unsigned sbo) {
   const unsigned a = (unsigned)__cvta_generic_to_shared(p);
-#if GETT_WG_MN_SWAP
-  if (lbo != 16u) { const unsigned t = lbo; lbo = sbo; sbo = t; }
-#endif
   return (unsigned long long)((a & 0x3FFFFu) >> 4) | ((unsigned long long)((lbo >> 4) & 0x3FFFu) << 16) |
          ((unsigned long long)((sbo >> 4) & 0x3FFFu) << 32) | (1ull << 62);
 }
@@ -508,7 +502,7 @@ struct Gett {
       // (the wgmma reads shared memory through the async proxy: make this thread's writes visible to it)
       if constexpr (WG) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
       __syncthreads();
-      // (2a) prefetch k-tile kt + PF into the stage computed PF - STAGES iterations ago (the barrier
+      // (2a) prefetch k-tile kt + PF into the stage computed STAGES - PF iterations ago (the barrier
       //      above is after every warp finished reading it)
       {
         const long long nk = kt + PF;
