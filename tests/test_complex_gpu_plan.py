@@ -242,24 +242,16 @@ def test_strided_output_leaves_the_gaps_alone(alpha, beta, rng):
 
 
 @pytest.mark.parametrize("alpha", [1.0, 1 + 1j])
-def test_real_operand_in_a_complex_contraction(alpha, rng):
-    """float64 A with complex128 B (compute c128): A has no imaginary plane, two launches."""
+@pytest.mark.parametrize("b_dtype,launches_expected", [(np.complex128, 2), (np.float64, 1)],
+                         ids=["real_A_complex_B", "real_A_real_B"])
+def test_real_operands_into_complex_output(b_dtype, launches_expected, alpha, rng):
+    """float64 A into complex128 D (compute c128). With complex B: A has no imaginary plane, two launches;
+    with float64 B too: one launch, and the imaginary plane is zeroed."""
     a = nonzero(rng, (5, 7))
-    b = nonzero(rng, (7, 4), np.complex128)
+    b = nonzero(rng, (7, 4), b_dtype)
     d = _poisoned((5, 4), np.complex128)
     launches = _emulate("ik,kj->ij", a, b, None, d, alpha)
-    assert len(launches) == 2
-    ref, scale = _expect("ik,kj->ij", a, b, alpha=alpha)
-    assert_close(d, ref, np.complex128, scale)
-
-
-@pytest.mark.parametrize("alpha", [1.0, 1 + 1j])
-def test_real_inputs_complex_output(alpha, rng):
-    """float64 inputs into complex128 (compute c128): one launch; the imaginary plane is zeroed."""
-    a, b = nonzero(rng, (5, 7)), nonzero(rng, (7, 4))
-    d = _poisoned((5, 4), np.complex128)
-    launches = _emulate("ik,kj->ij", a, b, None, d, alpha)
-    assert len(launches) == 1
+    assert len(launches) == launches_expected
     ref, scale = _expect("ik,kj->ij", a, b, alpha=alpha)
     assert_close(d, ref, np.complex128, scale)
 

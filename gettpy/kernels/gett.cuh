@@ -285,48 +285,33 @@ __device__ __forceinline__ void mma_tf32(float* c, const unsigned (&a)[4], const
                : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
+// x <- big = tf32(x) for every fragment register; SPLIT (3xTF32) also small <- tf32(x - big)
+template <bool SPLIT, int R, int C>
+__device__ __forceinline__ void round_tf32(unsigned (&x)[R][C], unsigned (&small)[R][C]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+#pragma unroll
+    for (int j = 0; j < C; ++j) {
+      const unsigned big = to_tf32(x[i][j]);
+      if constexpr (SPLIT) small[i][j] = to_tf32(__float_as_uint(__uint_as_float(x[i][j]) - __uint_as_float(big)));
+      x[i][j] = big;
+    }
+}
 template <int MODE, int MI, int NI>
 __device__ __forceinline__ void mma_tf32_tile(float* acc, unsigned (&af)[MI][4], unsigned (&bf)[NI][2]) {
-  if constexpr (MODE == 3) {
-    unsigned as[MI][4], bs[NI][2];
+  unsigned as[MI][4], bs[NI][2];  // (the small parts: 3xTF32 only)
+  round_tf32<MODE == 3>(af, as);
+  round_tf32<MODE == 3>(bf, bs);
 #pragma unroll
-    for (int mi = 0; mi < MI; ++mi)
+  for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        const unsigned big = to_tf32(af[mi][r]);
-        as[mi][r] = to_tf32(__float_as_uint(__uint_as_float(af[mi][r]) - __uint_as_float(big)));
-        af[mi][r] = big;
-      }
-#pragma unroll
-    for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const unsigned big = to_tf32(bf[ni][r]);
-        bs[ni][r] = to_tf32(__float_as_uint(__uint_as_float(bf[ni][r]) - __uint_as_float(big)));
-        bf[ni][r] = big;
-      }
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-      for (int ni = 0; ni < NI; ++ni) {
+    for (int ni = 0; ni < NI; ++ni) {
+      if constexpr (MODE == 3) {
         mma_tf32(&acc[(mi * NI + ni) * 4], as[mi], bf[ni]);
         mma_tf32(&acc[(mi * NI + ni) * 4], af[mi], bs[ni]);
-        mma_tf32(&acc[(mi * NI + ni) * 4], af[mi], bf[ni]);
       }
-  } else {
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) af[mi][r] = to_tf32(af[mi][r]);
-#pragma unroll
-    for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-      for (int r = 0; r < 2; ++r) bf[ni][r] = to_tf32(bf[ni][r]);
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-      for (int ni = 0; ni < NI; ++ni) mma_tf32(&acc[(mi * NI + ni) * 4], af[mi], bf[ni]);
-  }
+      mma_tf32(&acc[(mi * NI + ni) * 4], af[mi], bf[ni]);
+    }
 }
 
 template <class T> struct Mma;
