@@ -416,4 +416,7 @@ def test_d_runs(con, ext, dt_in, dt_out, rng):
     plan = contract_and_check(rng, a, b, c, ext, dt_in, dt_out, "F", with_c=True, alpha=1.5, beta=-0.5,
                               ops=(None, None, None, ops.leaky_relu(0.1)), what=f"{con} {ext}")
     spec = kernel_spec(plan, True)
-    assert spec.d.run == 24 and spec.d.cont >= 2, spec.d
+    if dt_in == "f32":  # simt tiles are not cut to the run (measured slower), so no run-by-run walk
+        assert spec.tile.mma is False and spec.d.run == 0, spec
+    else:
+        assert spec.d.run == 24 and spec.d.cont >= 2 and spec.tile.bm % 24 == 0, spec.d
