@@ -419,4 +419,5 @@ def test_d_runs(con, ext, dt_in, dt_out, rng):
     if dt_in == "f32":  # simt tiles are not cut to the run (measured slower), so no run-by-run walk
         assert spec.tile.mma is False and spec.d.run == 0, spec
     else:
-        assert spec.d.run == 24 and spec.d.cont >= 2 and spec.tile.bm % 24 == 0, spec.d
+        assert spec.d.run == 24 and spec.d.cont >= 2, spec.d
+        assert (spec.tile.bn if spec.d.ncontig else spec.tile.bm) % 24 == 0, spec.tile  # tiles start on a run
