@@ -9,6 +9,7 @@ Needs a GPU. Prints one line per (case, configuration).
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 
 import numpy as np
@@ -24,6 +25,19 @@ WGMMA_TILES = [(128, 128, 3), (128, 128, 4), (128, 256, 3), (128, 256, 4), (256,
                (192, 128, 4), (128, 192, 4), (128, 64, 4), (256, 192, 3), (192, 256, 3)]  # (bm, bn, stages), bk 64
 
 
+def parse_tile(text: str):
+    """A TileConfig from `BMxBNxBK/STAGES@WMxWN`, with a trailing `w` for wgmma or `s` for a simt thread tile."""
+    from gettpy.kernels.spec import TileConfig
+
+    m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)", text.strip())
+    if not m:
+        raise SystemExit(f"--tiles: cannot read {text!r} (want BMxBNxBK/STAGES@WMxWN, optional w or s suffix)")
+    bm, bn, bk, st, x, y = (int(g) for g in m.groups()[:6])
+    if m.group(7) == "s":
+        return TileConfig(bm, bn, bk, st, tm=x, tn=y)
+    return TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w")
+
+
 def main(argv=None) -> int:
     import cupy
 
@@ -36,6 +50,8 @@ def main(argv=None) -> int:
     ap.add_argument("--cases", default="12,20")
     ap.add_argument("--dtype", default="f16", choices=["f16"])
     ap.add_argument("--paths", default="mma,wgmma", help="tile families to time besides the heuristic's")
+    ap.add_argument("--tiles", default="", help="only these tiles besides the heuristic's, comma separated, "
+                    "BMxBNxBK/STAGES@WMxWN (mma.sync), the same ending in 'w' (wgmma) or @TMxTN ending in 's' (simt)")
     args = ap.parse_args(argv)
     for case in parse_cases(args.cases):
         sched = make_schedule(case_problem(case, args.dtype, args.dtype))
@@ -52,9 +68,11 @@ def main(argv=None) -> int:
         ka, kb = (b, a) if plan.part.swapped else (a, b)
         base = kernel_spec(plan, False)
         tiles = [base.tile]
-        if "mma" in args.paths.split(","):
+        if args.tiles:
+            tiles += [parse_tile(t) for t in args.tiles.split(",")]
+        elif "mma" in args.paths.split(","):
             tiles += [TileConfig(bm, bn, bk, st, wm=wm, wn=wn) for bm, bn, bk, st, wm, wn in MMA_TILES]
-        if "wgmma" in args.paths.split(",") and str(cupy.cuda.Device().compute_capability) == "90":
+        if not args.tiles and "wgmma" in args.paths.split(",") and str(cupy.cuda.Device().compute_capability) == "90":
             tiles += [TileConfig(bm, bn, 64, st, wm=64, wn=bn, wgmma=True) for bm, bn, st in WGMMA_TILES]
         for i, tile in enumerate(tiles):
             try:

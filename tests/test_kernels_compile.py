@@ -166,8 +166,11 @@ def test_compile_suite_rows(cache):
 
 
 def test_tile_heuristic():
-    assert choose_tile(97344, 24, 312, dtype="f16").bn == 32
-    assert choose_tile(24, 97344, 312, dtype="f16").bm == 32
+    t = choose_tile(97344, 24, 312, dtype="f16")  # narrow N: 32 wide, 256 long
+    assert (t.bm, t.bn, t.threads) == (256, 32, 256)
+    t = choose_tile(24, 97344, 312, dtype="f16")
+    assert (t.bm, t.bn, t.threads) == (32, 256, 256)
+    assert choose_tile(97344, 16, 312, dtype="f16").bn == 16
     t = choose_tile(5184, 5184, 5184, dtype="f16", wgmma=False)
     assert (t.bm, t.bn, t.bk, t.stages, t.wm, t.wn) == (128, 128, 64, 3, 64, 64)  # compute-bound, mma.sync
     t = choose_tile(5184, 5184, 5184, dtype="f16")  # on sm_90: warpgroup MMA, the big tile
@@ -175,8 +178,10 @@ def test_tile_heuristic():
     t = choose_tile(5184, 5184, 5184, dtype="f16", vec_a=1)  # a gathered input keeps 8 warps, bk 32
     assert (t.bm, t.bn, t.bk, t.stages) == (128, 128, 32, 4) and not t.wgmma
     assert choose_tile(92352, 296, 312, dtype="f16", wgmma=False).bk == 64  # K >= 64: bk 64, 64x64 warps
-    t = choose_tile(92352, 296, 312, dtype="f16")  # memory-bound on sm_90: the small wgmma tile
+    t = choose_tile(296, 92352, 312, dtype="f16")  # memory-bound on sm_90: the small wgmma tile
     assert t.wgmma and (t.bm, t.bn, t.stages) == (128, 128, 3)
+    t = choose_tile(92352, 312, 296, dtype="f16")  # ... 256 rows when tall and skinny
+    assert t.wgmma and (t.bm, t.bn, t.stages) == (256, 128, 3)
     assert not choose_tile(5184, 5184, 5184, dtype="f32", compute="tf32").wgmma  # tf32 stays on mma.sync
     assert not choose_tile(92352, 296, 48, dtype="f16").wgmma
     assert choose_tile(92352, 296, 48, dtype="f16").bk == 32

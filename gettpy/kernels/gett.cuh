@@ -82,6 +82,23 @@ __device__ __forceinline__ T from_acc(A v) { return From<T>::cvt(v); }
 template <class T, int V>
 struct alignas(sizeof(T) * V) Pack { T e[V]; };
 
+template <bool B, class T, class F> struct Cond { using type = T; };
+template <class T, class F> struct Cond<false, T, F> { using type = F; };
+
+// V contiguous values from shared memory at p (aligned to V * sizeof(T) or to 16 bytes), in loads of
+// up to 16 bytes
+template <int V, class T>
+__device__ __forceinline__ void load_run(T (&dst)[V], const T* p) {
+  constexpr int BYTES = V * int(sizeof(T)), CE = (BYTES < 16 ? BYTES : 16) / int(sizeof(T));
+  static_assert(CE >= 1 && V % CE == 0, "runs of whole chunks");
+#pragma unroll
+  for (int c = 0; c < V / CE; ++c) {
+    const Pack<T, CE> v = *reinterpret_cast<const Pack<T, CE>*>(p + c * CE);
+#pragma unroll
+    for (int e = 0; e < CE; ++e) dst[c * CE + e] = v.e[e];
+  }
+}
+
 // The identity op (the prelude's op functors have the same shape).
 struct OpIdentity {
   static constexpr bool kIdentity = true;
@@ -127,6 +144,7 @@ __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_gr
 // ------------------------------------------------------------------------------------------------
 template <int V, int VS>
 struct SlotPerm {
+  static constexpr bool kIdentity = VS == 1;
   // slot p = j + V * r  <->  tile coordinate l = r % VS + VS * (j + V * (r / VS))
   __device__ __forceinline__ static int coord(int p) {
     if constexpr (VS == 1) return p;
@@ -394,12 +412,19 @@ struct Gett {
   static constexpr int PIPE_BYTES = STAGES * (A_STAGE_BYTES + B_STAGE_BYTES);
   static_assert(!WG || (A_STAGE_BYTES % 1024 == 0 && B_STAGE_BYTES % 1024 == 0), "wgmma stages are whole atoms");
 
-  // epilogue staging tile: [BM][BN + EPAD] when D is stored along n, else [BN][BM + EPAD]
+  // epilogue staging tile: [BM][BN + EPAD] when D is stored along n, else [BN][BM + EPAD]. Without a
+  // C to add, the tile holds finished D values (op_d(alpha * acc) rounded to D's type, the same
+  // arithmetic as in registers): a narrower D then moves half the shared-memory bytes, and a thread's
+  // VD values are one 16-byte load. The pad shifts consecutive rows by 16 bytes (2-byte values: the
+  // 8 rows x 4 column pairs of an mma fragment store hit 32 different banks) or 32 bytes (4- and
+  // 8-byte values, stored as pairs: 16 threads per wavefront).
   static constexpr bool D_NCONTIG = Cfg::D_NCONTIG;
-  static constexpr int EPAD = 16 / int(sizeof(TAcc));
+  static constexpr bool STAGE_D = !Cfg::READ_C && sizeof(TD) < sizeof(TAcc);
+  using TE = typename Cond<STAGE_D, TD, TAcc>::type;
+  static constexpr int EPAD = (sizeof(TE) >= 4 ? 32 : 16) / int(sizeof(TE));
   static constexpr int EC = D_NCONTIG ? BN : BM, ES = D_NCONTIG ? BM : BN;
   static constexpr int EPITCH = EC + EPAD;
-  static constexpr int EPI_BYTES = round16(ES * EPITCH * int(sizeof(TAcc)));
+  static constexpr int EPI_BYTES = round16(ES * EPITCH * int(sizeof(TE)));
   // (wgmma: + 1024 bytes to align the swizzle atoms, which need 1024-byte-aligned stages)
   static constexpr int SMEM_BYTES = (PIPE_BYTES > EPI_BYTES ? PIPE_BYTES : EPI_BYTES) + (WG ? 1024 : 0);
 
@@ -417,8 +442,18 @@ struct Gett {
   static_assert(!TF32 || (MMA && Cfg::A_KMAJOR && Cfg::B_KMAJOR), "tf32 fragments come from k-major tiles");
   static_assert(MMA || (BM % TM == 0 && BN % TN == 0 && TMS * TNS == THREADS), "bad SIMT tile configuration");
 
-  __device__ __forceinline__ static TAcc& epi(TAcc* es, int m, int n) {
+  __device__ __forceinline__ static TE& epi(TE* es, int m, int n) {
     return D_NCONTIG ? es[m * EPITCH + n] : es[n * EPITCH + m];
+  }
+  // an accumulator as staged: itself, or (STAGE_D) the finished D value
+  __device__ __forceinline__ static TE staged(TAcc v, TAcc alpha) {
+    if constexpr (STAGE_D) {
+      v = alpha * v;
+      if constexpr (!Cfg::OpD::kIdentity) v = Cfg::OpD::template apply<TAcc>(v);
+      return from_acc<TD>(v);
+    } else {
+      return v;
+    }
   }
 
   __device__ static void run(const TA* __restrict__ A, const TB* __restrict__ B, const TC* __restrict__ C,
@@ -577,11 +612,13 @@ struct Gett {
 
     // (3) stage the accumulator tile in shared memory (reusing the pipeline buffers), each value at
     //     its tile coordinate (the loaders' slot permutations undone)
-    TAcc* es = reinterpret_cast<TAcc*>(smem);
+    TE* es = reinterpret_cast<TE*>(smem);
     using PA = typename LA::Perm;
     using PB = typename LB::Perm;
     if constexpr (MMA) {
       const int g = lane >> 2, q = lane & 3;
+      // (n, n + 1) are neighbours in the staging tile when B's slots are not permuted and D runs along n
+      constexpr bool PAIR = D_NCONTIG && LB::Perm::kIdentity;
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
@@ -589,14 +626,21 @@ struct Gett {
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
             const int m = PA::coord(wm0 + mi * 16 + g + h * 8), n = wn0 + ni * 8 + 2 * q;
-            epi(es, m, PB::coord(n)) = acc[(mi * NI + ni) * 4 + 2 * h];
-            epi(es, m, PB::coord(n + 1)) = acc[(mi * NI + ni) * 4 + 2 * h + 1];
+            const TE v0 = staged(acc[(mi * NI + ni) * 4 + 2 * h], alpha);
+            const TE v1 = staged(acc[(mi * NI + ni) * 4 + 2 * h + 1], alpha);
+            if constexpr (PAIR) {
+              *reinterpret_cast<Pack<TE, 2>*>(&epi(es, m, n)) = Pack<TE, 2>{{v0, v1}};
+            } else {
+              epi(es, m, PB::coord(n)) = v0;
+              epi(es, m, PB::coord(n + 1)) = v1;
+            }
           }
     } else {
 #pragma unroll
       for (int i = 0; i < TM; ++i)
 #pragma unroll
-        for (int j = 0; j < TN; ++j) epi(es, PA::coord(tm + i * TMS), PB::coord(tn + j * TNS)) = acc[i * TN + j];
+        for (int j = 0; j < TN; ++j)
+          epi(es, PA::coord(tm + i * TMS), PB::coord(tn + j * TNS)) = staged(acc[i * TN + j], alpha);
     }
     __syncthreads();
 
@@ -631,13 +675,22 @@ struct Gett {
       const U gm = m0 + U(m), gn = n0 + U(n);
       if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < U(N))) continue;
       Pack<TD, VD> out;
+      TE ev[VD];  // the VD staged values along the store dimension (contiguous in the staging tile)
+      load_run<VD>(ev, &epi(es, m, n));
+      if constexpr (STAGE_D) {
+#pragma unroll
+        for (int e = 0; e < VD; ++e) out.e[e] = ev[e];
+        const I doff = gett_offset<I>(gm, typename Cfg::MapDm{}) + gett_offset<I>(gn, typename Cfg::MapDn{});
+        *reinterpret_cast<Pack<TD, VD>*>(Db + doff) = out;
+        continue;
+      }
       I coff_fixed = 0;
       if constexpr (Cfg::READ_C) {
         coff_fixed = D_NCONTIG ? gett_offset<I>(gm, typename Cfg::MapCm{}) : gett_offset<I>(gn, typename Cfg::MapCn{});
       }
 #pragma unroll
       for (int e = 0; e < VD; ++e) {
-        TAcc v = alpha * epi(es, D_NCONTIG ? m : m + e, D_NCONTIG ? n + e : n);
+        TAcc v = alpha * TAcc(ev[e]);
         if constexpr (Cfg::READ_C) {
           const I coff = coff_fixed + (D_NCONTIG ? gett_offset<I>(gn + U(e), typename Cfg::MapCn{})
                                                  : gett_offset<I>(gm + U(e), typename Cfg::MapCm{}));

@@ -224,17 +224,20 @@ class KernelSpec:
     @property
     def smem_bytes(self) -> int:
         """Dynamic shared memory; equals gett::Gett<Cfg>::SMEM_BYTES (the wrapper static_asserts it)."""
-        return smem_bytes(self.tile, self.a, self.b, self.d.ncontig, self.compute)
+        return smem_bytes(self.tile, self.a, self.b, self.d.ncontig, self.compute, self.d.dtype, self.read_c)
 
 
 def _round16(x: int) -> int:
     return (x + 15) // 16 * 16
 
 
-def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool, compute: str) -> int:
+def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool, compute: str,
+               d_dtype: str = "f32", read_c: bool = False) -> int:
     """Shared memory of the pipeline (STAGES x (A + B) tiles, padded rows) or of the epilogue tile.
 
-    wgmma tiles are unpadded (swizzled) and get 1024 bytes more, to align the stages to 1024 bytes.
+    The epilogue tile holds accumulators, or D's values when D is narrower and no C is read (rows
+    padded by 16 bytes for 2-byte values, 32 bytes otherwise). wgmma tiles are unpadded (swizzled)
+    and get 1024 bytes more, to align the stages to 1024 bytes.
     """
 
     def stage(op: OperandSpec, tmn: int) -> int:
@@ -244,6 +247,7 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
 
     pipe = tile.stages * (stage(a, tile.bm) + stage(b, tile.bn))
     acc = 8 if compute == "f64" else 4
+    item = ITEMSIZE[d_dtype] if not read_c and ITEMSIZE[d_dtype] < acc else acc
     ec, es = (tile.bn, tile.bm) if d_ncontig else (tile.bm, tile.bn)
-    epi = _round16(es * (ec + 16 // acc) * acc)
+    epi = _round16(es * (ec + (32 if item >= 4 else 16) // item) * item)
     return max(pipe, epi) + (1024 if tile.wgmma else 0)

@@ -3,8 +3,8 @@
 `choose_tile` picks a TileConfig from the GEMM shape alone:
 
 * a narrow side (N <= 32, or M <= 32 after the planner's swap; TCCG's intensli group has N = 24 with
-  M ~ 10^5..10^6) gets a narrow tile on that side and a wide one on the other, so no work is wasted
-  on padding and the big operand is streamed once, by many CTAs;
+  M ~ 10^5..10^6) gets a narrow tile on that side and a wide one (256 for the mma path) on the other,
+  so no work is wasted on padding and the big operand is streamed once, in whole sectors, by many CTAs;
 * otherwise the widest tile that still fills the machine: 128x128 (mma) when that gives at least
   one CTA per SM, then 128x64 / 64x128, then 64x64 (memory-bound shapes need CTAs in flight more
   than they need reuse);
@@ -12,7 +12,7 @@
   (3 for simt), fewer when K has fewer k-tiles; a 128x128 mma tile with K >= 64 becomes 128x128x64
   with 3 stages and four 64x64 warp tiles (measured faster on the H100, by the tile probe and the
   autotuner), or on an sm_90 device a wgmma tile: 256x128x64 / 4 stages for compute-bound shapes,
-  128x128x64 / 3 stages otherwise.
+  256x128x64 / 3 for tall skinny ones (M >= TALL N, N <= 512), 128x128x64 / 3 otherwise.
 
 `kernel_spec` adds what the layouts decide: for each input, the smem orientation and vector width
 (the dimension with the widest 16-byte-aligned stride-1 run, else a scalar gather along the
@@ -33,11 +33,16 @@ SM_COUNT = 132  # H100 SXM
 #: flops per byte (2-byte elements, A, B and D moved once) above which a GEMM is compute-bound on the
 #: H100 (~790 TFLOP/s over ~2.8 TB/s)
 COMPUTE_BOUND_INTENSITY = 280
+#: M / N from which a memory-bound wgmma shape is tall and skinny (256-row tiles)
+TALL = 64
 
 # (bm, bn, wm, wn) of the mma path, (bm, bn, tm, tn) of the simt path
 _MMA_WIDE = [(128, 128, 64, 32), (128, 64, 64, 32), (64, 128, 32, 64), (64, 64, 32, 32)]
-_MMA_NARROW_N = {16: (128, 16, 32, 16), 32: (128, 32, 32, 32)}
-_MMA_NARROW_M = {16: (16, 128, 16, 32), 32: (32, 128, 32, 32)}
+# (narrow side 17..32: 256 wide, so that an interleaved pair (16 of the output's mode x 8 of the input's
+#  y, 128 coordinates) is read as 16 of y: 32-byte runs, whole sectors; tccg/tile_probe.py on the H100,
+#  results/v7_h100/probe_narrow.txt: #6 0.271 -> 0.183 ms, #7 0.307 -> 0.206, #3 0.071 -> 0.065)
+_MMA_NARROW_N = {16: (128, 16, 32, 16), 32: (256, 32, 32, 32)}
+_MMA_NARROW_M = {16: (16, 128, 16, 32), 32: (32, 256, 32, 32)}
 _SIMT_WIDE = {"f32": [(128, 128, 8, 8), (128, 64, 8, 4), (64, 128, 4, 8), (64, 64, 4, 4)],
               "f64": [(128, 64, 8, 4), (64, 128, 4, 8), (64, 64, 4, 4), (32, 32, 2, 2)]}
 _SIMT_NARROW_N = {16: (128, 16, 8, 1), 32: (128, 32, 8, 2)}
@@ -82,6 +87,11 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
             # #15 0.124 -> 0.106 ms)
             if M * N * K / (M * K + K * N + M * N) >= COMPUTE_BOUND_INTENSITY and ctas(256, 128) >= sm_count:
                 return TileConfig(256, 128, 64, 4, wm=64, wn=128, wgmma=True)
+            if M >= TALL * N and N <= 512 and ctas(256, 128) >= sm_count:
+                # tall and skinny (#16: 92352 x 312): 256 rows per tile (results/v7_h100/probe_mid.txt:
+                # #16 0.115 -> 0.097 ms; #15, the same shape with M and N exchanged, was slower with
+                # 256 on its short M or its long N)
+                return TileConfig(256, 128, 64, 3, wm=64, wn=128, wgmma=True)
             return TileConfig(128, 128, 64, 3, wm=64, wn=128, wgmma=True)
         if (bm, bn) == (128, 128) and K >= 64 and min(vec_a, vec_b) >= 2:  # (scalar gathers: too many loads)
             # 4 warps of 64x64 and bk = 64 beat 8 warps of 64x32 (tccg/tile_probe.py on the H100: #12
