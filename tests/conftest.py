@@ -68,6 +68,7 @@ def force_staging(monkeypatch):
     monkeypatch.setattr(sched, "MIN_STAGE_ELEMS", 1)
     monkeypatch.setattr(sched, "SPLIT_MAX_WAVE", 1e9)
     monkeypatch.setattr(sched, "SPLIT_MIN_K", 1)
+    monkeypatch.setattr(sched, "SPLIT_MIN_RUN", 1)
     monkeypatch.setattr(sched, "PACK_MIN_REREADS", 0)
     fresh_caches()
     yield

@@ -1,8 +1,9 @@
 """Run a Schedule: pack inputs, run the core plan, reduce/copy the workspace into D.
 
 Shared by both executors: `xp` is numpy or CuPy and `core` is the executor's own
-``execute(plan, a, b, c, d, alpha, beta)``. The copies are plain strided copies of the array
-library (one read, one write); the contraction itself is always the core plan.
+``execute(plan, a, b, c, d, alpha, beta)``. The copies are strided copies (one read, one write): the
+array library's, or on the GPU `gettpy.kernels.permute`'s tiled copy where the source's and the
+destination's fast axes differ; the contraction itself is always the core plan.
 """
 from __future__ import annotations
 
@@ -27,6 +28,10 @@ def _pack(xp, x, t: TensorInfo, pk: TensorInfo, ext):
     view = _view(xp, x, t, pk.modes, ext)
     if t.op.is_identity or not pk.op.is_identity:
         # always a fresh (aligned) copy: ascontiguousarray would return an already contiguous view as is
+        if xp.__name__ == "cupy":
+            from ..kernels.permute import permute_copy
+
+            return permute_copy(view)  # (tiled through shared memory where the fast axes differ)
         return xp.array(view, order="C", copy=True)
     if xp.__name__ == "cupy":
         from .gpu import op_kernel

@@ -49,6 +49,11 @@ SPLIT_MAX_WAVE = 0.5
 #: ... and each split keeps at least this many k
 SPLIT_MIN_K = 512
 
+#: ... the slices are counted for tiles this wide (the widest heuristic tile) ...
+SPLIT_TILE = 128
+#: ... and a cut stride-1 mode keeps runs of at least this many elements
+SPLIT_MIN_RUN = 64
+
 SPLIT_SUFFIX = "~split"
 
 
@@ -138,14 +143,20 @@ def _split_factor(plan: Plan, sm_count: int, ext) -> tuple[str, int] | None:
     ctas = math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch
     if ctas >= SPLIT_MAX_WAVE * sm_count or plan.K < 2 * SPLIT_MIN_K:
         return None
-    want = max(2, math.ceil(2 * sm_count / ctas))
+    # enough slices for two waves of the widest tile (128 x 128): the split core then runs on it
+    # (H100, results/v7_h100/split_probe.txt: #13 224 -> 120 us with 37 slices of c on 128x128 wgmma
+    # tiles instead of 13 slices of d on 128x64 mma.sync tiles; #14 247 -> 150 us with 26 slices)
+    wide = math.ceil(plan.M / SPLIT_TILE) * math.ceil(plan.N / SPLIT_TILE) * plan.batch
+    want = max(2, math.ceil(2 * sm_count / wide))
     best = None
     unit = {m for t in (plan.problem.a, plan.problem.b) for m, st in zip(t.modes, t.strides, strict=True) if st == 1}
     for mode in reversed(plan.part.k):  # prefer the slowest k mode
         e = ext[mode]
         for s in range(2, e + 1):
-            # cutting a stride-1 mode must keep its run a multiple of 8 (16-byte vectors stay legal)
-            if e % s == 0 and plan.K // s >= SPLIT_MIN_K and (mode not in unit or (e // s) % 8 == 0):
+            # cutting a stride-1 mode must keep its run a multiple of 8 (16-byte vectors stay legal) and
+            # at least SPLIT_MIN_RUN long (#13: runs of 24 of d were slower than slices of c)
+            run_ok = mode not in unit or ((e // s) % 8 == 0 and e // s >= SPLIT_MIN_RUN)
+            if e % s == 0 and plan.K // s >= SPLIT_MIN_K and run_ok:
                 if best is None or abs(math.log(s / want)) < abs(math.log(best[1] / want)):
                     best = (mode, s)
     return best
