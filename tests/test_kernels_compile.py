@@ -182,6 +182,12 @@ def test_tile_heuristic():
     assert t.wgmma and (t.bm, t.bn, t.stages) == (128, 128, 3)
     t = choose_tile(92352, 312, 296, dtype="f16")  # ... 256 rows when tall and skinny
     assert t.wgmma and (t.bm, t.bn, t.stages) == (256, 128, 3)
+    t = choose_tile(373248, 72, 72, dtype="f16")  # ... not when N is under one 128-wide tile
+    assert t.wgmma and (t.bm, t.bn, t.stages) == (128, 128, 3)
+    t = choose_tile(5184, 72, 5184, dtype="f16")  # under a wave of 128x128 but a long K: 128x64 wgmma
+    assert t.wgmma and (t.bm, t.bn, t.bk, t.stages) == (128, 64, 64, 4)
+    t = choose_tile(5184, 72, 512, dtype="f16")  # (a short K keeps the tile that fills the machine)
+    assert not t.wgmma and (t.bm, t.bn) == (64, 64)
     assert not choose_tile(5184, 5184, 5184, dtype="f32", compute="tf32").wgmma  # tf32 stays on mma.sync
     assert not choose_tile(92352, 296, 48, dtype="f16").wgmma
     assert choose_tile(92352, 296, 48, dtype="f16").bk == 32
@@ -222,6 +228,7 @@ def test_d_run_tiles():
         spec = kernel_spec(tccg_plan(con, ext, "f16"), False)
         assert (spec.d.run, spec.d.cont) == (24, cont) and not spec.d.ncontig
         assert spec.tile.bm == 96 and spec.tile.bm % spec.d.run == 0, spec.tile
+        assert (spec.tile.wm, spec.tile.wn, spec.tile.threads) == (48, 64, 128)  # four warps of 48 x 64
         assert B.build(spec, ARCH).report.spill_stores == 0
         spec = kernel_spec(tccg_plan(con, ext, "f32"), False)  # simt tiles stay 128 (measured faster)
         assert spec.tile.bm == 128 and spec.d.run == 0

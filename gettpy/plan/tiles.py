@@ -12,7 +12,8 @@
   (3 for simt), fewer when K has fewer k-tiles; a 128x128 mma tile with K >= 64 becomes 128x128x64
   with 3 stages and four 64x64 warp tiles (measured faster on the H100, by the tile probe and the
   autotuner), or on an sm_90 device a wgmma tile: 256x128x64 / 4 stages for compute-bound shapes,
-  256x128x64 / 3 for tall skinny ones (M >= TALL N, N <= 512), 128x128x64 / 3 otherwise.
+  256x128x64 / 3 for tall skinny ones (M >= TALL N, 128 < N <= 512), 128x128x64 / 3 otherwise; a shape
+  with too few CTAs for 128x128 but K >= LONG_K gets 128x64x64 / 4 wgmma tiles.
 
 `kernel_spec` adds what the layouts decide: for each input, the smem orientation and vector width
 (the dimension with the widest 16-byte-aligned stride-1 run, else a scalar gather along the
@@ -35,6 +36,8 @@ SM_COUNT = 132  # H100 SXM
 COMPUTE_BOUND_INTENSITY = 280
 #: M / N from which a memory-bound wgmma shape is tall and skinny (256-row tiles)
 TALL = 64
+#: K from which a shape too small for a wave of 128x128 tiles takes 128x64 wgmma tiles anyway
+LONG_K = 1024
 
 # (bm, bn, wm, wn) of the mma path, (bm, bn, tm, tn) of the simt path
 _MMA_WIDE = [(128, 128, 64, 32), (128, 64, 64, 32), (64, 128, 32, 64), (64, 64, 32, 32)]
@@ -87,12 +90,18 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
             # #15 0.124 -> 0.106 ms)
             if M * N * K / (M * K + K * N + M * N) >= COMPUTE_BOUND_INTENSITY and ctas(256, 128) >= sm_count:
                 return TileConfig(256, 128, 64, 4, wm=64, wn=128, wgmma=True)
-            if M >= TALL * N and N <= 512 and ctas(256, 128) >= sm_count:
+            if M >= TALL * N and 128 < N <= 512 and ctas(256, 128) >= sm_count:
                 # tall and skinny (#16: 92352 x 312): 256 rows per tile (results/v7_h100/probe_mid.txt:
                 # #16 0.115 -> 0.097 ms; #15, the same shape with M and N exchanged, was slower with
-                # 256 on its short M or its long N)
+                # 256 on its short M or its long N; #9, N = 72, slower too: 0.055 -> 0.067 ms)
                 return TileConfig(256, 128, 64, 3, wm=64, wn=128, wgmma=True)
             return TileConfig(128, 128, 64, 3, wm=64, wn=128, wgmma=True)
+        if (wgmma and not tf32 and (bm, bn) != (128, 128) and K >= LONG_K and min(vec_a, vec_b) >= 2
+                and ctas(128, 64) >= sm_count / 2):
+            # too few CTAs for 128x128 but a long K: 128x64 warpgroup tiles, 4 stages, even if under a
+            # wave (results/v7_h100/probe_mid.txt: #19, 5184 x 72 x 5184, 0.080 -> 0.051 ms against
+            # the 64x64 mma.sync tile that fills the machine)
+            return TileConfig(128, 64, 64, 4, wm=64, wn=64, wgmma=True)
         if (bm, bn) == (128, 128) and K >= 64 and min(vec_a, vec_b) >= 2:  # (scalar gathers: too many loads)
             # 4 warps of 64x64 and bk = 64 beat 8 warps of 64x32 (tccg/tile_probe.py on the H100: #12
             # 1.36 -> 0.97 ms, #20 1.40 -> 1.24, #21 1.47 -> 1.23, #26 1.49 -> 1.22), and the autotuner
@@ -169,6 +178,10 @@ def _run_aligned(tile: TileConfig, ld: OperandLayout) -> TileConfig:
             gran = 16 if store == "m" else 8
             w = next((w for w in (new // 2, new) if w % gran == 0 and new % w == 0), 0)
             kw = {"bm": new, "wm": w} if store == "m" else {"bn": new, "wn": w}
+            if store == "m" and tile.bn % 64 == 0:
+                # four warps of w x 64 (results/v7_h100/probe_ccsd.txt: #32 55.5 -> 51.2 us, #38 55.4 ->
+                # 51.1 us against eight of w x 32)
+                kw["wn"] = 64
             if w:
                 try:
                     cut = dataclasses.replace(tile, **kw)
