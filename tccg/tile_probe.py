@@ -29,13 +29,15 @@ def parse_tile(text: str):
     """A TileConfig from `BMxBNxBK/STAGES@WMxWN`, with a trailing `w` for wgmma or `s` for a simt thread tile."""
     from gettpy.kernels.spec import TileConfig
 
-    m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)", text.strip())
+    m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)(?::g(\d+))?", text.strip())
     if not m:
-        raise SystemExit(f"--tiles: cannot read {text!r} (want BMxBNxBK/STAGES@WMxWN, optional w or s suffix)")
+        raise SystemExit(f"--tiles: cannot read {text!r} (want BMxBNxBK/STAGES@WMxWN, optional w or s suffix, "
+                         f"optional :gN for N tile rows per rasterisation group)")
     bm, bn, bk, st, x, y = (int(g) for g in m.groups()[:6])
+    group = {"group_m": int(m.group(8))} if m.group(8) else {}
     if m.group(7) == "s":
-        return TileConfig(bm, bn, bk, st, tm=x, tn=y)
-    return TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w")
+        return TileConfig(bm, bn, bk, st, tm=x, tn=y, **group)
+    return TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **group)
 
 
 def main(argv=None) -> int:
@@ -48,7 +50,7 @@ def main(argv=None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", default="12,20")
-    ap.add_argument("--dtype", default="f16", choices=["f16"])
+    ap.add_argument("--dtype", default="f16", choices=["f16", "f32"])
     ap.add_argument("--paths", default="mma,wgmma", help="tile families to time besides the heuristic's")
     ap.add_argument("--tiles", default="", help="only these tiles besides the heuristic's, comma separated, "
                     "BMxBNxBK/STAGES@WMxWN (mma.sync), the same ending in 'w' (wgmma) or @TMxTN ending in 's' (simt)")
@@ -61,9 +63,10 @@ def main(argv=None) -> int:
             continue
         shapes = case.shapes()
         rng = np.random.default_rng(case.num)
-        a = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, shapes[0]).astype(np.float16)), order="F")
-        b = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, shapes[1]).astype(np.float16)), order="F")
-        d = cupy.empty(shapes[2], dtype=cupy.float16, order="F")
+        dt = np.float16 if args.dtype == "f16" else np.float32
+        a = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, shapes[0]).astype(dt)), order="F")
+        b = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, shapes[1]).astype(dt)), order="F")
+        d = cupy.empty(shapes[2], dtype=dt, order="F")
         ref = cupy.einsum(case.einsum_subscripts(), a.astype(cupy.float64), b.astype(cupy.float64))
         ka, kb = (b, a) if plan.part.swapped else (a, b)
         base = kernel_spec(plan, False)
@@ -95,7 +98,7 @@ def main(argv=None) -> int:
                 tf = 2 * plan.M * plan.N * plan.K * plan.batch / ms / 1e9
                 mark = "*" if i == 0 else " "
                 print(f"{case.num:2d} {mark} {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages} {spec.path:5s} "
-                      f"warp {tile.wm}x{tile.wn} "
+                      f"warp {tile.wm or tile.tm}x{tile.wn or tile.tn} g{tile.group_m} "
                       f"{ms:8.4f} ms {tf:6.1f} TFLOP/s err {err:.1e}{'  WRONG' if not err < 1e-2 else ''}")
             except Exception as e:  # noqa: BLE001 - report and go on
                 print(f"{case.num:2d}   {tile}: {type(e).__name__}: {str(e)[:150]}")

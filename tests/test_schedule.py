@@ -144,6 +144,7 @@ def test_gpu_split_k_with_beta_c_and_output_op(monkeypatch):
 
     monkeypatch.setattr(sched, "SPLIT_MAX_WAVE", 1e9)
     monkeypatch.setattr(sched, "SPLIT_MIN_K", 1)
+    monkeypatch.setattr(sched, "SPLIT_MIN_RUN", 1)  # (the copy to the GPU makes k stride 1)
     _fresh_caches()
     rng = np.random.default_rng(12)
     a = nonzero(rng, (64, 24, 40)).astype(np.float32).transpose(1, 2, 0)

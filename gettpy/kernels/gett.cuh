@@ -416,12 +416,13 @@ struct Gett {
   // C to add, the tile holds finished D values (op_d(alpha * acc) rounded to D's type, the same
   // arithmetic as in registers): a narrower D then moves half the shared-memory bytes, and a thread's
   // VD values are one 16-byte load. The pad shifts consecutive rows by 16 bytes (2-byte values: the
-  // 8 rows x 4 column pairs of an mma fragment store hit 32 different banks) or 32 bytes (4- and
-  // 8-byte values, stored as pairs: 16 threads per wavefront).
+  // 8 rows x 4 column pairs of an mma fragment store hit 32 different banks; the simt path's rows of
+  // 16 threads) or, on the mma path, 32 bytes (4- and 8-byte values, stored as pairs: 16 threads per
+  // wavefront).
   static constexpr bool D_NCONTIG = Cfg::D_NCONTIG;
   static constexpr bool STAGE_D = !Cfg::READ_C && sizeof(TD) < sizeof(TAcc);
   using TE = typename Cond<STAGE_D, TD, TAcc>::type;
-  static constexpr int EPAD = (sizeof(TE) >= 4 ? 32 : 16) / int(sizeof(TE));
+  static constexpr int EPAD = (MMA && sizeof(TE) >= 4 ? 32 : 16) / int(sizeof(TE));
   static constexpr int EC = D_NCONTIG ? BN : BM, ES = D_NCONTIG ? BM : BN;
   static constexpr int EPITCH = EC + EPAD;
   static constexpr int EPI_BYTES = round16(ES * EPITCH * int(sizeof(TE)));
@@ -434,9 +435,19 @@ struct Gett {
   //  fragment order of 16x8 mma tiles along n, i.e. MI = 1, NI = BN / 8)
   static constexpr int WARPS_N = MMA ? BN / WN : 1;
   static constexpr int MI = WG ? 1 : MMA ? WM / 16 : 1, NI = MMA ? WN / 8 : 1;
-  // SIMT path: thread (tm, tn) owns rows tm + i*TMS and columns tn + j*TNS
+  // SIMT path: thread (tm, tn) owns groups of GM neighbouring rows, GM * TMS rows apart (row(tm, i)),
+  // and likewise GN columns (col(tn, j)): on an mn-contiguous smem tile a group is one vector load of
+  // up to 16 bytes, and the quarter-warps' loads are conflict-free
   static constexpr int TM = Cfg::TM, TN = Cfg::TN;
   static constexpr int TMS = MMA ? 1 : BM / TM, TNS = MMA ? 1 : BN / TN;
+  __host__ __device__ static constexpr int group(int t, int item) {
+    int g = 1;
+    while (g * 2 <= t && t % (g * 2) == 0 && g * 2 * item <= 16) g *= 2;
+    return g;
+  }
+  static constexpr int GM = MMA ? 1 : group(TM, int(sizeof(TA))), GN = MMA ? 1 : group(TN, int(sizeof(TB)));
+  __device__ __forceinline__ static int row(int tm, int i) { return i % GM + GM * tm + (i / GM) * (GM * TMS); }
+  __device__ __forceinline__ static int col(int tn, int j) { return j % GN + GN * tn + (j / GN) * (GN * TNS); }
   static_assert(!MMA || WG || (BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0 && BK % 16 == 0 &&
                                (BM / WM) * (BN / WN) * 32 == THREADS), "bad MMA tile configuration");
   static_assert(!TF32 || (MMA && Cfg::A_KMAJOR && Cfg::B_KMAJOR), "tf32 fragments come from k-major tiles");
@@ -444,6 +455,22 @@ struct Gett {
 
   __device__ __forceinline__ static TE& epi(TE* es, int m, int n) {
     return D_NCONTIG ? es[m * EPITCH + n] : es[n * EPITCH + m];
+  }
+  // a SIMT thread's T values of one smem row kk at tile coordinates at(0..T-1) (groups of G neighbours):
+  // vector loads on an mn-contiguous tile, scalar loads on a k-major one
+  template <bool KMAJOR, int G, int T, class L, class TS, class At>
+  __device__ __forceinline__ static void simt_fragment(TAcc (&x)[T], const TS* s, int kk, At at) {
+    if constexpr (!KMAJOR && G > 1) {
+#pragma unroll
+      for (int i0 = 0; i0 < T; i0 += G) {
+        const Pack<TS, G> v = *reinterpret_cast<const Pack<TS, G>*>(L::at(const_cast<TS*>(s), kk, at(i0)));
+#pragma unroll
+        for (int e = 0; e < G; ++e) x[i0 + e] = TAcc(to_f(v.e[e]));
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < T; ++i) x[i] = TAcc(to_f(*L::at(const_cast<TS*>(s), kk, at(i))));
+    }
   }
   // an accumulator as staged: itself, or (STAGE_D) the finished D value
   __device__ __forceinline__ static TE staged(TAcc v, TAcc alpha) {
@@ -592,10 +619,8 @@ struct Gett {
           if constexpr (!SR::kStandard && !FULL_K)
             if (U(kt) * U(BK) + U(kk) >= U(K)) break;
           TAcc a[TM], b[TN];
-#pragma unroll
-          for (int i = 0; i < TM; ++i) a[i] = TAcc(to_f(*LA::at(const_cast<TA*>(As), kk, tm + i * TMS)));
-#pragma unroll
-          for (int j = 0; j < TN; ++j) b[j] = TAcc(to_f(*LB::at(const_cast<TB*>(Bs), kk, tn + j * TNS)));
+          simt_fragment<Cfg::A_KMAJOR, GM, TM, LA>(a, As, kk, [&](int i) { return row(tm, i); });
+          simt_fragment<Cfg::B_KMAJOR, GN, TN, LB>(b, Bs, kk, [&](int j) { return col(tn, j); });
 #pragma unroll
           for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -640,7 +665,7 @@ struct Gett {
       for (int i = 0; i < TM; ++i)
 #pragma unroll
         for (int j = 0; j < TN; ++j)
-          epi(es, PA::coord(tm + i * TMS), PB::coord(tn + j * TNS)) = staged(acc[i * TN + j], alpha);
+          epi(es, PA::coord(row(tm, i)), PB::coord(col(tn, j))) = staged(acc[i * TN + j], alpha);
     }
     __syncthreads();
 

@@ -236,7 +236,7 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     """Shared memory of the pipeline (STAGES x (A + B) tiles, padded rows) or of the epilogue tile.
 
     The epilogue tile holds accumulators, or D's values when D is narrower and no C is read (rows
-    padded by 16 bytes for 2-byte values, 32 bytes otherwise). wgmma tiles are unpadded (swizzled)
+    padded by 16 bytes; 32 bytes for 4- and 8-byte values on the mma path). wgmma tiles are unpadded (swizzled)
     and get 1024 bytes more, to align the stages to 1024 bytes.
     """
 
@@ -249,5 +249,5 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     acc = 8 if compute == "f64" else 4
     item = ITEMSIZE[d_dtype] if not read_c and ITEMSIZE[d_dtype] < acc else acc
     ec, es = (tile.bn, tile.bm) if d_ncontig else (tile.bm, tile.bn)
-    epi = _round16(es * (ec + (32 if item >= 4 else 16) // item) * item)
+    epi = _round16(es * (ec + (32 if tile.mma and item >= 4 else 16) // item) * item)
     return max(pipe, epi) + (1024 if tile.wgmma else 0)
