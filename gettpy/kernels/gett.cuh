@@ -445,7 +445,10 @@ struct Gett {
     while (g * 2 <= t && t % (g * 2) == 0 && g * 2 * item <= 16) g *= 2;
     return g;
   }
-  static constexpr int GM = MMA ? 1 : group(TM, int(sizeof(TA))), GN = MMA ? 1 : group(TN, int(sizeof(TB)));
+  // (k-major tiles keep GM = 1: neighbouring rows there are a padded row apart, and groups of them
+  //  would put a quarter-warp's scalar loads on a few banks)
+  static constexpr int GM = MMA || Cfg::A_KMAJOR ? 1 : group(TM, int(sizeof(TA)));
+  static constexpr int GN = MMA || Cfg::B_KMAJOR ? 1 : group(TN, int(sizeof(TB)));
   __device__ __forceinline__ static int row(int tm, int i) { return i % GM + GM * tm + (i / GM) * (GM * TMS); }
   __device__ __forceinline__ static int col(int tn, int j) { return j % GN + GN * tn + (j / GN) * (GN * TNS); }
   static_assert(!MMA || WG || (BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0 && BK % 16 == 0 &&
@@ -660,6 +663,26 @@ struct Gett {
               epi(es, m, PB::coord(n + 1)) = v1;
             }
           }
+    } else if constexpr (D_NCONTIG && LB::Perm::kIdentity && GN > 1) {  // GN neighbours of a row: one store
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j0 = 0; j0 < TN; j0 += GN) {
+          Pack<TE, GN> v;
+#pragma unroll
+          for (int e = 0; e < GN; ++e) v.e[e] = staged(acc[i * TN + j0 + e], alpha);
+          *reinterpret_cast<Pack<TE, GN>*>(&epi(es, PA::coord(row(tm, i)), col(tn, j0))) = v;
+        }
+    } else if constexpr (!D_NCONTIG && LA::Perm::kIdentity && GM > 1) {  // GM neighbours of a column
+#pragma unroll
+      for (int j = 0; j < TN; ++j)
+#pragma unroll
+        for (int i0 = 0; i0 < TM; i0 += GM) {
+          Pack<TE, GM> v;
+#pragma unroll
+          for (int e = 0; e < GM; ++e) v.e[e] = staged(acc[(i0 + e) * TN + j], alpha);
+          *reinterpret_cast<Pack<TE, GM>*>(&epi(es, row(tm, i0), PB::coord(col(tn, j)))) = v;
+        }
     } else {
 #pragma unroll
       for (int i = 0; i < TM; ++i)
