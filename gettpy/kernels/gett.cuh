@@ -85,11 +85,11 @@ struct alignas(sizeof(T) * V) Pack { T e[V]; };
 template <bool B, class T, class F> struct Cond { using type = T; };
 template <class T, class F> struct Cond<false, T, F> { using type = F; };
 
-// V contiguous values from shared memory at p (aligned to V * sizeof(T) or to 16 bytes), in loads of
-// up to 16 bytes
-template <int V, class T>
+// V contiguous values from shared memory at p (aligned to MAXV * sizeof(T) or to 16 bytes), in loads
+// of up to MAXV values and 16 bytes
+template <int V, int MAXV, class T>
 __device__ __forceinline__ void load_run(T (&dst)[V], const T* p) {
-  constexpr int BYTES = V * int(sizeof(T)), CE = (BYTES < 16 ? BYTES : 16) / int(sizeof(T));
+  constexpr int BYTES = MAXV * int(sizeof(T)), CE = (BYTES < 16 ? BYTES : 16) / int(sizeof(T));
   static_assert(CE >= 1 && V % CE == 0, "runs of whole chunks");
 #pragma unroll
   for (int c = 0; c < V / CE; ++c) {
@@ -412,29 +412,6 @@ struct Gett {
   static constexpr int PIPE_BYTES = STAGES * (A_STAGE_BYTES + B_STAGE_BYTES);
   static_assert(!WG || (A_STAGE_BYTES % 1024 == 0 && B_STAGE_BYTES % 1024 == 0), "wgmma stages are whole atoms");
 
-  // epilogue staging tile: [BM][BN + EPAD] when D is stored along n, else [BN][BM + EPAD]. Without a
-  // C to add, the tile holds finished D values (op_d(alpha * acc) rounded to D's type, the same
-  // arithmetic as in registers): a narrower D then moves half the shared-memory bytes, and a thread's
-  // VD values are one 16-byte load. The pad shifts consecutive rows by 16 bytes (2-byte values: the
-  // 8 rows x 4 column pairs of an mma fragment store hit 32 different banks; the simt path's rows of
-  // 16 threads) or, on the mma path, 32 bytes (4- and 8-byte values, stored as pairs: 16 threads per
-  // wavefront).
-  static constexpr bool D_NCONTIG = Cfg::D_NCONTIG;
-  static constexpr bool STAGE_D = !Cfg::READ_C && sizeof(TD) < sizeof(TAcc);
-  using TE = typename Cond<STAGE_D, TD, TAcc>::type;
-  static constexpr int EPAD = (MMA && sizeof(TE) >= 4 ? 32 : 16) / int(sizeof(TE));
-  static constexpr int EC = D_NCONTIG ? BN : BM, ES = D_NCONTIG ? BM : BN;
-  static constexpr int EPITCH = EC + EPAD;
-  static constexpr int EPI_BYTES = round16(ES * EPITCH * int(sizeof(TE)));
-  // (wgmma: + 1024 bytes to align the swizzle atoms, which need 1024-byte-aligned stages)
-  static constexpr int SMEM_BYTES = (PIPE_BYTES > EPI_BYTES ? PIPE_BYTES : EPI_BYTES) + (WG ? 1024 : 0);
-
-  // MMA path: warps tile the block, each warp a WM x WN tile of 16x8 mma tiles
-  static constexpr int WM = Cfg::WM, WN = Cfg::WN;
-  // (wgmma: warp w of warpgroup g owns rows 64 g + 16 (w % 4) .. + 16 of the accumulator, in the
-  //  fragment order of 16x8 mma tiles along n, i.e. MI = 1, NI = BN / 8)
-  static constexpr int WARPS_N = MMA ? BN / WN : 1;
-  static constexpr int MI = WG ? 1 : MMA ? WM / 16 : 1, NI = MMA ? WN / 8 : 1;
   // SIMT path: thread (tm, tn) owns groups of GM neighbouring rows, GM * TMS rows apart (row(tm, i)),
   // and likewise GN columns (col(tn, j)): on an mn-contiguous smem tile a group is one vector load of
   // up to 16 bytes, and the quarter-warps' loads are conflict-free
@@ -451,6 +428,32 @@ struct Gett {
   static constexpr int GN = MMA || Cfg::B_KMAJOR ? 1 : group(TN, int(sizeof(TB)));
   __device__ __forceinline__ static int row(int tm, int i) { return i % GM + GM * tm + (i / GM) * (GM * TMS); }
   __device__ __forceinline__ static int col(int tn, int j) { return j % GN + GN * tn + (j / GN) * (GN * TNS); }
+  // epilogue staging tile: [BM][BN + EPAD] when D is stored along n, else [BN][BM + EPAD]. Without a
+  // C to add, the tile holds finished D values (op_d(alpha * acc) rounded to D's type, the same
+  // arithmetic as in registers): a narrower D then moves half the shared-memory bytes, and a thread's
+  // VD values are one 16-byte load. The pad shifts consecutive rows by 16 bytes (2-byte values: the
+  // 8 rows x 4 column pairs of an mma fragment store hit 32 different banks; the simt path's rows of
+  // 16 threads) or, on the mma path, 32 bytes (4- and 8-byte values, stored as pairs: 16 threads per
+  // wavefront).
+  static constexpr bool D_NCONTIG = Cfg::D_NCONTIG;
+  static constexpr bool STAGE_D = !Cfg::READ_C && sizeof(TD) < sizeof(TAcc);
+  using TE = typename Cond<STAGE_D, TD, TAcc>::type;
+  // (simt, D stored along m with grouped rows or columns: a thread's neighbours are whole rows of the
+  //  staging tile apart; an odd pitch spreads them over the banks, and the reads go scalar)
+  static constexpr bool EPI_ODD = !MMA && !D_NCONTIG && (GM > 1 || GN > 1);
+  static constexpr int EPAD = EPI_ODD ? 1 : (MMA && sizeof(TE) >= 4 ? 32 : 16) / int(sizeof(TE));
+  static constexpr int EC = D_NCONTIG ? BN : BM, ES = D_NCONTIG ? BM : BN;
+  static constexpr int EPITCH = EC + EPAD;
+  static constexpr int EPI_BYTES = round16(ES * EPITCH * int(sizeof(TE)));
+  // (wgmma: + 1024 bytes to align the swizzle atoms, which need 1024-byte-aligned stages)
+  static constexpr int SMEM_BYTES = (PIPE_BYTES > EPI_BYTES ? PIPE_BYTES : EPI_BYTES) + (WG ? 1024 : 0);
+
+  // MMA path: warps tile the block, each warp a WM x WN tile of 16x8 mma tiles
+  static constexpr int WM = Cfg::WM, WN = Cfg::WN;
+  // (wgmma: warp w of warpgroup g owns rows 64 g + 16 (w % 4) .. + 16 of the accumulator, in the
+  //  fragment order of 16x8 mma tiles along n, i.e. MI = 1, NI = BN / 8)
+  static constexpr int WARPS_N = MMA ? BN / WN : 1;
+  static constexpr int MI = WG ? 1 : MMA ? WM / 16 : 1, NI = MMA ? WN / 8 : 1;
   static_assert(!MMA || WG || (BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0 && BK % 16 == 0 &&
                                (BM / WM) * (BN / WN) * 32 == THREADS), "bad MMA tile configuration");
   static_assert(!TF32 || (MMA && Cfg::A_KMAJOR && Cfg::B_KMAJOR), "tf32 fragments come from k-major tiles");
@@ -673,16 +676,6 @@ struct Gett {
           for (int e = 0; e < GN; ++e) v.e[e] = staged(acc[i * TN + j0 + e], alpha);
           *reinterpret_cast<Pack<TE, GN>*>(&epi(es, PA::coord(row(tm, i)), col(tn, j0))) = v;
         }
-    } else if constexpr (!D_NCONTIG && LA::Perm::kIdentity && GM > 1) {  // GM neighbours of a column
-#pragma unroll
-      for (int j = 0; j < TN; ++j)
-#pragma unroll
-        for (int i0 = 0; i0 < TM; i0 += GM) {
-          Pack<TE, GM> v;
-#pragma unroll
-          for (int e = 0; e < GM; ++e) v.e[e] = staged(acc[(i0 + e) * TN + j], alpha);
-          *reinterpret_cast<Pack<TE, GM>*>(&epi(es, row(tm, i0), PB::coord(col(tn, j)))) = v;
-        }
     } else {
 #pragma unroll
       for (int i = 0; i < TM; ++i)
@@ -724,7 +717,7 @@ struct Gett {
       if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < U(N))) continue;
       Pack<TD, VD> out;
       TE ev[VD];  // the VD staged values along the store dimension (contiguous in the staging tile)
-      load_run<VD>(ev, &epi(es, m, n));
+      load_run<VD, EPI_ODD ? 1 : VD>(ev, &epi(es, m, n));
       if constexpr (STAGE_D) {
 #pragma unroll
         for (int e = 0; e < VD; ++e) out.e[e] = ev[e];

@@ -231,12 +231,22 @@ def _round16(x: int) -> int:
     return (x + 15) // 16 * 16
 
 
+def _group(t: int, op: OperandSpec) -> int:
+    """Neighbouring rows / columns a simt thread owns as one group (gett.cuh's GM / GN): up to 16 bytes,
+    dividing its thread tile `t`, on mn-contiguous smem tiles only."""
+    g = 1
+    while not op.kmajor and g * 2 <= t and t % (g * 2) == 0 and g * 2 * ITEMSIZE[op.dtype] <= 16:
+        g *= 2
+    return g
+
+
 def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool, compute: str,
                d_dtype: str = "f32", read_c: bool = False) -> int:
     """Shared memory of the pipeline (STAGES x (A + B) tiles, padded rows) or of the epilogue tile.
 
     The epilogue tile holds accumulators, or D's values when D is narrower and no C is read (rows
-    padded by 16 bytes; 32 bytes for 4- and 8-byte values on the mma path). wgmma tiles are unpadded (swizzled)
+    padded by 16 bytes; 32 bytes for 4- and 8-byte values on the mma path; one value on the simt path
+    when D is stored along m and a thread owns groups of neighbours). wgmma tiles are unpadded (swizzled)
     and get 1024 bytes more, to align the stages to 1024 bytes.
     """
 
@@ -249,5 +259,7 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     acc = 8 if compute == "f64" else 4
     item = ITEMSIZE[d_dtype] if not read_c and ITEMSIZE[d_dtype] < acc else acc
     ec, es = (tile.bn, tile.bm) if d_ncontig else (tile.bm, tile.bn)
-    epi = _round16(es * (ec + (32 if tile.mma and item >= 4 else 16) // item) * item)
+    grouped = not tile.mma and (_group(tile.tm, a) > 1 or _group(tile.tn, b) > 1)
+    pad = 1 if grouped and not d_ncontig else (32 if tile.mma and item >= 4 else 16) // item
+    epi = _round16(es * (ec + pad) * item)
     return max(pipe, epi) + (1024 if tile.wgmma else 0)
