@@ -438,9 +438,10 @@ struct Gett {
   static constexpr bool D_NCONTIG = Cfg::D_NCONTIG;
   static constexpr bool STAGE_D = !Cfg::READ_C && sizeof(TD) < sizeof(TAcc);
   using TE = typename Cond<STAGE_D, TD, TAcc>::type;
-  // (simt, D stored along m with grouped rows or columns: a thread's neighbours are whole rows of the
-  //  staging tile apart; an odd pitch spreads them over the banks, and the reads go scalar)
-  static constexpr bool EPI_ODD = !MMA && !D_NCONTIG && (GM > 1 || GN > 1);
+  // (simt, D stored along m, threads owning groups of neighbouring columns: those columns are whole
+  //  rows of the staging tile apart; an odd pitch spreads them over the banks, and the reads go scalar.
+  //  Where B's slots are permuted, the columns of neighbouring threads are neighbours instead)
+  static constexpr bool EPI_ODD = !MMA && !D_NCONTIG && GN > 1 && LB::Perm::kIdentity;
   static constexpr int EPAD = EPI_ODD ? 1 : (MMA && sizeof(TE) >= 4 ? 32 : 16) / int(sizeof(TE));
   static constexpr int EC = D_NCONTIG ? BN : BM, ES = D_NCONTIG ? BM : BN;
   static constexpr int EPITCH = EC + EPAD;

@@ -246,7 +246,7 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
 
     The epilogue tile holds accumulators, or D's values when D is narrower and no C is read (rows
     padded by 16 bytes; 32 bytes for 4- and 8-byte values on the mma path; one value on the simt path
-    when D is stored along m and a thread owns groups of neighbours). wgmma tiles are unpadded (swizzled)
+    when D is stored along m and a thread owns groups of neighbouring, unpermuted columns). wgmma tiles are unpadded (swizzled)
     and get 1024 bytes more, to align the stages to 1024 bytes.
     """
 
@@ -259,7 +259,7 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     acc = 8 if compute == "f64" else 4
     item = ITEMSIZE[d_dtype] if not read_c and ITEMSIZE[d_dtype] < acc else acc
     ec, es = (tile.bn, tile.bm) if d_ncontig else (tile.bm, tile.bn)
-    grouped = not tile.mma and (_group(tile.tm, a) > 1 or _group(tile.tn, b) > 1)
-    pad = 1 if grouped and not d_ncontig else (32 if tile.mma and item >= 4 else 16) // item
+    odd = not tile.mma and not d_ncontig and _group(tile.tn, b) > 1 and b.vs == 1
+    pad = 1 if odd else (32 if tile.mma and item >= 4 else 16) // item
     epi = _round16(es * (ec + pad) * item)
     return max(pipe, epi) + (1024 if tile.wgmma else 0)
