@@ -460,20 +460,8 @@ struct Gett {
   static_assert(!TF32 || (MMA && Cfg::A_KMAJOR && Cfg::B_KMAJOR), "tf32 fragments come from k-major tiles");
   static_assert(MMA || (BM % TM == 0 && BN % TN == 0 && TMS * TNS == THREADS), "bad SIMT tile configuration");
 
-  // (mma path, the staging rows being slot-permuted coordinates: an mma fragment's rows are then a power
-  //  of two apart (#32: 32 and 16), which no pad separates; each row's 16-byte chunks are rotated by a
-  //  hash of the row instead, so a run of up to 16 bytes stays contiguous)
-  static constexpr bool EPI_ROT = MMA && (D_NCONTIG ? !LA::Perm::kIdentity : !LB::Perm::kIdentity);
-  static constexpr int ECH = 16 / int(sizeof(TE)), NCH = EC / ECH;
-  static_assert(!EPI_ROT || EC % ECH == 0, "rotated rows are whole 16-byte chunks");
   __device__ __forceinline__ static TE& epi(TE* es, int m, int n) {
-    const int r = D_NCONTIG ? m : n;
-    int c = D_NCONTIG ? n : m;
-    if constexpr (EPI_ROT && NCH > 1) {
-      const int ch = c / ECH + ((r ^ (r >> 3) ^ (r >> 5)) & 7);
-      c = (ch % NCH) * ECH + c % ECH;
-    }
-    return es[r * EPITCH + c];
+    return D_NCONTIG ? es[m * EPITCH + n] : es[n * EPITCH + m];
   }
   // a SIMT thread's T values of one smem row kk at tile coordinates at(0..T-1) (groups of G neighbours):
   // vector loads on an mn-contiguous tile, scalar loads on a k-major one
