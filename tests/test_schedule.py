@@ -30,6 +30,7 @@ def _f_problem(contraction: str, ext: dict[str, int], dtype="f16") -> Contractio
 @pytest.mark.parametrize("num,kinds", [
     (1, set()), (6, set()), (13, {"split", "stage"}), (14, {"pack", "split", "stage"}),
     (28, {"pack"}), (30, {"pack"}), (12, set()), (20, set()),
+    (32, {"pack"}), (33, set()),  # #32: a small input read through permuted slots is packed; #33's is not
 ])
 def test_full_size_tccg_schedules(num, kinds):
     """At TCCG's sizes (F order, f16) the heuristic stages exactly where the layouts call for it."""

@@ -18,6 +18,10 @@ columns): measured on the H100 (tccg/PERFORMANCE.md), a once-read 150 MB operand
 gather than to copy with CuPy's strided copy, and staging a scattered output through a workspace and a
 CuPy copy made #8 five times slower, so outputs are written in place except for split-K.
 
+* **pack a small, slot-permuted input** when the kernel would read it with vectors along a non-leading
+  map term (a tile 2-D over two modes) although it is at least `SMALL_PACK` times smaller than the
+  output and re-read by many CTAs (ccsd_t's #32 family): one small copy makes its tiles k-major.
+
 * **pre-apply an input's op** when the input has a unary op and is re-read by at least
   `OP_PACK_MIN_REREADS` CTA rows or columns (compute-bound shapes): the pack applies the op once per
   element and the core reads op(A) with no op, instead of every CTA transforming its tiles again
@@ -44,6 +48,11 @@ MIN_STAGE_ELEMS = 4096
 PACK_MIN_REREADS = 2
 #: apply an input's unary op in a pack when this many CTA rows / columns re-read the input
 OP_PACK_MIN_REREADS = 8
+#: pack an input read with slot-permuted vectors (and re-read by OP_PACK_MIN_REREADS CTA rows / columns)
+#: when it is this many times smaller than the output: its tiles become k-major and unpermuted, and the
+#: epilogue's staging rows stop landing on a few banks (#32: 48 -> ~40 us on the H100, where the fused
+#: leaky_relu run, which packs these inputs for the op, was faster than no op)
+SMALL_PACK = 16
 #: split-K only when the plain grid has fewer CTAs than this fraction of the SMs ...
 SPLIT_MAX_WAVE = 0.5
 #: ... and each split keeps at least this many k
@@ -107,6 +116,13 @@ def _gathered(layout, dims: tuple[str, str], tile_mn: int) -> bool:
     # the kernel vectorises k along its leading term only, m / n along any stride-1 term whose
     # groups of coordinates tile the block tile (vector_access with the tile)
     return all((layout.vector_width(d) if d == "k" else layout.vector_access(d, tile_mn)[0]) == 1 for d in dims)
+
+
+def _permuted(layout, mn: str, tile_mn: int) -> bool:
+    """Whether the kernel would read this input with vectors along a non-leading map term (slot-permuted
+    tiles, gett.cuh's SlotPerm): the k-major vector is narrower than the mn vector, and that one has vs > 1."""
+    v, vs = layout.vector_access(mn, tile_mn)
+    return vs > 1 and v > 1 and layout.vector_width("k") < v
 
 
 def _size(t: TensorInfo, ext) -> int:
@@ -198,7 +214,9 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
             continue
         mn = "m" if which == "a" else "n"
         op_first = not info.op.is_identity and info.dtype in ("f16", "f32", "f64") and rereads >= OP_PACK_MIN_REREADS
-        if op_first or rereads >= PACK_MIN_REREADS and _gathered(lay, (mn, "k"), tmn):
+        small_permuted = (rereads >= OP_PACK_MIN_REREADS and _size(info, ext) * SMALL_PACK <= _size(problem.d, ext)
+                          and _permuted(lay, mn, tmn))
+        if op_first or small_permuted or rereads >= PACK_MIN_REREADS and _gathered(lay, (mn, "k"), tmn):
             new = packed(info, _pack_order(plan, mn, vec), ext, apply_op=op_first)
             new_ka, new_kb = (new, new_kb) if which == "a" else (new_ka, new)
     if plan.part.swapped:
