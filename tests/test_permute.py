@@ -87,6 +87,20 @@ def test_source_compiles_for_sm90(itemsize):
     assert cubin and "gett_permute" in log and "spill" in log and "0 bytes spill" in log
 
 
+@pytest.mark.parametrize("dtype,itemsize", [("float16", 2), ("float32", 4), ("float64", 8)])
+def test_op_source_compiles_for_sm90(dtype, itemsize):
+    from gettpy import ops
+
+    src = permute_source(plan_permute((70, 31, 3), (1, 210, 70)), itemsize, ops.elu(0.5).cuda, dtype)
+    cubin, log = compile_source(src, "gett_permute", "sm_90")
+    assert cubin and "0 bytes spill" in log
+
+
+def test_op_source_rejects_integer_types():
+    with pytest.raises(ValueError, match="int8"):
+        permute_source(plan_permute((3, 7), (1, 3)), 1, "x", "int8")
+
+
 def test_source_rejects_odd_itemsize():
     with pytest.raises(ValueError, match="12-byte"):
         permute_source(plan_permute((3, 7), (1, 3)), 12)
@@ -134,3 +148,22 @@ def test_gpu_permute_copy_negative_and_sliced_strides():
     for sl in [(slice(None, None, -1), slice(3, 45), slice(None)), (slice(1, None, 2), slice(None, None, -3), 2)]:
         view = dev[sl].T
         np.testing.assert_array_equal(cp.asnumpy(permute_copy(view)), np.ascontiguousarray(host[sl].T))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("transposed", [True, False])
+def test_gpu_permute_copy_applies_op(dtype, transposed):
+    """op(x) in the pack: computed in float (double for float64) and rounded to the input type, as the
+    fused op; through the tiled kernel (transposed) and through the elementwise fallback."""
+    cp = _cupy()
+    from gettpy import ops
+    from gettpy.kernels.permute import permute_copy
+
+    op = ops.leaky_relu(0.1)
+    host = np.random.default_rng(5).uniform(-4, 4, (40, 70, 3)).astype(dtype)
+    view = cp.asarray(host).transpose(2, 1, 0) if transposed else cp.asarray(host)[:, ::2]
+    hv = host.transpose(2, 1, 0) if transposed else host[:, ::2]
+    acc = np.float64 if dtype == np.float64 else np.float32
+    want = op(hv.astype(acc)).astype(dtype)
+    np.testing.assert_array_equal(cp.asnumpy(permute_copy(view, op.cuda)), np.ascontiguousarray(want))

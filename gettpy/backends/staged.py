@@ -34,11 +34,9 @@ def _pack(xp, x, t: TensorInfo, pk: TensorInfo, ext):
             return permute_copy(view)  # (tiled through shared memory where the fast axes differ)
         return xp.array(view, order="C", copy=True)
     if xp.__name__ == "cupy":
-        from .gpu import op_kernel
+        from ..kernels.permute import permute_copy
 
-        out = xp.empty(view.shape, dtype=x.dtype)
-        op_kernel(t.op.cuda, x.dtype.name)(view, out)
-        return out
+        return permute_copy(view, t.op.cuda)  # (op(x) computed as the fused op, tiled where that helps)
     acc = NUMPY_ACCUMULATE[ACCUMULATE[t.dtype]]  # the kernel's compute type, rounded to the input type
     return xp.array(t.op(view.astype(acc)).astype(x.dtype), order="C", copy=True)
 

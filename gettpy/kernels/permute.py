@@ -9,7 +9,9 @@ move whole sectors. The remaining axes enumerate the tiles' bases (extents and s
 so the index arithmetic divides by constants).
 
 `plan_permute` (pure) decides the axes; `permute_source` renders the kernel; `permute_copy` runs it on
-a CuPy view. The copy moves bits (1-, 2-, 4- or 8-byte elements), so it serves every dtype.
+a CuPy view. The copy moves bits (1-, 2-, 4- or 8-byte elements), so it serves every dtype; a pack that
+pre-applies an input's unary op (float16, float32, float64) computes it on the way, in the GETT
+kernel's compute type.
 """
 from __future__ import annotations
 
@@ -70,21 +72,47 @@ def plan_permute(shape: tuple[int, ...], strides: tuple[int, ...]) -> PermutePla
     return PermutePlan(tuple(shape), tuple(strides), tuple(dst), i, o, rest)
 
 
-def permute_source(p: PermutePlan, itemsize: int) -> str:
-    """CUDA source of the tiled copy for plan `p` and `itemsize`-byte elements (kernel `gett_permute`)."""
+# (bits -> compute type, compute type -> bits) of the dtypes a pack can apply an op to: the op runs in
+# the GETT kernel's compute type (float, or double for float64) and rounds to the input type, as fused
+_OP_TYPES = {
+    "float16": ("float", "__device__ __forceinline__ float to_c(B h) { float f; "
+                "asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); return f; }\n"
+                "__device__ __forceinline__ B from_c(float f) { B h; "
+                "asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f)); return h; }"),
+    "float32": ("float", "__device__ __forceinline__ float to_c(B u) { return __int_as_float(int(u)); }\n"
+                "__device__ __forceinline__ B from_c(float f) { return B(__float_as_int(f)); }"),
+    "float64": ("double", "__device__ __forceinline__ double to_c(B u) { return __longlong_as_double((long long)u); }\n"
+                "__device__ __forceinline__ B from_c(double f) { return B(__double_as_longlong(f)); }"),
+}
+
+
+def permute_source(p: PermutePlan, itemsize: int, op: str = "", dtype: str = "") -> str:
+    """CUDA source of the tiled copy for plan `p` and `itemsize`-byte elements (kernel `gett_permute`);
+    with `op` (a unary op's CUDA expression in x of type T) each element becomes op(x), computed in
+    `dtype`'s compute type (float16, float32 or float64 only)."""
     if itemsize not in _BITS:
         raise ValueError(f"permute_source: no tiled copy for {itemsize}-byte elements (1, 2, 4 or 8)")
+    if op and dtype not in _OP_TYPES:
+        raise ValueError(f"permute_source: no op in a pack of {dtype or 'unnamed'} elements "
+                         f"(float16, float32 or float64)")
     ei, eo = p.shape[p.i], p.shape[p.o]
     ti, to = math.ceil(ei / TILE), math.ceil(eo / TILE)
     rest = []
     for a in reversed(p.rest):  # fastest rest axis first
         rest.append(f"  {{ const long long c = b % {p.shape[a]}LL; b /= {p.shape[a]}LL; "
                     f"s += c * {p.strides[a]}LL; d += c * {p.dst_strides[a]}LL; }}")
+    if op:
+        ct, conv = _OP_TYPES[dtype]
+        prelude = [f"typedef {ct} T;", conv,
+                   f"__device__ __forceinline__ B apply(B v) {{ const T x = to_c(v); return from_c(T({op})); }}"]
+    else:
+        prelude = ["__device__ __forceinline__ B apply(B v) { return v; }"]
     return "\n".join([
-        f"typedef {_BITS[itemsize]} T;",
+        f"typedef {_BITS[itemsize]} B;",
+        *prelude,
         f'extern "C" __global__ void __launch_bounds__({TILE * ROWS}) '
-        "gett_permute(const T* __restrict__ src, T* __restrict__ dst) {",
-        f"  __shared__ T tile[{TILE}][{TILE + 1}];",
+        "gett_permute(const B* __restrict__ src, B* __restrict__ dst) {",
+        f"  __shared__ B tile[{TILE}][{TILE + 1}];",
         "  long long b = blockIdx.x;",
         f"  const long long to = b % {to}LL; b /= {to}LL;",
         f"  const long long ti = b % {ti}LL; b /= {ti}LL;",
@@ -95,7 +123,7 @@ def permute_source(p: PermutePlan, itemsize: int) -> str:
         "#pragma unroll",
         f"  for (int r = ty; r < {TILE}; r += {ROWS}) {{  // read: consecutive threads along i",
         f"    const long long ci = i0 + tx, co = o0 + r;",
-        f"    if (ci < {ei}LL && co < {eo}LL) tile[r][tx] = src[s + ci * {p.strides[p.i]}LL + co * {p.strides[p.o]}LL];",
+        f"    if (ci < {ei}LL && co < {eo}LL) tile[r][tx] = apply(src[s + ci * {p.strides[p.i]}LL + co * {p.strides[p.o]}LL]);",
         "  }",
         "  __syncthreads();",
         "#pragma unroll",
@@ -115,20 +143,29 @@ def _kernel(source: str):
     return cupy.RawKernel(source, "gett_permute")
 
 
-def permute_copy(view):
-    """A fresh C-ordered CuPy copy of the strided CuPy array `view` (same values, dtype and shape),
-    through the tiled kernel where that helps, else CuPy's own copy."""
+def permute_copy(view, op: str = ""):
+    """A fresh C-ordered CuPy copy of the strided CuPy array `view` (same dtype and shape), through the
+    tiled kernel where that helps, else CuPy's own copy; with `op` (a unary op's CUDA expression) the copy
+    holds op(view), computed as the GETT kernel's fused op (float16, float32 and float64 views)."""
     import cupy
 
     item = view.dtype.itemsize
+    if op and view.dtype.name not in _OP_TYPES:
+        raise ValueError(f"permute_copy: no op in a pack of {view.dtype.name} (float16, float32 or float64)")
     strides = tuple(s // item for s in view.strides)
     p = plan_permute(tuple(view.shape), strides) if item in _BITS and all(
         s % item == 0 for s in view.strides) else None
-    if p is None or p.blocks >= 2**31:
+    if p is None or p.blocks >= 2**31:  # (an elementwise kernel is coalesced here)
+        if op:
+            from ..backends.gpu import op_kernel
+
+            out = cupy.empty(view.shape, dtype=view.dtype)
+            op_kernel(op, view.dtype.name)(view, out)
+            return out
         return cupy.array(view, order="C", copy=True)
     out = cupy.empty(view.shape, dtype=view.dtype)
     # the kernel indexes from the view's first element; negative strides are folded into the offsets
-    _kernel(permute_source(p, item))((p.blocks,), (TILE, ROWS), (view, out))
+    _kernel(permute_source(p, item, op, view.dtype.name))((p.blocks,), (TILE, ROWS), (view, out))
     return out
 
 
