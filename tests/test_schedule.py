@@ -29,7 +29,7 @@ def _f_problem(contraction: str, ext: dict[str, int], dtype="f16") -> Contractio
 
 @pytest.mark.parametrize("num,kinds", [
     (1, set()), (6, set()), (13, {"split", "stage"}), (14, {"pack", "split", "stage"}),
-    (28, {"pack"}), (30, {"pack"}), (12, set()), (20, set()),
+    (28, {"pack"}), (30, {"pack"}), (12, set()), (20, {"pack"}),  # #20: runs of 72 of compute-bound inputs
     (32, {"pack"}), (33, set()),  # #32: a small input read through permuted slots is packed; #33's is not
 ])
 def test_full_size_tccg_schedules(num, kinds):
@@ -93,6 +93,21 @@ def test_split_k_slices_keep_runs_and_fill_wide_tiles(num, mode, slices):
     assert 1.5 * 132 <= (s.core.M // 128 + 1) * (s.core.N // 128 + 1) * slices <= 3 * 132
     tile = kernel_spec(s.core, False).tile
     assert (tile.bm, tile.bn) == (128, 128)
+
+
+@pytest.mark.parametrize("num,dtype,packs", [
+    (20, "f16", (True, True)),  # both inputs have runs of 72: dense k-major copies
+    (29, "f16", (True, True)),
+    (12, "f16", (False, False)),  # a plain GEMM's runs are thousands long
+    (28, "f16", (False, True)),  # the gathered input's pack only (both packed measured slower)
+    (20, "f32", (False, False)),  # simt: measured slower with the packs
+])
+def test_short_run_packs(num, dtype, packs):
+    row = TCCG48[num - 1]
+    s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3]), dtype))
+    assert (s.pack_a is not None, s.pack_b is not None) == packs
+    if all(packs):  # both packed inputs are read k-major with 16-byte vectors
+        assert [lay.vector_width("k") * lay.itemsize for lay in (s.core.layout_a, s.core.layout_b)] == [16, 16]
 
 
 def test_workspace_size_reports_the_temporaries():

@@ -22,6 +22,10 @@ CuPy copy made #8 five times slower, so outputs are written in place except for 
   map term (a tile 2-D over two modes) although it is at least `SMALL_PACK` times smaller than the
   output and re-read by many CTAs (ccsd_t's #32 family): one small copy makes its tiles k-major.
 
+* **pack a compute-bound shape's 2-byte input with short runs** (shorter than `PACK_RUN` along the
+  direction the kernel reads it, and re-read by many CTAs; TCCG's #20-#27, #29), unless the other input
+  is gathered: one copy into a dense k-major layout costs less than the tiles' scattered reads of it.
+
 * **pre-apply an input's op** when the input has a unary op and is re-read by at least
   `OP_PACK_MIN_REREADS` CTA rows or columns (compute-bound shapes): the pack applies the op once per
   element and the core reads op(A) with no op, instead of every CTA transforming its tiles again
@@ -53,6 +57,10 @@ OP_PACK_MIN_REREADS = 8
 #: epilogue's staging rows stop landing on a few banks (#32: 48 -> ~40 us on the H100, where the fused
 #: leaky_relu run, which packs these inputs for the op, was faster than no op)
 SMALL_PACK = 16
+#: pack a 2-byte input of a compute-bound shape, re-read by OP_PACK_MIN_REREADS CTA rows / columns, whose
+#: contiguous runs along the direction the kernel reads it are shorter than this (elements): the #20
+#: family's 72-element runs (H100: #20-#27 2.19 -> 1.80-1.95x floor, #29 2.21 -> 1.98x)
+PACK_RUN = 256
 #: split-K only when the plain grid has fewer CTAs than this fraction of the SMs ...
 SPLIT_MAX_WAVE = 0.5
 #: ... and each split keeps at least this many k
@@ -123,6 +131,19 @@ def _permuted(layout, mn: str, tile_mn: int) -> bool:
     tiles, gett.cuh's SlotPerm): the k-major vector is narrower than the mn vector, and that one has vs > 1."""
     v, vs = layout.vector_access(mn, tile_mn)
     return vs > 1 and v > 1 and layout.vector_width("k") < v
+
+
+def _read_run(layout, mn: str, tile_mn: int) -> int:
+    """Elements the kernel reads contiguously along the direction it vectorises this input (k, or the mn
+    dimension): the stride-1 leading terms of that dimension, merged while they continue each other."""
+    vk = layout.vector_width("k")
+    dm = layout.dim("k" if vk > 1 and vk >= layout.vector_access(mn, tile_mn)[0] else mn)
+    run = 1
+    for m, st in zip(dm.moduli, dm.strides, strict=True):
+        if st != run:
+            break
+        run *= m
+    return min(run, dm.extent)
 
 
 def _size(t: TensorInfo, ext) -> int:
@@ -208,15 +229,25 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
     rereads_a, rereads_b = _rereads(plan, sm_count)
     new_ka, new_kb = ka, kb
     t = _tile(plan, sm_count)
-    for which, info, rereads, lay, tmn, vec in (("a", ka, rereads_a, plan.layout_a, t.bm, va),
-                                                 ("b", kb, rereads_b, plan.layout_b, t.bn, vb)):
+    from .tiles import COMPUTE_BOUND_INTENSITY
+
+    mnk = (plan.M, plan.N, plan.K)
+    compute_bound = math.prod(mnk) >= COMPUTE_BOUND_INTENSITY * (mnk[0] * mnk[2] + mnk[2] * mnk[1] + mnk[0] * mnk[1])
+    sides = (("a", ka, rereads_a, plan.layout_a, t.bm, va), ("b", kb, rereads_b, plan.layout_b, t.bn, vb))
+    # (short-run packs: tensor-core inputs only, and not beside a gathered input's pack -- on the H100
+    #  they made the f32 simt cases 1.17 -> 1.35x and #28 / #30, whose other input is gathered, 1.75 -> 1.93x)
+    any_gathered = any(r >= PACK_MIN_REREADS and _gathered(lay, ("m" if w == "a" else "n", "k"), tmn)
+                       for w, _, r, lay, tmn, _ in sides)
+    for which, info, rereads, lay, tmn, vec in sides:
         if _size(info, ext) < MIN_STAGE_ELEMS:
             continue
         mn = "m" if which == "a" else "n"
         op_first = not info.op.is_identity and info.dtype in ("f16", "f32", "f64") and rereads >= OP_PACK_MIN_REREADS
         small_permuted = (rereads >= OP_PACK_MIN_REREADS and _size(info, ext) * SMALL_PACK <= _size(problem.d, ext)
                           and _permuted(lay, mn, tmn))
-        if op_first or small_permuted or rereads >= PACK_MIN_REREADS and _gathered(lay, (mn, "k"), tmn):
+        short_runs = (compute_bound and not any_gathered and info.itemsize == 2 and rereads >= OP_PACK_MIN_REREADS
+                      and _read_run(lay, mn, tmn) < PACK_RUN)
+        if op_first or small_permuted or short_runs or rereads >= PACK_MIN_REREADS and _gathered(lay, (mn, "k"), tmn):
             new = packed(info, _pack_order(plan, mn, vec), ext, apply_op=op_first)
             new_ka, new_kb = (new, new_kb) if which == "a" else (new_ka, new)
     if plan.part.swapped:
