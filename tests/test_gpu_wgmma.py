@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from test_gpu import check, device_array, host_values, poisoned, rand, reference, rounded, tinfo
 
 pytestmark = pytest.mark.gpu

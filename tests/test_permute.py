@@ -8,9 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from gettpy.kernels.permute import TILE, plan_permute, permute_source
-
 from gettpy.kernels.build import compile_source
+from gettpy.kernels.permute import TILE, permute_source, plan_permute
 
 
 def _strides_of(arr: np.ndarray) -> tuple[int, ...]:

@@ -110,6 +110,17 @@ def test_short_run_packs(num, dtype, packs):
         assert [lay.vector_width("k") * lay.itemsize for lay in (s.core.layout_a, s.core.layout_b)] == [16, 16]
 
 
+def test_forced_split_and_its_errors():
+    """make_schedule(split=...) (tccg.split_probe): the given k mode and slices, or a ValueError naming them."""
+    row = TCCG48[12]  # #13: ab-acd-dbc
+    p = _f_problem(row[2], full_extents(row[2], row[3]))
+    s = make_schedule(p, split=("c", 8))
+    assert s.split_mode == "c" + sched.SPLIT_SUFFIX and s.core.batch == 8 and s.core.K == 92352 // 8
+    for bad in (("c", 7), ("a", 2), ("c", 1)):
+        with pytest.raises(ValueError, match=repr(bad[0])):
+            make_schedule(p, split=bad)
+
+
 def test_workspace_size_reports_the_temporaries():
     _fresh_caches()
     row = TCCG48[13]  # ab-cad-dcb: packs A and splits K

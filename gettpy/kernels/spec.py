@@ -246,8 +246,8 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
 
     The epilogue tile holds accumulators, or D's values when D is narrower and no C is read (rows
     padded by 16 bytes; 32 bytes for 4- and 8-byte values on the mma path; one value on the simt path
-    when D is stored along m and a thread owns groups of neighbouring, unpermuted columns). wgmma tiles are unpadded (swizzled)
-    and get 1024 bytes more, to align the stages to 1024 bytes.
+    when D is stored along m and a thread owns groups of neighbouring, unpermuted columns). wgmma tiles
+    are unpadded (swizzled) and get 1024 bytes more, to align the stages to 1024 bytes.
     """
 
     def stage(op: OperandSpec, tmn: int) -> int:

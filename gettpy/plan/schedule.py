@@ -219,9 +219,11 @@ def _split_problem(problem: ContractionProblem, mode: str, s: int, w_order: tupl
                               problem.compute), w, out
 
 
-def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, tile=None) -> Schedule:
+def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, tile=None,
+                  split: tuple[str, int] | None = None) -> Schedule:
     """The schedule of `problem` (see the module docstring for the stagings): heuristic, or around the
-    partition and tile of an autotuner candidate."""
+    partition and tile of an autotuner candidate; `split` = (k mode, slices) forces that split-K
+    (the mode's extent must be a multiple of the slices; tccg/split_probe.py)."""
     plan = make_plan(problem, part, tile)
     ext = dict(problem.extents)
     ka, kb = plan.kernel_a, plan.kernel_b  # the kernel's A and B (the problem's, possibly swapped)
@@ -258,7 +260,13 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
     pb = new_b if new_b is not problem.b else None
     prob = replace(problem, a=new_a, b=new_b)
     w_order = plan.part.n + plan.part.m + plan.part.b
-    split = _split_factor(make_plan(prob, part, tile) if (pa or pb) else plan, sm_count, ext)
+    if split is not None:
+        mode, slices = split
+        if mode not in plan.part.k or slices < 2 or ext[mode] % slices:
+            raise ValueError(f"make_schedule: cannot split k mode {mode!r} (extent {ext.get(mode)}) into "
+                             f"{slices} slices; k modes: {plan.part.k}")
+    else:
+        split = _split_factor(make_plan(prob, part, tile) if (pa or pb) else plan, sm_count, ext)
     if split is not None:
         core_problem, w, out = _split_problem(prob, split[0], split[1], w_order)
         return Schedule(problem, make_plan(core_problem, None, tile), pa, pb, w, out)
