@@ -245,7 +245,7 @@ class Program:
     one: float = 1.0
 
 
-def _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith=None) -> Program:
+def _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith=(None, None)) -> Program:
     """The call's Program, from the cache or freshly compiled."""
     args = _rebuild(operands, arrays)
     key = _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith)
@@ -260,7 +260,7 @@ def _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casti
     return prog
 
 
-def _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith=None):
+def _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith=(None, None)):
     """Hashable signature of an einsum call (None when some argument is not hashable)."""
     def meta(x):
         return (type(x).__module__, tuple(x.shape), tuple(x.strides), x.dtype.str, backends.data_ptr(x) % 16)
@@ -280,10 +280,10 @@ def _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend, casting,
         return None
 
 
-def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith=None) -> Program:
+def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith=(None, None)) -> Program:
     """Parse, check and plan an einsum call (no data is read or written); `arith` is (semiring, compute)."""
     subs, _ = parse(args)
-    semiring, compute = arith if isinstance(arith, tuple) else (arith, None)
+    semiring, compute = arith
     sr = as_semiring(semiring)
     if compute is not None and compute not in TF32_MODES:
         raise DtypeError(f"compute={compute!r}: the opt-in compute types are {', '.join(TF32_MODES)} (float32 "

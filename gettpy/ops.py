@@ -11,6 +11,7 @@ what the CPU executor runs.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -38,7 +39,10 @@ class Op:
         return self.name == "identity"
 
 
-def _lit(v: float) -> str:
+def cuda_literal(v: float) -> str:
+    """A CUDA expression of the compute type T for the float v (infinities through their bit pattern)."""
+    if math.isinf(v):
+        return f"T({'-' if v < 0 else ''}__longlong_as_double(0x7ff0000000000000LL))"
     return f"T({float(v)!r})"
 
 
@@ -63,20 +67,21 @@ square = Op("square", cuda="(x * x)", numpy=np.square, complex_ok=True)
 def leaky_relu(slope: float = 0.01) -> Op:
     """x if x > 0 else slope * x."""
     s = float(slope)
-    return Op("leaky_relu", (s,), cuda=f"(x > T(0) ? x : {_lit(s)} * x)", numpy=lambda x: np.where(x > 0, x, s * x))
+    return Op("leaky_relu", (s,), cuda=f"(x > T(0) ? x : {cuda_literal(s)} * x)",
+              numpy=lambda x: np.where(x > 0, x, s * x))
 
 
 def elu(alpha: float = 1.0) -> Op:
     """x if x > 0 else alpha * (exp(x) - 1)."""
     a = float(alpha)
-    return Op("elu", (a,), cuda=f"(x > T(0) ? x : {_lit(a)} * (exp(x) - T(1)))",
+    return Op("elu", (a,), cuda=f"(x > T(0) ? x : {cuda_literal(a)} * (exp(x) - T(1)))",
               numpy=lambda x: np.where(x > 0, x, a * np.expm1(np.minimum(x, 0))))
 
 
 def scale(factor: float) -> Op:
     """factor * x."""
     f = float(factor)
-    return Op("scale", (f,), cuda=f"({_lit(f)} * x)", numpy=lambda x: f * x, complex_ok=True)
+    return Op("scale", (f,), cuda=f"({cuda_literal(f)} * x)", numpy=lambda x: f * x, complex_ok=True)
 
 
 def custom(cuda: str, numpy: Callable[[np.ndarray], np.ndarray], name: str = "custom") -> Op:

@@ -719,27 +719,25 @@ struct Gett {
       Pack<TD, VD> out;
       TE ev[VD];  // the VD staged values along the store dimension (contiguous in the staging tile)
       load_run<VD, EPI_ODD ? 1 : VD>(ev, &epi(es, m, n));
-      if constexpr (STAGE_D) {
+      if constexpr (STAGE_D) {  // (finished values)
 #pragma unroll
         for (int e = 0; e < VD; ++e) out.e[e] = ev[e];
-        const I doff = gett_offset<I>(gm, typename Cfg::MapDm{}) + gett_offset<I>(gn, typename Cfg::MapDn{});
-        *reinterpret_cast<Pack<TD, VD>*>(Db + doff) = out;
-        continue;
-      }
-      I coff_fixed = 0;
-      if constexpr (Cfg::READ_C) {
-        coff_fixed = D_NCONTIG ? gett_offset<I>(gm, typename Cfg::MapCm{}) : gett_offset<I>(gn, typename Cfg::MapCn{});
-      }
-#pragma unroll
-      for (int e = 0; e < VD; ++e) {
-        TAcc v = alpha * TAcc(ev[e]);
+      } else {
+        I coff_fixed = 0;
         if constexpr (Cfg::READ_C) {
-          const I coff = coff_fixed + (D_NCONTIG ? gett_offset<I>(gn + U(e), typename Cfg::MapCn{})
-                                                 : gett_offset<I>(gm + U(e), typename Cfg::MapCm{}));
-          v += beta * TAcc(Cfg::OpC::template apply<TAcc>(TAcc(to_f(Cb[coff]))));
+          coff_fixed = D_NCONTIG ? gett_offset<I>(gm, typename Cfg::MapCm{}) : gett_offset<I>(gn, typename Cfg::MapCn{});
         }
-        if constexpr (!Cfg::OpD::kIdentity) v = Cfg::OpD::template apply<TAcc>(v);
-        out.e[e] = from_acc<TD>(v);
+#pragma unroll
+        for (int e = 0; e < VD; ++e) {
+          TAcc v = alpha * TAcc(ev[e]);
+          if constexpr (Cfg::READ_C) {
+            const I coff = coff_fixed + (D_NCONTIG ? gett_offset<I>(gn + U(e), typename Cfg::MapCn{})
+                                                   : gett_offset<I>(gm + U(e), typename Cfg::MapCm{}));
+            v += beta * TAcc(Cfg::OpC::template apply<TAcc>(TAcc(to_f(Cb[coff]))));
+          }
+          if constexpr (!Cfg::OpD::kIdentity) v = Cfg::OpD::template apply<TAcc>(v);
+          out.e[e] = from_acc<TD>(v);
+        }
       }
       const I doff = gett_offset<I>(gm, typename Cfg::MapDm{}) + gett_offset<I>(gn, typename Cfg::MapDn{});
       *reinterpret_cast<Pack<TD, VD>*>(Db + doff) = out;

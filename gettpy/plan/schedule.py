@@ -126,18 +126,23 @@ def _gathered(layout, dims: tuple[str, str], tile_mn: int) -> bool:
     return all((layout.vector_width(d) if d == "k" else layout.vector_access(d, tile_mn)[0]) == 1 for d in dims)
 
 
-def _permuted(layout, mn: str, tile_mn: int) -> bool:
-    """Whether the kernel would read this input with vectors along a non-leading map term (slot-permuted
-    tiles, gett.cuh's SlotPerm): the k-major vector is narrower than the mn vector, and that one has vs > 1."""
-    v, vs = layout.vector_access(mn, tile_mn)
-    return vs > 1 and v > 1 and layout.vector_width("k") < v
+def _read(layout, mn: str, dtype: str, tile):
+    """How the kernel reads this input on `tile` (its OperandSpec: smem orientation, vector, slot step)."""
+    from .tiles import input_spec
+
+    return input_spec(layout, mn, dtype, tile.bm if mn == "m" else tile.bn, tile.bk)
 
 
-def _read_run(layout, mn: str, tile_mn: int) -> int:
-    """Elements the kernel reads contiguously along the direction it vectorises this input (k, or the mn
-    dimension): the stride-1 leading terms of that dimension, merged while they continue each other."""
-    vk = layout.vector_width("k")
-    dm = layout.dim("k" if vk > 1 and vk >= layout.vector_access(mn, tile_mn)[0] else mn)
+def _permuted(spec) -> bool:
+    """Whether the kernel reads an input (its OperandSpec) with vectors along a non-leading map term
+    (slot-permuted tiles, gett.cuh's SlotPerm)."""
+    return not spec.kmajor and spec.vs > 1
+
+
+def _read_run(spec) -> int:
+    """Elements the kernel reads contiguously along the direction it vectorises an input (its
+    OperandSpec): the stride-1 leading terms of that dimension, merged while they continue each other."""
+    dm = spec.k if spec.kmajor else spec.mn
     run = 1
     for m, st in zip(dm.moduli, dm.strides, strict=True):
         if st != run:
@@ -231,10 +236,9 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
     rereads_a, rereads_b = _rereads(plan, sm_count)
     new_ka, new_kb = ka, kb
     t = _tile(plan, sm_count)
-    from .tiles import COMPUTE_BOUND_INTENSITY
+    from .tiles import compute_bound
 
-    mnk = (plan.M, plan.N, plan.K)
-    compute_bound = math.prod(mnk) >= COMPUTE_BOUND_INTENSITY * (mnk[0] * mnk[2] + mnk[2] * mnk[1] + mnk[0] * mnk[1])
+    heavy = compute_bound(plan.M, plan.N, plan.K)
     sides = (("a", ka, rereads_a, plan.layout_a, t.bm, va), ("b", kb, rereads_b, plan.layout_b, t.bn, vb))
     # (short-run packs: tensor-core inputs only, and not beside a gathered input's pack -- on the H100
     #  they made the f32 simt cases 1.17 -> 1.35x and #28 / #30, whose other input is gathered, 1.75 -> 1.93x)
@@ -245,10 +249,11 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
             continue
         mn = "m" if which == "a" else "n"
         op_first = not info.op.is_identity and info.dtype in ("f16", "f32", "f64") and rereads >= OP_PACK_MIN_REREADS
+        read = _read(lay, mn, info.dtype, t)
         small_permuted = (rereads >= OP_PACK_MIN_REREADS and _size(info, ext) * SMALL_PACK <= _size(problem.d, ext)
-                          and _permuted(lay, mn, tmn))
-        short_runs = (compute_bound and not any_gathered and info.itemsize == 2 and rereads >= OP_PACK_MIN_REREADS
-                      and _read_run(lay, mn, tmn) < PACK_RUN)
+                          and _permuted(read))
+        short_runs = (heavy and not any_gathered and info.itemsize == 2 and rereads >= OP_PACK_MIN_REREADS
+                      and _read_run(read) < PACK_RUN)
         if op_first or small_permuted or short_runs or rereads >= PACK_MIN_REREADS and _gathered(lay, (mn, "k"), tmn):
             new = packed(info, _pack_order(plan, mn, vec), ext, apply_op=op_first)
             new_ka, new_kb = (new, new_kb) if which == "a" else (new_ka, new)

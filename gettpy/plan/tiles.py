@@ -28,6 +28,7 @@ from ..dtypes import TF32_MODES, accumulate_type
 from ..errors import KernelError
 from ..kernels.spec import ITEMSIZE, MMA_DTYPES, KernelSpec, OperandSpec, OutputSpec, TileConfig
 from ..layouts.descriptor import OperandLayout
+from ..ops import cuda_literal
 from .plan import Plan
 
 SM_COUNT = 132  # H100 SXM
@@ -50,6 +51,11 @@ _SIMT_WIDE = {"f32": [(128, 128, 8, 8), (128, 64, 8, 4), (64, 128, 4, 8), (64, 6
               "f64": [(128, 64, 8, 4), (64, 128, 4, 8), (64, 64, 4, 4), (32, 32, 2, 2)]}
 _SIMT_NARROW_N = {16: (128, 16, 8, 1), 32: (128, 32, 8, 2)}
 _SIMT_NARROW_M = {16: (16, 128, 1, 8), 32: (32, 128, 2, 8)}
+
+
+def compute_bound(M: int, N: int, K: int) -> bool:
+    """Whether a GEMM of M x N x K is compute-bound on the H100 (COMPUTE_BOUND_INTENSITY)."""
+    return M * N * K >= COMPUTE_BOUND_INTENSITY * (M * K + K * N + M * N)
 
 
 def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_a: int = 8, vec_b: int = 8,
@@ -88,7 +94,7 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
             # shapes 256x128x64 with 4 stages (#12 0.98 -> 0.51 ms, #20 1.17 -> 0.85 ms against the best
             # mma.sync tile); memory-bound ones 128x128x64 with 3 (two CTAs per SM; #10 0.073 -> 0.068,
             # #15 0.124 -> 0.106 ms)
-            if M * N * K / (M * K + K * N + M * N) >= COMPUTE_BOUND_INTENSITY and ctas(256, 128) >= sm_count:
+            if compute_bound(M, N, K) and ctas(256, 128) >= sm_count:
                 return TileConfig(256, 128, 64, 4, wm=64, wn=128, wgmma=True)
             if M >= TALL * N and 128 < N <= 512 and ctas(256, 128) >= sm_count:
                 # tall and skinny (#16: 92352 x 312): 256 rows per tile (results/v7_h100/probe_mid.txt:
@@ -122,7 +128,9 @@ def _first_stride(layout: OperandLayout, dim: str) -> float:
     return abs(dm.strides[0]) if dm.strides else math.inf
 
 
-def _input_spec(layout: OperandLayout, mn: str, dtype: str, tile_mn: int, bk: int, kmajor_only=False) -> OperandSpec:
+def input_spec(layout: OperandLayout, mn: str, dtype: str, tile_mn: int, bk: int, kmajor_only=False) -> OperandSpec:
+    """How the kernel reads an input on a tile of `tile_mn` x `bk`: k-major with k vectors, mn-major with mn
+    vectors (possibly along a non-leading term), or scalar gathers (also the schedule's view of an input)."""
     vk = min(layout.vector_width("k"), bk)
     if kmajor_only:  # tf32 fragments are loaded from k-major tiles: k vectors, else 4-byte copies along k
         return OperandSpec(dtype, layout.dim(mn), layout.dim("k"), layout.dim("b"), max(vk, 1), True, 1)
@@ -220,8 +228,8 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
     if tile.mma and p.semiring is not None:
         raise KernelError(f"tile {tile} is an mma tile but the contraction uses semiring {p.semiring.name} "
                           f"(tensor cores only add and multiply): give a simt tile")
-    a = _input_spec(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk, bool(tf32))
-    b = _input_spec(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk, bool(tf32))
+    a = input_spec(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk, bool(tf32))
+    b = input_spec(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk, bool(tf32))
     ld = plan.layout_d
     vdn, vdm = min(ld.vector_width("n"), tile.bn), min(ld.vector_width("m"), tile.bm)
     if max(vdn, vdm) > 1:
@@ -253,14 +261,6 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
                       read_c, index64, _semiring_exprs(p.semiring), tf32)
 
 
-def _literal(v: float) -> str:
-    """A CUDA expression of type T for the float v (infinities through their bit pattern)."""
-    if math.isinf(v):
-        inf = "__longlong_as_double(0x7ff0000000000000LL)"
-        return f"T({'-' if v < 0 else ''}{inf})"
-    return f"T({float(v)!r})"
-
-
 def _semiring_exprs(sr) -> tuple[str, str, str]:
     """(add, mul, zero) CUDA expressions of a semiring; () for the ordinary sum."""
-    return () if sr is None else (sr.add, sr.mul, _literal(sr.zero))
+    return () if sr is None else (sr.add, sr.mul, cuda_literal(sr.zero))
