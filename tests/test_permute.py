@@ -107,17 +107,6 @@ def test_source_rejects_odd_itemsize():
 
 # -- GPU -----------------------------------------------------------------------------------------------
 
-def _cupy():
-    try:
-        import cupy
-
-        if cupy.cuda.runtime.getDeviceCount() > 0:
-            return cupy
-    except Exception:  # noqa: BLE001
-        pass
-    pytest.skip("no CUDA device (cupy missing or getDeviceCount() == 0)")
-
-
 SHAPES = [(33, 5, 40), (7, 65, 3, 2), (70, 31), (3, 1, 34, 2), (64, 64, 8), (312, 26, 12)]
 
 
@@ -125,7 +114,8 @@ SHAPES = [(33, 5, 40), (7, 65, 3, 2), (70, 31), (3, 1, 34, 2), (64, 64, 8), (312
 @pytest.mark.parametrize("dtype", [np.int8, np.float16, np.float32, np.complex64, np.float64])
 @pytest.mark.parametrize("shape", SHAPES)
 def test_gpu_permute_copy(shape, dtype):
-    cp = _cupy()
+    import cupy as cp
+
     from gettpy.kernels.permute import permute_copy
 
     rng = np.random.default_rng(len(shape) * 7 + shape[0])
@@ -139,7 +129,8 @@ def test_gpu_permute_copy(shape, dtype):
 
 @pytest.mark.gpu
 def test_gpu_permute_copy_negative_and_sliced_strides():
-    cp = _cupy()
+    import cupy as cp
+
     from gettpy.kernels.permute import permute_copy
 
     host = np.random.default_rng(3).standard_normal((40, 50, 6)).astype(np.float32)
@@ -155,7 +146,8 @@ def test_gpu_permute_copy_negative_and_sliced_strides():
 def test_gpu_permute_copy_applies_op(dtype, transposed):
     """op(x) in the pack: computed in float (double for float64) and rounded to the input type, as the
     fused op; through the tiled kernel (transposed) and through the elementwise fallback."""
-    cp = _cupy()
+    import cupy as cp
+
     from gettpy import ops
     from gettpy.kernels.permute import permute_copy
 

@@ -26,17 +26,14 @@ def _view(xp, x, t: TensorInfo, order: tuple[str, ...], ext: dict[str, int]):
 def _pack(xp, x, t: TensorInfo, pk: TensorInfo, ext):
     """A fresh packed copy of `x` in `pk`'s layout; op(x) when the pack applies t's op (pk has none)."""
     view = _view(xp, x, t, pk.modes, ext)
-    if t.op.is_identity or not pk.op.is_identity:
+    apply_op = not t.op.is_identity and pk.op.is_identity
+    if xp.__name__ == "cupy":  # tiled through shared memory where the fast axes differ; op(x) computed
+        from ..kernels.permute import permute_copy  # as the fused op
+
+        return permute_copy(view, t.op.cuda if apply_op else "")
+    if not apply_op:
         # always a fresh (aligned) copy: ascontiguousarray would return an already contiguous view as is
-        if xp.__name__ == "cupy":
-            from ..kernels.permute import permute_copy
-
-            return permute_copy(view)  # (tiled through shared memory where the fast axes differ)
         return xp.array(view, order="C", copy=True)
-    if xp.__name__ == "cupy":
-        from ..kernels.permute import permute_copy
-
-        return permute_copy(view, t.op.cuda)  # (op(x) computed as the fused op, tiled where that helps)
     acc = NUMPY_ACCUMULATE[ACCUMULATE[t.dtype]]  # the kernel's compute type, rounded to the input type
     return xp.array(t.op(view.astype(acc)).astype(x.dtype), order="C", copy=True)
 
