@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gettpy.kernels.build import compile_source
-from gettpy.kernels.permute import TILE, permute_source, plan_permute
+from gettpy.kernels.permute import edge_limit, permute_source, plan_permute, tile_edge
 
 
 def _strides_of(arr: np.ndarray) -> tuple[int, ...]:
@@ -27,7 +27,8 @@ def test_plan_axes(shape, strides, i, o, rest):
     assert (p.i, p.o, p.rest) == (i, o, rest)
     dense = np.empty(shape)
     assert p.dst_strides == _strides_of(dense)
-    assert p.blocks == math.ceil(shape[i] / TILE) * math.ceil(shape[o] / TILE) * math.prod(shape[a] for a in rest)
+    groups = [shape[a] for a in rest[:-1]] + [math.ceil(shape[a] / p.group) for a in rest[-1:]]
+    assert p.blocks == math.ceil(shape[i] / p.ti) * math.ceil(shape[o] / p.to) * math.prod(groups)
 
 
 @pytest.mark.parametrize("shape,strides", [
@@ -40,49 +41,101 @@ def test_plan_declines(shape, strides):
     assert plan_permute(shape, strides) is None
 
 
+@pytest.mark.parametrize("extent,vec,itemsize,edge", [
+    (72, 8, 2, 72),  # one tile of 72 (TCCG's 72-extents), not 32 + 32 + 8
+    (72, 1, 2, 72), (64, 8, 2, 64), (312, 8, 2, 104), (296, 8, 2, 104), (24, 8, 2, 24), (5, 1, 4, 5),
+    (72, 4, 4, 36), (200, 1, 1, 100),
+    (72, 2, 8, 24),  # 8-byte elements: edges of at most 32
+])
+def test_tile_edge(extent, vec, itemsize, edge):
+    assert tile_edge(extent, vec, itemsize) == edge
+    assert edge % vec == 0 and edge <= max(edge_limit(itemsize), vec)
+    assert math.ceil(extent / edge) == math.ceil(extent / edge_limit(itemsize))  # the fewest tiles
+
+
+@pytest.mark.parametrize("shape,strides,itemsize,align,wr,ww", [
+    ((72, 72, 72, 72), (72, 1, 373248, 5184), 2, 256, 8, 8),  # TCCG #20's pack: 16-byte vectors both ways
+    ((72, 72, 72, 72), (72, 1, 373248, 5184), 2, 4, 2, 8),  # a base aligned to 4 bytes bounds the reads
+    ((72, 72, 72), (72, 2, 5184), 2, 256, 1, 8),  # read axis of stride 2: scalar reads
+    ((72, 72, 72), (75, 1, 5400), 2, 256, 1, 8),  # another stride not whole vectors: scalar reads
+    ((30, 36), (1, 30), 4, 256, 2, 4),  # 30 = 2 x 15 along i; 36 = 4 x 9 along o
+    ((8, 6), (1, 8), 8, 256, 2, 2),  # 8-byte elements: pairs
+    ((33, 7), (1, 33), 1, 256, 1, 1),  # odd extents
+])
+def test_plan_vectors(shape, strides, itemsize, align, wr, ww):
+    p = plan_permute(shape, strides, itemsize, align)
+    assert (p.wr, p.ww) == (wr, ww)
+    assert p.ti == tile_edge(shape[p.i], wr, itemsize) and p.to == tile_edge(shape[p.o], ww, itemsize)
+
+
 def test_plan_rejects_mismatched_lengths():
     with pytest.raises(ValueError, match="differ in length"):
         plan_permute((2, 3), (1,))
 
 
 def _emulate(p, src_flat: np.ndarray, out_size: int) -> np.ndarray:
-    """Every (block, thread) of the kernel as planned, in numpy: which source element goes where."""
+    """Every (block, thread, vector element) of the kernel as planned, in numpy: which source element
+    goes where (the read side's vectors into the tiles of the block's group, the write side's out)."""
     out = np.full(out_size, np.nan)
     ei, eo = p.shape[p.i], p.shape[p.o]
-    ti, to = math.ceil(ei / TILE), math.ceil(eo / TILE)
+    nti, nto = p.tiles
+    lr, lw = p.ti // p.wr, p.to // p.ww
+    ga = p.rest[-1] if p.rest else None  # the group axis
     for blk in range(p.blocks):
         b = blk
-        t_o, b = b % to, b // to
-        t_i, b = b % ti, b // ti
-        s = d = 0
+        t_o, b = b % nto, b // nto
+        t_i, b = b % nti, b // nti
+        s = d = c0 = 0
         for a in reversed(p.rest):
-            c, b = b % p.shape[a], b // p.shape[a]
+            e = math.ceil(p.shape[a] / p.group) if a == ga else p.shape[a]
+            c, b = b % e, b // e
+            c = c * p.group if a == ga else c
+            c0 = c if a == ga else c0
             s += c * p.strides[a]
             d += c * p.dst_strides[a]
-        ci = t_i * TILE + np.arange(TILE)[:, None]
-        co = t_o * TILE + np.arange(TILE)[None, :]
-        ok = (ci < ei) & (co < eo)
-        src = s + ci * p.strides[p.i] + co * p.strides[p.o]
-        dst = d + ci * p.dst_strides[p.i] + co
-        assert np.all(np.isnan(out[dst[ok]])), "an element written twice"
-        out[dst[ok]] = src_flat[src[ok]]
+        for g in range(p.group):
+            if ga is None and g or ga is not None and c0 + g >= p.shape[ga]:
+                continue
+            sg, dg = (s + g * p.strides[ga], d + g * p.dst_strides[ga]) if ga is not None else (s, d)
+            tile = np.full((p.to, p.ti), np.nan)
+            for v in range(lr * p.to):  # (1) read: vector vi of tile row r
+                vi, r = v % lr, v // lr
+                ci, co = t_i * p.ti + vi * p.wr, t_o * p.to + r
+                if ci < ei and co < eo:
+                    first = sg + ci * p.strides[p.i] + co * p.strides[p.o]
+                    if p.wr > 1:  # a vector read is p.wr neighbours, whole vectors, all inside the extent
+                        assert p.strides[p.i] == 1 and first % p.wr == 0 and ci + p.wr <= ei
+                    tile[r, vi * p.wr:(vi + 1) * p.wr] = src_flat[first:first + p.wr]
+            for v in range(lw * p.ti):  # (2) write: vector vo of tile column r
+                vo, r = v % lw, v // lw
+                ci, co = t_i * p.ti + r, t_o * p.to + vo * p.ww
+                if ci < ei and co < eo:
+                    first = dg + ci * p.dst_strides[p.i] + co
+                    assert first % p.ww == 0 and co + p.ww <= eo
+                    assert np.all(np.isnan(out[first:first + p.ww])), "an element written twice"
+                    out[first:first + p.ww] = tile[vo * p.ww:(vo + 1) * p.ww, r]
     return out
 
 
+@pytest.mark.parametrize("itemsize", [1, 2, 4, 8])
 @pytest.mark.parametrize("shape,perm", [((33, 5, 40), (2, 0, 1)), ((7, 65, 3, 2), (1, 3, 0, 2)),
-                                        ((70, 31), (1, 0)), ((3, 1, 34, 2), (2, 1, 3, 0))])
-def test_plan_moves_every_element_once(shape, perm):
+                                        ((70, 31), (1, 0)), ((3, 1, 34, 2), (2, 1, 3, 0)),
+                                        ((72, 8, 24), (2, 0, 1)), ((16, 72, 40), (1, 2, 0)),
+                                        ((6, 5, 7, 9), (3, 1, 0, 2))])  # (groups of tiles along 2 rest axes)
+def test_plan_moves_every_element_once(shape, perm, itemsize):
     base = np.arange(math.prod(shape), dtype=np.float64).reshape(shape)
     view = base.transpose(perm)
-    p = plan_permute(view.shape, _strides_of(view))
+    p = plan_permute(view.shape, _strides_of(view), itemsize)
+    assert p.smem_bytes <= 24 * 1024 or p.group == 1
     got = _emulate(p, base.ravel(), view.size)
     np.testing.assert_array_equal(got, np.ascontiguousarray(view).ravel())
 
 
 @pytest.mark.parametrize("itemsize", [1, 2, 4, 8])
-def test_source_compiles_for_sm90(itemsize):
-    p = plan_permute((70, 31, 3), (1, 210, 70))
-    cubin, log = compile_source(permute_source(p, itemsize), "gett_permute", "sm_90")
+@pytest.mark.parametrize("shape,strides", [((70, 31, 3), (1, 210, 70)), ((72, 72, 72), (5184, 1, 72))])
+def test_source_compiles_for_sm90(itemsize, shape, strides):
+    p = plan_permute(shape, strides, itemsize)
+    cubin, log = compile_source(permute_source(p), "gett_permute", "sm_90")
     assert cubin and "gett_permute" in log and "spill" in log and "0 bytes spill" in log
 
 
@@ -90,24 +143,25 @@ def test_source_compiles_for_sm90(itemsize):
 def test_op_source_compiles_for_sm90(dtype, itemsize):
     from gettpy import ops
 
-    src = permute_source(plan_permute((70, 31, 3), (1, 210, 70)), itemsize, ops.elu(0.5).cuda, dtype)
+    src = permute_source(plan_permute((72, 16, 3), (48, 1, 16), itemsize), ops.elu(0.5).cuda, dtype)
     cubin, log = compile_source(src, "gett_permute", "sm_90")
     assert cubin and "0 bytes spill" in log
 
 
 def test_op_source_rejects_integer_types():
     with pytest.raises(ValueError, match="int8"):
-        permute_source(plan_permute((3, 7), (1, 3)), 1, "x", "int8")
+        permute_source(plan_permute((3, 7), (1, 3), 1), "x", "int8")
 
 
 def test_source_rejects_odd_itemsize():
     with pytest.raises(ValueError, match="12-byte"):
-        permute_source(plan_permute((3, 7), (1, 3)), 12)
+        permute_source(plan_permute((3, 7), (1, 3), 12))
 
 
 # -- GPU -----------------------------------------------------------------------------------------------
 
-SHAPES = [(33, 5, 40), (7, 65, 3, 2), (70, 31), (3, 1, 34, 2), (64, 64, 8), (312, 26, 12)]
+SHAPES = [(33, 5, 40), (7, 65, 3, 2), (70, 31), (3, 1, 34, 2), (64, 64, 8), (312, 26, 12), (16, 24, 9, 40),
+          (72, 8, 3, 72)]
 
 
 @pytest.mark.gpu
@@ -158,3 +212,23 @@ def test_gpu_permute_copy_applies_op(dtype, transposed):
     acc = np.float64 if dtype == np.float64 else np.float32
     want = op(hv.astype(acc)).astype(dtype)
     np.testing.assert_array_equal(cp.asnumpy(permute_copy(view, op.cuda)), np.ascontiguousarray(want))
+
+
+@pytest.mark.gpu
+def test_gpu_permute_copy_into_out_and_from_an_offset_base():
+    """out= is written in place (and checked); a view whose first element is not 16-byte aligned."""
+    import cupy as cp
+
+    from gettpy.kernels.permute import permute_copy
+
+    host = np.random.default_rng(9).standard_normal((9, 72, 40)).astype(np.float16)
+    dev = cp.asarray(host)
+    out = cp.empty((40, 72, 9), dtype=np.float16)
+    assert permute_copy(dev.transpose(2, 1, 0), out=out) is out
+    np.testing.assert_array_equal(cp.asnumpy(out), np.ascontiguousarray(host.transpose(2, 1, 0)))
+    # first element 2 bytes past a 16-byte boundary, strides and extents whole vectors: scalar reads
+    shifted = cp.asarray(np.concatenate([[0], host.ravel()]).astype(np.float16))[1:].reshape(host.shape)
+    want = np.ascontiguousarray(host.transpose(2, 1, 0))
+    np.testing.assert_array_equal(cp.asnumpy(permute_copy(shifted.transpose(2, 1, 0))), want)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        permute_copy(dev.transpose(2, 1, 0), out=cp.empty((40, 72, 9), dtype=np.float32))

@@ -3,27 +3,68 @@
 A pack copies a strided view (slowest axis first) into a fresh C-ordered array. When the view's
 fastest-moving source axis is not the destination's last axis, an elementwise copy reads or writes
 one element per sector (measured on the H100: CuPy's copy packed TCCG #14's 60 MB operand in 272 us,
-0.44 TB/s). This kernel moves 32 x 32 tiles over the two fast axes instead: threads read along the
-source's fast axis, exchange through shared memory, and write along the destination's, so both sides
-move whole sectors. The remaining axes enumerate the tiles' bases (extents and strides are compiled in,
+0.44 TB/s). This kernel moves tiles over the two fast axes instead: threads read along the source's
+fast axis, exchange through shared memory, and write along the destination's, so both sides move
+whole sectors. The remaining axes enumerate the tiles' bases (extents and strides are compiled in,
 so the index arithmetic divides by constants).
 
-`plan_permute` (pure) decides the axes; `permute_source` renders the kernel; `permute_copy` runs it on
-a CuPy view. The copy moves bits (1-, 2-, 4- or 8-byte elements), so it serves every dtype; a pack that
-pre-applies an input's unary op (float16, float32, float64) computes it on the way, in the GETT
-kernel's compute type.
+Each side moves vectors of up to 16 bytes where the extents and strides allow it (`PermutePlan.wr`,
+`.ww`), the tile edges are sized to the extents (`tile_edge`: 72 -> one tile of 72, not 32 + 32 + 8), and
+a block reads several tiles before writing them (`PermutePlan.group`), so a thread keeps a few loads in
+flight.
+Measured on the H100 before both (32 x 32 tiles of scalars): a 72^4 f16 permutation at 1.12 TB/s
+against 2.66 for a contiguous copy of the same bytes (tccg/results/v7_h100/permute_bw.txt): 32 x 32
+tiles of 2-byte elements moved 64 bytes per warp instruction and left the third tile along 72 a quarter
+full.
+
+`plan_permute` (pure) decides the axes, tiles and vectors; `permute_source` renders the kernel;
+`permute_copy` runs it on a CuPy view. The copy moves bits (1-, 2-, 4- or 8-byte elements), so it serves
+every dtype; a pack that pre-applies an input's unary op (float16, float32, float64) computes it on the
+way, in the GETT kernel's compute type.
 """
 from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-#: tile edge (elements) along the source's and the destination's fast axes
-TILE = 32
-#: rows of the tile each thread row handles per pass (blocks are TILE x ROWS threads)
-ROWS = 8
+#: threads per block
+THREADS = 256
+#: bytes of the longest tile edge (at most EDGE_MAX elements): 2-byte elements get edges of up to 128
+EDGE_BYTES = 256
+EDGE_MAX = 128
+#: bytes of one vector load or store at most
+VBYTES = 16
+#: vectors a thread moves per block at most (where tiles are grouped), and the block's shared memory
+LOADS = 4
+SMEM = 24 * 1024
 _BITS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
+_RAW = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "uint2", 16: "uint4"}
+
+
+def edge_limit(itemsize: int) -> int:
+    """The longest tile edge (elements) for `itemsize`-byte elements."""
+    return min(EDGE_MAX, EDGE_BYTES // itemsize)
+
+
+def tile_edge(extent: int, vec: int, itemsize: int) -> int:
+    """The tile edge along an axis of `extent` moved in vectors of `vec` elements: the extent cut into
+    the fewest pieces of at most `edge_limit` elements, each rounded up to whole vectors, so that the
+    last tile is about as full as the others (72 -> one tile of 72, not 64 + 8)."""
+    pieces = math.ceil(extent / edge_limit(itemsize))
+    return -(-math.ceil(extent / pieces) // vec) * vec
+
+
+def _pitch(edge: int, itemsize: int) -> int:
+    """Shared-memory row pitch (elements) of a tile row `edge` long: an odd number of 4-byte words (of
+    8-byte pairs for 8-byte elements), so that a column read by consecutive threads spreads over the banks."""
+    p = edge + 1
+    if itemsize <= 4:
+        while (p * itemsize) % 8 != 4:
+            p += 1
+    else:
+        p += 1 - p % 2
+    return p
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +76,11 @@ class PermutePlan:
         i: the source's fast axis (smallest stride), read along by consecutive threads.
         o: the destination's fast axis (the last), written along by consecutive threads.
         rest: the other axes, slowest first: one block per (rest coordinate, tile of i, tile of o).
+        itemsize: bytes per element.
+        wr, ww: elements per vector read along i / written along o (1: scalars).
+        ti, to: tile edges (elements) along i and o.
+        group: tiles per block, at consecutive coordinates of the fastest rest axis (all read before
+            any is written, so that a thread has several loads in flight).
     """
 
     shape: tuple[int, ...]
@@ -43,16 +89,55 @@ class PermutePlan:
     i: int
     o: int
     rest: tuple[int, ...]
+    itemsize: int = 4
+    wr: int = 1
+    ww: int = 1
+    ti: int = 32
+    to: int = 32
+    group: int = 1
+
+    def __post_init__(self):
+        if self.ti % self.wr or self.to % self.ww:
+            raise ValueError(f"PermutePlan: tile {self.ti} x {self.to} is not whole vectors of {self.wr} x {self.ww}")
+
+    @property
+    def tiles(self) -> tuple[int, int]:
+        """Tiles along i and along o."""
+        return math.ceil(self.shape[self.i] / self.ti), math.ceil(self.shape[self.o] / self.to)
 
     @property
     def blocks(self) -> int:
-        tiles = math.ceil(self.shape[self.i] / TILE) * math.ceil(self.shape[self.o] / TILE)
-        return tiles * math.prod(self.shape[a] for a in self.rest)
+        rest = [self.shape[a] for a in self.rest]
+        if rest:
+            rest[-1] = math.ceil(rest[-1] / self.group)
+        return math.prod(self.tiles) * math.prod(rest)
+
+    @property
+    def vectors(self) -> tuple[int, int]:
+        """Vectors of one tile, read side and write side."""
+        return self.ti // self.wr * self.to, self.to // self.ww * self.ti
+
+    @property
+    def smem_bytes(self) -> int:
+        return self.group * self.to * _pitch(self.ti, self.itemsize) * self.itemsize
 
 
-def plan_permute(shape: tuple[int, ...], strides: tuple[int, ...]) -> PermutePlan | None:
+def _vector(itemsize: int, extent: int, ok) -> int:
+    """The widest vector (elements, at most VBYTES) that divides `extent` and passes `ok(width)`."""
+    w = max(1, VBYTES // itemsize)
+    while w > 1 and (extent % w or not ok(w)):
+        w //= 2
+    return w
+
+
+def plan_permute(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int = 4,
+                 base_align: int = VBYTES) -> PermutePlan | None:
     """The tiled copy of a view, or None where an elementwise copy is already coalesced on both sides
-    (the source's fastest axis is the destination's, or fewer than two axes have extent > 1)."""
+    (the source's fastest axis is the destination's, or fewer than two axes have extent > 1).
+
+    itemsize: bytes per element; base_align: the alignment (bytes) of the view's first element, which
+    bounds the read vectors.
+    """
     if len(shape) != len(strides):
         raise ValueError(f"plan_permute: shape {shape} and strides {strides} differ in length")
     if any(e <= 0 for e in shape):
@@ -69,7 +154,21 @@ def plan_permute(shape: tuple[int, ...], strides: tuple[int, ...]) -> PermutePla
         dst[a] = acc
         acc *= shape[a]
     rest = tuple(a for a in live if a not in (i, o))
-    return PermutePlan(tuple(shape), tuple(strides), tuple(dst), i, o, rest)
+    # reads: vectors along i need i's stride 1, every other stride and the base whole vectors
+    wr = _vector(itemsize, shape[i], lambda w: strides[i] == 1 and base_align % (w * itemsize) == 0
+                 and all(strides[a] % w == 0 for a in live if a != i))
+    # writes: the destination is fresh (aligned) and its other strides are multiples of shape[o]
+    ww = _vector(itemsize, shape[o], lambda w: True)
+    p = PermutePlan(tuple(shape), tuple(strides), tuple(dst), i, o, rest, itemsize, wr, ww,
+                    tile_edge(shape[i], wr, itemsize), tile_edge(shape[o], ww, itemsize))
+    if not rest:
+        return p
+    # group tiles along the fastest rest axis up to LOADS vectors per thread, evenly
+    eg = shape[rest[-1]]
+    g = max(1, min(eg, LOADS * THREADS // max(p.vectors)))
+    while g > 1 and g * p.smem_bytes > SMEM:
+        g -= 1
+    return replace(p, group=math.ceil(eg / math.ceil(eg / g)))
 
 
 # (bits -> compute type, compute type -> bits) of the dtypes a pack can apply an op to: the op runs in
@@ -86,21 +185,48 @@ _OP_TYPES = {
 }
 
 
-def permute_source(p: PermutePlan, itemsize: int, op: str = "", dtype: str = "") -> str:
-    """CUDA source of the tiled copy for plan `p` and `itemsize`-byte elements (kernel `gett_permute`);
-    with `op` (a unary op's CUDA expression in x of type T) each element becomes op(x), computed in
-    `dtype`'s compute type (float16, float32 or float64 only)."""
-    if itemsize not in _BITS:
-        raise ValueError(f"permute_source: no tiled copy for {itemsize}-byte elements (1, 2, 4 or 8)")
+def _packed(n: int, item: int) -> str:
+    """A CUDA expression of the raw vector type (`_RAW`) holding y[0..n-1], built from 32-bit words
+    (stored with __stcg: a plain store of a uint4, like a union written element by element, compiled to
+    four 4-byte stores)."""
+    if n * item < 4:
+        return "y[0]" if n == 1 else "(unsigned short)(y[0] | (y[1] << 8))"
+    if item == 8:
+        words = [f"unsigned(y[{e}]{' >> 32' if h else ''})" for e in range(n) for h in (0, 1)]
+    else:
+        per = 4 // item
+        words = [" | ".join(f"(unsigned(y[{w * per + k}]) << {8 * item * k})" if k else f"unsigned(y[{w * per}])"
+                            for k in range(per)) for w in range(n * item // 4)]
+    if len(words) == 1:
+        return words[0]
+    return f"make_uint{len(words)}({', '.join(words)})"
+
+
+def permute_source(p: PermutePlan, op: str = "", dtype: str = "") -> str:
+    """CUDA source of the tiled copy for plan `p` (kernel `gett_permute`); with `op` (a unary op's CUDA
+    expression in x of type T) each element becomes op(x), computed in `dtype`'s compute type (float16,
+    float32 or float64 only)."""
+    item = p.itemsize
+    if item not in _BITS:
+        raise ValueError(f"permute_source: no tiled copy for {item}-byte elements (1, 2, 4 or 8)")
     if op and dtype not in _OP_TYPES:
         raise ValueError(f"permute_source: no op in a pack of {dtype or 'unnamed'} elements "
                          f"(float16, float32 or float64)")
     ei, eo = p.shape[p.i], p.shape[p.o]
-    ti, to = math.ceil(ei / TILE), math.ceil(eo / TILE)
+    nti, nto = p.tiles
+    lr, lw = p.ti // p.wr, p.to // p.ww  # vectors per tile row, read and write side
+    nr, nw = p.vectors
+    G = p.group
     rest = []
-    for a in reversed(p.rest):  # fastest rest axis first
-        rest.append(f"  {{ const long long c = b % {p.shape[a]}LL; b /= {p.shape[a]}LL; "
-                    f"s += c * {p.strides[a]}LL; d += c * {p.dst_strides[a]}LL; }}")
+    for a in reversed(p.rest):  # fastest rest axis first: its coordinates come in groups of G
+        e = p.shape[a] if a != p.rest[-1] else math.ceil(p.shape[a] / G)
+        c = "c" if a != p.rest[-1] else f"c * {G}"
+        rest.append(f"  {{ const long long c = b % {e}LL; b /= {e}LL; "
+                    f"s += {c} * {p.strides[a]}LL; d += {c} * {p.dst_strides[a]}LL;"
+                    + (f" c0 = {c};" if a == p.rest[-1] else "") + " }")
+    # (tile g of the group sits g coordinates of the group axis further; past that axis' end: skipped)
+    sg, dg = (p.strides[p.rest[-1]], p.dst_strides[p.rest[-1]]) if p.rest else (0, 0)
+    eg = p.shape[p.rest[-1]] if p.rest else 1
     if op:
         ct, conv = _OP_TYPES[dtype]
         prelude = [f"typedef {ct} T;", conv,
@@ -108,29 +234,44 @@ def permute_source(p: PermutePlan, itemsize: int, op: str = "", dtype: str = "")
     else:
         prelude = ["__device__ __forceinline__ B apply(B v) { return v; }"]
     return "\n".join([
-        f"typedef {_BITS[itemsize]} B;",
+        f"typedef {_BITS[item]} B;",
+        f"union VR {{ {_RAW[p.wr * item]} raw; B e[{p.wr}]; }};",
         *prelude,
-        f'extern "C" __global__ void __launch_bounds__({TILE * ROWS}) '
+        f'extern "C" __global__ void __launch_bounds__({THREADS}) '
         "gett_permute(const B* __restrict__ src, B* __restrict__ dst) {",
-        f"  __shared__ B tile[{TILE}][{TILE + 1}];",
+        f"  __shared__ B tile[{G}][{p.to}][{_pitch(p.ti, item)}];  // [group][o][i]",
         "  long long b = blockIdx.x;",
-        f"  const long long to = b % {to}LL; b /= {to}LL;",
-        f"  const long long ti = b % {ti}LL; b /= {ti}LL;",
-        "  long long s = 0, d = 0;",
+        f"  const long long to = b % {nto}LL; b /= {nto}LL;",
+        f"  const long long ti = b % {nti}LL; b /= {nti}LL;",
+        "  long long s = 0, d = 0, c0 = 0;",
         *rest,
-        "  const int tx = threadIdx.x, ty = threadIdx.y;",
-        f"  const long long i0 = ti * {TILE}, o0 = to * {TILE};",
+        f"  const long long i0 = ti * {p.ti}, o0 = to * {p.to};",
+        "  // (1) read: consecutive threads take consecutive vectors along i, tile after tile of the group",
         "#pragma unroll",
-        f"  for (int r = ty; r < {TILE}; r += {ROWS}) {{  // read: consecutive threads along i",
-        "    const long long ci = i0 + tx, co = o0 + r;",
-        f"    if (ci < {ei}LL && co < {eo}LL)",
-        f"      tile[r][tx] = apply(src[s + ci * {p.strides[p.i]}LL + co * {p.strides[p.o]}LL]);",
+        f"  for (int k = 0; k < {math.ceil(G * nr / THREADS)}; ++k) {{",
+        f"    const int v = threadIdx.x + k * {THREADS}, g = v / {nr}, vi = v % {nr} % {lr}, r = v % {nr} / {lr};",
+        f"    const long long ci = i0 + vi * {p.wr}, co = o0 + r;",
+        f"    if (v < {G * nr} && c0 + g < {eg}LL && ci < {ei}LL && co < {eo}LL) {{",
+        "      VR x;",
+        f"      x.raw = *reinterpret_cast<const decltype(x.raw)*>(src + s + g * {sg}LL + ci * {p.strides[p.i]}LL + "
+        f"co * {p.strides[p.o]}LL);",
+        "#pragma unroll",
+        f"      for (int e = 0; e < {p.wr}; ++e) tile[g][r][vi * {p.wr} + e] = apply(x.e[e]);",
+        "    }",
         "  }",
         "  __syncthreads();",
+        "  // (2) write: consecutive threads take consecutive vectors along o",
         "#pragma unroll",
-        f"  for (int r = ty; r < {TILE}; r += {ROWS}) {{  // write: consecutive threads along o",
-        "    const long long ci = i0 + r, co = o0 + tx;",
-        f"    if (ci < {ei}LL && co < {eo}LL) dst[d + ci * {p.dst_strides[p.i]}LL + co] = tile[tx][r];",
+        f"  for (int k = 0; k < {math.ceil(G * nw / THREADS)}; ++k) {{",
+        f"    const int v = threadIdx.x + k * {THREADS}, g = v / {nw}, vo = v % {nw} % {lw}, r = v % {nw} / {lw};",
+        f"    const long long ci = i0 + r, co = o0 + vo * {p.ww};",
+        f"    if (v < {G * nw} && c0 + g < {eg}LL && ci < {ei}LL && co < {eo}LL) {{",
+        f"      B y[{p.ww}];",
+        "#pragma unroll",
+        f"      for (int e = 0; e < {p.ww}; ++e) y[e] = tile[g][vo * {p.ww} + e][r];",
+        f"      __stcg(reinterpret_cast<{_RAW[p.ww * item]}*>(dst + d + g * {dg}LL + ci * {p.dst_strides[p.i]}LL "
+        f"+ co), {_packed(p.ww, item)});",
+        "    }",
         "  }",
         "}",
         "",
@@ -144,30 +285,37 @@ def _kernel(source: str):
     return cupy.RawKernel(source, "gett_permute")
 
 
-def permute_copy(view, op: str = ""):
+def permute_copy(view, op: str = "", out=None):
     """A fresh C-ordered CuPy copy of the strided CuPy array `view` (same dtype and shape), through the
     tiled kernel where that helps, else CuPy's own copy; with `op` (a unary op's CUDA expression) the copy
-    holds op(view), computed as the GETT kernel's fused op (float16, float32 and float64 views)."""
+    holds op(view), computed as the GETT kernel's fused op (float16, float32 and float64 views). `out`: a
+    C-contiguous array of view's shape and dtype to write instead of a fresh one (it must not overlap view)."""
     import cupy
 
     item = view.dtype.itemsize
     if op and view.dtype.name not in _OP_TYPES:
         raise ValueError(f"permute_copy: no op in a pack of {view.dtype.name} (float16, float32 or float64)")
+    if out is not None and (out.shape != view.shape or out.dtype != view.dtype or not out.flags.c_contiguous):
+        raise ValueError(f"permute_copy: out must be C-contiguous {view.dtype.name} of shape {view.shape}, "
+                         f"not {out.dtype.name} {out.shape} (c_contiguous={out.flags.c_contiguous})")
     strides = tuple(s // item for s in view.strides)
-    p = plan_permute(tuple(view.shape), strides) if item in _BITS and all(
+    ptr = view.data.ptr
+    p = plan_permute(tuple(view.shape), strides, item, (ptr & -ptr) if ptr else VBYTES) if item in _BITS and all(
         s % item == 0 for s in view.strides) else None
+    if out is None:
+        out = cupy.empty(view.shape, dtype=view.dtype)
     if p is None or p.blocks >= 2**31:  # (an elementwise kernel is coalesced here)
         if op:
             from ..backends.gpu import op_kernel
 
-            out = cupy.empty(view.shape, dtype=view.dtype)
             op_kernel(op, view.dtype.name)(view, out)
-            return out
-        return cupy.array(view, order="C", copy=True)
-    out = cupy.empty(view.shape, dtype=view.dtype)
+        else:
+            cupy.copyto(out, view)
+        return out
     # the kernel indexes from the view's first element; negative strides are folded into the offsets
-    _kernel(permute_source(p, item, op, view.dtype.name))((p.blocks,), (TILE, ROWS), (view, out))
+    _kernel(permute_source(p, op, view.dtype.name))((p.blocks,), (THREADS,), (view, out))
     return out
 
 
-__all__ = ["PermutePlan", "TILE", "permute_copy", "permute_source", "plan_permute"]
+__all__ = ["EDGE_BYTES", "EDGE_MAX", "PermutePlan", "THREADS", "edge_limit", "permute_copy", "permute_source",
+           "plan_permute", "tile_edge"]
