@@ -192,6 +192,11 @@ def test_tile_heuristic():
     assert not choose_tile(92352, 296, 48, dtype="f16").wgmma
     assert choose_tile(92352, 296, 48, dtype="f16").bk == 32
     assert choose_tile(5184, 5184, 5184, dtype="f32").tm > 0
+    t = choose_tile(6144, 6144, 24, dtype="f32")  # f32, short K (ccsd_t): 64x64 tiles, 3 k-tiles of 8
+    assert (t.bm, t.bn, t.bk, t.stages, t.tm, t.tn) == (64, 64, 8, 3, 4, 4)
+    t = choose_tile(6144, 6144, 72, dtype="f32")  # K = 72: 80 columns of bk 16 (11% zero-fill) stays
+    assert (t.bm, t.bn, t.bk) == (128, 128, 16)
+    assert choose_tile(6144, 6144, 24, dtype="f64").bk == 8 and choose_tile(6144, 6144, 24, dtype="f64").bm > 64
     small = choose_tile(300, 300, 64, dtype="f16")
     assert math.ceil(300 / small.bm) * math.ceil(300 / small.bn) >= 9
 
@@ -230,8 +235,8 @@ def test_d_run_tiles():
         assert spec.tile.bm == 96 and spec.tile.bm % spec.d.run == 0, spec.tile
         assert (spec.tile.wm, spec.tile.wn, spec.tile.threads) == (48, 64, 128)  # four warps of 48 x 64
         assert B.build(spec, ARCH).report.spill_stores == 0
-        spec = kernel_spec(tccg_plan(con, ext, "f32"), False)  # simt tiles stay 128 (measured faster)
-        assert spec.tile.bm == 128 and spec.d.run == 0
+        spec = kernel_spec(tccg_plan(con, ext, "f32"), False)  # simt tiles are not cut (short K: 64x64)
+        assert spec.tile.bm == 64 and spec.d.run == 0
     spec = kernel_spec(tccg_plan("abcdef-degc-gfab", ext, "f16"), False)
     assert spec.d.run == 0 and spec.tile.bm == 128
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gettpy.kernels.build import compile_source
-from gettpy.kernels.permute import edge_limit, permute_source, plan_permute, tile_edge
+from gettpy.kernels.permute import MIN_BLOCKS, edge_limit, permute_source, plan_permute, tile_edge
 
 
 def _strides_of(arr: np.ndarray) -> tuple[int, ...]:
@@ -127,6 +127,7 @@ def test_plan_moves_every_element_once(shape, perm, itemsize):
     view = base.transpose(perm)
     p = plan_permute(view.shape, _strides_of(view), itemsize)
     assert p.smem_bytes <= 24 * 1024 or p.group == 1
+    assert p.blocks >= MIN_BLOCKS or p.group == 1
     got = _emulate(p, base.ravel(), view.size)
     np.testing.assert_array_equal(got, np.ascontiguousarray(view).ravel())
 

@@ -38,6 +38,9 @@ VBYTES = 16
 #: vectors a thread moves per block at most (where tiles are grouped), and the block's shared memory
 LOADS = 4
 SMEM = 24 * 1024
+#: blocks a grouped copy keeps at least (a few waves of the H100's 132 SMs; the ccsd_t packs of 0.4 MB
+#: were 32 blocks of 12 tiles each before this bound)
+MIN_BLOCKS = 512
 _BITS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
 _RAW = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "uint2", 16: "uint4"}
 
@@ -165,8 +168,9 @@ def plan_permute(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int
         return p
     # group tiles along the fastest rest axis up to LOADS vectors per thread, evenly
     eg = shape[rest[-1]]
+    # (and not below MIN_BLOCKS blocks: a small pack needs its blocks spread over the SMs more)
     g = max(1, min(eg, LOADS * THREADS // max(p.vectors)))
-    while g > 1 and g * p.smem_bytes > SMEM:
+    while g > 1 and (g * p.smem_bytes > SMEM or replace(p, group=g).blocks < MIN_BLOCKS):
         g -= 1
     return replace(p, group=math.ceil(eg / math.ceil(eg / g)))
 

@@ -8,7 +8,10 @@
 * otherwise the widest tile that still fills the machine: 128x128 (mma) when that gives at least
   one CTA per SM, then 128x64 / 64x128, then 64x64 (memory-bound shapes need CTAs in flight more
   than they need reuse);
-* bk = 32 for the mma path (16 when K <= 16), 16 for f32, 8 for f64; 4 stages for the mma path
+* an f32 (simt) shape with a short K (<= SIMT_SHORT_K: mostly epilogue) takes 64x64 tiles if they fill
+  the machine;
+* bk = 32 for the mma path (16 when K <= 16), 16 for f32 (8 when 16 would zero-fill over a quarter
+  of the k columns, e.g. K = 24), 8 for f64; 4 stages for the mma path
   (3 for simt), fewer when K has fewer k-tiles; a 128x128 mma tile with K >= 64 becomes 128x128x64
   with 3 stages and four 64x64 warp tiles (measured faster on the H100, by the tile probe and the
   autotuner), or on an sm_90 device a wgmma tile: 256x128x64 / 4 stages for compute-bound shapes,
@@ -39,6 +42,11 @@ COMPUTE_BOUND_INTENSITY = 280
 TALL = 64
 #: K from which a shape too small for a wave of 128x128 tiles takes 128x64 wgmma tiles anyway
 LONG_K = 1024
+#: K up to which an f32 (simt) shape takes 64x64 tiles: its CTAs are mostly epilogue (D written once per
+#: 2K flops), and more, smaller CTAs per SM overlap one's stores with another's FMAs (tccg/tile_probe.py
+#: on the H100, results/v8_h100/probe_f32.txt: ccsd_t #31-#33, K = 24, 0.112-0.123 ms on 128x128x16/2,
+#: 0.085-0.089 ms on 64x64x8/3)
+SIMT_SHORT_K = 32
 
 # (bm, bn, wm, wn) of the mma path, (bm, bn, tm, tn) of the simt path
 _MMA_WIDE = [(128, 128, 64, 32), (128, 64, 64, 32), (64, 128, 32, 64), (64, 64, 32, 32)]
@@ -79,6 +87,8 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
         bm, bn, x, y = (_MMA_NARROW_M if mma else _SIMT_NARROW_M)[16 if M <= 16 else 32]
     else:
         cands = _MMA_WIDE if mma else _SIMT_WIDE["f64" if dtype == "f64" else "f32"]
+        if not mma and dtype == "f32" and K <= SIMT_SHORT_K:
+            cands = [c for c in cands if c[0] <= 64 and c[1] <= 64]
         pick = cands[-1]
         for c in cands:
             bm, bn = c[0], c[1]
@@ -118,6 +128,8 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
         stages = max(2, min(4, kt))
         return TileConfig(bm, bn, bk, stages, wm=x, wn=y)
     bk = 8 if dtype == "f64" else 16
+    if bk == 16 and K % 8 == 0 and 4 * math.ceil(K / 16) * 16 > 5 * K:
+        bk = 8  # (over a quarter of the k-tiles' columns would be zero-fill: K = 24 -> 3 tiles of 8, not 2 of 16)
     kt = max(1, math.ceil(K / bk))
     stages = max(2, min(3, kt))
     return TileConfig(bm, bn, bk, stages, tm=x, tn=y)
