@@ -11,6 +11,7 @@ Needs a GPU. Prints one line per (case, configuration).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 import statistics
 
@@ -28,18 +29,21 @@ WGMMA_TILES = [(128, 128, 3), (128, 128, 4), (128, 256, 3), (128, 256, 4), (256,
 
 
 def parse_tile(text: str):
-    """A TileConfig from `BMxBNxBK/STAGES@WMxWN`, with a trailing `w` for wgmma or `s` for a simt thread tile."""
+    """A TileConfig from `BMxBNxBK/STAGES@WMxWN`, with a trailing `w` for wgmma or `s` for a simt thread tile,
+    then `p` for a persistent tile."""
     from gettpy.kernels.spec import TileConfig
 
-    m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)(?::g(\d+))?", text.strip())
+    m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)(p?)(?::g(\d+))?", text.strip())
     if not m:
         raise SystemExit(f"--tiles: cannot read {text!r} (want BMxBNxBK/STAGES@WMxWN, optional w or s suffix, "
-                         f"optional :gN for N tile rows per rasterisation group)")
+                         f"optional p (persistent), optional :gN for N tile rows per rasterisation group)")
     bm, bn, bk, st, x, y = (int(g) for g in m.groups()[:6])
-    group = {"group_m": int(m.group(8))} if m.group(8) else {}
+    kw = {"persistent": m.group(8) == "p"}
+    if m.group(9):
+        kw["group_m"] = int(m.group(9))
     if m.group(7) == "s":
-        return TileConfig(bm, bn, bk, st, tm=x, tn=y, **group)
-    return TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **group)
+        return TileConfig(bm, bn, bk, st, tm=x, tn=y, **kw)
+    return TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **kw)
 
 
 def main(argv=None) -> int:
@@ -56,7 +60,8 @@ def main(argv=None) -> int:
     ap.add_argument("--dtype", default="f16", choices=["f16", "f32"])
     ap.add_argument("--paths", default="mma,wgmma", help="tile families to time besides the heuristic's")
     ap.add_argument("--tiles", default="", help="only these tiles besides the heuristic's, comma separated, "
-                    "BMxBNxBK/STAGES@WMxWN (mma.sync), the same ending in 'w' (wgmma) or @TMxTN ending in 's' (simt)")
+                    "BMxBNxBK/STAGES@WMxWN (mma.sync), the same ending in 'w' (wgmma) or @TMxTN ending in 's' (simt), "
+                    "then 'p' for persistent; 'P' alone: the heuristic's tile made persistent")
     args = ap.parse_args(argv)
     for case in parse_cases(args.cases):
         sched = make_schedule(case_problem(case, args.dtype, args.dtype))
@@ -79,7 +84,8 @@ def main(argv=None) -> int:
         base = kernel_spec(plan, False)
         tiles = [base.tile]
         if args.tiles:
-            tiles += [parse_tile(t) for t in args.tiles.split(",")]
+            tiles += [dataclasses.replace(base.tile, persistent=True) if t == "P" else parse_tile(t)
+                      for t in args.tiles.split(",")]
         elif "mma" in args.paths.split(","):
             tiles += [TileConfig(bm, bn, bk, st, wm=wm, wn=wn) for bm, bn, bk, st, wm, wn in MMA_TILES]
         if not args.tiles and "wgmma" in args.paths.split(",") and str(cupy.cuda.Device().compute_capability) == "90":
@@ -104,7 +110,8 @@ def main(argv=None) -> int:
                 ms = statistics.median(times)
                 tf = 2 * plan.M * plan.N * plan.K * plan.batch / ms / 1e9
                 mark = "*" if i == 0 else " "
-                print(f"{case.num:2d} {mark} {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages} {spec.path:5s} "
+                pers = "p" if tile.persistent else " "
+                print(f"{case.num:2d} {mark} {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages}{pers} {spec.path:5s} "
                       f"warp {tile.wm or tile.tm}x{tile.wn or tile.tn} g{tile.group_m} "
                       f"{ms:8.4f} ms {tf:6.1f} TFLOP/s err {err:.1e}{'  WRONG' if not err < 1e-2 else ''}")
             except Exception as e:  # noqa: BLE001 - report and go on

@@ -331,3 +331,22 @@ def test_concurrent_processes_build_the_same_kernel(tmp_path):
             os.environ.pop("GETTPY_CACHE_DIR", None)
         else:
             os.environ["GETTPY_CACHE_DIR"] = old
+
+
+@pytest.mark.parametrize("dt,tile", [
+    ("f16", TileConfig(128, 128, 64, 3, wm=64, wn=128, wgmma=True, persistent=True)),
+    ("f16", TileConfig(96, 128, 32, 2, wm=48, wn=64, persistent=True)),
+    ("f32", TileConfig(64, 64, 8, 3, tm=4, tn=4, persistent=True)),
+])
+def test_persistent_tiles_compile(dt, tile, cache):
+    """Persistent tiles (a CTA walks tiles, its pipeline running on across them) compile without spills;
+    their shared memory is the pipeline's plus the epilogue tile's (the wrapper's static_assert checks
+    spec.py's figure against the template's), more than the same tile's non-persistent maximum of the two."""
+    import dataclasses
+
+    plan = tccg_plan("abcdef-degb-gfac", (24, 16, 16, 24, 16, 16, 24), dt, with_c=True)
+    spec = kernel_spec(plan, True, tile=tile)
+    k = B.build(spec, ARCH)
+    assert k.report.registers > 0 and k.report.spill_stores == 0
+    flat = kernel_spec(plan, True, tile=dataclasses.replace(tile, persistent=False))
+    assert spec.smem_bytes > flat.smem_bytes and B.build(flat, ARCH).name != k.name

@@ -113,27 +113,41 @@ def _check_alignment(what: str, ptr: int, vec: int, dtype: str) -> None:
                           f"assumed; plan again for this array")
 
 
+def launch_grid(spec: KernelSpec, f) -> int:
+    """CTAs to launch: one per tile, or for a persistent tile as many as are resident at once on the
+    current device (occupancy of the loaded function `f` x SMs), at most one per tile."""
+    if not spec.tile.persistent:
+        return spec.grid
+    from cupy_backends.cuda.api import driver
+
+    per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(f.ptr, spec.tile.threads, spec.smem_bytes)
+    if per_sm < 1:
+        raise KernelError(f"tile {spec.tile}: no CTA of {spec.tile.threads} threads and {spec.smem_bytes} bytes of "
+                          f"shared memory fits on an SM")
+    return min(spec.grid, per_sm * _target()[0])
+
+
 def launch(spec: KernelSpec, a_ptr: int, b_ptr: int, c_ptr: int, d_ptr: int, alpha, beta, stream=None) -> None:
     """Launch the kernel of `spec` on raw device pointers (element 0 of each operand)."""
     if spec.M == 0 or spec.N == 0 or spec.batch == 0:
         return
     import cupy
 
-    grid = spec.grid
-    if grid > 2**31 - 1:
-        raise KernelError(f"{grid} CTAs exceed the grid limit; the contraction is too large for one launch")
+    if spec.grid > 2**31 - 1:
+        raise KernelError(f"{spec.grid} CTAs exceed the grid limit; the contraction is too large for one launch")
     dev = cupy.cuda.runtime.getDevice()
     hit = _FUNCS_BY_ID.get((id(spec), dev))
     if hit is not None and hit[0] is spec:
-        f = hit[1]
+        f, grid = hit[1], hit[2]
     else:
         f = get_function(spec)
+        grid = launch_grid(spec, f)
         if len(_FUNCS_BY_ID) > 4096:
             _FUNCS_BY_ID.clear()
-        _FUNCS_BY_ID[(id(spec), dev)] = (spec, f)
+        _FUNCS_BY_ID[(id(spec), dev)] = (spec, f, grid)
     if stream is None:
         stream = cupy.cuda.get_current_stream()
-    fast = _launcher(spec, f, dev)
+    fast = _launcher(spec, f, dev, grid)
     if fast is not None and fast(a_ptr, b_ptr, c_ptr, d_ptr, alpha, beta, stream.ptr):
         return
     acc = np.float64 if spec.compute == "f64" else np.float32
@@ -167,10 +181,10 @@ class _Launcher:
 
     __slots__ = ("fn", "func", "grid", "threads", "smem", "vals", "params", "spec")
 
-    def __init__(self, fn, spec: KernelSpec, func_ptr: int):
+    def __init__(self, fn, spec: KernelSpec, func_ptr: int, grid: int):
         acc = ctypes.c_double if spec.compute == "f64" else ctypes.c_float
         self.fn, self.spec, self.func = fn, spec, ctypes.c_void_p(func_ptr)
-        self.grid, self.threads, self.smem = spec.grid, spec.tile.threads, spec.smem_bytes
+        self.grid, self.threads, self.smem = grid, spec.tile.threads, spec.smem_bytes
         self.vals = (ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), acc(), acc())
         self.params = (ctypes.c_void_p * 6)(*(ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in self.vals))
 
@@ -182,8 +196,8 @@ class _Launcher:
                        None) == 0
 
 
-def _launcher(spec: KernelSpec, f, dev: int):
-    """The calling thread's fast launcher of `spec` (None without libcuda)."""
+def _launcher(spec: KernelSpec, f, dev: int, grid: int):
+    """The calling thread's fast launcher of `spec` with `grid` CTAs (None without libcuda)."""
     cache = getattr(_TLS, "launchers", None)
     if cache is None:
         cache = _TLS.launchers = {}
@@ -195,7 +209,7 @@ def _launcher(spec: KernelSpec, f, dev: int):
         return None
     if len(cache) > 4096:
         cache.clear()
-    lau = cache[(id(spec), dev)] = _Launcher(fn, spec, int(f.ptr))
+    lau = cache[(id(spec), dev)] = _Launcher(fn, spec, int(f.ptr), grid)
     return lau
 
 

@@ -446,8 +446,13 @@ struct Gett {
   static constexpr int EC = D_NCONTIG ? BN : BM, ES = D_NCONTIG ? BM : BN;
   static constexpr int EPITCH = EC + EPAD;
   static constexpr int EPI_BYTES = round16(ES * EPITCH * int(sizeof(TE)));
+  // PERSIST: a CTA walks tiles blockIdx.x, + gridDim.x, ... and its loads run ahead across the tiles
+  // (the next tile's first k-tiles arrive while this one's epilogue runs), so the epilogue tile has
+  // shared memory of its own, after the pipeline's; otherwise it reuses the pipeline's
+  static constexpr bool PERSIST = Cfg::PERSIST;
   // (wgmma: + 1024 bytes to align the swizzle atoms, which need 1024-byte-aligned stages)
-  static constexpr int SMEM_BYTES = (PIPE_BYTES > EPI_BYTES ? PIPE_BYTES : EPI_BYTES) + (WG ? 1024 : 0);
+  static constexpr int SMEM_BYTES = (PERSIST ? PIPE_BYTES + EPI_BYTES
+                                             : (PIPE_BYTES > EPI_BYTES ? PIPE_BYTES : EPI_BYTES)) + (WG ? 1024 : 0);
 
   // MMA path: warps tile the block, each warp a WM x WN tile of 16x8 mma tiles
   static constexpr int WM = Cfg::WM, WN = Cfg::WN;
@@ -490,13 +495,9 @@ struct Gett {
     }
   }
 
-  __device__ static void run(const TA* __restrict__ A, const TB* __restrict__ B, const TC* __restrict__ C,
-                             TD* __restrict__ D, TAcc alpha, TAcc beta, unsigned char* smem) {
-    const int tid = threadIdx.x;
-    if constexpr (WG) smem += (1024u - (unsigned)__cvta_generic_to_shared(smem) % 1024u) % 1024u;
-    // (0) which tile: batch outermost, then grouped rasterisation of the (m, n) tiles
-    const U bid = U(blockIdx.x);
-    const U bz = BATCH > 1 ? bid / U(TILES) : U(0);
+  // (0) which tile: batch outermost, then grouped rasterisation of the (m, n) tiles
+  __device__ __forceinline__ static void tile_coords(U bid, U& bz, U& m0, U& n0) {
+    bz = BATCH > 1 ? bid / U(TILES) : U(0);
     const U t = BATCH > 1 ? bid % U(TILES) : bid;
     U tile_m, tile_n;
     if constexpr (GROUP_M > 1 && TILES_M > GROUP_M) {
@@ -510,19 +511,81 @@ struct Gett {
       tile_m = t / U(TILES_N);
       tile_n = t % U(TILES_N);
     }
-    const U m0 = tile_m * U(BM), n0 = tile_n * U(BN);
-    const TA* Ab = A + gett_offset<I>(bz, typename Cfg::MapAb{});
-    const TB* Bb = B + gett_offset<I>(bz, typename Cfg::MapBb{});
+    m0 = tile_m * U(BM);
+    n0 = tile_n * U(BN);
+  }
+
+  __device__ static void run(const TA* __restrict__ A, const TB* __restrict__ B, const TC* __restrict__ C,
+                             TD* __restrict__ D, TAcc alpha, TAcc beta, unsigned char* smem) {
+    const int tid = threadIdx.x;
+    if constexpr (WG) smem += (1024u - (unsigned)__cvta_generic_to_shared(smem) % 1024u) % 1024u;
+    constexpr U NTILES = U(TILES) * U(BATCH);
+    const U step = PERSIST ? U(gridDim.x) : NTILES;  // (non-persistent: one tile per CTA)
 
     TA* sA = reinterpret_cast<TA*>(smem);
     TB* sB = reinterpret_cast<TB*>(smem + STAGES * A_STAGE_BYTES);
     auto stA = [&](int s) { return reinterpret_cast<TA*>(reinterpret_cast<unsigned char*>(sA) + s * A_STAGE_BYTES); };
     auto stB = [&](int s) { return reinterpret_cast<TB*>(reinterpret_cast<unsigned char*>(sB) + s * B_STAGE_BYTES); };
 
+    // the loads: tile `ltile`, k-tile `lk` comes next; the loaders hold that tile's mn offsets
+    U ltile = U(blockIdx.x), lbz, lm0, ln0;
+    long long lk = 0;
+    tile_coords(ltile, lbz, lm0, ln0);
+    const TA* lAb = A + gett_offset<I>(lbz, typename Cfg::MapAb{});
+    const TB* lBb = B + gett_offset<I>(lbz, typename Cfg::MapBb{});
     LA la;
     LB lb;
-    la.init(tid, m0);
-    lb.init(tid, n0);
+    la.init(tid, lm0);
+    lb.init(tid, ln0);
+    // issue the copies of the next k-tile into stage s and move on (to the next tile after the last
+    // k-tile); nk: that k-tile's index, known in the loop when each CTA has one tile (non-persistent)
+    auto load_next = [&](int s, long long nk) {
+      if constexpr (PERSIST) {
+        if (ltile < NTILES) {
+          la.load(stA(s), lAb, tid, U(lk) * U(BK));
+          lb.load(stB(s), lBb, tid, U(lk) * U(BK));
+          if (++lk == KTILES) {
+            lk = 0;
+            ltile += step;
+            if (ltile < NTILES) {
+              tile_coords(ltile, lbz, lm0, ln0);
+              lAb = A + gett_offset<I>(lbz, typename Cfg::MapAb{});
+              lBb = B + gett_offset<I>(lbz, typename Cfg::MapBb{});
+              la.init(tid, lm0);
+              lb.init(tid, ln0);
+            }
+          }
+        }
+      } else if (nk < KTILES) {
+        la.load(stA(s), lAb, tid, U(nk) * U(BK));
+        lb.load(stB(s), lBb, tid, U(nk) * U(BK));
+      }
+      cp_async_commit();
+    };
+
+    // (1) prologue: fill PF stages
+#pragma unroll
+    for (int s = 0; s < PF; ++s) load_next(s, s);
+
+    long long kstep = 0;  // k-tiles computed by this CTA so far (all its tiles): the stage ring position
+    if constexpr (PERSIST) {
+#pragma unroll 1
+      for (U tile = U(blockIdx.x); tile < NTILES; tile += step) {
+        U bz, m0, n0;
+        tile_coords(tile, bz, m0, n0);
+        tile_body(C, D, alpha, beta, smem, stA, stB, load_next, kstep, bz, m0, n0);
+      }
+      cp_async_wait<0>();
+    } else {
+      tile_body(C, D, alpha, beta, smem, stA, stB, load_next, kstep, lbz, lm0, ln0);
+    }
+  }
+
+  template <class SA, class SB, class LoadNext>
+  __device__ __forceinline__ static void tile_body(const TC* __restrict__ C, TD* __restrict__ D, TAcc alpha,
+                                                   TAcc beta, unsigned char* smem, SA stA, SB stB,
+                                                   LoadNext& load_next, long long& kstep, U bz, U m0, U n0) {
+    const int tid = threadIdx.x;
 
     // accumulators
     constexpr int ACC_R = MMA ? MI * NI * 4 : TM * TN;
@@ -537,36 +600,19 @@ struct Gett {
     const int wn0 = WG ? 0 : MMA ? (warp % WARPS_N) * WN : 0;
     const int tm = MMA ? 0 : tid / TNS, tn = MMA ? 0 : tid % TNS;
 
-    // (1) prologue: fill PF stages
-#pragma unroll
-    for (int s = 0; s < PF; ++s) {
-      if (s < KTILES) {
-        la.load(stA(s), Ab, tid, U(s) * U(BK));
-        lb.load(stB(s), Bb, tid, U(s) * U(BK));
-      }
-      cp_async_commit();
-    }
-
-    // (2) main loop over the k-tiles
+    // (2) main loop over the k-tiles (the pipeline's stages go round across this CTA's tiles: kstep)
     for (long long kt = 0; kt < KTILES; ++kt) {
-      const int s = int(kt % STAGES);
+      const long long ks = PERSIST ? kstep++ : kt;  // (one tile per CTA: the ring starts with it)
+      const int s = int(ks % STAGES);
       cp_async_wait<PF - 1>();
-      if constexpr (!Cfg::OpA::kIdentity) la.template transform<typename Cfg::OpA>(stA(s), tid, U(kt) * U(BK));
-      if constexpr (!Cfg::OpB::kIdentity) lb.template transform<typename Cfg::OpB>(stB(s), tid, U(kt) * U(BK));
+      if constexpr (!Cfg::OpA::kIdentity) LA{}.template transform<typename Cfg::OpA>(stA(s), tid, U(kt) * U(BK));
+      if constexpr (!Cfg::OpB::kIdentity) LB{}.template transform<typename Cfg::OpB>(stB(s), tid, U(kt) * U(BK));
       // (the wgmma reads shared memory through the async proxy: make this thread's writes visible to it)
       if constexpr (WG) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
       __syncthreads();
-      // (2a) prefetch k-tile kt + PF into the stage computed STAGES - PF iterations ago (the barrier
-      //      above is after every warp finished reading it)
-      {
-        const long long nk = kt + PF;
-        if (nk < KTILES) {
-          const int ns = int(nk % STAGES);
-          la.load(stA(ns), Ab, tid, U(nk) * U(BK));
-          lb.load(stB(ns), Bb, tid, U(nk) * U(BK));
-        }
-        cp_async_commit();
-      }
+      // (2a) prefetch the k-tile PF steps ahead (of this tile or, persistent, the next) into the stage
+      //      computed STAGES - PF iterations ago (the barrier above is after every warp finished reading it)
+      load_next(int((ks + PF) % STAGES), kt + PF);
       // (2b) compute stage s
       const TA* As = stA(s);
       const TB* Bs = stB(s);
@@ -639,12 +685,14 @@ struct Gett {
       asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
       wg_fence_regs(acc);
     }
-    cp_async_wait<0>();
-    __syncthreads();
+    if constexpr (!PERSIST) {  // (the staging tile reuses the pipeline buffers: drain them first)
+      cp_async_wait<0>();
+      __syncthreads();
+    }  // (persistent: the staging tile is its own; the k-loop's barriers order it after the last tile's reads)
 
-    // (3) stage the accumulator tile in shared memory (reusing the pipeline buffers), each value at
-    //     its tile coordinate (the loaders' slot permutations undone)
-    TE* es = reinterpret_cast<TE*>(smem);
+    // (3) stage the accumulator tile in shared memory, each value at its tile coordinate (the loaders'
+    //     slot permutations undone)
+    TE* es = reinterpret_cast<TE*>(smem + (PERSIST ? PIPE_BYTES : 0));
     using PA = typename LA::Perm;
     using PB = typename LB::Perm;
     if constexpr (MMA) {

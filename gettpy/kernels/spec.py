@@ -36,6 +36,9 @@ class TileConfig:
         split_k: reserved (only 1 is implemented).
         wgmma: the mma path on sm_90a warpgroup MMA (wm = 64, wn = bn: each warpgroup of 128 threads
             owns 64 rows; bk = 64, bm and bn multiples of 64 up to 256; f16/bf16 only; sm_90 devices only).
+        persistent: a grid of as many CTAs as fit on the device at once, each walking the tiles
+            blockIdx.x, + gridDim.x, ...; its cp.async pipeline runs on across the tiles, so the next
+            tile's first k-tiles load during this tile's epilogue (which then has shared memory of its own).
     """
 
     bm: int
@@ -49,6 +52,7 @@ class TileConfig:
     group_m: int = 8
     split_k: int = 1
     wgmma: bool = False
+    persistent: bool = False
 
     def __post_init__(self):
         if self.stages < 2:
@@ -247,7 +251,8 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     The epilogue tile holds accumulators, or D's values when D is narrower and no C is read (rows
     padded by 16 bytes; 32 bytes for 4- and 8-byte values on the mma path; one value on the simt path
     when D is stored along m and a thread owns groups of neighbouring, unpermuted columns). wgmma tiles
-    are unpadded (swizzled) and get 1024 bytes more, to align the stages to 1024 bytes.
+    are unpadded (swizzled) and get 1024 bytes more, to align the stages to 1024 bytes. A persistent
+    tile keeps both (its loads of the next tile run during the epilogue).
     """
 
     def stage(op: OperandSpec, tmn: int) -> int:
@@ -262,4 +267,4 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     odd = not tile.mma and not d_ncontig and _group(tile.tn, b) > 1 and b.vs == 1
     pad = 1 if odd else (32 if tile.mma and item >= 4 else 16) // item
     epi = _round16(es * (ec + pad) * item)
-    return max(pipe, epi) + (1024 if tile.wgmma else 0)
+    return (pipe + epi if tile.persistent else max(pipe, epi)) + (1024 if tile.wgmma else 0)

@@ -1,0 +1,72 @@
+"""GPU tests of persistent tiles (TileConfig.persistent): a grid of as many CTAs as are resident at once,
+each walking several tiles with its cp.async pipeline running on from one tile into the next.
+
+Every shape has more tiles than the grid has CTAs (asserted), so CTAs do walk tiles; each result is
+checked against numpy float64 on all three paths (wgmma, mma.sync, simt), with partial tiles, a batch
+mode, C read with alpha/beta, in-smem ops on A and B, and D's run-by-run epilogue.
+"""
+from __future__ import annotations
+
+import pytest
+from test_gpu_wgmma import run_forced
+
+pytestmark = pytest.mark.gpu
+
+
+def _walks(spec) -> None:
+    """The persistent grid is smaller than the tile count: some CTA computes several tiles."""
+    from gettpy.backends import gpu
+    from gettpy.kernels.build import get_function
+
+    grid = gpu.launch_grid(spec, get_function(spec))
+    assert spec.tile.persistent and 0 < grid < spec.grid, (grid, spec.grid)
+
+
+def _p(**kw):
+    from gettpy.kernels.spec import TileConfig
+
+    return TileConfig(**kw, persistent=True)
+
+
+CASES = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, order)
+    ("wgmma_kmajor", "ik", "jk", "ij", {"i": 2000, "j": 1300, "k": 200},
+     dict(bm=128, bn=128, bk=64, stages=3, wm=64, wn=128, wgmma=True), ("f16", "f16"), "C"),
+    ("wgmma_mnmajor_f32out", "ki", "kj", "ij", {"i": 1900, "j": 1410, "k": 136},
+     dict(bm=128, bn=128, bk=64, stages=4, wm=64, wn=128, wgmma=True), ("f16", "f32"), "C"),
+    ("mma_narrow", "ik", "kj", "ij", {"i": 120000, "j": 24, "k": 72},
+     dict(bm=256, bn=32, bk=32, stages=3, wm=32, wn=32), ("f16", "f16"), "F"),
+    ("mma_bf16", "ik", "jk", "ji", {"i": 3000, "j": 1500, "k": 40},
+     dict(bm=128, bn=64, bk=32, stages=2, wm=64, wn=32), ("bf16", "bf16"), "C"),
+    ("simt_f32", "ik", "kj", "ij", {"i": 2112, "j": 2180, "k": 24},
+     dict(bm=64, bn=64, bk=8, stages=3, tm=4, tn=4), ("f32", "f32"), "F"),
+    ("simt_f64", "ki", "jk", "ij", {"i": 1500, "j": 1300, "k": 30},
+     dict(bm=64, bn=64, bk=8, stages=2, tm=4, tn=4), ("f64", "f64"), "C"),
+]
+
+
+@pytest.mark.parametrize("name,la,lb,ld,ext,tile,dts,order", CASES, ids=[c[0] for c in CASES])
+def test_persistent_tiles(name, la, lb, ld, ext, tile, dts, order, rng):
+    spec = run_forced(rng, la, lb, ld, ext, _p(**tile), dts[0], dts[1], order=order, with_c=True, alpha=1.5,
+                      beta=-0.5)
+    _walks(spec)
+
+
+def test_persistent_batch_ops_and_tensor_maps(rng):
+    """A batch mode f (its offsets change from tile to tile), multi-mode maps, ops on A, B, C and D."""
+    from gettpy import ops
+
+    ext = {"a": 72, "b": 5, "c": 40, "d": 36, "e": 24, "f": 20}
+    op = (ops.leaky_relu(0.1), ops.neg, ops.relu, ops.leaky_relu(0.2))
+    spec = run_forced(rng, "aebf", "dfce", "abcdf", ext, _p(bm=128, bn=64, bk=32, stages=3, wm=64, wn=32),
+                      "f16", "f32", order="F", with_c=True, alpha=0.75, beta=1.25, ops=op)
+    assert spec.batch == 20
+    _walks(spec)
+
+
+def test_persistent_d_runs(rng):
+    """ccsd_t #32's layout: D's run of 24 continues in the other dimension (run-by-run epilogue)."""
+    ext = {"a": 24, "b": 16, "c": 16, "d": 24, "e": 16, "f": 16, "g": 24}
+    spec = run_forced(rng, "degb", "gfac", "abcdef", ext, _p(bm=96, bn=128, bk=32, stages=2, wm=48, wn=64),
+                      "f16", "f16", order="F")
+    assert spec.d.run == 24
+    _walks(spec)
