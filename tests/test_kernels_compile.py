@@ -241,6 +241,19 @@ def test_d_run_tiles():
     assert spec.d.run == 0 and spec.tile.bm == 128
 
 
+def test_persistent_heuristic():
+    """Persistent where measured faster: write-bound one-k-tile mma.sync tiles (ccsd_t) and the tall wgmma
+    tile (#16); not the 128x128 wgmma tiles, the narrow tiles or the simt tiles."""
+    ext = (24, 16, 16, 24, 16, 16, 24)
+    assert kernel_spec(tccg_plan("abcdef-degb-gfac", ext, "f16"), False).tile.persistent
+    assert kernel_spec(tccg_plan("abcdef-degc-gfab", ext, "f16"), False).tile.persistent
+    assert not kernel_spec(tccg_plan("abcdef-degc-gfab", ext, "f32"), False).tile.persistent
+    assert kernel_spec(tccg_plan("abc-ad-bdc", (312, 312, 296, 296), "f16"), False).tile.persistent  # #16
+    assert not kernel_spec(tccg_plan("abc-acd-db", (312, 296, 296, 312), "f16"), False).tile.persistent  # #15
+    assert not kernel_spec(tccg_plan("abcde-efbad-cf", (48, 32, 24, 32, 48, 32), "f16"), False).tile.persistent
+    assert not kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False).tile.persistent
+
+
 WGMMA_LAYOUTS = ["ab-ac-cb", "ab-ca-cb", "ab-ac-bc", "ab-ca-bc", "abcd-aebf-dfce"]
 
 

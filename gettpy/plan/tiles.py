@@ -18,7 +18,8 @@
   256x128x64 / 3 for tall skinny ones (M >= TALL N, 128 < N <= 512), 128x128x64 / 3 otherwise; a shape
   with too few CTAs for 128x128 but K >= LONG_K gets 128x64x64 / 4 wgmma tiles.
 
-`kernel_spec` adds what the layouts decide: for each input, the smem orientation and vector width
+`kernel_spec` makes the write-bound one-k-tile mma.sync tiles and the tall wgmma tile persistent
+(`_persistent`), and adds what the layouts decide: for each input, the smem orientation and vector width
 (the dimension with the widest 16-byte-aligned stride-1 run, else a scalar gather along the
 smaller stride), D's store direction and width, the ops, read_c and 64-bit indexing.
 """
@@ -42,6 +43,8 @@ COMPUTE_BOUND_INTENSITY = 280
 TALL = 64
 #: K from which a shape too small for a wave of 128x128 tiles takes 128x64 wgmma tiles anyway
 LONG_K = 1024
+#: output elements per input element from which a one-k-tile mma.sync shape is write-bound (persistent tiles)
+WRITE_BOUND = 16
 #: K up to which an f32 (simt) shape takes 64x64 tiles: its CTAs are mostly epilogue (D written once per
 #: 2K flops), and more, smaller CTAs per SM overlap one's stores with another's FMAs (tccg/tile_probe.py
 #: on the H100, results/v8_h100/probe_f32.txt: ccsd_t #31-#33, K = 24, 0.112-0.123 ms on 128x128x16/2,
@@ -212,6 +215,18 @@ def _run_aligned(tile: TileConfig, ld: OperandLayout) -> TileConfig:
     return tile
 
 
+def _persistent(tile: TileConfig, M: int, N: int, K: int) -> TileConfig:
+    """The heuristic tile made persistent where that measured faster on the H100 (tccg/tile_probe.py,
+    results/v8_h100/probe_persistent.txt): mma.sync tiles of one k-tile whose output outweighs the inputs
+    WRITE_BOUND times (ccsd_t: the next tile's loads then run during this tile's stores; #31 38.1 -> 36.0
+    us, #32 37.7 -> 34.0, #33 35.6 -> 32.6, #38 36.7 -> 35.5), and the tall wgmma tile (#16 82.9 -> 76.7
+    us). Not elsewhere: the 128x128 wgmma tiles (#9 54.7 -> 65.8 us, #15 93.9 -> 99.9), the narrow
+    tiles (#3, #6 2-4% slower) and the simt tiles (f32 ccsd_t 87.6 -> 97.2 us) were slower persistent."""
+    one_k = tile.mma and not tile.wgmma and K <= tile.bk and M * N >= WRITE_BOUND * K * (M + N)
+    tall = tile.wgmma and (tile.bm, tile.bn, tile.stages) == (256, 128, 3) and not compute_bound(M, N, K)
+    return dataclasses.replace(tile, persistent=True) if one_k or tall else tile
+
+
 def _op_expr(op) -> str:
     if op is None or op.is_identity or op.cuda.strip() == "x":
         return ""
@@ -233,7 +248,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
         vb = max(plan.layout_b.vector_width("k"), plan.layout_b.vector_access("n")[0])
         tile = choose_tile(plan.M, plan.N, plan.K, plan.batch, ta.dtype, va, vb, sm_count, tb.dtype, p.compute,
                            p.semiring is not None, wgmma)
-        tile = _run_aligned(tile, plan.layout_d)
+        tile = _persistent(_run_aligned(tile, plan.layout_d), plan.M, plan.N, plan.K)
     tf32 = TF32_MODES.get(p.compute, 0) if tile.mma else 0
     if tile.mma and not tf32 and (ta.dtype not in MMA_DTYPES or tb.dtype != ta.dtype or p.compute != "f32"):
         raise KernelError(f"tile {tile} is an mma tile but A, B are {ta.dtype}, {tb.dtype} (compute {p.compute})")
