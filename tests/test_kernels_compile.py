@@ -249,6 +249,8 @@ def test_persistent_heuristic():
     assert kernel_spec(tccg_plan("abcdef-degc-gfab", ext, "f16"), False).tile.persistent
     assert not kernel_spec(tccg_plan("abcdef-degc-gfab", ext, "f32"), False).tile.persistent
     assert kernel_spec(tccg_plan("abc-ad-bdc", (312, 312, 296, 296), "f16"), False).tile.persistent  # #16
+    spec = kernel_spec(tccg_plan("abc-ad-bdc", (312, 312, 296, 296), "f16", out="f32"), False)  # (f32 D: the
+    assert not spec.tile.persistent and spec.tile.bm == 256  # epilogue tile would not fit beside the pipeline)
     assert not kernel_spec(tccg_plan("abc-acd-db", (312, 296, 296, 312), "f16"), False).tile.persistent  # #15
     assert not kernel_spec(tccg_plan("abcde-efbad-cf", (48, 32, 24, 32, 48, 32), "f16"), False).tile.persistent
     assert not kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False).tile.persistent

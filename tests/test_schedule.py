@@ -196,19 +196,36 @@ def test_ops_on_reread_inputs_are_applied_in_the_pack(dtype):
     from gettpy import ops
 
     rng = np.random.default_rng(5)
-    a = rng.uniform(-1, 1, (1100, 96)).astype(dtype)
-    b = rng.uniform(-1, 1, (96, 1050)).astype(dtype)
+    a = rng.uniform(-1, 1, (1500, 1300)).astype(dtype)
+    b = rng.uniform(-1, 1, (1300, 1400)).astype(dtype)
     op = ops.leaky_relu(0.1)
     got = gettpy.einsum("ik,kj->ij", a, b, ops=[op, op], dtype=np.float32)
     fa, fb = (np.where(x > 0, x, np.float32(0.1) * x).astype(dtype).astype(np.float64) for x in (a, b))
     assert_close(got, fa @ fb, np.float32 if dtype == np.float32 else np.float16)
-    s = make_schedule(ContractionProblem(TensorInfo("A", ("i", "k"), (96, 1), _short(dtype), op=op),
-                                         TensorInfo("B", ("k", "j"), (1050, 1), _short(dtype), op=op), None,
-                                         TensorInfo("D", ("i", "j"), (1050, 1), "f32"),
-                                         (("i", 1100), ("j", 1050), ("k", 96))))
+    s = make_schedule(ContractionProblem(TensorInfo("A", ("i", "k"), (1300, 1), _short(dtype), op=op),
+                                         TensorInfo("B", ("k", "j"), (1400, 1), _short(dtype), op=op), None,
+                                         TensorInfo("D", ("i", "j"), (1400, 1), "f32"),
+                                         (("i", 1500), ("j", 1400), ("k", 1300))))
     assert s.pack_a is not None and s.pack_b is not None
     assert s.pack_a.op.is_identity and s.pack_b.op.is_identity
     assert s.core.kernel_a.op.is_identity and s.core.kernel_b.op.is_identity
+
+
+def test_ops_of_memory_bound_shapes_stay_fused_unless_packed_anyway():
+    """ccsd_t (#31: memory-bound, small inputs re-read by many CTAs): leaky_relu on A and B adds no pack
+    of its own (each would cost a launch); A, packed anyway (slot-permuted reads), gets the op in the
+    pack, B keeps it fused in the core."""
+    from gettpy import ops
+    from tccg.runner import case_problem
+    from tccg.suite import parse_cases
+
+    case = parse_cases("31")[0]
+    op = ops.leaky_relu(0.1)
+    plain, with_op = (make_schedule(case_problem(case, "f16", "f16", op=o)) for o in (None, op))
+    assert (plain.pack_a is None, plain.pack_b is None) == (with_op.pack_a is None, with_op.pack_b is None)
+    packed_info, other = (with_op.pack_a, with_op.problem.b) if with_op.pack_a else (with_op.pack_b, with_op.problem.a)
+    assert packed_info.op.is_identity and not other.op.is_identity
+    assert not (with_op.core.kernel_a.op.is_identity and with_op.core.kernel_b.op.is_identity)
 
 
 def _short(dtype) -> str:

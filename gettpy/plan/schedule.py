@@ -26,12 +26,14 @@ CuPy copy made #8 five times slower, so outputs are written in place except for 
   direction the kernel reads it, and re-read by many CTAs; TCCG's #20-#27, #29), unless the other input
   is gathered: one copy into a dense k-major layout costs less than the tiles' scattered reads of it.
 
-* **pre-apply an input's op** when the input has a unary op and is re-read by at least
-  `OP_PACK_MIN_REREADS` CTA rows or columns (compute-bound shapes): the pack applies the op once per
+* **pre-apply an input's op** when the input has a unary op, the shape is compute-bound and the input
+  is re-read by at least `OP_PACK_MIN_REREADS` CTA rows or columns: the pack applies the op once per
   element and the core reads op(A) with no op, instead of every CTA transforming its tiles again
-  (measured on the H100: leaky_relu on A and B made #12 and #20-#30 1.7-2.2x slower when fused). Only
-  for f16, f32 and f64 inputs; the pack computes the op in the kernel's compute type and rounds to
-  the input type, as the fused path does.
+  (measured on the H100: leaky_relu on A and B made #12 and #20-#30 1.7-2.2x slower when fused). A
+  memory-bound shape transforms its tiles in the kernel instead (a pack of ccsd_t's small inputs cost
+  a launch each: +11-25% with leaky_relu, results/v8_h100/ops_log.txt), and any pack made for another
+  reason applies the op on the way. Only for f16, f32 and f64 inputs; the pack computes the op in the
+  kernel's compute type and rounds to the input type, as the fused path does.
 
 The CPU executor runs the same schedule (the packing and reductions through numpy), so CI checks
 the transformations end to end; the GPU backend runs them with CuPy.
@@ -248,14 +250,15 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
         if _size(info, ext) < MIN_STAGE_ELEMS:
             continue
         mn = "m" if which == "a" else "n"
-        op_first = not info.op.is_identity and info.dtype in ("f16", "f32", "f64") and rereads >= OP_PACK_MIN_REREADS
+        can_op = not info.op.is_identity and info.dtype in ("f16", "f32", "f64")  # (a pack can apply the op)
+        op_first = can_op and heavy and rereads >= OP_PACK_MIN_REREADS
         read = _read(lay, mn, info.dtype, t)
         small_permuted = (rereads >= OP_PACK_MIN_REREADS and _size(info, ext) * SMALL_PACK <= _size(problem.d, ext)
                           and _permuted(read))
         short_runs = (heavy and not any_gathered and info.itemsize == 2 and rereads >= OP_PACK_MIN_REREADS
                       and _read_run(read) < PACK_RUN)
         if op_first or small_permuted or short_runs or rereads >= PACK_MIN_REREADS and _gathered(lay, (mn, "k"), tmn):
-            new = packed(info, _pack_order(plan, mn, vec), ext, apply_op=op_first)
+            new = packed(info, _pack_order(plan, mn, vec), ext, apply_op=can_op)  # (the op once, not per tile)
             new_ka, new_kb = (new, new_kb) if which == "a" else (new_ka, new)
     if plan.part.swapped:
         new_a, new_b = new_kb, new_ka
