@@ -136,3 +136,42 @@ def test_wgmma_heuristic_through_einsum(rng):
     ref, scale = reference("ik", "kj", "ij", ha, hb)
     check(cp.asnumpy(d).astype(np.float64), ref, scale, "f16", "einsum 1536x1600x512")
     assert any(s.tile.wgmma for s in gpu._SPECS.values())
+
+
+def _ws(bm, bn, stages=4):
+    from gettpy.kernels.spec import TileConfig
+
+    return TileConfig(bm, bn, 64, stages, wm=64, wn=bn, wgmma=True, ws=True)
+
+
+WS_TILES = [(256, 128, 4), (128, 256, 4), (128, 128, 2), (128, 64, 3)]
+
+
+@pytest.mark.parametrize("bm,bn,stages", WS_TILES, ids=[f"{m}x{n}s{s}" for m, n, s in WS_TILES])
+@pytest.mark.parametrize("la,lb,ld", LAYOUTS, ids=["_".join(x) for x in LAYOUTS])
+def test_warp_specialised_orientations(la, lb, ld, bm, bn, stages, rng):
+    """Warp-specialised tiles (a loading warpgroup, two computing ones, mbarriers per stage): every A/B
+    orientation, partial tiles in m, n and k, more k-tiles than stages (the stages go round), C read."""
+    ext = {"i": 296, "j": 264, "k": 712}  # (multiples of 8: the loaders copy 16-byte vectors)
+    spec = run_forced(rng, la, lb, ld, ext, _ws(bm, bn, stages), with_c=True, alpha=1.5, beta=-0.5)
+    assert spec.tile.ws and spec.tile.threads == 384
+
+
+@pytest.mark.parametrize("mnk", [(256, 128, 64), (8, 72, 40), (520, 304, 1000), (64, 64, 16)])
+@pytest.mark.parametrize("dts", [("f16", "f32"), ("bf16", "bf16")])
+def test_warp_specialised_shapes_and_types(mnk, dts, rng):
+    M, N, K = mnk
+    for la, lb in (("ik", "kj"), ("ki", "jk")):
+        run_forced(rng, la, lb, "ij", {"i": M, "j": N, "k": K}, _ws(256, 128), dts[0], dts[1])
+
+
+def test_warp_specialised_tensor_maps_and_batch(rng):
+    """Multi-mode m, n, k maps (TCCG #20's operands as packed: k modes fastest) and a batch mode,
+    column-major, ops on C and the output."""
+    from gettpy import ops
+
+    ext = {"a": 24, "b": 20, "c": 18, "d": 22, "e": 16, "f": 10}
+    run_forced(rng, "efab", "efcd", "abcd", ext, _ws(128, 128), order="F")
+    ext = {"b": 3, "i": 130, "j": 270, "k": 152}
+    run_forced(rng, "kib", "kjb", "ijb", ext, _ws(256, 128), "f16", "f32", order="F", with_c=True, alpha=0.75,
+               beta=1.25, ops=(None, None, ops.relu, ops.leaky_relu(0.2)))

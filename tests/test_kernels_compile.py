@@ -365,3 +365,32 @@ def test_persistent_tiles_compile(dt, tile, cache):
     assert k.report.registers > 0 and k.report.spill_stores == 0
     flat = kernel_spec(plan, True, tile=dataclasses.replace(tile, persistent=False))
     assert spec.smem_bytes > flat.smem_bytes and B.build(flat, ARCH).name != k.name
+
+
+@pytest.mark.parametrize("con", WGMMA_LAYOUTS)
+def test_warp_specialised_tiles_compile(con, cache):
+    """Warp-specialised wgmma tiles (384 threads: one loading, two computing warpgroups) compile for sm_90a
+    without spills in every A/B orientation; ops on A or B are refused (no in-kernel transform there)."""
+    import dataclasses
+
+    from gettpy.errors import KernelError
+
+    n = len(set(con.replace("-", "")))
+    plan = tccg_plan(con, (200, 264, 136) if n == 3 else (24, 20, 18, 22, 12, 10), "f16", with_c=True)
+    for bm, bn in ((256, 128), (128, 256), (128, 128)):
+        tile = TileConfig(bm, bn, 64, 4, wm=64, wn=bn, wgmma=True, ws=True)
+        flat = kernel_spec(plan, True, tile=dataclasses.replace(tile, ws=False))
+        if min(flat.a.vec, flat.b.vec) < 8:  # (#20's layout in place: 2-element vectors along a)
+            with pytest.raises(KernelError, match="16-byte vectors"):
+                kernel_spec(plan, True, tile=tile)
+            continue
+        spec = kernel_spec(plan, True, tile=tile)
+        k = B.build(spec, ARCH)
+        assert k.arch == "sm_90a" and k.report.spill_stores == 0 and spec.tile.threads == 384
+    with pytest.raises(KernelError, match="warp-specialised"):
+        TileConfig(64, 128, 64, 4, wm=64, wn=128, wgmma=True, ws=True)
+    with pytest.raises(KernelError, match="warp-specialised"):
+        TileConfig(128, 128, 32, 4, wm=64, wn=64, ws=True)
+    op_plan = tccg_plan(con, (200, 264, 136) if n == 3 else (24, 20, 18, 22, 12, 10), "f16", op_a=ops.relu)
+    with pytest.raises(KernelError, match="applies no op to A or B"):
+        kernel_spec(op_plan, False, tile=TileConfig(256, 128, 64, 4, wm=64, wn=128, wgmma=True, ws=True))

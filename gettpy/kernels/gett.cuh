@@ -125,8 +125,32 @@ __device__ __forceinline__ void copy_async(void* dst, const void* src, bool ok) 
   }
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+
+// mbarriers (PTX ISA: mbarrier.*) for the warp-specialised pipeline: the loaders' cp.async copies arrive
+// on a stage's "full" barrier when they land; the computing threads arrive on its "empty" barrier when
+// their wgmmas have read it. A wait names the parity of the phase it waits for (0, 1, 0, ... per use).
+__device__ __forceinline__ unsigned smem_addr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+__device__ __forceinline__ void mbar_init(unsigned long long* b, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(b)), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(unsigned long long* b, unsigned parity) {
+  asm volatile("{\n.reg .pred p;\nWAIT:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n@!p bra WAIT;\n}\n"
+               ::"r"(smem_addr(b)), "r"(parity) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(unsigned long long* b) {
+  asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(smem_addr(b)) : "memory");
+}
+// one arrival on b once every cp.async this thread issued so far has landed
+__device__ __forceinline__ void cp_async_mbar_arrive(unsigned long long* b) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_addr(b)) : "memory");
+}
+// a barrier of the first `count` threads only (the computing warpgroups of a warp-specialised tile)
+__device__ __forceinline__ void named_sync(int id, int count) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
 
 // ------------------------------------------------------------------------------------------------
 // TileLoader: one operand's (TMN x TBK) tile, global -> shared, through its maps.
@@ -383,7 +407,7 @@ struct Gett {
   static constexpr bool MMA = Cfg::MMA;
   static constexpr bool WG = Cfg::WGMMA;  // the mma path on wgmma (warpgroups of 64 x BN)
   static_assert(!WG || (MMA && !Cfg::TF32 && sizeof(typename Cfg::TA) == 2 && Cfg::WM == 64 && Cfg::WN == Cfg::BN
-                        && Cfg::BK % 16 == 0 && (Cfg::BM / 64) * 128 == Cfg::THREADS), "bad wgmma tile");
+                        && Cfg::BK % 16 == 0 && (Cfg::WS ? 384 : (Cfg::BM / 64) * 128) == Cfg::THREADS), "bad wgmma tile");
   static constexpr int TF32 = Cfg::TF32;  // 0: f16/bf16 m16n8k16 (or simt); 1: tf32, 3: 3xtf32 (f32 inputs)
   static constexpr int KSTEP = TF32 ? 8 : 16;  // k of one mma
   static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
@@ -402,10 +426,20 @@ struct Gett {
   static constexpr int WG_INFLIGHT = Cfg::WGMMA && STAGES >= 4 ? 1 : 0;
   static constexpr int PF = STAGES - 1 - WG_INFLIGHT;
 
-  using LA = TileLoader<TA, BM, BK, Cfg::A_VEC, Cfg::A_KMAJOR, THREADS, M, K, typename Cfg::MapAm,
+  // WS (warp-specialised wgmma): warpgroup 0 only loads (cp.async, arriving on the stages' mbarriers),
+  // the CW warpgroups after it only compute, MW rows each, and store; no CTA-wide barrier in the k-loop
+  static constexpr bool WS = Cfg::WS;
+  static constexpr int CW = 2, MW = WS ? BM / CW : 64;
+  static constexpr int LTHREADS = WS ? 128 : THREADS;  // threads that load
+  static constexpr int ETHREADS = WS ? THREADS - 128 : THREADS;  // threads that compute and store
+
+  using LA = TileLoader<TA, BM, BK, Cfg::A_VEC, Cfg::A_KMAJOR, LTHREADS, M, K, typename Cfg::MapAm,
                         typename Cfg::MapAk, I, U, Cfg::A_VS, WG>;
-  using LB = TileLoader<TB, BN, BK, Cfg::B_VEC, Cfg::B_KMAJOR, THREADS, N, K, typename Cfg::MapBn,
+  using LB = TileLoader<TB, BN, BK, Cfg::B_VEC, Cfg::B_KMAJOR, LTHREADS, N, K, typename Cfg::MapBn,
                         typename Cfg::MapBk, I, U, Cfg::B_VS, WG>;
+  static_assert(!WS || (WG && !Cfg::PERSIST && MW % 64 == 0 && LA::ASYNC && LB::ASYNC && Cfg::OpA::kIdentity &&
+                        Cfg::OpB::kIdentity), "warp-specialised tiles: wgmma, not persistent, whole 64-row "
+                "blocks per computing warpgroup, cp.async copies, no op on A or B (applied in a pack instead)");
   __host__ __device__ static constexpr int round16(int x) { return (x + 15) / 16 * 16; }
   static constexpr int A_STAGE_BYTES = round16(LA::STAGE_ELEMS * int(sizeof(TA)));
   static constexpr int B_STAGE_BYTES = round16(LB::STAGE_ELEMS * int(sizeof(TB)));
@@ -451,20 +485,29 @@ struct Gett {
   // shared memory of its own, after the pipeline's; otherwise it reuses the pipeline's
   static constexpr bool PERSIST = Cfg::PERSIST;
   // (wgmma: + 1024 bytes to align the swizzle atoms, which need 1024-byte-aligned stages)
-  static constexpr int SMEM_BYTES = (PERSIST ? PIPE_BYTES + EPI_BYTES
-                                             : (PIPE_BYTES > EPI_BYTES ? PIPE_BYTES : EPI_BYTES)) + (WG ? 1024 : 0);
+  // (WS: + two mbarriers per stage after the larger of the two)
+  static constexpr int BAR_OFFSET = PIPE_BYTES > EPI_BYTES ? PIPE_BYTES : EPI_BYTES;
+  static constexpr int SMEM_BYTES = (PERSIST ? PIPE_BYTES + EPI_BYTES : BAR_OFFSET) + (WG ? 1024 : 0) +
+                                    (WS ? 16 * STAGES : 0);
 
   // MMA path: warps tile the block, each warp a WM x WN tile of 16x8 mma tiles
   static constexpr int WM = Cfg::WM, WN = Cfg::WN;
   // (wgmma: warp w of warpgroup g owns rows 64 g + 16 (w % 4) .. + 16 of the accumulator, in the
   //  fragment order of 16x8 mma tiles along n, i.e. MI = 1, NI = BN / 8)
   static constexpr int WARPS_N = MMA ? BN / WN : 1;
-  static constexpr int MI = WG ? 1 : MMA ? WM / 16 : 1, NI = MMA ? WN / 8 : 1;
+  //  WS: a computing warpgroup owns MW rows, MW / 64 blocks of those, MSTEP = 64 rows apart)
+  static constexpr int MI = WG ? (WS ? MW / 64 : 1) : MMA ? WM / 16 : 1, NI = MMA ? WN / 8 : 1;
+  static constexpr int MSTEP = WS ? 64 : 16;
   static_assert(!MMA || WG || (BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0 && BK % 16 == 0 &&
                                (BM / WM) * (BN / WN) * 32 == THREADS), "bad MMA tile configuration");
   static_assert(!TF32 || (MMA && Cfg::A_KMAJOR && Cfg::B_KMAJOR), "tf32 fragments come from k-major tiles");
   static_assert(MMA || (BM % TM == 0 && BN % TN == 0 && TMS * TNS == THREADS), "bad SIMT tile configuration");
 
+  // a barrier of the threads that compute and store (all of them, but the loaders of a WS tile)
+  __device__ __forceinline__ static void sync_compute() {
+    if constexpr (WS) named_sync(1, ETHREADS);
+    else __syncthreads();
+  }
   __device__ __forceinline__ static TE& epi(TE* es, int m, int n) {
     return D_NCONTIG ? es[m * EPITCH + n] : es[n * EPITCH + m];
   }
@@ -527,6 +570,45 @@ struct Gett {
     auto stA = [&](int s) { return reinterpret_cast<TA*>(reinterpret_cast<unsigned char*>(sA) + s * A_STAGE_BYTES); };
     auto stB = [&](int s) { return reinterpret_cast<TB*>(reinterpret_cast<unsigned char*>(sB) + s * B_STAGE_BYTES); };
 
+    if constexpr (WS) {
+      // full[s] = bars[s] (128 arrivals: the loaders' copies landed), empty[s] = bars[STAGES + s]
+      // (ETHREADS arrivals: the computing threads' wgmmas have read stage s)
+      unsigned long long* bars = reinterpret_cast<unsigned long long*>(smem + BAR_OFFSET);
+      if (tid == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+          mbar_init(&bars[s], 128u);
+          mbar_init(&bars[STAGES + s], unsigned(ETHREADS));
+        }
+      }
+      __syncthreads();
+      U bz, m0, n0;
+      tile_coords(U(blockIdx.x), bz, m0, n0);
+      if (tid < 128) {
+        // (1') the loading warpgroup: k-tile kt into stage kt % STAGES once the wgmmas of k-tile
+        //      kt - STAGES released it; the copies arrive on the stage's full barrier as they land
+        const TA* Ab = A + gett_offset<I>(bz, typename Cfg::MapAb{});
+        const TB* Bb = B + gett_offset<I>(bz, typename Cfg::MapBb{});
+        LA la;
+        LB lb;
+        la.init(tid, m0);
+        lb.init(tid, n0);
+#pragma unroll 1
+        for (long long kt = 0; kt < KTILES; ++kt) {
+          const int s = int(kt % STAGES);
+          if (kt >= STAGES) mbar_wait(&bars[STAGES + s], unsigned((kt / STAGES - 1) & 1));
+          la.load(stA(s), Ab, tid, U(kt) * U(BK));
+          lb.load(stB(s), Bb, tid, U(kt) * U(BK));
+          cp_async_mbar_arrive(&bars[s]);
+        }
+        cp_async_wait_all();
+        return;
+      }
+      long long kstep = 0;
+      auto no_loads = [](int, long long) {};
+      tile_body(C, D, alpha, beta, smem, stA, stB, no_loads, kstep, bz, m0, n0, bars);
+      return;
+    }
+
     // the loads: tile `ltile`, k-tile `lk` comes next; the loaders hold that tile's mn offsets
     U ltile = U(blockIdx.x), lbz, lm0, ln0;
     long long lk = 0;
@@ -584,7 +666,8 @@ struct Gett {
   template <class SA, class SB, class LoadNext>
   __device__ __forceinline__ static void tile_body(const TC* __restrict__ C, TD* __restrict__ D, TAcc alpha,
                                                    TAcc beta, unsigned char* smem, SA stA, SB stB,
-                                                   LoadNext& load_next, long long& kstep, U bz, U m0, U n0) {
+                                                   LoadNext& load_next, long long& kstep, U bz, U m0, U n0,
+                                                   unsigned long long* bars = nullptr) {
     const int tid = threadIdx.x;
 
     // accumulators
@@ -596,10 +679,40 @@ struct Gett {
     for (int i = 0; i < ACC_R; ++i) acc[i] = SR::template zero<TAcc>();
 
     const int lane = tid & 31, warp = tid >> 5;
-    const int wm0 = WG ? (warp >> 2) * 64 + (warp & 3) * 16 : MMA ? (warp / WARPS_N) * WM : 0;
+    const int wm0 = WS   ? ((warp >> 2) - 1) * MW + (warp & 3) * 16
+                    : WG ? (warp >> 2) * 64 + (warp & 3) * 16
+                    : MMA ? (warp / WARPS_N) * WM : 0;
     const int wn0 = WG ? 0 : MMA ? (warp % WARPS_N) * WN : 0;
     const int tm = MMA ? 0 : tid / TNS, tn = MMA ? 0 : tid % TNS;
 
+    if constexpr (WS) {
+      // (2') a computing warpgroup: wait for stage s to land, its MI x BK / 16 wgmmas, then release the
+      //      stage of the previous k-tile (whose wgmmas wait_group 1 has seen complete)
+      const int crow = ((warp >> 2) - 1) * MW;
+#pragma unroll 1
+      for (long long kt = 0; kt < KTILES; ++kt) {
+        const int s = int(kt % STAGES);
+        mbar_wait(&bars[s], unsigned((kt / STAGES) & 1));
+        // (the loaders' copies are generic-proxy writes; the wgmma reads through the async proxy)
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        const TA* As = stA(s);
+        const TB* Bs = stB(s);
+        wg_fence_regs(acc);
+        asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += 16)
+#pragma unroll
+          for (int mi = 0; mi < MI; ++mi)
+            Cfg::Wgmma::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(crow + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
+                            wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
+        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+        wg_fence_regs(acc);
+        if (kt > 0) mbar_arrive(&bars[STAGES + int((kt - 1) % STAGES)]);
+      }
+      asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+      wg_fence_regs(acc);
+    } else {
     // (2) main loop over the k-tiles (the pipeline's stages go round across this CTA's tiles: kstep)
     for (long long kt = 0; kt < KTILES; ++kt) {
       const long long ks = PERSIST ? kstep++ : kt;  // (one tile per CTA: the ring starts with it)
@@ -681,13 +794,14 @@ struct Gett {
         }
       }
     }
-    if constexpr (WG_INFLIGHT) {
+    }  // (k-loop of the non-warp-specialised paths)
+    if constexpr (WG_INFLIGHT && !WS) {
       asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
       wg_fence_regs(acc);
     }
     if constexpr (!PERSIST) {  // (the staging tile reuses the pipeline buffers: drain them first)
       cp_async_wait<0>();
-      __syncthreads();
+      sync_compute();
     }  // (persistent: the staging tile is its own; the k-loop's barriers order it after the last tile's reads)
 
     // (3) stage the accumulator tile in shared memory, each value at its tile coordinate (the loaders'
@@ -705,7 +819,7 @@ struct Gett {
         for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            const int m = PA::coord(wm0 + mi * 16 + g + h * 8), n = wn0 + ni * 8 + 2 * q;
+            const int m = PA::coord(wm0 + mi * MSTEP + g + h * 8), n = wn0 + ni * 8 + 2 * q;
             const TE v0 = staged(acc[(mi * NI + ni) * 4 + 2 * h], alpha);
             const TE v1 = staged(acc[(mi * NI + ni) * 4 + 2 * h + 1], alpha);
             if constexpr (PAIR) {
@@ -732,7 +846,7 @@ struct Gett {
         for (int j = 0; j < TN; ++j)
           epi(es, PA::coord(row(tm, i)), PB::coord(col(tn, j))) = staged(acc[i * TN + j], alpha);
     }
-    __syncthreads();
+    sync_compute();
 
     // (4) epilogue: D = op_d(alpha * acc + beta * op_c(C)), VD elements per store along D's
     //     contiguous dimension, coalesced across the threads
@@ -750,7 +864,7 @@ struct Gett {
     const TC* Cb = nullptr;
     if constexpr (Cfg::READ_C) Cb = C + gett_offset<I>(bz, typename Cfg::MapCb{});
 #pragma unroll 1
-    for (int idx = tid; idx < NVD; idx += THREADS) {
+    for (int idx = tid - (THREADS - ETHREADS); idx < NVD; idx += ETHREADS) {  // (WS: the computing threads)
       int ec, sl;  // coordinates along the store dimension and the other one
       if constexpr (DR > 0) {
         const int r = idx / RV, r2 = r / DC;

@@ -96,6 +96,7 @@ def render_prelude(spec: KernelSpec) -> str:
         f"  static constexpr bool MMA = {'true' if t.mma else 'false'};",
         f"  static constexpr bool WGMMA = {_b(t.wgmma)};",
         f"  static constexpr bool PERSIST = {_b(t.persistent)};",
+        f"  static constexpr bool WS = {_b(t.ws)};",
         f"  static constexpr int TF32 = {spec.tf32};",
         f"  static constexpr long long M = {spec.M}LL, N = {spec.N}LL, K = {spec.K}LL, BATCH = {spec.batch}LL;",
         f"  static constexpr int BM = {t.bm}, BN = {t.bn}, BK = {t.bk}, STAGES = {t.stages}, "

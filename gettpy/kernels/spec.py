@@ -39,6 +39,10 @@ class TileConfig:
         persistent: a grid of as many CTAs as fit on the device at once, each walking the tiles
             blockIdx.x, + gridDim.x, ...; its cp.async pipeline runs on across the tiles, so the next
             tile's first k-tiles load during this tile's epilogue (which then has shared memory of its own).
+        ws: warp-specialised wgmma tile: one warpgroup loads (cp.async arriving on per-stage mbarriers),
+            two warpgroups of bm / 2 rows each compute and store, with no CTA-wide barrier in the k-loop
+            (384 threads; wgmma tiles with bm a multiple of 128, not persistent, no op on A or B, inputs
+            read in 16-byte vectors).
     """
 
     bm: int
@@ -53,6 +57,7 @@ class TileConfig:
     split_k: int = 1
     wgmma: bool = False
     persistent: bool = False
+    ws: bool = False
 
     def __post_init__(self):
         if self.stages < 2:
@@ -67,6 +72,11 @@ class TileConfig:
             if not ok:
                 raise KernelError(f"TileConfig {self}: wgmma tiles need wm = 64, wn = bn, bk = 64 and bm, bn "
                                   f"multiples of 64 up to 256")
+            if self.ws and (self.bm % 128 or self.persistent):
+                raise KernelError(f"TileConfig {self}: warp-specialised tiles need bm a multiple of 128 and are "
+                                  f"not persistent")
+        elif self.ws:
+            raise KernelError(f"TileConfig {self}: warp-specialised tiles are wgmma tiles")
         elif self.mma:
             ok = (self.wm % 16 == 0 and self.wn % 8 == 0 and self.bm % self.wm == 0 and self.bn % self.wn == 0
                   and self.bk % 16 == 0)
@@ -85,7 +95,7 @@ class TileConfig:
     @property
     def threads(self) -> int:
         if self.wgmma:
-            return 128 * (self.bm // 64)
+            return 384 if self.ws else 128 * (self.bm // 64)
         if self.wm > 0:
             return 32 * (self.bm // self.wm) * (self.bn // self.wn)
         return (self.bm // self.tm) * (self.bn // self.tn)
@@ -201,6 +211,12 @@ class KernelSpec:
             if op.vs != 1 and (op.vs < 1 or op.kmajor or tmn % (op.vs * op.vec)):
                 raise KernelError(f"operand {name}: vector step vs={op.vs} needs an mn-contiguous tile that "
                                   f"groups of vs * vec = {op.vs * op.vec} coordinates divide ({tmn})")
+        if t.ws:
+            for name, op in (("A", self.a), ("B", self.b)):
+                if op.vec * ITEMSIZE[op.dtype] != 16:
+                    raise KernelError(f"operand {name}: a warp-specialised tile's 128 loading threads copy 16-byte "
+                                      f"vectors, not {op.vec * ITEMSIZE[op.dtype]}-byte ones (the operand has no "
+                                      f"16-byte run along the tile); give another tile")
         if (t.bn if self.d.ncontig else t.bm) % self.d.vec:
             raise KernelError(f"operand D: vector width {self.d.vec} does not divide the tile")
         if self.d.run and (self.d.run % self.d.vec or self.d.cont < 1):
@@ -252,7 +268,8 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     padded by 16 bytes; 32 bytes for 4- and 8-byte values on the mma path; one value on the simt path
     when D is stored along m and a thread owns groups of neighbouring, unpermuted columns). wgmma tiles
     are unpadded (swizzled) and get 1024 bytes more, to align the stages to 1024 bytes. A persistent
-    tile keeps both (its loads of the next tile run during the epilogue).
+    tile keeps both (its loads of the next tile run during the epilogue); a warp-specialised one adds two
+    8-byte mbarriers per stage.
     """
 
     def stage(op: OperandSpec, tmn: int) -> int:
@@ -267,4 +284,5 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     odd = not tile.mma and not d_ncontig and _group(tile.tn, b) > 1 and b.vs == 1
     pad = 1 if odd else (32 if tile.mma and item >= 4 else 16) // item
     epi = _round16(es * (ec + pad) * item)
-    return (pipe + epi if tile.persistent else max(pipe, epi)) + (1024 if tile.wgmma else 0)
+    return ((pipe + epi if tile.persistent else max(pipe, epi)) + (1024 if tile.wgmma else 0)
+            + (16 * tile.stages if tile.ws else 0))

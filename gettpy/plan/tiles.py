@@ -255,6 +255,9 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
     tf32 = TF32_MODES.get(p.compute, 0) if tile.mma else 0
     if tile.mma and not tf32 and (ta.dtype not in MMA_DTYPES or tb.dtype != ta.dtype or p.compute != "f32"):
         raise KernelError(f"tile {tile} is an mma tile but A, B are {ta.dtype}, {tb.dtype} (compute {p.compute})")
+    if tile.ws and (_op_expr(plan.ops[0]) or _op_expr(plan.ops[1])):
+        raise KernelError(f"tile {tile} is warp-specialised, which applies no op to A or B in the kernel: give "
+                          f"another tile (or pack the inputs with the op applied)")
     if tile.mma and p.semiring is not None:
         raise KernelError(f"tile {tile} is an mma tile but the contraction uses semiring {p.semiring.name} "
                           f"(tensor cores only add and multiply): give a simt tile")
