@@ -138,10 +138,10 @@ def test_wgmma_heuristic_through_einsum(rng):
     assert any(s.tile.wgmma for s in gpu._SPECS.values())
 
 
-def _ws(bm, bn, stages=4):
+def _ws(bm, bn, stages=4, tma=False):
     from gettpy.kernels.spec import TileConfig
 
-    return TileConfig(bm, bn, 64, stages, wm=64, wn=bn, wgmma=True, ws=True)
+    return TileConfig(bm, bn, 64, stages, wm=64, wn=bn, wgmma=True, ws=True, tma=tma)
 
 
 WS_TILES = [(256, 128, 4), (128, 256, 4), (128, 128, 2), (128, 64, 3)]
@@ -175,3 +175,23 @@ def test_warp_specialised_tensor_maps_and_batch(rng):
     ext = {"b": 3, "i": 130, "j": 270, "k": 152}
     run_forced(rng, "kib", "kjb", "ijb", ext, _ws(256, 128), "f16", "f32", order="F", with_c=True, alpha=0.75,
                beta=1.25, ops=(None, None, ops.relu, ops.leaky_relu(0.2)))
+
+
+@pytest.mark.parametrize("bm,bn,stages", WS_TILES, ids=[f"{m}x{n}s{s}" for m, n, s in WS_TILES])
+@pytest.mark.parametrize("la,lb,ld", LAYOUTS, ids=["_".join(x) for x in LAYOUTS])
+def test_tma_orientations(la, lb, ld, bm, bn, stages, rng):
+    """TMA-fed warp-specialised tiles: tensor-map boxes (64 x rows k-major, 64 x 64 per column atom
+    mn-major) land in the swizzled stages the wgmmas read; partial tiles zero-filled by the TMA."""
+    ext = {"i": 296, "j": 264, "k": 712}
+    spec = run_forced(rng, la, lb, ld, ext, _ws(bm, bn, stages, tma=True), with_c=True, alpha=1.5, beta=-0.5)
+    assert spec.tile.tma and spec.tma_rank == 2
+
+
+@pytest.mark.parametrize("dts", [("f16", "f16"), ("bf16", "f32")])
+def test_tma_batch_and_small_shapes(dts, rng):
+    """A batch mode (rank-3 tensor maps), and shapes smaller than one box."""
+    ext = {"b": 3, "i": 130, "j": 270, "k": 152}
+    spec = run_forced(rng, "kib", "kjb", "ijb", ext, _ws(256, 128, tma=True), dts[0], dts[1], order="F",
+                      with_c=True, alpha=0.75, beta=1.25)
+    assert spec.tma_rank == 3
+    run_forced(rng, "ik", "kj", "ij", {"i": 8, "j": 72, "k": 40}, _ws(128, 128, 2, tma=True), dts[0], dts[1])

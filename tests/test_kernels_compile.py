@@ -394,3 +394,26 @@ def test_warp_specialised_tiles_compile(con, cache):
     op_plan = tccg_plan(con, (200, 264, 136) if n == 3 else (24, 20, 18, 22, 12, 10), "f16", op_a=ops.relu)
     with pytest.raises(KernelError, match="applies no op to A or B"):
         kernel_spec(op_plan, False, tile=TileConfig(256, 128, 64, 4, wm=64, wn=128, wgmma=True, ws=True))
+
+
+def test_tma_tiles_compile_and_geometry(cache):
+    """TMA tiles compile (tensor maps as __grid_constant__ parameters); the geometry of plain, packed and
+    batched operands, and none for a dimension of several stride terms (TCCG #20's A in place)."""
+    from gettpy.errors import KernelError
+    from gettpy.kernels.tma import geometry
+
+    tile = TileConfig(256, 128, 64, 4, wm=64, wn=128, wgmma=True, ws=True, tma=True)
+    spec = kernel_spec(tccg_plan("ab-ac-cb", (512, 520, 264), "f16"), False, tile=tile)
+    k = B.build(spec, ARCH)
+    assert k.report.spill_stores == 0 and "__grid_constant__" in render(spec)[0]
+    for op, tmn in ((spec.a, 256), (spec.b, 128)):  # column-major: one operand k-major, the other mn-major
+        g = geometry(op, tmn, 64, 1)
+        inner, outer = (264, op.mn.extent) if op.kmajor else (op.mn.extent, 264)
+        assert g.dims == (inner, outer) and g.strides == (2 * inner,)
+        assert g.box == ((64, tmn) if op.kmajor else (64, 64))  # (mn-major: a 64 x 64 box per column atom)
+    assert spec.a.kmajor != spec.b.kmajor
+    plan = tccg_plan("abcd-aebf-dfce", (24, 20, 18, 22, 12, 10), "f16")
+    with pytest.raises(KernelError, match="no tensor map"):
+        kernel_spec(plan, False, tile=TileConfig(128, 128, 64, 4, wm=64, wn=128, wgmma=True, ws=True, tma=True))
+    with pytest.raises(KernelError, match="warp-specialised"):
+        TileConfig(128, 128, 64, 4, wm=64, wn=128, wgmma=True, tma=True)

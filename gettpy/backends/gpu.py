@@ -150,6 +150,9 @@ def launch(spec: KernelSpec, a_ptr: int, b_ptr: int, c_ptr: int, d_ptr: int, alp
     fast = _launcher(spec, f, dev, grid)
     if fast is not None and fast(a_ptr, b_ptr, c_ptr, d_ptr, alpha, beta, stream.ptr):
         return
+    if spec.tile.tma:  # (CuPy's launch cannot pass the 128-byte tensor maps)
+        raise KernelError(f"tile {spec.tile}: TMA kernels launch through libcuda's cuLaunchKernel, which failed "
+                          f"or is missing")
     acc = np.float64 if spec.compute == "f64" else np.float32
     args = (np.uint64(a_ptr), np.uint64(b_ptr), np.uint64(c_ptr), np.uint64(d_ptr), acc(alpha), acc(beta))
     f((grid, 1, 1), (spec.tile.threads, 1, 1), args, shared_mem=spec.smem_bytes, stream=stream)
@@ -179,19 +182,33 @@ def _cu_launch():
 class _Launcher:
     """One kernel's launch with its parameter block (A, B, C, D pointers, alpha, beta) kept in ctypes."""
 
-    __slots__ = ("fn", "func", "grid", "threads", "smem", "vals", "params", "spec")
+    __slots__ = ("fn", "func", "grid", "threads", "smem", "vals", "params", "spec", "tma", "tma_ptrs")
 
     def __init__(self, fn, spec: KernelSpec, func_ptr: int, grid: int):
         acc = ctypes.c_double if spec.compute == "f64" else ctypes.c_float
         self.fn, self.spec, self.func = fn, spec, ctypes.c_void_p(func_ptr)
         self.grid, self.threads, self.smem = grid, spec.tile.threads, spec.smem_bytes
         self.vals = (ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), acc(), acc())
-        self.params = (ctypes.c_void_p * 6)(*(ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in self.vals))
+        self.tma, self.tma_ptrs = None, (None, None)
+        if spec.tile.tma:  # (the two tensor maps follow beta, re-encoded when a data pointer changes)
+            from ..kernels.tma import geometry
+
+            t = spec.tile
+            self.tma = (geometry(spec.a, t.bm, t.bk, spec.batch), geometry(spec.b, t.bn, t.bk, spec.batch))
+            self.vals += ((ctypes.c_ubyte * 128)(), (ctypes.c_ubyte * 128)())
+        self.params = (ctypes.c_void_p * len(self.vals))(
+            *(ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in self.vals))
 
     def __call__(self, a, b, c, d, alpha, beta, stream_ptr: int) -> bool:
         v = self.vals
         v[0].value, v[1].value, v[2].value, v[3].value = a, b, c, d
         v[4].value, v[5].value = alpha, beta
+        if self.tma is not None and self.tma_ptrs != (a, b):
+            from ..kernels.tma import encode
+
+            ctypes.memmove(v[6], encode(self.tma[0], a), 128)
+            ctypes.memmove(v[7], encode(self.tma[1], b), 128)
+            self.tma_ptrs = (a, b)
         return self.fn(self.func, self.grid, 1, 1, self.threads, 1, 1, self.smem, stream_ptr, self.params,
                        None) == 0
 

@@ -147,6 +147,26 @@ __device__ __forceinline__ void mbar_arrive(unsigned long long* b) {
 __device__ __forceinline__ void cp_async_mbar_arrive(unsigned long long* b) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_addr(b)) : "memory");
 }
+// the tensor-memory accelerator (PTX ISA: cp.async.bulk.tensor, tile mode): one box of a tensor map
+// (a 128-byte, 64-byte aligned descriptor the host encodes, passed as a __grid_constant__ parameter)
+// into shared memory with the map's 128-byte swizzle, completing `bytes` on the mbarrier
+struct alignas(64) TmaDesc {
+  unsigned long long raw[16];
+};
+__device__ __forceinline__ void mbar_expect_tx(unsigned long long* b, unsigned bytes) {
+  asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(b)), "r"(bytes) : "memory");
+}
+template <int RANK>
+__device__ __forceinline__ void tma_box(void* dst, const TmaDesc* map, unsigned long long* b, int c0, int c1, int c2) {
+  if constexpr (RANK == 2)
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
+                 "[%4];\n" ::"r"(smem_addr(dst)), "l"(map), "r"(c0), "r"(c1), "r"(smem_addr(b)) : "memory");
+  else
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, "
+                 "%4}], [%5];\n" ::"r"(smem_addr(dst)), "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(smem_addr(b))
+                 : "memory");
+}
+
 // a barrier of the first `count` threads only (the computing warpgroups of a warp-specialised tile)
 __device__ __forceinline__ void named_sync(int id, int count) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
@@ -266,6 +286,22 @@ struct TileLoader {
       }
     }
   }
+
+  // (1') TMA: the stage as boxes of the operand's tensor map (dims innermost first: the smem-contiguous
+  //      dimension, the other, the batch): one box of 64 x TS (k-major) or TC / 64 boxes of 64 x 64
+  //      (mn-major), each landing in the swizzled layout `slot` describes; zero-filled outside the tensor
+  template <int RANK>
+  __device__ __forceinline__ static void tma(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
+                                             U bz) {
+    static_assert(SW && (KMAJOR ? TC == 64 : TS == 64), "TMA boxes fill 128-byte-swizzled stages");
+    if constexpr (KMAJOR) {
+      tma_box<RANK>(stage, map, bar, int(k0), int(mn0), int(bz));
+    } else {
+#pragma unroll
+      for (int a = 0; a < TC / 64; ++a) tma_box<RANK>(stage + a * TS * 64, map, bar, int(mn0) + 64 * a, int(k0), int(bz));
+    }
+  }
+  static constexpr unsigned TX_BYTES = unsigned(TMN * TBK * int(sizeof(T)));
 
   // (2) apply the operand's op to the elements this thread copied into `stage`; elements with
   //     k >= K are set to 0 (so op(0) != 0 cannot leak into the sum).
@@ -437,6 +473,7 @@ struct Gett {
                         typename Cfg::MapAk, I, U, Cfg::A_VS, WG>;
   using LB = TileLoader<TB, BN, BK, Cfg::B_VEC, Cfg::B_KMAJOR, LTHREADS, N, K, typename Cfg::MapBn,
                         typename Cfg::MapBk, I, U, Cfg::B_VS, WG>;
+  static_assert(Cfg::TMA_RANK == 0 || WS, "TMA boxes feed warp-specialised tiles");
   static_assert(!WS || (WG && !Cfg::PERSIST && MW % 64 == 0 && LA::ASYNC && LB::ASYNC && Cfg::OpA::kIdentity &&
                         Cfg::OpB::kIdentity), "warp-specialised tiles: wgmma, not persistent, whole 64-row "
                 "blocks per computing warpgroup, cp.async copies, no op on A or B (applied in a pack instead)");
@@ -559,7 +596,8 @@ struct Gett {
   }
 
   __device__ static void run(const TA* __restrict__ A, const TB* __restrict__ B, const TC* __restrict__ C,
-                             TD* __restrict__ D, TAcc alpha, TAcc beta, unsigned char* smem) {
+                             TD* __restrict__ D, TAcc alpha, TAcc beta, unsigned char* smem,
+                             const TmaDesc* tmA = nullptr, const TmaDesc* tmB = nullptr) {
     const int tid = threadIdx.x;
     if constexpr (WG) smem += (1024u - (unsigned)__cvta_generic_to_shared(smem) % 1024u) % 1024u;
     constexpr U NTILES = U(TILES) * U(BATCH);
@@ -596,8 +634,16 @@ struct Gett {
         for (long long kt = 0; kt < KTILES; ++kt) {
           const int s = int(kt % STAGES);
           if (kt >= STAGES) mbar_wait(&bars[STAGES + s], unsigned((kt / STAGES - 1) & 1));
-          la.load(stA(s), Ab, tid, U(kt) * U(BK));
-          lb.load(stB(s), Bb, tid, U(kt) * U(BK));
+          if constexpr (Cfg::TMA_RANK > 0) {  // (the whole stage in a few boxes, from one thread)
+            if (tid == 0) {
+              mbar_expect_tx(&bars[s], LA::TX_BYTES + LB::TX_BYTES);
+              LA::template tma<Cfg::TMA_RANK>(stA(s), tmA, &bars[s], m0, U(kt) * U(BK), bz);
+              LB::template tma<Cfg::TMA_RANK>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz);
+            }
+          } else {
+            la.load(stA(s), Ab, tid, U(kt) * U(BK));
+            lb.load(stB(s), Bb, tid, U(kt) * U(BK));
+          }
           cp_async_mbar_arrive(&bars[s]);
         }
         cp_async_wait_all();
@@ -693,8 +739,8 @@ struct Gett {
       for (long long kt = 0; kt < KTILES; ++kt) {
         const int s = int(kt % STAGES);
         mbar_wait(&bars[s], unsigned((kt / STAGES) & 1));
-        // (the loaders' copies are generic-proxy writes; the wgmma reads through the async proxy)
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        // (the loaders' copies are generic-proxy writes; the wgmma reads through the async proxy, as TMA writes)
+        if constexpr (Cfg::TMA_RANK == 0) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         const TA* As = stA(s);
         const TB* Bs = stB(s);
         wg_fence_regs(acc);

@@ -97,6 +97,7 @@ def render_prelude(spec: KernelSpec) -> str:
         f"  static constexpr bool WGMMA = {_b(t.wgmma)};",
         f"  static constexpr bool PERSIST = {_b(t.persistent)};",
         f"  static constexpr bool WS = {_b(t.ws)};",
+        f"  static constexpr int TMA_RANK = {spec.tma_rank};",
         f"  static constexpr int TF32 = {spec.tf32};",
         f"  static constexpr long long M = {spec.M}LL, N = {spec.N}LL, K = {spec.K}LL, BATCH = {spec.batch}LL;",
         f"  static constexpr int BM = {t.bm}, BN = {t.bn}, BK = {t.bk}, STAGES = {t.stages}, "
@@ -143,13 +144,16 @@ def render(spec: KernelSpec) -> tuple[str, str]:
     """(CUDA source, kernel name) of `spec`."""
     name = kernel_name(spec)
     prelude = render_prelude(spec)
+    # (TMA tiles take the two tensor maps as __grid_constant__ parameters after beta)
+    maps = (",\n     const __grid_constant__ gett::TmaDesc tmA, const __grid_constant__ gett::TmaDesc tmB"
+            if spec.tile.tma else "")
     wrapper = (
         f"static_assert(gett::Gett<Cfg>::SMEM_BYTES == {spec.smem_bytes}, \"smem size disagrees with spec.py\");\n"
         f"extern \"C\" __global__ void __launch_bounds__({spec.tile.threads}, 1)\n"
         f"{name}(const Cfg::TA* __restrict__ A, const Cfg::TB* __restrict__ B, const Cfg::TC* __restrict__ C,\n"
-        f"     Cfg::TD* __restrict__ D, Cfg::TAcc alpha, Cfg::TAcc beta) {{\n"
+        f"     Cfg::TD* __restrict__ D, Cfg::TAcc alpha, Cfg::TAcc beta{maps}) {{\n"
         f"  extern __shared__ __align__(16) unsigned char gett_smem[];\n"
-        f"  gett::Gett<Cfg>::run(A, B, C, D, alpha, beta, gett_smem);\n"
+        f"  gett::Gett<Cfg>::run(A, B, C, D, alpha, beta, gett_smem{', &tmA, &tmB' if spec.tile.tma else ''});\n"
         f"}}\n"
     )
     src = (f"// gettpy GETT kernel {name}\n" + header_text()

@@ -43,6 +43,9 @@ class TileConfig:
             two warpgroups of bm / 2 rows each compute and store, with no CTA-wide barrier in the k-loop
             (384 threads; wgmma tiles with bm a multiple of 128, not persistent, no op on A or B, inputs
             read in 16-byte vectors).
+        tma: a warp-specialised tile whose loading warpgroup copies each stage as boxes of the operands'
+            tensor maps (TMA; gettpy.kernels.tma) instead of cp.async vectors: both inputs one stride
+            term per GEMM dimension (packed inputs, plain GEMMs), f16/bf16, 16-byte aligned.
     """
 
     bm: int
@@ -58,6 +61,7 @@ class TileConfig:
     wgmma: bool = False
     persistent: bool = False
     ws: bool = False
+    tma: bool = False
 
     def __post_init__(self):
         if self.stages < 2:
@@ -77,6 +81,8 @@ class TileConfig:
                                   f"not persistent")
         elif self.ws:
             raise KernelError(f"TileConfig {self}: warp-specialised tiles are wgmma tiles")
+        if self.tma and not self.ws:
+            raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
         elif self.mma:
             ok = (self.wm % 16 == 0 and self.wn % 8 == 0 and self.bm % self.wm == 0 and self.bn % self.wn == 0
                   and self.bk % 16 == 0)
@@ -211,6 +217,13 @@ class KernelSpec:
             if op.vs != 1 and (op.vs < 1 or op.kmajor or tmn % (op.vs * op.vec)):
                 raise KernelError(f"operand {name}: vector step vs={op.vs} needs an mn-contiguous tile that "
                                   f"groups of vs * vec = {op.vs * op.vec} coordinates divide ({tmn})")
+        if t.tma:
+            from .tma import geometry
+
+            for name, op, tmn in (("A", self.a, t.bm), ("B", self.b, t.bn)):
+                if geometry(op, tmn, t.bk, self.batch) is None:
+                    raise KernelError(f"operand {name}: no tensor map for TMA (a GEMM dimension of several "
+                                      f"stride terms, or an unaligned stride); give a tile with tma=False")
         if t.ws:
             for name, op in (("A", self.a), ("B", self.b)):
                 if op.vec * ITEMSIZE[op.dtype] != 16:
@@ -222,6 +235,11 @@ class KernelSpec:
         if self.d.run and (self.d.run % self.d.vec or self.d.cont < 1):
             raise KernelError(f"operand D: run {self.d.run} must be whole vectors of {self.d.vec} and cont "
                               f"{self.d.cont} >= 1")
+
+    @property
+    def tma_rank(self) -> int:
+        """Dims of the TMA tensor maps (2, 3 with a batch), 0 without TMA."""
+        return (3 if self.batch > 1 else 2) if self.tile.tma else 0
 
     @property
     def path(self) -> str:

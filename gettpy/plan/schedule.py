@@ -163,6 +163,26 @@ def _pack_order(plan: Plan, mn: str, vec: int) -> tuple[str, ...]:
     return p.k + mns + p.b if plan.K % vec == 0 else mns + p.k + p.b
 
 
+def _core_order(problem, prob, pa, pb, part, tile, ext):
+    """The packs re-laid out in the mode orders of the core planned on them, where those differ from the
+    orders they were packed in (the planner orders a packed input's m or n modes by the output's
+    strides): each GEMM dimension of a packed input is then one stride term, a plain (batched) matrix
+    that the kernel reads in long runs and TMA can load. Returns (pack_a, pack_b, problem on the packs)."""
+    core = make_plan(prob, part, tile)
+    out = {"a": pa, "b": pb}
+    for name, pk in (("a", pa), ("b", pb)):
+        if pk is None:
+            continue
+        side = ("b" if name == "a" else "a") if core.part.swapped else name  # (its side in the core)
+        info = getattr(problem, name)
+        order = _pack_order(core, "m" if side == "a" else "n", 16 // pk.itemsize)
+        if tuple(m for m in order if m in pk.modes) != pk.modes:
+            out[name] = packed(info, order, ext, apply_op=not info.op.is_identity and pk.op.is_identity)
+    if out["a"] is pa and out["b"] is pb:
+        return pa, pb, prob
+    return out["a"], out["b"], replace(problem, a=out["a"] or problem.a, b=out["b"] or problem.b)
+
+
 def _tile(plan: Plan, sm_count: int):
     """The plan's tile (autotuner) or the heuristic's."""
     from .tiles import choose_tile
@@ -267,6 +287,8 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
     pa = new_a if new_a is not problem.a else None
     pb = new_b if new_b is not problem.b else None
     prob = replace(problem, a=new_a, b=new_b)
+    if pa or pb:
+        pa, pb, prob = _core_order(problem, prob, pa, pb, part, tile, ext)
     w_order = plan.part.n + plan.part.m + plan.part.b
     if split is not None:
         mode, slices = split

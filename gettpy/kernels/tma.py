@@ -1,0 +1,100 @@
+"""Tensor maps for the TMA loads of warp-specialised wgmma tiles (TileConfig.tma).
+
+The tensor-memory accelerator copies a box of a tensor described by a 128-byte tensor map (dims,
+byte strides, box size, swizzle) into shared memory, zero-filling what lies outside the tensor. An
+operand qualifies when each of its GEMM dimensions is one stride term (a dense or strided matrix,
+possibly batched: packed inputs, plain GEMMs): its map then has the smem-contiguous dimension
+innermost (k for a k-major tile, mn for an mn-major one), the other GEMM dimension next and the batch
+last, and boxes of 64 x tile rows (k-major) or 64 x 64 (mn-major, one per 64-wide column atom) land
+in exactly the 128-byte-swizzled layout the wgmma descriptors read (gett.cuh, TileLoader::tma).
+
+`geometry` (pure) decides whether and how; `encode` builds the map's 128 bytes for a data pointer
+with NVIDIA's driver bindings (needs a GPU driver).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..layouts.descriptor import DimMap
+from .spec import ITEMSIZE, OperandSpec
+
+#: elements of the 128-byte swizzle's rows (2-byte elements) and the largest box edge
+SWIZZLE_ELEMS = 64
+MAX_BOX = 256
+
+
+@dataclass(frozen=True, slots=True)
+class TmaGeometry:
+    """One operand's tensor map without its pointer: dims (elements, innermost first), byte strides of
+    the dims after the first, the box (elements per dim), and the element type."""
+
+    dtype: str
+    dims: tuple[int, ...]
+    strides: tuple[int, ...]
+    box: tuple[int, ...]
+
+    @property
+    def rank(self) -> int:
+        return len(self.dims)
+
+
+def _stride(dm: DimMap) -> int | None:
+    """The element stride of a GEMM dimension that is one stride term (0 for an extent of 1), else None."""
+    if dm.extent <= 1:
+        return 0
+    if len(dm.strides) == 1 and dm.divisors[0] == 1 and dm.moduli[0] >= dm.extent:
+        return dm.strides[0]
+    return None
+
+
+def geometry(op: OperandSpec, tile_mn: int, bk: int, batch: int) -> TmaGeometry | None:
+    """The tensor map of operand `op` read on tiles of `tile_mn` x `bk` (batch extent `batch`), or None
+    where TMA cannot load it (a dimension of several terms, a negative or unaligned stride, a type other
+    than f16/bf16)."""
+    item = ITEMSIZE[op.dtype]
+    if op.dtype not in ("f16", "bf16") or bk != SWIZZLE_ELEMS or tile_mn > MAX_BOX:
+        return None
+    s_mn, s_k, s_b = _stride(op.mn), _stride(op.k), _stride(op.b)
+    if None in (s_mn, s_k, s_b):
+        return None
+    inner, outer = (op.k, op.mn) if op.kmajor else (op.mn, op.k)
+    s_in, s_out = (s_k, s_mn) if op.kmajor else (s_mn, s_k)
+    if inner.extent > 1 and s_in != 1:
+        return None
+    dims, strides = [max(inner.extent, 1), max(outer.extent, 1)], [s_out * item]
+    box = [SWIZZLE_ELEMS, tile_mn if op.kmajor else SWIZZLE_ELEMS]
+    if batch > 1:
+        dims.append(batch)
+        strides.append(s_b * item)
+        box.append(1)
+    if dims[1] == 1:  # (a one-row operand: any stride will do)
+        strides[0] = max(strides[0], 16)
+    if any(s <= 0 or s % 16 or s >= 2**40 for s in strides) or any(d >= 2**31 for d in dims):
+        return None
+    return TmaGeometry(op.dtype, tuple(dims), tuple(strides), tuple(box))
+
+
+def encode(g: TmaGeometry, ptr: int) -> bytes:
+    """The 128 bytes of the tensor map of `g` over the data at device pointer `ptr` (16-byte aligned)."""
+    import ctypes
+
+    from cuda.bindings import driver as cu
+
+    from ..errors import KernelError
+
+    if ptr % 16:
+        raise KernelError(f"TMA: data pointer {ptr:#x} is not 16-byte aligned")
+    dt = {"f16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+          "bf16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16}[g.dtype]
+    err, tmap = cu.cuTensorMapEncodeTiled(
+        dt, g.rank, ptr, [cu.cuuint64_t(d) for d in g.dims], [cu.cuuint64_t(s) for s in g.strides],
+        [cu.cuuint32_t(b) for b in g.box], [cu.cuuint32_t(1)] * g.rank,
+        cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
+        cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+    if int(err) != 0:
+        raise KernelError(f"TMA: cuTensorMapEncodeTiled failed ({err}) for {g} at {ptr:#x}")
+    return ctypes.string_at(tmap.getPtr(), 128)
+
+
+__all__ = ["TmaGeometry", "encode", "geometry"]
