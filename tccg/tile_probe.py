@@ -30,16 +30,16 @@ WGMMA_TILES = [(128, 128, 3), (128, 128, 4), (128, 256, 3), (128, 256, 4), (256,
 
 def parse_tile(text: str):
     """A TileConfig from `BMxBNxBK/STAGES@WMxWN`, with a trailing `w` for wgmma or `s` for a simt thread tile,
-    then `p` for a persistent tile or `x` for a warp-specialised (wgmma) one."""
+    then `p` for a persistent tile, `x` for a warp-specialised (wgmma) one, `t` for one fed by TMA."""
     from gettpy.kernels.spec import TileConfig
 
-    m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)([px]?)(?::g(\d+))?", text.strip())
+    m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)([pxt]?)(?::g(\d+))?", text.strip())
     if not m:
         raise SystemExit(f"--tiles: cannot read {text!r} (want BMxBNxBK/STAGES@WMxWN, optional w or s suffix, "
-                         f"optional p (persistent) or x (warp-specialised), optional :gN for N tile rows per "
+                         f"optional p (persistent), x (warp-specialised) or t (TMA), optional :gN for N tile rows per "
                          f"rasterisation group)")
     bm, bn, bk, st, x, y = (int(g) for g in m.groups()[:6])
-    kw = {"persistent": m.group(8) == "p", "ws": m.group(8) == "x"}
+    kw = {"persistent": m.group(8) == "p", "ws": m.group(8) in ("x", "t"), "tma": m.group(8) == "t"}
     if m.group(9):
         kw["group_m"] = int(m.group(9))
     if m.group(7) == "s":
@@ -62,7 +62,7 @@ def main(argv=None) -> int:
     ap.add_argument("--paths", default="mma,wgmma", help="tile families to time besides the heuristic's")
     ap.add_argument("--tiles", default="", help="only these tiles besides the heuristic's, comma separated, "
                     "BMxBNxBK/STAGES@WMxWN (mma.sync), the same ending in 'w' (wgmma) or @TMxTN ending in 's' (simt), "
-                    "then 'p' for persistent or 'x' for warp-specialised; 'P' alone: the heuristic's tile made "
+                    "then 'p' for persistent, 'x' for warp-specialised, 't' for TMA; 'P' alone: the heuristic's tile made "
                     "persistent")
     args = ap.parse_args(argv)
     for case in parse_cases(args.cases):
@@ -112,7 +112,7 @@ def main(argv=None) -> int:
                 ms = statistics.median(times)
                 tf = 2 * plan.M * plan.N * plan.K * plan.batch / ms / 1e9
                 mark = "*" if i == 0 else " "
-                pers = "p" if tile.persistent else "x" if tile.ws else " "
+                pers = "p" if tile.persistent else "t" if tile.tma else "x" if tile.ws else " "
                 print(f"{case.num:2d} {mark} {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages}{pers} {spec.path:5s} "
                       f"warp {tile.wm or tile.tm}x{tile.wn or tile.tn} g{tile.group_m} "
                       f"{ms:8.4f} ms {tf:6.1f} TFLOP/s err {err:.1e}{'  WRONG' if not err < 1e-2 else ''}")
