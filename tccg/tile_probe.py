@@ -62,8 +62,8 @@ def main(argv=None) -> int:
     ap.add_argument("--paths", default="mma,wgmma", help="tile families to time besides the heuristic's")
     ap.add_argument("--tiles", default="", help="only these tiles besides the heuristic's, comma separated, "
                     "BMxBNxBK/STAGES@WMxWN (mma.sync), the same ending in 'w' (wgmma) or @TMxTN ending in 's' (simt), "
-                    "then 'p' for persistent, 'x' for warp-specialised, 't' for TMA; 'P' alone: the heuristic's tile made "
-                    "persistent")
+                    "then 'p' for persistent, 'x' for warp-specialised, 't' for TMA; 'P' alone: the heuristic's "
+                    "tile made persistent")
     args = ap.parse_args(argv)
     for case in parse_cases(args.cases):
         sched = make_schedule(case_problem(case, args.dtype, args.dtype))
