@@ -417,3 +417,15 @@ def test_tma_tiles_compile_and_geometry(cache):
         kernel_spec(plan, False, tile=TileConfig(128, 128, 64, 4, wm=64, wn=128, wgmma=True, ws=True, tma=True))
     with pytest.raises(KernelError, match="warp-specialised"):
         TileConfig(128, 128, 64, 4, wm=64, wn=128, wgmma=True, tma=True)
+
+
+def test_tma_heuristic():
+    """The compute-bound wgmma tile becomes the TMA-fed warp-specialised 128x256 tile where both inputs are
+    plain matrices without an op (#12); not with a relu on A (no in-kernel transform there), not for a
+    layout of several stride terms per dimension (#20 in place), not for memory-bound shapes."""
+    spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
+    assert spec.tile.tma and spec.tile.ws and (spec.tile.bm, spec.tile.bn, spec.tile.threads) == (128, 256, 384)
+    spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16", op_a=ops.relu), False)
+    assert not spec.tile.ws and (spec.tile.bm, spec.tile.bn) == (256, 128)
+    assert not kernel_spec(tccg_plan("abcd-aebf-dfce", (72,) * 6, "f16"), False).tile.ws
+    assert not kernel_spec(tccg_plan("abc-acd-db", (312, 296, 296, 312), "f16"), False).tile.ws

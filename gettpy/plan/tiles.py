@@ -19,7 +19,8 @@
   with too few CTAs for 128x128 but K >= LONG_K gets 128x64x64 / 4 wgmma tiles.
 
 `kernel_spec` makes the write-bound one-k-tile mma.sync tiles and the tall wgmma tile persistent
-(`_persistent`), and adds what the layouts decide: for each input, the smem orientation and vector width
+(`_persistent`), the compute-bound wgmma tile a TMA-fed warp-specialised one where both inputs have
+tensor maps and no op (`_tma_tile`), and adds what the layouts decide: for each input, the smem orientation and vector width
 (the dimension with the widest 16-byte-aligned stride-1 run, else a scalar gather along the
 smaller stride), D's store direction and width, the ops, read_c and 64-bit indexing.
 """
@@ -229,6 +230,24 @@ def _persistent(tile: TileConfig, M: int, N: int, K: int) -> TileConfig:
     return dataclasses.replace(tile, persistent=True) if one_k or tall else tile
 
 
+def _tma_tile(plan: Plan, tile: TileConfig) -> TileConfig:
+    """The compute-bound wgmma tile as a TMA-fed warp-specialised 128x256x64 / 4 tile where both inputs
+    have tensor maps (tccg/tile_probe.py on the H100, results/v8_h100/probe_tma.txt: #12 0.501 -> 0.443
+    ms, #20 0.470 -> 0.415, #21 0.466 -> 0.444 against the 256x128x64 / 4 cp.async tile; warp
+    specialisation with cp.async loads was slower, probe_ws.txt); the tile unchanged otherwise."""
+    from ..kernels.tma import geometry
+
+    if not (tile.wgmma and (tile.bm, tile.bn, tile.stages) == (256, 128, 4)):
+        return tile
+    new = TileConfig(128, 256, 64, 4, wm=64, wn=256, wgmma=True, ws=True, tma=True)
+    for lay, mn, dt, tmn in ((plan.layout_a, "m", plan.kernel_a.dtype, new.bm),
+                             (plan.layout_b, "n", plan.kernel_b.dtype, new.bn)):
+        op = input_spec(lay, mn, dt, tmn, new.bk)
+        if op.vec * ITEMSIZE[dt] != 16 or geometry(op, tmn, new.bk, plan.batch) is None:
+            return tile
+    return new
+
+
 def _op_expr(op) -> str:
     if op is None or op.is_identity or op.cuda.strip() == "x":
         return ""
@@ -261,6 +280,8 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
     if tile.mma and p.semiring is not None:
         raise KernelError(f"tile {tile} is an mma tile but the contraction uses semiring {p.semiring.name} "
                           f"(tensor cores only add and multiply): give a simt tile")
+    if chosen and not (_op_expr(plan.ops[0]) or _op_expr(plan.ops[1])):
+        tile = _tma_tile(plan, tile)
     a = input_spec(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk, bool(tf32))
     b = input_spec(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk, bool(tf32))
     ld = plan.layout_d
