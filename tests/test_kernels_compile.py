@@ -193,10 +193,13 @@ def test_tile_heuristic():
     assert choose_tile(92352, 296, 48, dtype="f16").bk == 32
     assert choose_tile(5184, 5184, 5184, dtype="f32").tm > 0
     t = choose_tile(6144, 6144, 24, dtype="f32")  # f32, short K (ccsd_t): 64x64 tiles, 3 k-tiles of 8
-    assert (t.bm, t.bn, t.bk, t.stages, t.tm, t.tn) == (64, 64, 8, 3, 4, 4)
+    assert (t.bm, t.bn, t.bk, t.stages, t.tm, t.tn) == (64, 64, 8, 4, 4, 4)  # (4 stages: every load at once)
     t = choose_tile(6144, 6144, 72, dtype="f32")  # K = 72: 80 columns of bk 16 (11% zero-fill) stays
     assert (t.bm, t.bn, t.bk) == (128, 128, 16)
     assert choose_tile(6144, 6144, 24, dtype="f64").bk == 8 and choose_tile(6144, 6144, 24, dtype="f64").bm > 64
+    t = choose_tile(72, 373248, 72, dtype="f32")  # f32, M = 72 between tile sizes: one row of 72 x 128 tiles
+    assert (t.bm, t.bn, t.bk, t.tm, t.tn, t.threads) == (72, 128, 8, 9, 4, 256)
+    assert choose_tile(72, 373248, 72, dtype="f16").bm != 72  # (the mma paths keep their tiles)
     small = choose_tile(300, 300, 64, dtype="f16")
     assert math.ceil(300 / small.bm) * math.ceil(300 / small.bn) >= 9
 

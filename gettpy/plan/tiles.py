@@ -91,6 +91,11 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
         bm, bn, x, y = (_MMA_NARROW_N if mma else _SIMT_NARROW_N)[16 if N <= 16 else 32]
     elif M <= 32:
         bm, bn, x, y = (_MMA_NARROW_M if mma else _SIMT_NARROW_M)[16 if M <= 16 else 32]
+    elif not mma and dtype == "f32" and 64 < M < 128 and M % 8 == 0 and N >= 16 * M and K <= 256:
+        # a short M between tile sizes (ao2mo #9-#11: M = 72, K = 72): one tile row of M x 128, each of
+        # 8 x 32 threads M / 8 rows x 4 columns, not 128 rows of which 56 are padding (tccg/tile_probe.py on
+        # the H100, results/v8_h100/probe_f32_2.txt: #9 0.263 -> 0.237 ms, #10 0.240 -> 0.128 ms)
+        return TileConfig(M, 128, 8, 3, tm=M // 8, tn=4)
     else:
         cands = _MMA_WIDE if mma else _SIMT_WIDE["f64" if dtype == "f64" else "f32"]
         if not mma and dtype == "f32" and K <= SIMT_SHORT_K:
@@ -137,7 +142,9 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
     if bk == 16 and K % 8 == 0 and 4 * math.ceil(K / 16) * 16 > 5 * K:
         bk = 8  # (over a quarter of the k-tiles' columns would be zero-fill: K = 24 -> 3 tiles of 8, not 2 of 16)
     kt = max(1, math.ceil(K / bk))
-    stages = max(2, min(3, kt))
+    # (a few k-tiles: one stage more than there are, so the prologue issues every load at once; ccsd_t #33
+    #  0.0845 -> 0.0800 ms on 64x64x8 with 4 stages for its 3 k-tiles, results/v8_h100/probe_f32_2.txt)
+    stages = kt + 1 if kt <= 3 and bm * bn <= 64 * 64 else max(2, min(3, kt))
     return TileConfig(bm, bn, bk, stages, tm=x, tn=y)
 
 
