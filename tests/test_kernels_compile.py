@@ -200,6 +200,9 @@ def test_tile_heuristic():
     t = choose_tile(72, 373248, 72, dtype="f32")  # f32, M = 72 between tile sizes: one row of 72 x 128 tiles
     assert (t.bm, t.bn, t.bk, t.tm, t.tn, t.threads) == (72, 128, 8, 9, 4, 256)
     assert choose_tile(72, 373248, 72, dtype="f16").bm != 72  # (the mma paths keep their tiles)
+    t = choose_tile(373248, 72, 72, dtype="f32")  # (N = 72: 128 x 72)
+    assert (t.bm, t.bn, t.tm, t.tn, t.threads) == (128, 72, 4, 9, 256)
+    assert choose_tile(5184, 72, 5184, dtype="f32").bn == 64  # (a long K keeps the tile that was faster)
     small = choose_tile(300, 300, 64, dtype="f16")
     assert math.ceil(300 / small.bm) * math.ceil(300 / small.bn) >= 9
 

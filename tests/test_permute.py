@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 
 from gettpy.kernels.build import compile_source
-from gettpy.kernels.permute import MIN_BLOCKS, edge_limit, permute_source, plan_permute, tile_edge
+from gettpy.kernels.permute import (
+    MIN_BLOCKS,
+    edge_limit,
+    permute_source,
+    plan_permute,
+    plan_rowcopy,
+    rowcopy_source,
+    tile_edge,
+)
 
 
 def _strides_of(arr: np.ndarray) -> tuple[int, ...]:
@@ -159,6 +167,47 @@ def test_source_rejects_odd_itemsize():
         permute_source(plan_permute((3, 7), (1, 3), 12))
 
 
+def _emulate_rowcopy(p, src_flat: np.ndarray) -> np.ndarray:
+    """Every thread of the row copy as planned: destination vector v from the source offset it computes."""
+    out = np.full(math.prod(p.shape), np.nan)
+    lv = p.shape[p.o] // p.w
+    for v in range(p.vectors):
+        r, s = v // lv, (v % lv) * p.w * p.strides[p.o]
+        for a in reversed(p.rest):
+            q, r = r % p.shape[a], r // p.shape[a]
+            s += q * p.strides[a]
+        if p.w > 1:  # (a vector: p.w neighbours of the source, aligned)
+            assert p.strides[p.o] == 1 and s % p.w == 0
+        out[v * p.w:(v + 1) * p.w] = src_flat[s:s + p.w * p.strides[p.o]:max(p.strides[p.o], 1)][:p.w]
+    return out
+
+
+@pytest.mark.parametrize("itemsize", [1, 2, 4, 8])
+@pytest.mark.parametrize("shape,perm,cut", [((72, 72, 72), (1, 0, 2), None), ((6, 5, 40), (1, 0, 2), None),
+                                            ((9, 8, 24), (0, 1, 2), 16), ((3, 7, 10), (1, 0, 2), None)])
+def test_rowcopy_moves_every_element_once(shape, perm, cut, itemsize):
+    """Views whose source fast axis is the destination's (TCCG #21's pack), permuted or sliced."""
+    base = np.arange(math.prod(shape), dtype=np.float64).reshape(shape)
+    view = base.transpose(perm)
+    if cut:
+        view = view[:, :, :cut]
+    strides = _strides_of(view)
+    assert plan_permute(view.shape, strides, itemsize) is None
+    p = plan_rowcopy(view.shape, strides, itemsize)
+    assert p is not None and p.o == 2
+    np.testing.assert_array_equal(_emulate_rowcopy(p, base.ravel()), np.ascontiguousarray(view).ravel())
+    cubin, log = compile_source(rowcopy_source(p), "gett_permute", "sm_90")
+    assert cubin and "0 bytes spill" in log
+
+
+def test_rowcopy_declines_and_vectors():
+    assert plan_rowcopy((4, 5), (5, 1), 2) is None  # dense already: a contiguous copy
+    assert plan_rowcopy((4, 5), (1, 4), 2) is None  # fast axes differ: the tiled transpose
+    assert plan_rowcopy((72, 72, 72), (72, 5184, 1), 2).w == 8  # 16-byte vectors
+    assert plan_rowcopy((72, 72, 72), (72, 5184, 1), 2, base_align=2).w == 1  # (an unaligned base)
+    assert plan_rowcopy((8, 12), (24, 2), 2).w == 1  # (a fast axis of stride 2)
+
+
 # -- GPU -----------------------------------------------------------------------------------------------
 
 SHAPES = [(33, 5, 40), (7, 65, 3, 2), (70, 31), (3, 1, 34, 2), (64, 64, 8), (312, 26, 12), (16, 24, 9, 40),
@@ -233,3 +282,23 @@ def test_gpu_permute_copy_into_out_and_from_an_offset_base():
     np.testing.assert_array_equal(cp.asnumpy(permute_copy(shifted.transpose(2, 1, 0))), want)
     with pytest.raises(ValueError, match="C-contiguous"):
         permute_copy(dev.transpose(2, 1, 0), out=cp.empty((40, 72, 9), dtype=np.float32))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int8, np.float64])
+def test_gpu_rowcopy(dtype):
+    """Packs whose fast axes agree go through the row copy (and an op on the way), against numpy."""
+    import cupy as cp
+
+    from gettpy import ops
+    from gettpy.kernels.permute import permute_copy
+
+    host = np.random.default_rng(11).uniform(-4, 4, (24, 40, 72)).astype(dtype)
+    dev = cp.asarray(host)
+    for view, hv in ((dev.transpose(1, 0, 2), host.transpose(1, 0, 2)), (dev[::2, 3:, :64], host[::2, 3:, :64])):
+        np.testing.assert_array_equal(cp.asnumpy(permute_copy(view)), np.ascontiguousarray(hv))
+        if dtype in (np.float16, np.float32, np.float64):
+            op = ops.leaky_relu(0.1)
+            acc = np.float64 if dtype == np.float64 else np.float32
+            want = op(hv.astype(acc)).astype(dtype)
+            np.testing.assert_array_equal(cp.asnumpy(permute_copy(view, op.cuda)), np.ascontiguousarray(want))

@@ -20,9 +20,10 @@
 
 `kernel_spec` makes the write-bound one-k-tile mma.sync tiles and the tall wgmma tile persistent
 (`_persistent`), the compute-bound wgmma tile a TMA-fed warp-specialised one where both inputs have
-tensor maps and no op (`_tma_tile`), and adds what the layouts decide: for each input, the smem orientation and vector width
-(the dimension with the widest 16-byte-aligned stride-1 run, else a scalar gather along the
-smaller stride), D's store direction and width, the ops, read_c and 64-bit indexing.
+tensor maps and no op (`_tma_tile`), and adds what the layouts decide: for each input, the smem
+orientation and vector width (the dimension with the widest 16-byte-aligned stride-1 run, else a
+scalar gather along the smaller stride), D's store direction and width, the ops, read_c and 64-bit
+indexing.
 """
 from __future__ import annotations
 
@@ -96,6 +97,10 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
         # 8 x 32 threads M / 8 rows x 4 columns, not 128 rows of which 56 are padding (tccg/tile_probe.py on
         # the H100, results/v8_h100/probe_f32_2.txt: #9 0.263 -> 0.237 ms, #10 0.240 -> 0.128 ms)
         return TileConfig(M, 128, 8, 3, tm=M // 8, tn=4)
+    elif not mma and dtype == "f32" and 64 < N < 128 and N % 8 == 0 and M >= 16 * N and K <= 256:
+        # (the same with N short: #9 0.261 -> 0.148 ms on 128 x 72, results/v8_h100/probe_7.txt; a long
+        #  K, #19, was slower so: 0.346 -> 0.368 ms)
+        return TileConfig(128, N, 8, 3, tm=4, tn=N // 8)
     else:
         cands = _MMA_WIDE if mma else _SIMT_WIDE["f64" if dtype == "f64" else "f32"]
         if not mma and dtype == "f32" and K <= SIMT_SHORT_K:
