@@ -108,7 +108,12 @@ def tune_problem(problem, backend: str, a, b, result, samples: int = 48, top: in
                 pass
         prebuild(specs)
 
-    trials = search(problem, run, samples=samples, top=top, seed=seed, prepare=prepare)
+    wgmma = True
+    if backend == "cupy":
+        from .backends.gpu import _target
+
+        wgmma = _target()[1]  # (no sm_90 tiles elsewhere)
+    trials = search(problem, run, samples=samples, top=top, seed=seed, prepare=prepare, wgmma=wgmma)
     best = trials[0]
     if best.ok:
         name, cc = device_identity(backend)

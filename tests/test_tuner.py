@@ -124,3 +124,24 @@ def test_candidate_dict_round_trip_keeps_the_interleave_cut():
     c = Candidate(part, TileConfig(32, 128, 32, 4, wm=32, wn=32))
     back = Candidate.from_dict(c.to_dict())
     assert back == c and back.part.split_n == 16
+
+
+def test_design_space_has_sm90_tiles_only_for_sm90():
+    """On an sm_90 device the f16 space holds wgmma, TMA and persistent tiles; elsewhere none of them; every
+    candidate passes the kernel spec's own validation (a TMA tile only where both inputs have tensor maps)."""
+    from gettpy.plan import ContractionProblem, TensorInfo
+    from gettpy.plan.plan import make_plan
+    from gettpy.plan.tiles import kernel_spec
+    from gettpy.plan.tuner import design_space
+
+    def ti(name, modes):
+        return TensorInfo(name, modes, (1024, 1), "f16")
+
+    p = ContractionProblem(ti("A", ("i", "k")), ti("B", ("k", "j")), None, ti("D", ("i", "j")),
+                           (("i", 1024), ("j", 1024), ("k", 1024)))  # (a plain GEMM: TMA tiles apply)
+    on = design_space(p, 60, seed=3, wgmma=True)
+    off = design_space(p, 60, seed=3, wgmma=False)
+    assert any(c.tile is not None and c.tile.wgmma for c in on) and any(c.tile is not None and c.tile.tma for c in on)
+    assert not any(c.tile is not None and (c.tile.wgmma or c.tile.persistent) for c in off)
+    for c in on[1:]:
+        kernel_spec(make_plan(p, c.part, c.tile), False)  # (raises on an invalid candidate)

@@ -30,7 +30,13 @@ MMA_TILES = [(128, 128, 64, 3, 64, 64), (128, 128, 32, 4, 64, 32), (128, 256, 32
              (256, 128, 32, 3, 64, 64), (128, 64, 32, 4, 64, 32), (64, 128, 32, 4, 32, 64),
              (64, 64, 32, 4, 32, 32), (128, 32, 32, 4, 32, 32), (32, 128, 32, 4, 32, 32)]
 SIMT_TILES = [(128, 128, 16, 3, 8, 8), (128, 64, 16, 3, 8, 4), (64, 128, 16, 3, 4, 8), (64, 64, 16, 3, 4, 4),
-              (128, 32, 16, 3, 8, 2), (32, 128, 16, 3, 2, 8)]
+              (128, 32, 16, 3, 8, 2), (32, 128, 16, 3, 2, 8), (128, 128, 8, 4, 8, 8), (64, 64, 8, 4, 4, 4),
+              (128, 64, 8, 3, 8, 4)]
+#: sm_90 tiles of the mma path: warpgroup MMA (bm, bn, stages; bk 64), the TMA-fed warp-specialised ones,
+#: and persistent variants of mma.sync tiles (flags: "p" persistent, "t" TMA + warp-specialised)
+WGMMA_TILES = [(128, 128, 3, ""), (256, 128, 4, ""), (256, 128, 3, ""), (128, 64, 4, ""), (128, 256, 4, "t"),
+               (256, 128, 4, "t"), (256, 128, 3, "p")]
+PERSISTENT_MMA_TILES = [(96, 128, 32, 2, 48, 64), (128, 128, 32, 2, 64, 32), (32, 256, 32, 3, 32, 32)]
 #: H100 figures the model uses (measured in tccg/results): copy bandwidth, fp16 / fp32 peak
 BANDWIDTH_GBS, PEAK_TFLOPS = {"mma": 2800.0, "simt": 2800.0}, {"mma": 750.0, "simt": 52.0}
 SM_COUNT = 132
@@ -65,15 +71,25 @@ def _shuffled(modes: tuple[str, ...], rng: random.Random) -> tuple[str, ...]:
     return tuple(m)
 
 
-def design_space(problem: ContractionProblem, samples: int, seed: int = 0) -> list[Candidate]:
-    """`samples` distinct valid candidates, the heuristic one first."""
-    rng = random.Random(seed)
-    base = partition(problem)
+def _tiles(problem: ContractionProblem, wgmma: bool) -> list[TileConfig]:
+    """The candidate tiles of `problem`'s path (wgmma and persistent ones on sm_90 devices)."""
     if _mma(problem):
         tiles = [TileConfig(bm, bn, bk, st, wm=x, wn=y) for bm, bn, bk, st, x, y in MMA_TILES]
-    else:
-        f64 = problem.compute == "f64"
-        tiles = [TileConfig(bm, bn, 8 if f64 else bk, st, tm=x, tn=y) for bm, bn, bk, st, x, y in SIMT_TILES]
+        if wgmma:
+            tiles += [TileConfig(bm, bn, 64, st, wm=64, wn=bn, wgmma=True, persistent=f == "p", ws=f == "t",
+                                 tma=f == "t") for bm, bn, st, f in WGMMA_TILES]
+            tiles += [TileConfig(bm, bn, bk, st, wm=x, wn=y, persistent=True)
+                      for bm, bn, bk, st, x, y in PERSISTENT_MMA_TILES]
+        return tiles
+    f64 = problem.compute == "f64"
+    return [TileConfig(bm, bn, 8 if f64 else bk, st, tm=x, tn=y) for bm, bn, bk, st, x, y in SIMT_TILES]
+
+
+def design_space(problem: ContractionProblem, samples: int, seed: int = 0, wgmma: bool = True) -> list[Candidate]:
+    """`samples` distinct valid candidates, the heuristic one first (wgmma: the device runs sm_90 tiles)."""
+    rng = random.Random(seed)
+    base = partition(problem)
+    tiles = _tiles(problem, wgmma)
     out = [Candidate(base, None)]
     seen = {out[0]}
     for _ in range(samples * 20):
@@ -91,15 +107,24 @@ def design_space(problem: ContractionProblem, samples: int, seed: int = 0) -> li
 
 
 def valid(problem: ContractionProblem, c: Candidate) -> bool:
-    """Rejects what would not compile, before compiling: loads per thread beyond the predicate mask."""
+    """Rejects what would not compile, before compiling: loads per thread beyond the predicate mask, and
+    a tile the kernel spec refuses for this layout (a TMA tile without tensor maps, say)."""
+    from ..errors import KernelError
+    from .tiles import kernel_spec
+
     if c.tile is None:
         return True
     plan = make_plan(problem, c.part, c.tile)
     t = c.tile
+    loaders = 128 if t.ws else t.threads
     for lay, mn, tmn in ((plan.layout_a, "m", t.bm), (plan.layout_b, "n", t.bn)):
         vec = max(1, min(max(lay.vector_width("k"), lay.vector_access(mn, tmn)[0]), 16))
-        if tmn * t.bk / vec / t.threads > 32:
+        if tmn * t.bk / vec / loaders > 32:
             return False
+    try:
+        kernel_spec(plan, False)
+    except KernelError:
+        return False
     return True
 
 
@@ -119,6 +144,8 @@ def predicted_ms(plan: Plan, tile: TileConfig) -> float:
     d = plan.layout_d.itemsize * plan.M * plan.N * plan.batch * waste(plan.layout_d, ("m", "n"))
     mem_ms = (a + b + d) / (BANDWIDTH_GBS[path] * 1e6)
     eff = min(1.0, (tile.bm * tile.bn) / (128 * 128)) * 0.35  # mma.sync from smem reaches ~1/3 of peak
+    if tile.wgmma:
+        eff *= 2.0  # (warpgroup MMA: 0.55-0.75 of peak on the H100, tccg/PERFORMANCE.md)
     flop_ms = plan.flops / (PEAK_TFLOPS[path] * 1e9 * max(eff, 0.05))
     waves = math.ceil(ctas / SM_COUNT) / max(ctas / SM_COUNT, 1e-9)
     return max(mem_ms, flop_ms) * max(1.0, waves)
@@ -134,7 +161,8 @@ class Trial:
 
 
 def tune(problem: ContractionProblem, run: Callable[[Candidate], tuple[float, bool]], samples: int = 48,
-         top: int = 8, seed: int = 0, prepare: Callable[[list[Candidate]], None] | None = None) -> list[Trial]:
+         top: int = 8, seed: int = 0, prepare: Callable[[list[Candidate]], None] | None = None,
+         wgmma: bool = True) -> list[Trial]:
     """Sample, prune, then measure the `top` candidates with `run` (-> (ms, verified)); best first.
 
     `prepare` (e.g. parallel compilation of the kernels) gets the candidates that will be measured.
@@ -143,7 +171,7 @@ def tune(problem: ContractionProblem, run: Callable[[Candidate], tuple[float, bo
     from .tiles import kernel_spec  # the heuristic's tile, for the heuristic candidate's prediction
 
     scored = []
-    for c in design_space(problem, samples, seed):
+    for c in design_space(problem, samples, seed, wgmma):
         plan = make_plan(problem, c.part, c.tile)
         scored.append((predicted_ms(plan, c.tile or kernel_spec(plan, False).tile), c))
     keep = [scored[0]] + sorted(scored[1:], key=lambda x: x[0])[: max(0, top - 1)]
