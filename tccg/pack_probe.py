@@ -21,7 +21,7 @@ def main(argv=None) -> int:
     import cupy
 
     from gettpy.backends.staged import _view
-    from gettpy.kernels.permute import permute_copy, plan_permute
+    from gettpy.kernels.permute import permute_copy, plan_permute, plan_rowcopy
     from gettpy.plan.schedule import make_schedule
 
     from .timing import time_cupy
@@ -52,9 +52,11 @@ def main(argv=None) -> int:
                 t_tiled = time_cupy([lambda v=view, o=out: permute_copy(v, out=o)])[0]
                 t_cupy = time_cupy([lambda v=view, o=out: cupy.copyto(o, v)])[0]
                 t_flat = time_cupy([lambda s=src, f=flat: cupy.copyto(f, s)])[0]
-                p = plan_permute(tuple(view.shape), tuple(s // view.itemsize for s in view.strides), view.itemsize)
-                how = "elementwise" if p is None else (f"tile {p.ti}x{p.to} vec {p.wr}/{p.ww} group {p.group} "
-                                                       f"blocks {p.blocks}")
+                st = tuple(s // view.itemsize for s in view.strides)
+                p = plan_permute(tuple(view.shape), st, view.itemsize)
+                rc = plan_rowcopy(tuple(view.shape), st, view.itemsize) if p is None else None
+                how = (f"tile {p.ti}x{p.to} vec {p.wr}/{p.ww} group {p.group} blocks {p.blocks}" if p is not None
+                       else f"row copy vec {rc.w} blocks {rc.blocks}" if rc is not None else "CuPy copy")
                 print(f"#{case.num:2d} {dt} pack {name} {view.shape} {mb / 2:.1f} MB: tiled {1e3 * t_tiled:7.1f} us "
                       f"{mb / t_tiled / 1e3:5.2f} TB/s | cupy {1e3 * t_cupy:7.1f} us {mb / t_cupy / 1e3:5.2f} TB/s | "
                       f"contiguous {1e3 * t_flat:7.1f} us {mb / t_flat / 1e3:5.2f} TB/s | {how} | "
