@@ -19,8 +19,7 @@ import numpy as np
 from . import backends
 from .errors import GettpyError
 from .plan.cache import clear_plan_cache, record_tuned
-from .plan.schedule import make_schedule
-from .plan.tuner import Candidate, Trial
+from .plan.tuner import Candidate, Trial, schedule_of
 from .plan.tuner import tune as search
 from .plan.tuning_db import TuningDB, device_identity, problem_key
 
@@ -69,7 +68,7 @@ def tune_problem(problem, backend: str, a, b, result, samples: int = 48, top: in
     scale = float(np.max(np.abs(ref), initial=0.0)) or 1.0
 
     def run(c: Candidate) -> tuple[float, bool]:
-        sched = make_schedule(problem, part=c.part, tile=c.tile)
+        sched = schedule_of(problem, c)
         d = xp.empty_like(result)  # the output layout the problem was planned for
         d.fill(np.nan)
         backends.execute(backend, sched, a, b, None, d, 1.0, 0.0)
@@ -102,7 +101,7 @@ def tune_problem(problem, backend: str, a, b, result, samples: int = 48, top: in
         specs = []
         for c in cands:
             try:
-                specs.append(kernel_spec(make_schedule(problem, part=c.part, tile=c.tile).core, False, sm_count=sm,
+                specs.append(kernel_spec(schedule_of(problem, c).core, False, sm_count=sm,
                                          wgmma=wg))
             except Exception:  # noqa: BLE001 - run() records the failure
                 pass

@@ -145,3 +145,21 @@ def test_design_space_has_sm90_tiles_only_for_sm90():
     assert not any(c.tile is not None and (c.tile.wgmma or c.tile.persistent) for c in off)
     for c in on[1:]:
         kernel_spec(make_plan(p, c.part, c.tile), False)  # (raises on an invalid candidate)
+
+
+def test_the_heuristic_candidate_stands_for_the_heuristic_schedule():
+    """The heuristic candidate (the base partition, no tile) runs and records as make_schedule's own plan:
+    with packs, forcing the unpacked problem's partition on the packed core would change its mode orders
+    (on the H100 the 'tuned' #25-#48 then ran 1/0.83 slower than the heuristic they were meant to keep)."""
+    from gettpy.plan.partition import partition
+    from gettpy.plan.schedule import make_schedule
+    from gettpy.plan.tuner import schedule_of
+
+    p = _problem()
+    heur = make_schedule(p)
+    assert heur.staged
+    assert schedule_of(p, Candidate(partition(p), None)) == heur
+    forced = make_schedule(p, part=partition(p))
+    other = design_space(p, 10, seed=2)[1]
+    assert schedule_of(p, other) == make_schedule(p, part=other.part, tile=other.tile)
+    assert forced.core.part.m == tuple(reversed(heur.core.part.m))  # (#20: m order (d, c) against (c, d))

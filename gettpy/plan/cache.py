@@ -54,7 +54,9 @@ def _tuned_candidate(canonical: ContractionProblem):
 def _cached_schedule(canonical: ContractionProblem) -> Schedule:
     c = _tuned_candidate(canonical)
     if c is not None:
-        return make_schedule(canonical, part=c.part, tile=c.tile)
+        from .tuner import schedule_of
+
+        return schedule_of(canonical, c)
     return make_schedule(canonical)
 
 

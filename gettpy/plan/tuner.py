@@ -61,6 +61,16 @@ class Candidate:
         return cls(part, None if d.get("tile") is None else TileConfig(**d["tile"]))
 
 
+def schedule_of(problem: ContractionProblem, c: Candidate):
+    """The schedule a candidate stands for: the heuristic's own (partition re-planned around any packs,
+    persistent and TMA tiles chosen) for the heuristic candidate, else the forced partition and tile."""
+    from .schedule import make_schedule
+
+    if c.tile is None and c.part == partition(problem):
+        return make_schedule(problem)
+    return make_schedule(problem, part=c.part, tile=c.tile)
+
+
 def _mma(problem: ContractionProblem) -> bool:
     return problem.a.dtype in ("f16", "bf16") and problem.b.dtype == problem.a.dtype and problem.compute == "f32"
 
