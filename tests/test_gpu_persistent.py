@@ -70,3 +70,12 @@ def test_persistent_d_runs(rng):
                       "f16", "f16", order="F")
     assert spec.d.run == 24
     _walks(spec)
+
+
+def test_persistent_k0_scales_c(rng):
+    """K = 0 (nothing to load): a persistent tile writes beta * C only and reads no input (it had loaded
+    one k-tile of an empty A: an illegal address on the H100, test_gpu.py's test_gemm_shapes)."""
+    ext = {"i": 4096, "j": 4096, "k": 0}
+    spec = run_forced(rng, "ik", "kj", "ij", ext, _p(bm=96, bn=128, bk=32, stages=2, wm=48, wn=64), with_c=True,
+                      alpha=1.0, beta=0.5)
+    _walks(spec)

@@ -260,6 +260,7 @@ def test_persistent_heuristic():
     assert not kernel_spec(tccg_plan("abc-acd-db", (312, 296, 296, 312), "f16"), False).tile.persistent  # #15
     assert not kernel_spec(tccg_plan("abcde-efbad-cf", (48, 32, 24, 32, 48, 32), "f16"), False).tile.persistent
     assert not kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False).tile.persistent
+    assert not kernel_spec(tccg_plan("ab-ac-cb", (64, 64, 0), "f16", with_c=True), True).tile.persistent  # (K = 0)
 
 
 WGMMA_LAYOUTS = ["ab-ac-cb", "ab-ca-cb", "ab-ac-bc", "ab-ca-bc", "abcd-aebf-dfce"]

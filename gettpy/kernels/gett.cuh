@@ -669,7 +669,7 @@ struct Gett {
     // k-tile); nk: that k-tile's index, known in the loop when each CTA has one tile (non-persistent)
     auto load_next = [&](int s, long long nk) {
       if constexpr (PERSIST) {
-        if (ltile < NTILES) {
+        if (KTILES > 0 && ltile < NTILES) {  // (K == 0: nothing to load, only C to scale)
           la.load(stA(s), lAb, tid, U(lk) * U(BK));
           lb.load(stB(s), lBb, tid, U(lk) * U(BK));
           if (++lk == KTILES) {
