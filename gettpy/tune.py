@@ -77,8 +77,10 @@ def tune_problem(problem, backend: str, a, b, result, samples: int = 48, top: in
             return 0.0, False
         times = []
         inner = 1
-        if backend == "cupy":  # (back-to-back launches filling ~0.5 ms per timing: the events of one launch
-            import cupy        #  of a 30-us kernel measured host gaps, and chose slower ccsd_t plans)
+        if backend == "cupy":
+            # (back-to-back launches filling ~0.5 ms per timing: the events around one launch of a 30-us
+            #  kernel measured host gaps, and chose slower ccsd_t plans on the H100)
+            import cupy
 
             e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
             e0.record()
