@@ -23,17 +23,19 @@ CuPy copy made #8 five times slower, so outputs are written in place except for 
   output and re-read by many CTAs (ccsd_t's #32 family): one small copy makes its tiles k-major.
 
 * **pack a compute-bound shape's 2-byte input with short runs** (shorter than `PACK_RUN` along the
-  direction the kernel reads it, and re-read by many CTAs; TCCG's #20-#27, #29), unless the other input
-  is gathered: one copy into a dense k-major layout costs less than the tiles' scattered reads of it.
+  direction the kernel reads it, and re-read by many CTAs; TCCG's #20-#30): one copy into a dense
+  k-major layout costs less than the tiles' scattered reads of it, and with both inputs packed the core
+  runs on TMA tiles (#28 and #30, whose other input is gathered and packed anyway, ran at 0.75-0.80x of
+  their time with only that one packed when leaky_relu packed both, results/v8_h100/final_1/).
 
-* **pre-apply an input's op** when the input has a unary op, the shape is compute-bound and the input
-  is re-read by at least `OP_PACK_MIN_REREADS` CTA rows or columns: the pack applies the op once per
-  element and the core reads op(A) with no op, instead of every CTA transforming its tiles again
-  (measured on the H100: leaky_relu on A and B made #12 and #20-#30 1.7-2.2x slower when fused). A
-  memory-bound shape transforms its tiles in the kernel instead (a pack of ccsd_t's small inputs cost
-  a launch each: +11-25% with leaky_relu, results/v8_h100/ops_log.txt), and any pack made for another
-  reason applies the op on the way. Only for f16, f32 and f64 inputs; the pack computes the op in the
-  kernel's compute type and rounds to the input type, as the fused path does.
+* **pre-apply an input's op** when the input has a unary op and is re-read by at least
+  `OP_PACK_MIN_REREADS` CTA rows or columns: the pack applies the op once per element and the core
+  reads op(A) with no op, instead of every CTA transforming its tiles again (measured on the H100:
+  leaky_relu on A and B made #12 and #20-#30 1.7-2.2x slower when fused; transforming in the kernel
+  instead of packing for the memory-bound shapes made #15, #18, #19 1.9-2.0x and ccsd_t 1.2-1.3x their
+  no-op time, against 1.1-1.25x with the packs, results/v8_h100/final_1/), and any pack made for
+  another reason applies the op on the way. Only for f16, f32 and f64 inputs; the pack computes the op
+  in the kernel's compute type and rounds to the input type, as the fused path does.
 
 The CPU executor runs the same schedule (the packing and reductions through numpy), so CI checks
 the transformations end to end; the GPU backend runs them with CuPy.
@@ -262,21 +264,19 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
 
     heavy = compute_bound(plan.M, plan.N, plan.K)
     sides = (("a", ka, rereads_a, plan.layout_a, t.bm, va), ("b", kb, rereads_b, plan.layout_b, t.bn, vb))
-    # (short-run packs: tensor-core inputs only, and not beside a gathered input's pack -- on the H100
-    #  they made the f32 simt cases 1.17 -> 1.35x and #28 / #30, whose other input is gathered, 1.75 -> 1.93x)
-    any_gathered = any(r >= PACK_MIN_REREADS and _gathered(lay, ("m" if w == "a" else "n", "k"), tmn)
-                       for w, _, r, lay, tmn, _ in sides)
+    # (short-run packs: tensor-core inputs only -- on the H100 they made the f32 simt cases 1.17 -> 1.35x;
+    #  beside a gathered input's pack they made #28 / #30 1.75 -> 1.93x on mma.sync tiles, but on the TMA
+    #  tiles that two packed inputs get now, the pair ran at 0.75-0.80x of one pack, results/v8_h100/final_1)
     for which, info, rereads, lay, tmn, vec in sides:
         if _size(info, ext) < MIN_STAGE_ELEMS:
             continue
         mn = "m" if which == "a" else "n"
         can_op = not info.op.is_identity and info.dtype in ("f16", "f32", "f64")  # (a pack can apply the op)
-        op_first = can_op and heavy and rereads >= OP_PACK_MIN_REREADS
+        op_first = can_op and rereads >= OP_PACK_MIN_REREADS
         read = _read(lay, mn, info.dtype, t)
         small_permuted = (rereads >= OP_PACK_MIN_REREADS and _size(info, ext) * SMALL_PACK <= _size(problem.d, ext)
                           and _permuted(read))
-        short_runs = (heavy and not any_gathered and info.itemsize == 2 and rereads >= OP_PACK_MIN_REREADS
-                      and _read_run(read) < PACK_RUN)
+        short_runs = (heavy and info.itemsize == 2 and rereads >= OP_PACK_MIN_REREADS and _read_run(read) < PACK_RUN)
         if op_first or small_permuted or short_runs or rereads >= PACK_MIN_REREADS and _gathered(lay, (mn, "k"), tmn):
             new = packed(info, _pack_order(plan, mn, vec), ext, apply_op=can_op)  # (the op once, not per tile)
             new_ka, new_kb = (new, new_kb) if which == "a" else (new_ka, new)
