@@ -21,7 +21,12 @@
 //          canonical K-major or MN-major layouts of the instruction) instead of padded ones.
 // Global -> shared loads: cp.async (16/8/4 bytes, zero-fill for the partial tiles) in a STAGES-deep
 // pipeline; a 2-byte scalar gather (an f16/bf16 operand with no vectorisable dimension) is a guarded
-// load + st.shared instead.
+// load + st.shared instead. Three variants of the schedule around the k-loop:
+//   * PERSIST: a grid of the resident CTAs walks the tiles; the pipeline runs on into the next tile;
+//   * WS (wgmma only): warpgroup 0 loads, two warpgroups compute and store; per-stage mbarriers
+//          ("full": the copies landed, "empty": the wgmmas read the stage) instead of CTA barriers;
+//   * TMA_RANK > 0 (with WS): the stages arrive as boxes of the operands' tensor maps, one thread
+//          issuing cp.async.bulk.tensor, completing bytes on the full mbarrier.
 #pragma once
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -595,6 +600,16 @@ struct Gett {
     n0 = tile_n * U(BN);
   }
 
+  // the coordinates of tile t, its batch's base pointers of A and B, and the loaders' mn offsets for it
+  __device__ __forceinline__ static void start_tile(U t, const TA* A, const TB* B, int tid, U& bz, U& m0, U& n0,
+                                                    const TA*& Ab, const TB*& Bb, LA& la, LB& lb) {
+    tile_coords(t, bz, m0, n0);
+    Ab = A + gett_offset<I>(bz, typename Cfg::MapAb{});
+    Bb = B + gett_offset<I>(bz, typename Cfg::MapBb{});
+    la.init(tid, m0);
+    lb.init(tid, n0);
+  }
+
   __device__ static void run(const TA* __restrict__ A, const TB* __restrict__ B, const TC* __restrict__ C,
                              TD* __restrict__ D, TAcc alpha, TAcc beta, unsigned char* smem,
                              const TmaDesc* tmA = nullptr, const TmaDesc* tmB = nullptr) {
@@ -624,12 +639,11 @@ struct Gett {
       if (tid < 128) {
         // (1') the loading warpgroup: k-tile kt into stage kt % STAGES once the wgmmas of k-tile
         //      kt - STAGES released it; the copies arrive on the stage's full barrier as they land
-        const TA* Ab = A + gett_offset<I>(bz, typename Cfg::MapAb{});
-        const TB* Bb = B + gett_offset<I>(bz, typename Cfg::MapBb{});
+        const TA* Ab;
+        const TB* Bb;
         LA la;
         LB lb;
-        la.init(tid, m0);
-        lb.init(tid, n0);
+        start_tile(U(blockIdx.x), A, B, tid, bz, m0, n0, Ab, Bb, la, lb);
 #pragma unroll 1
         for (long long kt = 0; kt < KTILES; ++kt) {
           const int s = int(kt % STAGES);
@@ -658,13 +672,11 @@ struct Gett {
     // the loads: tile `ltile`, k-tile `lk` comes next; the loaders hold that tile's mn offsets
     U ltile = U(blockIdx.x), lbz, lm0, ln0;
     long long lk = 0;
-    tile_coords(ltile, lbz, lm0, ln0);
-    const TA* lAb = A + gett_offset<I>(lbz, typename Cfg::MapAb{});
-    const TB* lBb = B + gett_offset<I>(lbz, typename Cfg::MapBb{});
+    const TA* lAb;
+    const TB* lBb;
     LA la;
     LB lb;
-    la.init(tid, lm0);
-    lb.init(tid, ln0);
+    start_tile(ltile, A, B, tid, lbz, lm0, ln0, lAb, lBb, la, lb);
     // issue the copies of the next k-tile into stage s and move on (to the next tile after the last
     // k-tile); nk: that k-tile's index, known in the loop when each CTA has one tile (non-persistent)
     auto load_next = [&](int s, long long nk) {
@@ -675,13 +687,7 @@ struct Gett {
           if (++lk == KTILES) {
             lk = 0;
             ltile += step;
-            if (ltile < NTILES) {
-              tile_coords(ltile, lbz, lm0, ln0);
-              lAb = A + gett_offset<I>(lbz, typename Cfg::MapAb{});
-              lBb = B + gett_offset<I>(lbz, typename Cfg::MapBb{});
-              la.init(tid, lm0);
-              lb.init(tid, ln0);
-            }
+            if (ltile < NTILES) start_tile(ltile, A, B, tid, lbz, lm0, ln0, lAb, lBb, la, lb);
           }
         }
       } else if (nk < KTILES) {
