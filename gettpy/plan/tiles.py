@@ -9,7 +9,8 @@
   one CTA per SM, then 128x64 / 64x128, then 64x64 (memory-bound shapes need CTAs in flight more
   than they need reuse);
 * an f32 (simt) shape with a short K (<= SIMT_SHORT_K: mostly epilogue) takes 64x64 tiles if they fill
-  the machine;
+  the machine; one with M (or N) between 64 and 128, a multiple of 8, and a short K takes one tile of
+  exactly that extent (M x 128 or 128 x N: 72 rows, not 128 of which 56 are padding);
 * bk = 32 for the mma path (16 when K <= 16), 16 for f32 (8 when 16 would zero-fill over a quarter
   of the k columns, e.g. K = 24), 8 for f64; 4 stages for the mma path
   (3 for simt), fewer when K has fewer k-tiles; a 128x128 mma tile with K >= 64 becomes 128x128x64
