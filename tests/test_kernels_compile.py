@@ -436,3 +436,27 @@ def test_tma_heuristic():
     assert not spec.tile.ws and (spec.tile.bm, spec.tile.bn) == (256, 128)
     assert not kernel_spec(tccg_plan("abcd-aebf-dfce", (72,) * 6, "f16"), False).tile.ws
     assert not kernel_spec(tccg_plan("abc-acd-db", (312, 296, 296, 312), "f16"), False).tile.ws
+
+
+@pytest.mark.parametrize("modes_a,strides_a,batch,want", [
+    (("k", "m"), (1, 264), 1, ((264, 200), (528,), (64, 128))),  # k-major: k innermost, box 64 x rows
+    (("m", "k"), (1, 200), 1, ((200, 264), (400,), (64, 64))),  # mn-major: one 64 x 64 box per column atom
+    (("k", "m", "b"), (1, 264, 264 * 200), 3, ((264, 200, 3), (528, 105600), (64, 128, 1))),  # batched: rank 3
+    (("k", "m"), (1, 260), 1, None),  # a row stride of 520 bytes: not a multiple of 16
+    (("k", "m"), (2, 528), 1, None),  # the innermost dimension is not stride 1
+])
+def test_tma_geometry(modes_a, strides_a, batch, want):
+    """The tensor map of an operand (dims innermost first, byte strides, box), or none where TMA cannot
+    load it; every dim and stride checked against the operand's own layout."""
+    from gettpy.kernels.spec import OperandSpec
+    from gettpy.kernels.tma import geometry
+
+    ext = {"m": 200, "k": 264, "b": batch}
+    dims = {m: build_dim_map([ext[m]], [s]) for m, s in zip(modes_a, strides_a, strict=True)}
+    b = dims.get("b", build_dim_map([], []))
+    op = OperandSpec("f16", dims["m"], dims["k"], b, 8, modes_a[0] == "k")
+    g = geometry(op, 128, 64, batch)
+    if want is None:
+        assert g is None
+    else:
+        assert (g.dims, g.strides, g.box) == want and g.rank == len(want[0])

@@ -157,6 +157,15 @@ def test_op_source_compiles_for_sm90(dtype, itemsize):
     assert cubin and "0 bytes spill" in log
 
 
+@pytest.mark.parametrize("dtype,itemsize", [("float16", 2), ("float32", 4), ("float64", 8)])
+def test_rowcopy_op_source_compiles_for_sm90(dtype, itemsize):
+    from gettpy import ops
+
+    p = plan_rowcopy((5, 7, 72), (1008, 72, 1), itemsize)  # (every other 7 x 72 block)
+    cubin, log = compile_source(rowcopy_source(p, ops.leaky_relu(0.1).cuda, dtype), "gett_permute", "sm_90")
+    assert cubin and "0 bytes spill" in log
+
+
 def test_op_source_rejects_integer_types():
     with pytest.raises(ValueError, match="int8"):
         permute_source(plan_permute((3, 7), (1, 3), 1), "x", "int8")

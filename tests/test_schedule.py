@@ -250,3 +250,15 @@ def test_gpu_ops_applied_in_the_pack(dtype):
     fb = ops.gelu(hb.astype(ct)).astype(dtype).astype(np.float64)
     assert_close(cp.asnumpy(got), fa @ fb, dtype)
 
+
+
+@pytest.mark.parametrize("num", [20, 21, 26, 29])
+def test_packed_inputs_are_plain_matrices_in_the_core(num):
+    """Packs are laid out in the core's own mode orders: each GEMM dimension of a packed input is one
+    stride term (the planner had reversed #20's packed m modes, a two-term map TMA cannot load)."""
+    row = TCCG48[num - 1]
+    s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3]), "f16"))
+    assert s.pack_a is not None and s.pack_b is not None
+    for lay, mn in ((s.core.layout_a, "m"), (s.core.layout_b, "n")):
+        for dim in (mn, "k"):
+            assert len(lay.dim(dim).strides) == 1, (num, lay.name, dim, lay.dim(dim))
