@@ -70,19 +70,19 @@ class TileConfig:
             raise KernelError(f"TileConfig: split_k={self.split_k} is not implemented (only 1)")
         if (self.wm > 0) == (self.tm > 0):
             raise KernelError(f"TileConfig {self}: give either a warp tile (wm, wn) or a thread tile (tm, tn)")
+        if self.ws and not self.wgmma:
+            raise KernelError(f"TileConfig {self}: warp-specialised tiles are wgmma tiles")
+        if self.ws and (self.bm % 128 or self.persistent):
+            raise KernelError(f"TileConfig {self}: warp-specialised tiles need bm a multiple of 128 and are "
+                              f"not persistent")
+        if self.tma and not self.ws:
+            raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
         if self.wgmma:
             ok = (self.wm == 64 and self.wn == self.bn and self.bk == 64 and self.bm % 64 == 0
                   and self.bn % 64 == 0 and self.bn <= 256 and self.bm <= 256)
             if not ok:
                 raise KernelError(f"TileConfig {self}: wgmma tiles need wm = 64, wn = bn, bk = 64 and bm, bn "
                                   f"multiples of 64 up to 256")
-            if self.ws and (self.bm % 128 or self.persistent):
-                raise KernelError(f"TileConfig {self}: warp-specialised tiles need bm a multiple of 128 and are "
-                                  f"not persistent")
-        elif self.ws:
-            raise KernelError(f"TileConfig {self}: warp-specialised tiles are wgmma tiles")
-        if self.tma and not self.ws:
-            raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
         elif self.mma:
             ok = (self.wm % 16 == 0 and self.wn % 8 == 0 and self.bm % self.wm == 0 and self.bn % self.wn == 0
                   and self.bk % 16 == 0)
