@@ -217,6 +217,30 @@ def test_rowcopy_declines_and_vectors():
     assert plan_rowcopy((8, 12), (24, 2), 2).w == 1  # (a fast axis of stride 2)
 
 
+def test_copy_kernel_chooses_and_caches(monkeypatch):
+    """permute_copy's choice per view signature, on the CPU (the kernel stands in as its source): the tiled
+    transpose where the fast axes differ, the row copy where they agree, CuPy's copy for a dense view or
+    strides that are not whole elements; the same signature is planned once."""
+    import gettpy.kernels.permute as pm
+
+    monkeypatch.setattr(pm, "_kernel", lambda src: src)
+    pm._copy_kernel.cache_clear()
+    item = 2
+    transposed = ((40, 72, 9), tuple(2 * s for s in (1, 40, 2880)))
+    src, blocks = pm._copy_kernel(*transposed, item, 16, "", "float16")
+    p = plan_permute(transposed[0], (1, 40, 2880), item, 16)
+    assert src == permute_source(p) and blocks == p.blocks
+    sliced = ((12, 37, 64), tuple(2 * s for s in (5760, 72, 1)))
+    src, blocks = pm._copy_kernel(*sliced, item, 16, "x > 0 ? x : 0.1f * x", "float16")
+    rc = plan_rowcopy(sliced[0], (5760, 72, 1), item, 16)
+    assert src == rowcopy_source(rc, "x > 0 ? x : 0.1f * x", "float16") and blocks == rc.blocks
+    assert pm._copy_kernel((4, 5), (10, 2), item, 16, "", "float16") is None  # dense
+    assert pm._copy_kernel((4, 5), (3, 15), item, 16, "", "float16") is None  # odd byte strides
+    pm._copy_kernel(*transposed, item, 16, "", "float16")
+    assert pm._copy_kernel.cache_info().hits == 1
+    pm._copy_kernel.cache_clear()
+
+
 # -- GPU -----------------------------------------------------------------------------------------------
 
 SHAPES = [(33, 5, 40), (7, 65, 3, 2), (70, 31), (3, 1, 34, 2), (64, 64, 8), (312, 26, 12), (16, 24, 9, 40),

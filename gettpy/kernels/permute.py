@@ -133,6 +133,24 @@ def _vector(itemsize: int, extent: int, ok) -> int:
     return w
 
 
+def _fast_axes(shape: tuple[int, ...], strides: tuple[int, ...], who: str):
+    """(live axes, the source's fast axis, the destination's) of a view, or None when it is empty or has
+    fewer than two axes of extent > 1 (a plain copy is coalesced then)."""
+    if len(shape) != len(strides):
+        raise ValueError(f"{who}: shape {shape} and strides {strides} differ in length")
+    live = [a for a, e in enumerate(shape) if e > 1]
+    if any(e <= 0 for e in shape) or len(live) < 2:
+        return None
+    return live, min(live, key=lambda a: (abs(strides[a]), -a)), live[-1]
+
+
+def _read_vector(shape, strides, live, axis: int, itemsize: int, base_align: int) -> int:
+    """Elements per vector read along `axis`: it needs stride 1 there, every other live stride and the
+    first element's address whole vectors."""
+    return _vector(itemsize, shape[axis], lambda w: strides[axis] == 1 and base_align % (w * itemsize) == 0
+                   and all(strides[a] % w == 0 for a in live if a != axis))
+
+
 def plan_permute(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int = 4,
                  base_align: int = VBYTES) -> PermutePlan | None:
     """The tiled copy of a view, or None where an elementwise copy is already coalesced on both sides
@@ -141,25 +159,16 @@ def plan_permute(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int
     itemsize: bytes per element; base_align: the alignment (bytes) of the view's first element, which
     bounds the read vectors.
     """
-    if len(shape) != len(strides):
-        raise ValueError(f"plan_permute: shape {shape} and strides {strides} differ in length")
-    if any(e <= 0 for e in shape):
+    axes = _fast_axes(shape, strides, "plan_permute")
+    if axes is None or axes[1] == axes[2]:
         return None
-    live = [a for a, e in enumerate(shape) if e > 1]
-    if len(live) < 2:
-        return None
-    o = live[-1]
-    i = min(live, key=lambda a: (abs(strides[a]), -a))
-    if i == o:
-        return None
+    live, i, o = axes
     dst, acc = [0] * len(shape), 1
     for a in reversed(range(len(shape))):
         dst[a] = acc
         acc *= shape[a]
     rest = tuple(a for a in live if a not in (i, o))
-    # reads: vectors along i need i's stride 1, every other stride and the base whole vectors
-    wr = _vector(itemsize, shape[i], lambda w: strides[i] == 1 and base_align % (w * itemsize) == 0
-                 and all(strides[a] % w == 0 for a in live if a != i))
+    wr = _read_vector(shape, strides, live, i, itemsize, base_align)
     # writes: the destination is fresh (aligned) and its other strides are multiples of shape[o]
     ww = _vector(itemsize, shape[o], lambda w: True)
     p = PermutePlan(tuple(shape), tuple(strides), tuple(dst), i, o, rest, itemsize, wr, ww,
@@ -205,22 +214,17 @@ def plan_rowcopy(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int
                  base_align: int = VBYTES) -> RowCopyPlan | None:
     """The row copy of a view whose source and destination fast axes agree, or None (they differ, the
     view is empty, has fewer than two live axes, or is dense already: a contiguous copy then)."""
-    if len(shape) != len(strides):
-        raise ValueError(f"plan_rowcopy: shape {shape} and strides {strides} differ in length")
-    live = [a for a, e in enumerate(shape) if e > 1]
-    if any(e <= 0 for e in shape) or len(live) < 2:
+    axes = _fast_axes(shape, strides, "plan_rowcopy")
+    if axes is None or axes[1] != axes[2]:
         return None
-    o = live[-1]
-    if min(live, key=lambda a: (abs(strides[a]), -a)) != o:
-        return None
+    live, _, o = axes
     dense, acc = {}, 1
     for a in reversed(live):
         dense[a] = acc
         acc *= shape[a]
     if all(strides[a] == dense[a] for a in live):
         return None
-    w = _vector(itemsize, shape[o], lambda w: strides[o] == 1 and base_align % (w * itemsize) == 0
-                and all(strides[a] % w == 0 for a in live if a != o))
+    w = _read_vector(shape, strides, live, o, itemsize, base_align)
     return RowCopyPlan(tuple(shape), tuple(strides), o, tuple(a for a in live if a != o), itemsize, w)
 
 
@@ -279,9 +283,9 @@ def _apply_prelude(op: str, dtype: str) -> list[str]:
 
 
 def _packed(n: int, item: int) -> str:
-    """A CUDA expression of the raw vector type (`_RAW`) holding y[0..n-1], built from 32-bit words
-    (stored with __stcg: a plain store of a uint4, like a union written element by element, compiled to
-    four 4-byte stores)."""
+    """A CUDA expression of the raw vector type (`_RAW`) holding y[0..n-1], built from 32-bit words and
+    stored with __stcg (a union written element by element, or a plain uint4 store, compiled to four
+    4-byte stores)."""
     if n * item < 4:
         return "y[0]" if n == 1 else "(unsigned short)(y[0] | (y[1] << 8))"
     if item == 8:
@@ -382,29 +386,38 @@ def permute_copy(view, op: str = "", out=None):
     if out is not None and (out.shape != view.shape or out.dtype != view.dtype or not out.flags.c_contiguous):
         raise ValueError(f"permute_copy: out must be C-contiguous {view.dtype.name} of shape {view.shape}, "
                          f"not {out.dtype.name} {out.shape} (c_contiguous={out.flags.c_contiguous})")
-    strides = tuple(s // item for s in view.strides)
-    ptr = view.data.ptr
-    p = plan_permute(tuple(view.shape), strides, item, (ptr & -ptr) if ptr else VBYTES) if item in _BITS and all(
-        s % item == 0 for s in view.strides) else None
     if out is None:
         out = cupy.empty(view.shape, dtype=view.dtype)
-    if p is None and item in _BITS and all(s % item == 0 for s in view.strides):
-        rc = plan_rowcopy(tuple(view.shape), strides, item, (ptr & -ptr) if ptr else VBYTES)
-        if rc is not None and rc.blocks < 2**31:
-            _kernel(rowcopy_source(rc, op, view.dtype.name))((rc.blocks,), (THREADS,), (view, out))
-            return out
-    if p is None or p.blocks >= 2**31:  # (dense already, or one live axis: CuPy's copy is coalesced)
-        if op:
-            from ..backends.gpu import op_kernel
+    ptr = view.data.ptr
+    align = min(ptr & -ptr, VBYTES) if ptr else VBYTES
+    hit = _copy_kernel(tuple(view.shape), tuple(view.strides), item, align, op, view.dtype.name)
+    if hit is not None:  # (the kernel indexes from the view's first element: negative strides fold in)
+        kernel, blocks = hit
+        kernel((blocks,), (THREADS,), (view, out))
+    elif op:  # (dense already, or one live axis: an elementwise kernel is coalesced)
+        from ..backends.gpu import op_kernel
 
-            op_kernel(op, view.dtype.name)(view, out)
-        else:
-            cupy.copyto(out, view)
-        return out
-    # the kernel indexes from the view's first element; negative strides are folded into the offsets
-    _kernel(permute_source(p, op, view.dtype.name))((p.blocks,), (THREADS,), (view, out))
+        op_kernel(op, view.dtype.name)(view, out)
+    else:
+        cupy.copyto(out, view)
     return out
 
+
+@functools.lru_cache(maxsize=256)
+def _copy_kernel(shape: tuple[int, ...], byte_strides: tuple[int, ...], item: int, align: int, op: str,
+                 dtype: str):
+    """(kernel, blocks) of the tiled copy or the row copy of a view, or None where CuPy's copy serves;
+    planned and rendered once per view signature (a pack runs on every call of its plan)."""
+    if item not in _BITS or any(s % item for s in byte_strides):
+        return None
+    strides = tuple(s // item for s in byte_strides)
+    p = plan_permute(shape, strides, item, align)
+    if p is not None:
+        return (_kernel(permute_source(p, op, dtype)), p.blocks) if p.blocks < 2**31 else None
+    rc = plan_rowcopy(shape, strides, item, align)
+    if rc is not None and rc.blocks < 2**31:
+        return _kernel(rowcopy_source(rc, op, dtype)), rc.blocks
+    return None
 
 __all__ = ["EDGE_BYTES", "EDGE_MAX", "PermutePlan", "RowCopyPlan", "THREADS", "edge_limit", "permute_copy",
            "permute_source", "plan_permute", "plan_rowcopy", "rowcopy_source", "tile_edge"]
