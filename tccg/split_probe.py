@@ -29,18 +29,20 @@ def main(argv=None) -> int:
     ap.add_argument("--cases", default="13,14")
     ap.add_argument("--splits", default="", help="MODE/SLICES, comma separated (e.g. c/37,d/13)")
     ap.add_argument("--tiles", default="", help="tiles as tccg.tile_probe --tiles (empty: the heuristic's)")
+    ap.add_argument("--dtype", default="f16", choices=["f16", "f32"])
     args = ap.parse_args(argv)
     splits = [(t.split("/")[0], int(t.split("/")[1])) for t in args.splits.split(",") if t]
     tiles = [None] + [parse_tile(t) for t in args.tiles.split(",") if t]
     for case in parse_cases(args.cases):
-        p = case_problem(case, "f16", "f16")
+        p = case_problem(case, args.dtype, args.dtype)
+        dt = np.float16 if args.dtype == "f16" else np.float32
         sa, sb, sd = case.shapes()
         rng = np.random.default_rng(case.num)
         sets = []
         for _ in range(2):
-            a, b = (cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, s).astype(np.float16)), order="F")
+            a, b = (cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, s).astype(dt)), order="F")
                     for s in (sa, sb))
-            sets.append((a, b, cupy.empty(sd, dtype=cupy.float16, order="F")))
+            sets.append((a, b, cupy.empty(sd, dtype=dt, order="F")))
         ref = cupy.einsum(case.einsum_subscripts(), sets[0][0].astype(cupy.float64), sets[0][1].astype(cupy.float64))
         for tile in tiles:
             for split in [None] + splits:
@@ -53,7 +55,8 @@ def main(argv=None) -> int:
                     ms, how, _ = time_cupy([lambda st=st, call=call: call(st) for st in sets])
                     t = kernel_spec(sched.core, False).tile
                     what = f"{sched.split_mode}/{sched.core.batch}" if sched.split_mode else "no split"
-                    print(f"#{case.num} split {what:10s} tile {t.bm}x{t.bn}x{t.bk}/{t.stages}{'w' if t.wgmma else ''} "
+                    kind = "w" if t.wgmma else "" if t.mma else "s"
+                    print(f"#{case.num} split {what:10s} tile {t.bm}x{t.bn}x{t.bk}/{t.stages}{kind} "
                           f"{ms * 1000:8.1f} us ({how}) err {err:.1e}{'  WRONG' if not err < 1e-2 else ''}", flush=True)
                 except Exception as e:  # noqa: BLE001 - report and go on
                     print(f"#{case.num} {tile} {split}: {type(e).__name__}: {str(e)[:200]}", flush=True)

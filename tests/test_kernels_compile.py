@@ -202,7 +202,10 @@ def test_tile_heuristic():
     assert choose_tile(72, 373248, 72, dtype="f16").bm != 72  # (the mma paths keep their tiles)
     t = choose_tile(373248, 72, 72, dtype="f32")  # (N = 72: 128 x 72)
     assert (t.bm, t.bn, t.tm, t.tn, t.threads) == (128, 72, 4, 9, 256)
-    assert choose_tile(5184, 72, 5184, dtype="f32").bn == 64  # (a long K keeps the tile that was faster)
+    assert choose_tile(5184, 72, 512, dtype="f32").bn == 64  # (a middle K and 41 such tiles: the 64 x 64 tile)
+    t = choose_tile(5184, 72, 5184, dtype="f32")  # (a long K: 128 x 72, the schedule's split-K fills the machine)
+    assert (t.bm, t.bn, t.tm, t.tn) == (128, 72, 4, 9)
+    assert choose_tile(5184, 72, 648, batch=8, dtype="f32").bn == 72  # (a wave of them: the split core's tile)
     small = choose_tile(300, 300, 64, dtype="f16")
     assert math.ceil(300 / small.bm) * math.ceil(300 / small.bn) >= 9
 

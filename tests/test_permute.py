@@ -12,6 +12,7 @@ from gettpy.kernels.build import compile_source
 from gettpy.kernels.permute import (
     MIN_BLOCKS,
     edge_limit,
+    pair_source,
     permute_source,
     plan_permute,
     plan_rowcopy,
@@ -164,6 +165,43 @@ def test_rowcopy_op_source_compiles_for_sm90(dtype, itemsize):
     p = plan_rowcopy((5, 7, 72), (1008, 72, 1), itemsize)  # (every other 7 x 72 block)
     cubin, log = compile_source(rowcopy_source(p, ops.leaky_relu(0.1).cuda, dtype), "gett_permute", "sm_90")
     assert cubin and "0 bytes spill" in log
+
+
+def test_pair_source_compiles_for_sm90():
+    """Two copies in one launch (a tiled transpose with an op, a row copy of another element size): one
+    kernel, no spills, each body in its own namespace."""
+    from gettpy import ops
+
+    p = plan_permute((72, 16, 3), (48, 1, 16), 2)
+    rc = plan_rowcopy((5, 7, 72), (1008, 72, 1), 4)
+    src = pair_source(permute_source(p, ops.leaky_relu(0.1).cuda, "float16", body=True), p.blocks,
+                      rowcopy_source(rc, ops.leaky_relu(0.1).cuda, "float32", body=True))
+    assert src.count("__global__") == 1 and f"blockIdx.x < {p.blocks}LL" in src
+    cubin, log = compile_source(src, "gett_permute2", "sm_90")
+    assert cubin and "gett_permute2" in log and "0 bytes spill" in log
+
+
+def test_pair_kernel_choice(monkeypatch):
+    """permute_copy_pair's choice, on the CPU: one launch of both bodies (blocks added up) where both views
+    have copy kernels, none where either is dense (CuPy's copy) or their shared memory passes 48 KB."""
+    import gettpy.kernels.permute as pm
+
+    monkeypatch.setattr(pm, "_kernel", lambda src, name="gett_permute": (name, src))
+    pm._pair_kernel.cache_clear()
+    t = ((40, 72, 9), tuple(2 * s for s in (1, 40, 2880)), 2, 16, "", "float16")
+    r = ((12, 37, 64), tuple(4 * s for s in (5760, 72, 1)), 4, 16, "x > 0 ? x : 0.1f * x", "float32")
+    (name, src), blocks = pm._pair_kernel(t, r)
+    p = plan_permute(t[0], (1, 40, 2880), 2, 16)
+    rc = plan_rowcopy(r[0], (5760, 72, 1), 4, 16)
+    assert name == "gett_permute2" and blocks == p.blocks + rc.blocks
+    assert src == pair_source(permute_source(p, "", "float16", body=True), p.blocks,
+                              rowcopy_source(rc, "x > 0 ? x : 0.1f * x", "float32", body=True))
+    dense = ((4, 5), (10, 2), 2, 16, "", "float16")
+    assert pm._pair_kernel(t, dense) is None and pm._pair_kernel(dense, t) is None
+    big = ((256, 256), (2, 512), 2, 16, "", "float16")  # (128 x 128 tiles: 33 KB of shared memory each)
+    assert plan_permute((256, 256), (1, 256), 2, 16).smem_bytes > 24 * 1024
+    assert pm._pair_kernel(big, big) is None and pm._pair_kernel(big, r) is not None
+    pm._pair_kernel.cache_clear()
 
 
 def test_op_source_rejects_integer_types():
@@ -335,3 +373,34 @@ def test_gpu_rowcopy(dtype):
             acc = np.float64 if dtype == np.float64 else np.float32
             want = op(hv.astype(acc)).astype(dtype)
             np.testing.assert_array_equal(cp.asnumpy(permute_copy(view, op.cuda)), np.ascontiguousarray(want))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtypes", [(np.float16, np.float16), (np.float32, np.float16), (np.float64, np.int8)])
+def test_gpu_permute_copy_pair(dtypes):
+    """Two packs in one launch (a tiled transpose and a row copy, ops on the way where the dtype has them)
+    against numpy; a dense view in the pair falls back to two copies."""
+    import cupy as cp
+
+    from gettpy import ops
+    from gettpy.kernels.permute import permute_copy_pair
+
+    rng = np.random.default_rng(13)
+    h0 = rng.uniform(-4, 4, (24, 16, 40)).astype(dtypes[0])
+    h1 = rng.uniform(-4, 4, (30, 16, 72)).astype(dtypes[1])
+    v0, w0 = cp.asarray(h0).transpose(2, 0, 1), h0.transpose(2, 0, 1)
+    v1, w1 = cp.asarray(h1)[::2, 3:], h1[::2, 3:]
+    op = ops.leaky_relu(0.1)
+
+    def want(h, with_op):
+        if not with_op:
+            return np.ascontiguousarray(h)
+        return np.ascontiguousarray(op(h.astype(np.float64 if h.dtype == np.float64 else np.float32)).astype(h.dtype))
+
+    ops1 = dtypes[1] != np.int8
+    for (a, ha), (b, hb) in [((v0, w0), (v1, w1)), ((v1, w1), (v0, w0)), ((v0, w0), (cp.asarray(h1), h1))]:
+        oa = op.cuda if a.dtype != np.int8 else ""
+        ob = op.cuda if b.dtype != np.int8 and ops1 else ""
+        ga, gb = permute_copy_pair(a, oa, b, ob)
+        np.testing.assert_array_equal(cp.asnumpy(ga), want(ha, bool(oa)))
+        np.testing.assert_array_equal(cp.asnumpy(gb), want(hb, bool(ob)))

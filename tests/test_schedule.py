@@ -95,6 +95,18 @@ def test_split_k_slices_keep_runs_and_fill_wide_tiles(num, mode, slices):
     assert (tile.bm, tile.bn) == (128, 128)
 
 
+def test_split_k_on_the_f32_short_side_tile():
+    """#19 in f32 (M = 72, K = 5184): 41 tiles of 72 x 128 under a wave, so K is split (8 slices of d, the
+    divisor nearest to two waves of 128 x 128 tiles) and the split core keeps the 72 x 128 tile."""
+    from gettpy.plan.tiles import kernel_spec
+
+    row = TCCG48[19 - 1]
+    s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3]), "f32"))
+    assert s.split_mode == "d" + sched.SPLIT_SUFFIX and (s.core.batch, s.core.M, s.core.K) == (8, 72, 648)
+    tile = kernel_spec(s.core, False).tile
+    assert (tile.bm, tile.bn, tile.tm, tile.tn) == (72, 128, 9, 4)
+
+
 @pytest.mark.parametrize("num,dtype,packs", [
     (20, "f16", (True, True)),  # both inputs have runs of 72: dense k-major copies
     (29, "f16", (True, True)),

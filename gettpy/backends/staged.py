@@ -23,15 +23,20 @@ def _view(xp, x, t: TensorInfo, order: tuple[str, ...], ext: dict[str, int]):
     return xp.lib.stride_tricks.as_strided(x, shape=shape, strides=strides)
 
 
+def _pack_args(xp, x, t: TensorInfo, pk: TensorInfo, ext):
+    """(view of x in pk's mode order, op expression the pack applies: t's op unless pk keeps it, else "")."""
+    apply_op = not t.op.is_identity and pk.op.is_identity
+    return _view(xp, x, t, pk.modes, ext), t.op.cuda if apply_op else ""
+
+
 def _pack(xp, x, t: TensorInfo, pk: TensorInfo, ext):
     """A fresh packed copy of `x` in `pk`'s layout; op(x) when the pack applies t's op (pk has none)."""
-    view = _view(xp, x, t, pk.modes, ext)
-    apply_op = not t.op.is_identity and pk.op.is_identity
+    view, op = _pack_args(xp, x, t, pk, ext)
     if xp.__name__ == "cupy":  # tiled through shared memory where the fast axes differ; op(x) computed
         from ..kernels.permute import permute_copy  # as the fused op
 
-        return permute_copy(view, t.op.cuda if apply_op else "")
-    if not apply_op:
+        return permute_copy(view, op)
+    if not op:
         # always a fresh (aligned) copy: ascontiguousarray would return an already contiguous view as is
         return xp.array(view, order="C", copy=True)
     acc = NUMPY_ACCUMULATE[ACCUMULATE[t.dtype]]  # the kernel's compute type, rounded to the input type
@@ -46,10 +51,16 @@ def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
         return
     ext = dict(p.extents)
     # (1) pack the inputs that would otherwise be gathered element by element
-    if schedule.pack_a is not None:
-        a = _pack(xp, a, p.a, schedule.pack_a, ext)
-    if schedule.pack_b is not None:
-        b = _pack(xp, b, p.b, schedule.pack_b, ext)
+    if schedule.pack_a is not None and schedule.pack_b is not None and xp.__name__ == "cupy":
+        from ..kernels.permute import permute_copy_pair  # (small packs: one launch for both)
+
+        a, b = permute_copy_pair(*_pack_args(xp, a, p.a, schedule.pack_a, ext),
+                                 *_pack_args(xp, b, p.b, schedule.pack_b, ext))
+    else:
+        if schedule.pack_a is not None:
+            a = _pack(xp, a, p.a, schedule.pack_a, ext)
+        if schedule.pack_b is not None:
+            b = _pack(xp, b, p.b, schedule.pack_b, ext)
     w = schedule.stage_d
     if w is None:
         core(schedule.core, a, b, c, d, alpha, beta)

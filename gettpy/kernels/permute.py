@@ -41,6 +41,8 @@ SMEM = 24 * 1024
 #: blocks a grouped copy keeps at least (a few waves of the H100's 132 SMs; the ccsd_t packs of 0.4 MB
 #: were 32 blocks of 12 tiles each before this bound)
 MIN_BLOCKS = 512
+#: two packs that together move at most this many bytes run as one launch (`permute_copy_pair`)
+PAIR_BYTES = 8 << 20
 _BITS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
 _RAW = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "uint2", 16: "uint4"}
 
@@ -228,8 +230,9 @@ def plan_rowcopy(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int
     return RowCopyPlan(tuple(shape), tuple(strides), o, tuple(a for a in live if a != o), itemsize, w)
 
 
-def rowcopy_source(p: RowCopyPlan, op: str = "", dtype: str = "") -> str:
-    """CUDA source of the row copy (kernel `gett_permute`), op(x) on the way as `permute_source`'s."""
+def rowcopy_source(p: RowCopyPlan, op: str = "", dtype: str = "", body: bool = False) -> str:
+    """CUDA source of the row copy (kernel `gett_permute`), op(x) on the way as `permute_source`'s;
+    body=True: the device function `body(src, dst, block)` instead (`pair_source`)."""
     item = p.itemsize
     if item not in _BITS:
         raise ValueError(f"rowcopy_source: no copy for {item}-byte elements (1, 2, 4 or 8)")
@@ -239,9 +242,8 @@ def rowcopy_source(p: RowCopyPlan, op: str = "", dtype: str = "") -> str:
         f"typedef {_BITS[item]} B;",
         f"union VR {{ {_RAW[p.w * item]} raw; B e[{p.w}]; }};",
         *_apply_prelude(op, dtype),
-        f'extern "C" __global__ void __launch_bounds__({THREADS}) '
-        "gett_permute(const B* __restrict__ src, B* __restrict__ dst) {",
-        f"  const long long v = blockIdx.x * {THREADS}LL + threadIdx.x;  // vector v of the destination",
+        _entry(body),
+        f"  const long long v = {_BLOCK[body]} * {THREADS}LL + threadIdx.x;  // vector v of the destination",
         f"  if (v >= {p.vectors}LL) return;",
         f"  long long r = v / {p.shape[p.o] // p.w}LL, s = (v % {p.shape[p.o] // p.w}LL) * {p.w * p.strides[p.o]}LL;",
         *rest,
@@ -282,6 +284,32 @@ def _apply_prelude(op: str, dtype: str) -> list[str]:
             f"__device__ __forceinline__ B apply(B v) {{ const T x = to_c(v); return from_c(T({op})); }}"]
 
 
+_BLOCK = {False: "blockIdx.x", True: "block"}
+
+
+def _entry(body: bool) -> str:
+    """The first line of a copy: the kernel's, or (body) a device function's given its block index."""
+    args = "const B* __restrict__ src, B* __restrict__ dst"
+    if body:
+        return f"__device__ __forceinline__ void body({args}, const long long block) {{"
+    return f'extern "C" __global__ void __launch_bounds__({THREADS}) gett_permute({args}) {{'
+
+
+def pair_source(first: str, blocks: int, second: str) -> str:
+    """CUDA source of kernel `gett_permute2(src0, dst0, src1, dst1)`: two copies in one launch, blocks
+    [0, blocks) running `first`'s body and the rest `second`'s (each rendered with body=True). Two small
+    packs (ccsd_t's inputs with an op: 0.3 MB each) then cost one launch, not two."""
+    return "\n".join([
+        "namespace p0 {", first, "}", "namespace p1 {", second, "}",
+        f'extern "C" __global__ void __launch_bounds__({THREADS}) '
+        "gett_permute2(const void* s0, void* d0, const void* s1, void* d1) {",
+        f"  if (blockIdx.x < {blocks}LL) p0::body(static_cast<const p0::B*>(s0), static_cast<p0::B*>(d0), blockIdx.x);",
+        f"  else p1::body(static_cast<const p1::B*>(s1), static_cast<p1::B*>(d1), blockIdx.x - {blocks}LL);",
+        "}",
+        "",
+    ])
+
+
 def _packed(n: int, item: int) -> str:
     """A CUDA expression of the raw vector type (`_RAW`) holding y[0..n-1], built from 32-bit words and
     stored with __stcg (a union written element by element, or a plain uint4 store, compiled to four
@@ -299,10 +327,10 @@ def _packed(n: int, item: int) -> str:
     return f"make_uint{len(words)}({', '.join(words)})"
 
 
-def permute_source(p: PermutePlan, op: str = "", dtype: str = "") -> str:
+def permute_source(p: PermutePlan, op: str = "", dtype: str = "", body: bool = False) -> str:
     """CUDA source of the tiled copy for plan `p` (kernel `gett_permute`); with `op` (a unary op's CUDA
     expression in x of type T) each element becomes op(x), computed in `dtype`'s compute type (float16,
-    float32 or float64 only)."""
+    float32 or float64 only). body=True: the device function `body(src, dst, block)` instead."""
     item = p.itemsize
     if item not in _BITS:
         raise ValueError(f"permute_source: no tiled copy for {item}-byte elements (1, 2, 4 or 8)")
@@ -325,10 +353,9 @@ def permute_source(p: PermutePlan, op: str = "", dtype: str = "") -> str:
         f"typedef {_BITS[item]} B;",
         f"union VR {{ {_RAW[p.wr * item]} raw; B e[{p.wr}]; }};",
         *_apply_prelude(op, dtype),
-        f'extern "C" __global__ void __launch_bounds__({THREADS}) '
-        "gett_permute(const B* __restrict__ src, B* __restrict__ dst) {",
+        _entry(body),
         f"  __shared__ B tile[{G}][{p.to}][{_pitch(p.ti, item)}];  // [group][o][i]",
-        "  long long b = blockIdx.x;",
+        f"  long long b = {_BLOCK[body]};",
         f"  const long long to = b % {nto}LL; b /= {nto}LL;",
         f"  const long long ti = b % {nti}LL; b /= {nti}LL;",
         "  long long s = 0, d = 0, c0 = 0;",
@@ -367,10 +394,28 @@ def permute_source(p: PermutePlan, op: str = "", dtype: str = "") -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def _kernel(source: str):
+def _kernel(source: str, name: str = "gett_permute"):
     import cupy
 
-    return cupy.RawKernel(source, "gett_permute")
+    return cupy.RawKernel(source, name)
+
+
+def _check_out(view, out):
+    import cupy
+
+    if out is not None and (out.shape != view.shape or out.dtype != view.dtype or not out.flags.c_contiguous):
+        raise ValueError(f"permute_copy: out must be C-contiguous {view.dtype.name} of shape {view.shape}, "
+                         f"not {out.dtype.name} {out.shape} (c_contiguous={out.flags.c_contiguous})")
+    return cupy.empty(view.shape, dtype=view.dtype) if out is None else out
+
+
+def _signature(view, op: str) -> tuple:
+    """The arguments of `_copy_source` for `view`: what its copy kernel depends on."""
+    if op and view.dtype.name not in _OP_TYPES:
+        raise ValueError(f"permute_copy: no op in a pack of {view.dtype.name} (float16, float32 or float64)")
+    ptr = view.data.ptr
+    align = min(ptr & -ptr, VBYTES) if ptr else VBYTES
+    return tuple(view.shape), tuple(view.strides), view.dtype.itemsize, align, op, view.dtype.name
 
 
 def permute_copy(view, op: str = "", out=None):
@@ -380,17 +425,9 @@ def permute_copy(view, op: str = "", out=None):
     C-contiguous array of view's shape and dtype to write instead of a fresh one (it must not overlap view)."""
     import cupy
 
-    item = view.dtype.itemsize
-    if op and view.dtype.name not in _OP_TYPES:
-        raise ValueError(f"permute_copy: no op in a pack of {view.dtype.name} (float16, float32 or float64)")
-    if out is not None and (out.shape != view.shape or out.dtype != view.dtype or not out.flags.c_contiguous):
-        raise ValueError(f"permute_copy: out must be C-contiguous {view.dtype.name} of shape {view.shape}, "
-                         f"not {out.dtype.name} {out.shape} (c_contiguous={out.flags.c_contiguous})")
-    if out is None:
-        out = cupy.empty(view.shape, dtype=view.dtype)
-    ptr = view.data.ptr
-    align = min(ptr & -ptr, VBYTES) if ptr else VBYTES
-    hit = _copy_kernel(tuple(view.shape), tuple(view.strides), item, align, op, view.dtype.name)
+    sig = _signature(view, op)
+    out = _check_out(view, out)
+    hit = _copy_kernel(*sig)
     if hit is not None:  # (the kernel indexes from the view's first element: negative strides fold in)
         kernel, blocks = hit
         kernel((blocks,), (THREADS,), (view, out))
@@ -403,21 +440,55 @@ def permute_copy(view, op: str = "", out=None):
     return out
 
 
-@functools.lru_cache(maxsize=256)
-def _copy_kernel(shape: tuple[int, ...], byte_strides: tuple[int, ...], item: int, align: int, op: str,
-                 dtype: str):
-    """(kernel, blocks) of the tiled copy or the row copy of a view, or None where CuPy's copy serves;
-    planned and rendered once per view signature (a pack runs on every call of its plan)."""
+def permute_copy_pair(view0, op0: str, view1, op1: str):
+    """(permute_copy(view0, op0), permute_copy(view1, op1)), in one launch where both copies have kernels
+    and together move at most PAIR_BYTES (a launch and a tail less: small packs are mostly launch)."""
+    sig0, sig1 = _signature(view0, op0), _signature(view1, op1)
+    small = view0.nbytes + view1.nbytes <= PAIR_BYTES
+    hit = _pair_kernel(sig0, sig1) if small else None
+    if hit is None:
+        return permute_copy(view0, op0), permute_copy(view1, op1)
+    out0, out1 = _check_out(view0, None), _check_out(view1, None)
+    kernel, blocks = hit
+    kernel((blocks,), (THREADS,), (view0, out0, view1, out1))
+    return out0, out1
+
+
+def _copy_source(shape: tuple[int, ...], byte_strides: tuple[int, ...], item: int, align: int, op: str,
+                 dtype: str, body: bool = False) -> tuple[str, int, int] | None:
+    """(CUDA source, blocks, static shared bytes) of the tiled copy or the row copy of a view, or None where
+    CuPy's copy serves (a dense view, strides that are not whole elements, over 2^31 blocks)."""
     if item not in _BITS or any(s % item for s in byte_strides):
         return None
     strides = tuple(s // item for s in byte_strides)
     p = plan_permute(shape, strides, item, align)
     if p is not None:
-        return (_kernel(permute_source(p, op, dtype)), p.blocks) if p.blocks < 2**31 else None
+        return (permute_source(p, op, dtype, body), p.blocks, p.smem_bytes) if p.blocks < 2**31 else None
     rc = plan_rowcopy(shape, strides, item, align)
     if rc is not None and rc.blocks < 2**31:
-        return _kernel(rowcopy_source(rc, op, dtype)), rc.blocks
+        return rowcopy_source(rc, op, dtype, body), rc.blocks, 0
     return None
 
-__all__ = ["EDGE_BYTES", "EDGE_MAX", "PermutePlan", "RowCopyPlan", "THREADS", "edge_limit", "permute_copy",
-           "permute_source", "plan_permute", "plan_rowcopy", "rowcopy_source", "tile_edge"]
+
+@functools.lru_cache(maxsize=256)
+def _copy_kernel(shape: tuple[int, ...], byte_strides: tuple[int, ...], item: int, align: int, op: str,
+                 dtype: str):
+    """(kernel, blocks) of a view's copy (`_copy_source`), or None; planned and rendered once per view
+    signature (a pack runs on every call of its plan)."""
+    hit = _copy_source(shape, byte_strides, item, align, op, dtype)
+    return None if hit is None else (_kernel(hit[0]), hit[1])
+
+
+@functools.lru_cache(maxsize=256)
+def _pair_kernel(sig0: tuple, sig1: tuple):
+    """(kernel, blocks) of two views' copies in one launch (`pair_source`), or None where either has no
+    kernel or their shared memory together passes a block's static 48 KB."""
+    h0, h1 = _copy_source(*sig0, body=True), _copy_source(*sig1, body=True)
+    if h0 is None or h1 is None or h0[2] + h1[2] > 48 * 1024 or h0[1] + h1[1] >= 2**31:
+        return None
+    return _kernel(pair_source(h0[0], h0[1], h1[0]), "gett_permute2"), h0[1] + h1[1]
+
+
+__all__ = ["EDGE_BYTES", "EDGE_MAX", "PAIR_BYTES", "PermutePlan", "RowCopyPlan", "THREADS", "edge_limit",
+           "pair_source", "permute_copy", "permute_copy_pair", "permute_source", "plan_permute", "plan_rowcopy",
+           "rowcopy_source", "tile_edge"]

@@ -69,6 +69,14 @@ _SIMT_NARROW_N = {16: (128, 16, 8, 1), 32: (128, 32, 8, 2)}
 _SIMT_NARROW_M = {16: (16, 128, 1, 8), 32: (32, 128, 2, 8)}
 
 
+def _short_side_k(K: int, ctas: int, sm_count: int = SM_COUNT) -> bool:
+    """Whether an f32 short-side tile (M x 128 or 128 x N, 64 < M, N < 128) suits a K: a short K; or a grid
+    of at least a wave of them; or a K long enough that the schedule splits it (plan/schedule.py's split-K
+    counts slices from this tile's grid). Unsplit, #19 (72 x 5184 x 5184: 41 such tiles) was slower than
+    on 64 x 64 tiles: 0.346 -> 0.368 ms (results/v8_h100/probe_7.txt)."""
+    return K <= 256 or ctas >= sm_count or K >= LONG_K
+
+
 def compute_bound(M: int, N: int, K: int) -> bool:
     """Whether a GEMM of M x N x K is compute-bound on the H100 (COMPUTE_BOUND_INTENSITY)."""
     return M * N * K >= COMPUTE_BOUND_INTENSITY * (M * K + K * N + M * N)
@@ -93,12 +101,12 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
         bm, bn, x, y = (_MMA_NARROW_N if mma else _SIMT_NARROW_N)[16 if N <= 16 else 32]
     elif M <= 32:
         bm, bn, x, y = (_MMA_NARROW_M if mma else _SIMT_NARROW_M)[16 if M <= 16 else 32]
-    elif not mma and dtype == "f32" and 64 < M < 128 and M % 8 == 0 and N >= 16 * M and K <= 256:
+    elif not mma and dtype == "f32" and 64 < M < 128 and M % 8 == 0 and N >= 16 * M and _short_side_k(K, ctas(M, 128)):
         # a short M between tile sizes (ao2mo #9-#11: M = 72, K = 72): one tile row of M x 128, each of
         # 8 x 32 threads M / 8 rows x 4 columns, not 128 rows of which 56 are padding (tccg/tile_probe.py on
         # the H100, results/v8_h100/probe_f32_2.txt: #9 0.263 -> 0.237 ms, #10 0.240 -> 0.128 ms)
         return TileConfig(M, 128, 8, 3, tm=M // 8, tn=4)
-    elif not mma and dtype == "f32" and 64 < N < 128 and N % 8 == 0 and M >= 16 * N and K <= 256:
+    elif not mma and dtype == "f32" and 64 < N < 128 and N % 8 == 0 and M >= 16 * N and _short_side_k(K, ctas(128, N)):
         # (the same with N short: #9 0.261 -> 0.148 ms on 128 x 72, results/v8_h100/probe_7.txt; a long
         #  K, #19, was slower so: 0.346 -> 0.368 ms)
         return TileConfig(128, N, 8, 3, tm=4, tn=N // 8)
