@@ -184,8 +184,8 @@ def test_tile_heuristic():
     assert t.wgmma and (t.bm, t.bn, t.stages) == (256, 128, 3)
     t = choose_tile(373248, 72, 72, dtype="f16")  # ... not when N is under one 128-wide tile
     assert t.wgmma and (t.bm, t.bn, t.stages) == (128, 128, 3)
-    t = choose_tile(5184, 72, 5184, dtype="f16")  # under a wave of 128x128 but a long K: 128x64 wgmma
-    assert t.wgmma and (t.bm, t.bn, t.bk, t.stages) == (128, 64, 64, 4)
+    t = choose_tile(5184, 72, 5184, dtype="f16")  # under a wave of 128x128 but a long K: 128x64 wgmma, 8 stages
+    assert t.wgmma and (t.bm, t.bn, t.bk, t.stages) == (128, 64, 64, 8)
     t = choose_tile(5184, 72, 512, dtype="f16")  # (a short K keeps the tile that fills the machine)
     assert not t.wgmma and (t.bm, t.bn) == (64, 64)
     assert not choose_tile(5184, 5184, 5184, dtype="f32", compute="tf32").wgmma  # tf32 stays on mma.sync
@@ -204,7 +204,7 @@ def test_tile_heuristic():
     assert (t.bm, t.bn, t.tm, t.tn, t.threads) == (128, 72, 4, 9, 256)
     assert choose_tile(5184, 72, 512, dtype="f32").bn == 64  # (a middle K and 41 such tiles: the 64 x 64 tile)
     t = choose_tile(5184, 72, 5184, dtype="f32")  # (a long K: 128 x 72, the schedule's split-K fills the machine)
-    assert (t.bm, t.bn, t.tm, t.tn) == (128, 72, 4, 9)
+    assert (t.bm, t.bn, t.bk, t.tm, t.tn) == (128, 72, 16, 4, 9)
     assert choose_tile(5184, 72, 648, batch=8, dtype="f32").bn == 72  # (a wave of them: the split core's tile)
     small = choose_tile(300, 300, 64, dtype="f16")
     assert math.ceil(300 / small.bm) * math.ceil(300 / small.bn) >= 9

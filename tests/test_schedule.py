@@ -3,6 +3,7 @@ executor (which runs the same stages as the GPU) against np.einsum in float64.""
 from __future__ import annotations
 
 import importlib
+import math
 
 import numpy as np
 import pytest
@@ -96,15 +97,46 @@ def test_split_k_slices_keep_runs_and_fill_wide_tiles(num, mode, slices):
 
 
 def test_split_k_on_the_f32_short_side_tile():
-    """#19 in f32 (M = 72, K = 5184): 41 tiles of 72 x 128 under a wave, so K is split (8 slices of d, the
-    divisor nearest to two waves of 128 x 128 tiles) and the split core keeps the 72 x 128 tile."""
+    """#19 in f32 (M = 72, K = 5184): 41 tiles of 72 x 128 under a wave, so K is split (6 slices of d: two
+    waves, 864 k each; 3 and 4 slices leave under 1.5 waves, 8 a third wave) and the split core keeps the
+    72 x 128 tile; #13 in f32 splits onto 128 x 64 tiles, 74 slices (9 waves of 1248 k against 5 of 2496)."""
     from gettpy.plan.tiles import kernel_spec
 
     row = TCCG48[19 - 1]
     s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3]), "f32"))
-    assert s.split_mode == "d" + sched.SPLIT_SUFFIX and (s.core.batch, s.core.M, s.core.K) == (8, 72, 648)
+    assert s.split_mode == "d" + sched.SPLIT_SUFFIX and (s.core.batch, s.core.M, s.core.K) == (6, 72, 864)
     tile = kernel_spec(s.core, False).tile
-    assert (tile.bm, tile.bn, tile.tm, tile.tn) == (72, 128, 9, 4)
+    assert (tile.bm, tile.bn, tile.bk, tile.tm, tile.tn) == (72, 128, 16, 9, 4)
+    row = TCCG48[13 - 1]
+    s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3]), "f32"))
+    assert s.split_mode == "c" + sched.SPLIT_SUFFIX and s.core.batch == 74
+    tile = kernel_spec(s.core, False).tile
+    assert (tile.bm, tile.bn, tile.tm, tile.tn, tile.mma) == (128, 64, 8, 4, False)
+
+
+def test_simt_slices_time_model():
+    """The f32 split model on its own: slices whose grid is under 1.5 waves are out, and of two splits
+    within 5% of the best time the one with fewer slices wins."""
+    from gettpy.kernels.spec import TileConfig
+
+    row = TCCG48[13 - 1]
+    plan = make_schedule(_f_problem(row[2], full_extents(row[2], row[3]), "f32")).problem
+    plan = sched.make_plan(plan)
+    ext = dict(plan.problem.extents)
+    t = TileConfig(128, 64, 16, 3, tm=8, tn=4)
+    per = 3 * 5  # (296 / 128 -> 3 tile rows, 312 / 64 -> 5 tile columns)
+    got = sched._simt_slices(plan, t, 132, ext)
+    cands = list(sched._split_candidates(plan, ext))
+    assert got in cands and per * got[1] >= 1.5 * 132
+
+    def model(s):  # (the docstring's model, written out)
+        return (math.ceil(per * s / 132) * (plan.K // s) * 128 * 64 / sched.SIMT_FMA_PER_US
+                + s * plan.M * plan.N * 8 / sched.SPLIT_BYTES_PER_US)
+
+    ok = [s for _, s in cands if per * s >= 1.5 * 132]
+    best = min(model(s) for s in ok)
+    assert got[1] == min(s for s in ok if model(s) <= 1.05 * best)
+    assert model(got[1]) < model(37)  # (74 slices: 9 waves of 1248 k beat 5 waves of 2496)
 
 
 @pytest.mark.parametrize("num,dtype,packs", [

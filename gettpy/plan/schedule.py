@@ -76,6 +76,17 @@ SPLIT_TILE = 128
 SPLIT_MIN_RUN = 64
 
 SPLIT_SUFFIX = "~split"
+#: the f32 (simt) split core's tile, unless the plain tile is a short-side one (kept): 128 x 64 against
+#: 128 x 128 on the H100 (results/v9_h100/split_f32_13.txt): #13 825 -> 649 us (74 slices), #14 909 ->
+#: 714 us (26 slices); the smaller tile's grid fills the last wave better
+SIMT_SPLIT_TILE = (128, 64, 16, 3, 8, 4)  # (bm, bn, bk, stages, tm, tn)
+#: the simt split's time model (`_simt_slices`): f32 FMAs per microsecond of one SM (about 2/3 of 128 per
+#: clock at 1.75 GHz), bytes per microsecond of the workspace's traffic (the H100's copy bandwidth), the
+#: fewest waves a split grid may have, and how close to the best time fewer slices may be
+SIMT_FMA_PER_US = 1.5e5
+SPLIT_BYTES_PER_US = 2.8e6
+SPLIT_SIMT_MIN_WAVES = 1.5
+SPLIT_TOLERANCE = 1.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +212,57 @@ def _rereads(plan: Plan, sm_count: int) -> tuple[int, int]:
     return math.ceil(plan.N / t.bn), math.ceil(plan.M / t.bm)
 
 
+def _split_candidates(plan: Plan, ext):
+    """(k mode, slices) that split-K may cut: the mode's extent a multiple of the slices, each slice keeping
+    SPLIT_MIN_K of K, and a cut stride-1 mode keeping runs that are whole 16-byte vectors (a multiple of 8)
+    and at least SPLIT_MIN_RUN long (#13: runs of 24 of d were slower than slices of c). Slowest mode first."""
+    unit = {m for t in (plan.problem.a, plan.problem.b) for m, st in zip(t.modes, t.strides, strict=True) if st == 1}
+    for mode in reversed(plan.part.k):  # prefer the slowest k mode
+        e = ext[mode]
+        for s in range(2, e + 1):
+            run_ok = mode not in unit or ((e // s) % 8 == 0 and e // s >= SPLIT_MIN_RUN)
+            if e % s == 0 and plan.K // s >= SPLIT_MIN_K and run_ok:
+                yield mode, s
+
+
+def _simt_split_tile(plan: Plan, sm_count: int):
+    """The f32 simt split core's tile (SIMT_SPLIT_TILE, or the plain tile where it is a short-side one), or
+    None for the other paths."""
+    from ..kernels.spec import TileConfig
+    from .tiles import short_side
+
+    t = _tile(plan, sm_count)
+    if t.mma or plan.problem.compute != "f32":
+        return None
+    if short_side(t):
+        return t
+    bm, bn, bk, st, tm, tn = SIMT_SPLIT_TILE
+    return TileConfig(bm, bn, bk, st, tm=tm, tn=tn)
+
+
+def _simt_slices(plan: Plan, tile, sm_count: int, ext) -> tuple[str, int] | None:
+    """The split of an f32 simt core on `tile`: a time model, (waves of the split grid) x (k per slice) x
+    (tile area) / SIMT_FMA_PER_US + the workspace written and summed / SPLIT_BYTES_PER_US, over the splits
+    whose grid has at least SPLIT_SIMT_MIN_WAVES waves (fewer CTAs per SM hide too little latency; where
+    none has, the most slices); the fewest slices within SPLIT_TOLERANCE of the best. On the H100
+    (results/v9_h100/split_f32_*.txt) it orders every split measured: #19 on 72 x 128: 6 slices (135 us)
+    < 9 (154) < 8 (158) < 4 (180-188); #13 on 128 x 64: 74 (649) < 37 (714); #14: 26 (714) < 13 (907)."""
+    per = math.ceil(plan.M / tile.bm) * math.ceil(plan.N / tile.bn) * plan.batch
+    ws = plan.M * plan.N * plan.batch * 8  # (bytes per slice: an f32 written, then read by the sum)
+
+    def time_us(ms):
+        ctas = per * ms[1]
+        return (math.ceil(ctas / sm_count) * (plan.K // ms[1]) * tile.bm * tile.bn / SIMT_FMA_PER_US
+                + ms[1] * ws / SPLIT_BYTES_PER_US)
+
+    every = list(_split_candidates(plan, ext))
+    cands = [ms for ms in every if per * ms[1] >= SPLIT_SIMT_MIN_WAVES * sm_count]
+    if not cands:  # (a small output: as many slices as there may be; #19 on 4 slices took 184 us, unsplit 340)
+        return max(every, key=lambda ms: ms[1], default=None)
+    best = min(map(time_us, cands))
+    return min((ms for ms in cands if time_us(ms) <= SPLIT_TOLERANCE * best), key=lambda ms: ms[1])
+
+
 def _split_factor(plan: Plan, sm_count: int, ext) -> tuple[str, int] | None:
     """(k mode to split, S) when split-K pays, else None."""
     if not plan.part.k or plan.problem.semiring is not None:  # (the slices are summed with +)
@@ -209,23 +271,15 @@ def _split_factor(plan: Plan, sm_count: int, ext) -> tuple[str, int] | None:
     ctas = math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch
     if ctas >= SPLIT_MAX_WAVE * sm_count or plan.K < 2 * SPLIT_MIN_K:
         return None
+    simt = _simt_split_tile(plan, sm_count)
+    if simt is not None:
+        return _simt_slices(plan, simt, sm_count, ext)
     # enough slices for two waves of the widest tile (128 x 128): the split core then runs on it
     # (H100, results/v7_h100/split_probe.txt: #13 224 -> 120 us with 37 slices of c on 128x128 wgmma
     # tiles instead of 13 slices of d on 128x64 mma.sync tiles; #14 247 -> 150 us with 26 slices)
     wide = math.ceil(plan.M / SPLIT_TILE) * math.ceil(plan.N / SPLIT_TILE) * plan.batch
     want = max(2, math.ceil(2 * sm_count / wide))
-    best = None
-    unit = {m for t in (plan.problem.a, plan.problem.b) for m, st in zip(t.modes, t.strides, strict=True) if st == 1}
-    for mode in reversed(plan.part.k):  # prefer the slowest k mode
-        e = ext[mode]
-        for s in range(2, e + 1):
-            # cutting a stride-1 mode must keep its run a multiple of 8 (16-byte vectors stay legal) and
-            # at least SPLIT_MIN_RUN long (#13: runs of 24 of d were slower than slices of c)
-            run_ok = mode not in unit or ((e // s) % 8 == 0 and e // s >= SPLIT_MIN_RUN)
-            if e % s == 0 and plan.K // s >= SPLIT_MIN_K and run_ok:
-                if best is None or abs(math.log(s / want)) < abs(math.log(best[1] / want)):
-                    best = (mode, s)
-    return best
+    return min(_split_candidates(plan, ext), key=lambda ms: abs(math.log(ms[1] / want)), default=None)
 
 
 def _split_problem(problem: ContractionProblem, mode: str, s: int, w_order: tuple[str, ...]):
@@ -299,6 +353,8 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
         split = _split_factor(make_plan(prob, part, tile) if (pa or pb) else plan, sm_count, ext)
     if split is not None:
         core_problem, w, out = _split_problem(prob, split[0], split[1], w_order)
+        if tile is None:  # (f32: the split core's own tile)
+            tile = _simt_split_tile(make_plan(prob, part, None) if (pa or pb) else plan, sm_count)
         return Schedule(problem, make_plan(core_problem, None, tile), pa, pb, w, out)
     core = make_plan(prob, part, tile) if (pa or pb) else plan
     return Schedule(problem, core, pa, pb, None, None)

@@ -17,7 +17,7 @@
   with 3 stages and four 64x64 warp tiles (measured faster on the H100, by the tile probe and the
   autotuner), or on an sm_90 device a wgmma tile: 256x128x64 / 4 stages for compute-bound shapes,
   256x128x64 / 3 for tall skinny ones (M >= TALL N, 128 < N <= 512), 128x128x64 / 3 otherwise; a shape
-  with too few CTAs for 128x128 but K >= LONG_K gets 128x64x64 / 4 wgmma tiles.
+  with too few CTAs for 128x128 but K >= LONG_K gets 128x64x64 / 8 wgmma tiles.
 
 `kernel_spec` makes the write-bound one-k-tile mma.sync tiles and the tall wgmma tile persistent
 (`_persistent`), the compute-bound wgmma tile a TMA-fed warp-specialised one where both inputs have
@@ -77,6 +77,17 @@ def _short_side_k(K: int, ctas: int, sm_count: int = SM_COUNT) -> bool:
     return K <= 256 or ctas >= sm_count or K >= LONG_K
 
 
+def _short_side_bk(K: int) -> int:
+    """bk of the f32 short-side tiles: 8 for a short K (#9-#11, K = 72), 16 for a long one (#19's split
+    core, K = 864: 138.4 -> 134.5 us, results/v9_h100/split_f32_19.txt)."""
+    return 8 if K <= 256 else 16
+
+
+def short_side(tile: TileConfig) -> bool:
+    """Whether `tile` is an f32 short-side tile (a side of 72..120, not a power of two)."""
+    return not tile.mma and any(64 < x < 128 for x in (tile.bm, tile.bn))
+
+
 def compute_bound(M: int, N: int, K: int) -> bool:
     """Whether a GEMM of M x N x K is compute-bound on the H100 (COMPUTE_BOUND_INTENSITY)."""
     return M * N * K >= COMPUTE_BOUND_INTENSITY * (M * K + K * N + M * N)
@@ -105,11 +116,11 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
         # a short M between tile sizes (ao2mo #9-#11: M = 72, K = 72): one tile row of M x 128, each of
         # 8 x 32 threads M / 8 rows x 4 columns, not 128 rows of which 56 are padding (tccg/tile_probe.py on
         # the H100, results/v8_h100/probe_f32_2.txt: #9 0.263 -> 0.237 ms, #10 0.240 -> 0.128 ms)
-        return TileConfig(M, 128, 8, 3, tm=M // 8, tn=4)
+        return TileConfig(M, 128, _short_side_bk(K), 3, tm=M // 8, tn=4)
     elif not mma and dtype == "f32" and 64 < N < 128 and N % 8 == 0 and M >= 16 * N and _short_side_k(K, ctas(128, N)):
         # (the same with N short: #9 0.261 -> 0.148 ms on 128 x 72, results/v8_h100/probe_7.txt; a long
         #  K, #19, was slower so: 0.346 -> 0.368 ms)
-        return TileConfig(128, N, 8, 3, tm=4, tn=N // 8)
+        return TileConfig(128, N, _short_side_bk(K), 3, tm=4, tn=N // 8)
     else:
         cands = _MMA_WIDE if mma else _SIMT_WIDE["f64" if dtype == "f64" else "f32"]
         if not mma and dtype == "f32" and K <= SIMT_SHORT_K:
@@ -139,10 +150,12 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
             return TileConfig(128, 128, 64, 3, wm=64, wn=128, wgmma=True)
         if (wgmma and not tf32 and (bm, bn) != (128, 128) and K >= LONG_K and min(vec_a, vec_b) >= 2
                 and ctas(128, 64) >= sm_count / 2):
-            # too few CTAs for 128x128 but a long K: 128x64 warpgroup tiles, 4 stages, even if under a
+            # too few CTAs for 128x128 but a long K: 128x64 warpgroup tiles, 8 stages, even if under a
             # wave (results/v7_h100/probe_mid.txt: #19, 5184 x 72 x 5184, 0.080 -> 0.051 ms against
-            # the 64x64 mma.sync tile that fills the machine)
-            return TileConfig(128, 64, 64, 4, wm=64, wn=64, wgmma=True)
+            # the 64x64 mma.sync tile that fills the machine; a CTA per SM streams its K, so a deeper
+            # pipeline keeps more loads in flight: 4 -> 8 stages 52.5 -> 44.3 us, 6 stages 45.1,
+            # results/v9_h100/probe_19.txt)
+            return TileConfig(128, 64, 64, 8, wm=64, wn=64, wgmma=True)
         if (bm, bn) == (128, 128) and K >= 64 and min(vec_a, vec_b) >= 2:  # (scalar gathers: too many loads)
             # 4 warps of 64x64 and bk = 64 beat 8 warps of 64x32 (tccg/tile_probe.py on the H100: #12
             # 1.36 -> 0.97 ms, #20 1.40 -> 1.24, #21 1.47 -> 1.23, #26 1.49 -> 1.22), and the autotuner
