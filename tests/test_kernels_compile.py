@@ -210,6 +210,39 @@ def test_tile_heuristic():
     assert math.ceil(300 / small.bm) * math.ceil(300 / small.bn) >= 9
 
 
+def test_f32_tiles_least_padded_work():
+    """f32 (simt): the tile with the least padded work, smaller tiles charged SIMT_TILE_COST: a side of
+    296 or 312 goes on 64 (320 rows, not 384), 5136 / 5184 squares keep 128 x 128."""
+    from gettpy.plan.tiles import SIMT_TILE_COST
+
+    def work(M, N, t):
+        return (math.ceil(M / t.bm) * t.bm * math.ceil(N / t.bn) * t.bn
+                * SIMT_TILE_COST[(t.bm < 128) + (t.bn < 128)])
+
+    for (M, N, K), want in [((296, 92352, 312), (64, 128)), ((92352, 312, 296), (128, 64)),
+                            ((312, 92352, 296), (64, 128)), ((5136, 5120, 5136), (128, 128)),
+                            ((5184, 5184, 5184), (128, 128))]:
+        t = choose_tile(M, N, K, dtype="f32")
+        assert (t.bm, t.bn) == want and t.tm * t.tn * t.threads == t.bm * t.bn
+        for bm, bn in [(128, 128), (128, 64), (64, 128), (64, 64)]:  # (the enumeration, independently)
+            assert work(M, N, t) <= work(M, N, TileConfig(bm, bn, 16, 3, tm=bm // 16, tn=bn // 16))
+    assert (choose_tile(296, 92352, 312, dtype="f64").bm, choose_tile(296, 92352, 312).bm) == (128, 128)
+
+
+def test_kmajor_lines_on_narrow_tiles():
+    """#2 (its wide input read k-major): the narrow mma.sync tile reads 128-byte lines, bk 64 / 3 stages;
+    #1 (wide input mn-major) and a short K keep bk 32; simt tiles are not touched."""
+    from gettpy.plan.tiles import kernel_spec
+
+    t2 = kernel_spec(tccg_plan("abc-dca-bd", (312, 24, 296, 312)), False).tile
+    assert (t2.bm, t2.bn, t2.bk, t2.stages, t2.wgmma) == (32, 256, 64, 3, False)
+    t1 = kernel_spec(tccg_plan("abc-bda-dc", (312, 312, 24, 312)), False).tile
+    assert (t1.bm, t1.bn, t1.bk) == (32, 256, 32)
+    t5 = kernel_spec(tccg_plan("abcd-ebad-ce", (72, 72, 24, 72, 72)), False).tile  # (K = 72)
+    assert t5.bk == 32
+    assert kernel_spec(tccg_plan("abc-dca-bd", (312, 24, 296, 312), "f32"), False).tile.bk == 16
+
+
 def test_spec_validation():
     from gettpy.errors import KernelError
 

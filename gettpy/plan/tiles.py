@@ -66,6 +66,9 @@ _MMA_NARROW_M = {16: (16, 128, 16, 32), 32: (32, 256, 32, 32)}
 _SIMT_WIDE = {"f32": [(128, 128, 8, 8), (128, 64, 8, 4), (64, 128, 4, 8), (64, 64, 4, 4)],
               "f64": [(128, 64, 8, 4), (64, 128, 4, 8), (64, 64, 4, 4), (32, 32, 2, 2)]}
 _SIMT_NARROW_N = {16: (128, 16, 8, 1), 32: (128, 32, 8, 2)}
+#: relative cost of an f32 FMA on a simt tile with 0, 1 or 2 sides of 64 instead of 128 (thread tiles of
+#: 8 x 8, 8 x 4 or 4 x 8, 4 x 4: fewer FMAs per shared load)
+SIMT_TILE_COST = (1.0, 1.04, 1.10)
 _SIMT_NARROW_M = {16: (16, 128, 1, 8), 32: (32, 128, 2, 8)}
 
 
@@ -126,13 +129,18 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
         if not mma and dtype == "f32" and K <= SIMT_SHORT_K:
             cands = [c for c in cands if c[0] <= 64 and c[1] <= 64]
         pick = cands[-1]
-        for c in cands:
-            bm, bn = c[0], c[1]
-            if bm > 64 and M <= 64 or bn > 64 and N <= 64:
-                continue  # more than half of the tile would be padding
-            if ctas(bm, bn) >= sm_count:
-                pick = c
-                break
+        fits = [c for c in cands if not (c[0] > 64 and M <= 64 or c[1] > 64 and N <= 64)  # (over half padding)
+                and ctas(c[0], c[1]) >= sm_count]
+        if fits and not mma and dtype == "f32":
+            # f32: the least padded work, smaller tiles charged SIMT_TILE_COST (M or N = 296 / 312 on 64
+            # rather than 128: 384 -> 320; tccg/tile_probe.py on the H100, results/v9_h100/probe_f32_15.txt:
+            # #15 0.590 -> 0.519 ms on 64 x 128, #16 0.494 -> 0.457 on 128 x 64, #17 -8%, #18 -12%; #12
+            # and #20, 5136 / 5184 square, keep 128 x 128, measured faster than 128 x 64 by 1-5%)
+            padded = lambda c: (math.ceil(M / c[0]) * c[0] * math.ceil(N / c[1]) * c[1]  # noqa: E731
+                                * SIMT_TILE_COST[(c[0] < 128) + (c[1] < 128)])
+            pick = min(fits, key=padded)
+        elif fits:
+            pick = fits[0]
         bm, bn, x, y = pick
     if mma:
         if (bm, bn) == (128, 128) and K >= 64 and min(vec_a, vec_b) >= 2 and wgmma and not tf32:
@@ -252,6 +260,22 @@ def _run_aligned(tile: TileConfig, ld: OperandLayout) -> TileConfig:
     return tile
 
 
+def _kmajor_lines(tile: TileConfig, plan: Plan) -> TileConfig:
+    """A narrow mma.sync tile (one side of 32 or less) whose wide side's input is read k-major in 16-byte
+    vectors gets bk 64, 3 stages, where K >= 128: a k-tile then reads each row of that input as one
+    128-byte line, not two 64-byte halves at different times (tccg/tile_probe.py on the H100,
+    results/v9_h100/probe_f16_1.txt: #2 40.2 -> 35.2 us; #1, whose wide input is read mn-major, 48.9 ->
+    49.6-50.7, so not there); the tile unchanged otherwise."""
+    if not tile.mma or tile.wgmma or tile.bk != 32 or plan.K < 128 or min(tile.bm, tile.bn) > 32:
+        return tile
+    wide = ("m", plan.layout_a, plan.kernel_a.dtype, tile.bm) if tile.bm > tile.bn else \
+        ("n", plan.layout_b, plan.kernel_b.dtype, tile.bn)
+    op = input_spec(wide[1], wide[0], wide[2], wide[3], 64)
+    if not (op.kmajor and op.vec * ITEMSIZE[wide[2]] == 16):
+        return tile
+    return dataclasses.replace(tile, bk=64, stages=3)
+
+
 def _persistent(tile: TileConfig, M: int, N: int, K: int) -> TileConfig:
     """The heuristic tile made persistent where that measured faster on the H100 (tccg/tile_probe.py,
     results/v8_h100/probe_persistent.txt): mma.sync tiles of one k-tile whose output outweighs the inputs
@@ -304,7 +328,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
         vb = max(plan.layout_b.vector_width("k"), plan.layout_b.vector_access("n")[0])
         tile = choose_tile(plan.M, plan.N, plan.K, plan.batch, ta.dtype, va, vb, sm_count, tb.dtype, p.compute,
                            p.semiring is not None, wgmma)
-        tile = _persistent(_run_aligned(tile, plan.layout_d), plan.M, plan.N, plan.K)
+        tile = _persistent(_run_aligned(_kmajor_lines(tile, plan), plan.layout_d), plan.M, plan.N, plan.K)
     tf32 = TF32_MODES.get(p.compute, 0) if tile.mma else 0
     if tile.mma and not tf32 and (ta.dtype not in MMA_DTYPES or tb.dtype != ta.dtype or p.compute != "f32"):
         raise KernelError(f"tile {tile} is an mma tile but A, B are {ta.dtype}, {tb.dtype} (compute {p.compute})")
