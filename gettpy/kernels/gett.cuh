@@ -592,6 +592,12 @@ struct Gett {
       const U gsize = rest < U(GROUP_M) ? rest : U(GROUP_M);
       tile_m = first + (t % width) % gsize;
       tile_n = (t % width) / gsize;
+    } else if constexpr (GROUP_M > 1 && TILES_M > 1) {
+      // one group holds every tile row: walk down each column of tiles, so that its B panel comes from
+      // DRAM once (row by row, a B larger than L2 came back from DRAM for every tile row: #15 on the
+      // H100 read 186 MB for its 58 MB B, Nsight Compute, results/v9_h100/ncu_15.txt)
+      tile_m = t % U(TILES_M);
+      tile_n = t / U(TILES_M);
     } else {
       tile_m = t / U(TILES_N);
       tile_n = t % U(TILES_N);
