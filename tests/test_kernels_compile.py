@@ -229,6 +229,19 @@ def test_f32_tiles_least_padded_work():
     assert (choose_tile(296, 92352, 312, dtype="f64").bm, choose_tile(296, 92352, 312).bm) == (128, 128)
 
 
+def test_f32_narrow_side_exact():
+    """f32 with a narrow side of 24 (#1-#8): tiles exactly 24 wide, 3 rows (or columns) per thread; a long
+    K on 24 x 128 (4 stages), a short one on 24 x 256; narrow sides of 16 and 32 keep their tiles."""
+    t = choose_tile(24, 97344, 312, dtype="f32")
+    assert (t.bm, t.bn, t.bk, t.stages, t.tm, t.tn, t.threads) == (24, 128, 16, 4, 3, 4, 256)
+    t = choose_tile(24, 2359296, 32, dtype="f32")
+    assert (t.bm, t.bn, t.stages, t.tm, t.tn, t.threads) == (24, 256, 3, 3, 8, 256)
+    t = choose_tile(373248, 24, 72, dtype="f32")  # (the narrow side on n)
+    assert (t.bm, t.bn, t.tm, t.tn) == (256, 24, 8, 3)
+    assert (choose_tile(24, 97344, 312, dtype="f16").bm, choose_tile(32, 97344, 312, dtype="f32").bm) == (32, 32)
+    assert choose_tile(16, 97344, 312, dtype="f32").bm == 16
+
+
 def test_kmajor_lines_on_narrow_tiles():
     """#2 (its wide input read k-major): the narrow mma.sync tile reads 128-byte lines, bk 64 / 3 stages;
     #1 (wide input mn-major) and a short K keep bk 32; simt tiles are not touched."""

@@ -111,6 +111,14 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
     if not mma and dtype not in ("f32", "f64"):
         dtype = "f64" if compute == "f64" else "f32"
     ctas = lambda bm, bn: math.ceil(M / bm) * math.ceil(N / bn) * max(batch, 1)  # noqa: E731
+    if not mma and dtype == "f32" and 16 < min(M, N) < 32 and min(M, N) % 8 == 0 and max(M, N) >= 16 * min(M, N):
+        # f32, a narrow side between tile sizes (#1-#8: M = 24): the tile exactly that wide, 8 threads
+        # across it (tccg/tile_probe.py on the H100, results/v9_h100/probe_f32_24.txt, against 32 x 128:
+        # K >= 256 on 24 x 128 with 3 x 4 threads, #1 103 -> 89 us, #2 97 -> 80; a short K on 24 x 256 with
+        # 3 x 8, #3 109 -> 96, #5 99 -> 78, #6 284 -> 249)
+        side, wide, t = min(M, N), (128, 4) if K >= 256 else (256, 8), min(M, N) // 8
+        return (TileConfig(side, wide[0], 16, 4 if K >= 256 else 3, tm=t, tn=wide[1]) if M < N else
+                TileConfig(wide[0], side, 16, 4 if K >= 256 else 3, tm=wide[1], tn=t))
     if N <= 32 and M > N:
         bm, bn, x, y = (_MMA_NARROW_N if mma else _SIMT_NARROW_N)[16 if N <= 16 else 32]
     elif M <= 32:

@@ -3,7 +3,7 @@
 # (#15-#18), GPU tests of the tile order; one kernel timed alone after an L2 flush vs back to back.
 export PYTHONUNBUFFERED=1
 cd "$(dirname "$0")/../../.."
-timeout 100 python3 -m tccg --dtype f16,f32 --cases 9,12-18 --order F --no-peers --no-plots --out $OUT/csv 2>&1 | grep -v "^ *vs \|GM1\|tccg gpu" | tee $OUT/raster.txt
+timeout 100 python3 -m tccg --dtype f16,f32 --cases 1-9,12-18 --order F --no-peers --no-plots --out $OUT/csv 2>&1 | grep -v "^ *vs \|GM1\|tccg gpu" | tee $OUT/raster.txt
 timeout 200 python3 -m pytest tests/test_gpu.py -m gpu -q -x -k "gemm_shapes or batch or random_odd or interleaved or d_runs or tccg" 2>&1 | tail -3 | tee $OUT/gpu_tests_raster.log
 timeout 120 python3 - <<'PY' 2>&1 | tee $OUT/alone_vs_steady.txt
 import statistics, cupy, numpy as np
