@@ -244,6 +244,27 @@ def test_gemm_shapes(mnk, dt, rng):
                        beta=0.5, what=f"gemm {mnk}")
 
 
+@pytest.mark.parametrize("dt", ["f16", "f32"])
+def test_column_walk_large_b(dt, rng):
+    """A short M (3 tile rows of 128, or 5 of 64 in f32) and a B of over 24 MB: the tiles walk down the
+    columns (gett.cuh's COLUMN_WALK); every output element against float64."""
+    import cupy as cp
+
+    import gettpy
+    from gettpy.kernels.spec import TileConfig
+    from gettpy.plan.tiles import choose_tile
+
+    M, N, K = 300, 60000, 264
+    npdt = {"f16": np.float16, "f32": np.float32}[dt]
+    assert K * N * np.dtype(npdt).itemsize > 24 << 20
+    t = choose_tile(M, N, K, dtype=dt)
+    assert 1 < math.ceil(M / t.bm) <= TileConfig(64, 64, 16, 3, tm=4, tn=4).group_m
+    a, b = rand(rng, (M, K)).astype(npdt), rand(rng, (K, N)).astype(npdt)
+    got = cp.asnumpy(gettpy.einsum("mk,kn->mn", cp.asarray(a), cp.asarray(b)))
+    ref, scale = reference("mk", "kn", "mn", a.astype(np.float64), b.astype(np.float64))
+    check(got, ref, scale, dt, f"column walk {dt}")
+
+
 # ----------------------------------------------------------------------------------------------- views, batch
 @pytest.mark.parametrize("dt", ["f16", "f32", "f64"])
 def test_strided_views(dt, rng):

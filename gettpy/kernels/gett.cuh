@@ -458,6 +458,12 @@ struct Gett {
   static constexpr long long TILES = TILES_M * TILES_N;
   static constexpr long long KTILES = (K + BK - 1) / BK;
   static constexpr int GROUP_M = Cfg::GROUP_M;
+  // one group holds every tile row and one B (per batch) outgrows half the L2: walk down each column of
+  // tiles, so that its B panel comes from DRAM once (row by row, it came back for every tile row: #15 on
+  // the H100 read 186 MB for its 58 MB B, results/v9_h100/ncu_15.txt; #17 / #18 2.5 -> 2.05x floor).
+  // Not for a small B: the split-K core of #13 (37 batches of a 1.5 MB B) was 5% slower so, 20% with ops
+  static constexpr bool COLUMN_WALK = GROUP_M > 1 && TILES_M > 1 && TILES_M <= GROUP_M &&
+                                      N * K * (long long)sizeof(typename Cfg::TB) > (24LL << 20);
   static constexpr bool FULL_M = M % BM == 0, FULL_N = N % BN == 0, FULL_K = K % BK == 0;
   static constexpr bool NO_PARTIAL = FULL_M && FULL_N && FULL_K;  // the "no partial tiles" specialisation
   static_assert(STAGES >= 2, "the pipeline needs at least two stages");
@@ -592,10 +598,7 @@ struct Gett {
       const U gsize = rest < U(GROUP_M) ? rest : U(GROUP_M);
       tile_m = first + (t % width) % gsize;
       tile_n = (t % width) / gsize;
-    } else if constexpr (GROUP_M > 1 && TILES_M > 1) {
-      // one group holds every tile row: walk down each column of tiles, so that its B panel comes from
-      // DRAM once (row by row, a B larger than L2 came back from DRAM for every tile row: #15 on the
-      // H100 read 186 MB for its 58 MB B, Nsight Compute, results/v9_h100/ncu_15.txt)
+    } else if constexpr (COLUMN_WALK) {
       tile_m = t % U(TILES_M);
       tile_n = t / U(TILES_M);
     } else {
