@@ -14,6 +14,7 @@ from gettpy.kernels.permute import (
     edge_limit,
     pair_source,
     permute_source,
+    plan_dense,
     plan_permute,
     plan_rowcopy,
     rowcopy_source,
@@ -165,6 +166,22 @@ def test_rowcopy_op_source_compiles_for_sm90(dtype, itemsize):
     p = plan_rowcopy((5, 7, 72), (1008, 72, 1), itemsize)  # (every other 7 x 72 block)
     cubin, log = compile_source(rowcopy_source(p, ops.leaky_relu(0.1).cuda, dtype), "gett_permute", "sm_90")
     assert cubin and "0 bytes spill" in log
+
+
+def test_plan_dense():
+    """A C-contiguous view with an op is one row of 16-byte vectors (as wide as its size and base allow);
+    a view that is not dense has no such plan; the copy picks it only when there is an op."""
+    import gettpy.kernels.permute as pm
+
+    p = plan_dense((5, 7, 8), (56, 8, 1), 2)
+    assert (p.shape, p.strides, p.w, p.vectors) == ((280,), (1,), 8, 35)
+    assert plan_dense((5, 7, 8), (56, 8, 1), 2, base_align=4).w == 2
+    assert plan_dense((5, 1, 8), (8, 99, 1), 4).w == 4  # (a size-1 axis' stride does not matter)
+    assert plan_dense((5, 7, 8), (64, 8, 1), 2) is None and plan_dense((7, 3), (1, 7), 4) is None
+    assert plan_dense((0, 3), (3, 1), 4) is None
+    src, blocks, smem = pm._copy_source((5, 7, 8), (112, 16, 2), 2, 16, "x > 0 ? x : 0.1f * x", "float16")
+    assert src == rowcopy_source(p, "x > 0 ? x : 0.1f * x", "float16") and (blocks, smem) == (p.blocks, 0)
+    assert pm._copy_source((5, 7, 8), (112, 16, 2), 2, 16, "", "float16") is None
 
 
 def test_pair_source_compiles_for_sm90():
@@ -404,3 +421,22 @@ def test_gpu_permute_copy_pair(dtypes):
         ga, gb = permute_copy_pair(a, oa, b, ob)
         np.testing.assert_array_equal(cp.asnumpy(ga), want(ha, bool(oa)))
         np.testing.assert_array_equal(cp.asnumpy(gb), want(hb, bool(ob)))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_gpu_dense_op_copy(dtype):
+    """op(x) of a dense view through the one-row copy (16-byte vectors), against numpy; an odd size and an
+    offset base take narrower vectors."""
+    import cupy as cp
+
+    from gettpy import ops
+    from gettpy.kernels.permute import permute_copy
+
+    op = ops.leaky_relu(0.1)
+    acc = np.float64 if dtype == np.float64 else np.float32
+    host = np.random.default_rng(17).uniform(-4, 4, (37, 41, 8)).astype(dtype)
+    dev = cp.asarray(host)
+    for view, hv in ((dev, host), (dev.reshape(-1)[3:], host.reshape(-1)[3:])):
+        want = op(hv.astype(acc)).astype(dtype)
+        np.testing.assert_array_equal(cp.asnumpy(permute_copy(view, op.cuda)), want)

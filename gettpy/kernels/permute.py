@@ -230,6 +230,21 @@ def plan_rowcopy(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int
     return RowCopyPlan(tuple(shape), tuple(strides), o, tuple(a for a in live if a != o), itemsize, w)
 
 
+def plan_dense(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int = 4,
+               base_align: int = VBYTES) -> RowCopyPlan | None:
+    """A C-contiguous view as one row (an op pack of a dense input: vectors of up to 16 bytes, where
+    CuPy's elementwise kernel moves one element per thread), or None when the view is not dense."""
+    n, acc = math.prod(shape), 1
+    for e, st in zip(reversed(shape), reversed(strides), strict=True):
+        if e > 1 and st != acc:
+            return None
+        acc *= e
+    if n == 0:
+        return None
+    w = _vector(itemsize, n, lambda w: base_align % (w * itemsize) == 0)
+    return RowCopyPlan((n,), (1,), 0, (), itemsize, w)
+
+
 def rowcopy_source(p: RowCopyPlan, op: str = "", dtype: str = "", body: bool = False) -> str:
     """CUDA source of the row copy (kernel `gett_permute`), op(x) on the way as `permute_source`'s;
     body=True: the device function `body(src, dst, block)` instead (`pair_source`)."""
@@ -456,15 +471,16 @@ def permute_copy_pair(view0, op0: str, view1, op1: str):
 
 def _copy_source(shape: tuple[int, ...], byte_strides: tuple[int, ...], item: int, align: int, op: str,
                  dtype: str, body: bool = False) -> tuple[str, int, int] | None:
-    """(CUDA source, blocks, static shared bytes) of the tiled copy or the row copy of a view, or None where
-    CuPy's copy serves (a dense view, strides that are not whole elements, over 2^31 blocks)."""
+    """(CUDA source, blocks, static shared bytes) of the tiled copy or the row copy of a view (with an op, a
+    dense view too, as one row), or None where CuPy's copy serves (a dense view without an op, strides that
+    are not whole elements, over 2^31 blocks)."""
     if item not in _BITS or any(s % item for s in byte_strides):
         return None
     strides = tuple(s // item for s in byte_strides)
     p = plan_permute(shape, strides, item, align)
     if p is not None:
         return (permute_source(p, op, dtype, body), p.blocks, p.smem_bytes) if p.blocks < 2**31 else None
-    rc = plan_rowcopy(shape, strides, item, align)
+    rc = plan_rowcopy(shape, strides, item, align) or (plan_dense(shape, strides, item, align) if op else None)
     if rc is not None and rc.blocks < 2**31:
         return rowcopy_source(rc, op, dtype, body), rc.blocks, 0
     return None
@@ -490,5 +506,6 @@ def _pair_kernel(sig0: tuple, sig1: tuple):
 
 
 __all__ = ["EDGE_BYTES", "EDGE_MAX", "PAIR_BYTES", "PermutePlan", "RowCopyPlan", "THREADS", "edge_limit",
-           "pair_source", "permute_copy", "permute_copy_pair", "permute_source", "plan_permute", "plan_rowcopy",
+           "pair_source", "permute_copy", "permute_copy_pair", "permute_source", "plan_dense", "plan_permute",
+           "plan_rowcopy",
            "rowcopy_source", "tile_edge"]
