@@ -101,7 +101,7 @@ def render_prelude(spec: KernelSpec) -> str:
         f"  static constexpr int TF32 = {spec.tf32};",
         f"  static constexpr long long M = {spec.M}LL, N = {spec.N}LL, K = {spec.K}LL, BATCH = {spec.batch}LL;",
         f"  static constexpr int BM = {t.bm}, BN = {t.bn}, BK = {t.bk}, STAGES = {t.stages}, "
-        f"THREADS = {t.threads}, GROUP_M = {t.group_m};",
+        f"THREADS = {t.threads}, GROUP_M = {t.group_m}, MIN_BLOCKS = {t.min_blocks};",
         f"  static constexpr int WM = {t.wm}, WN = {t.wn}, TM = {t.tm}, TN = {t.tn};",
         f"  static constexpr int A_VEC = {spec.a.vec}, B_VEC = {spec.b.vec}, D_VEC = {spec.d.vec};",
         f"  static constexpr int A_VS = {spec.a.vs}, B_VS = {spec.b.vs};",
@@ -149,7 +149,7 @@ def render(spec: KernelSpec) -> tuple[str, str]:
             if spec.tile.tma else "")
     wrapper = (
         f"static_assert(gett::Gett<Cfg>::SMEM_BYTES == {spec.smem_bytes}, \"smem size disagrees with spec.py\");\n"
-        f"extern \"C\" __global__ void __launch_bounds__({spec.tile.threads}, 1)\n"
+        f"extern \"C\" __global__ void __launch_bounds__({spec.tile.threads}, {spec.tile.min_blocks})\n"
         f"{name}(const Cfg::TA* __restrict__ A, const Cfg::TB* __restrict__ B, const Cfg::TC* __restrict__ C,\n"
         f"     Cfg::TD* __restrict__ D, Cfg::TAcc alpha, Cfg::TAcc beta{maps}) {{\n"
         f"  extern __shared__ __align__(16) unsigned char gett_smem[];\n"

@@ -46,6 +46,8 @@ class TileConfig:
         tma: a warp-specialised tile whose loading warpgroup copies each stage as boxes of the operands'
             tensor maps (TMA; gettpy.kernels.tma) instead of cp.async vectors: both inputs one stride
             term per GEMM dimension (packed inputs, plain GEMMs), f16/bf16, 16-byte aligned.
+        min_blocks: CTAs per SM the registers must leave room for (__launch_bounds__' second argument:
+            ptxas caps the registers at 65536 / (threads * min_blocks)).
     """
 
     bm: int
@@ -62,6 +64,7 @@ class TileConfig:
     persistent: bool = False
     ws: bool = False
     tma: bool = False
+    min_blocks: int = 1
 
     def __post_init__(self):
         if self.stages < 2:
@@ -75,6 +78,9 @@ class TileConfig:
         if self.ws and (self.bm % 128 or self.persistent):
             raise KernelError(f"TileConfig {self}: warp-specialised tiles need bm a multiple of 128 and are "
                               f"not persistent")
+        if not 1 <= self.min_blocks <= 2048 // max(self.threads, 1):
+            raise KernelError(f"TileConfig {self}: min_blocks={self.min_blocks} CTAs of {self.threads} threads do "
+                              f"not fit on an SM (2048 threads)")
         if self.tma and not self.ws:
             raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
         if self.wgmma:
