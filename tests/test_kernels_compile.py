@@ -242,6 +242,30 @@ def test_f32_narrow_side_exact():
     assert choose_tile(16, 97344, 312, dtype="f32").bm == 16
 
 
+def test_f32_register_caps():
+    """Heuristic f32 simt tiles leave registers for more CTAs per SM: 64 x 64 for 4 (ccsd_t), 128 x 64 and
+    64 x 128 for 3, 128 x 128 for 2 when both inputs are read mn-major; with a k-major input 128 x 64 for
+    2; f64 and the mma paths keep 1."""
+    from gettpy.plan.tiles import kernel_spec
+
+    def tile(con, ext, dt="f32"):
+        return kernel_spec(tccg_plan(con, ext, dt), False).tile
+
+    t = tile("abcdef-degc-gfab", (24, 16, 16, 24, 16, 16, 24))
+    assert (t.bm, t.bn, t.min_blocks) == (64, 64, 4)
+    t = tile("abc-ad-bdc", (312, 312, 296, 296))
+    assert (t.bm, t.bn, t.min_blocks) == (128, 64, 3)
+    t = tile("abcd-aebf-dfce", (72,) * 6)  # (both inputs mn-major)
+    assert (t.bm, t.bn, t.min_blocks) == (128, 128, 2)
+    spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f32"), False)  # (one input k-major)
+    assert (spec.a.kmajor or spec.b.kmajor) and (spec.tile.bm, spec.tile.bn, spec.tile.tn, spec.tile.min_blocks) == (
+        128, 64, 4, 2)
+    assert tile("ab-ac-cb", (513, 511, 257), "f64").min_blocks == 1
+    assert tile("abcd-aebf-dfce", (72,) * 6, "f16").min_blocks == 1
+    r = B.build(spec, ARCH).report
+    assert r.registers <= 128 and r.spill_stores == 0
+
+
 def test_kmajor_lines_on_narrow_tiles():
     """#2 (its wide input read k-major): the narrow mma.sync tile reads 128-byte lines, bk 64 / 3 stages;
     #1 (wide input mn-major) and a short K keep bk 32; simt tiles are not touched."""

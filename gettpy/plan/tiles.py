@@ -319,13 +319,18 @@ def _min_blocks(tile: TileConfig, a: OperandSpec, b: OperandSpec) -> TileConfig:
     where that measured faster on the H100 (tccg/tile_probe.py, results/v9_h100/probe_f32_b*.txt): 64 x 64
     for 4 (ccsd_t #31 93.2 -> 85.9 us, #33 80.7 -> 79.8), 128 x 64 / 64 x 128 for 3 (#16 459 -> 436 us,
     #15 520 -> 516), 128 x 128 for 2 where neither input is read k-major (#20 6.54 -> 6.28 ms; with
-    k-major fragments the 128 registers spill: #12, #21, #28 1-3% slower). The caps of 64 and 80 registers
+    k-major fragments the 128 registers spill: #12, #21, #28 1-3% slower, so those take 128 x 64 tiles
+    for 2). The caps of 64 and 80 registers
     leave 8-24 bytes of spills in some of these kernels (L1-resident; measured faster with them)."""
     if tile.mma or tile.tm == 0 or tile.threads != 256 or (a.dtype, b.dtype) != ("f32", "f32"):
         return tile  # (f64 tiles need their registers)
     n = {(64, 64): 4, (128, 64): 3, (64, 128): 3}.get((tile.bm, tile.bn), 0)
     if (tile.bm, tile.bn) == (128, 128) and not (a.kmajor or b.kmajor):
         n = 2
+    elif (tile.bm, tile.bn) == (128, 128):
+        # a k-major input: 128 x 64 with 2 CTAs per SM (probe_kmajor_caps.txt: #12 6.77 -> 6.60 ms, #21 / #23
+        # 7.18 -> 7.05, #26 7.24 -> 7.14, #28 7.31 -> 7.08, #29 7.46 -> 7.41)
+        return dataclasses.replace(tile, bn=64, tn=4, min_blocks=2)
     return dataclasses.replace(tile, min_blocks=n) if n else tile
 
 
@@ -366,7 +371,11 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
     a = input_spec(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk, bool(tf32))
     b = input_spec(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk, bool(tf32))
     if chosen:
-        tile = _min_blocks(tile, a, b)
+        capped = _min_blocks(tile, a, b)
+        if (capped.bm, capped.bn) != (tile.bm, tile.bn):  # (a new tile shape: the reads as it sees them)
+            a = input_spec(plan.layout_a, "m", ta.dtype, capped.bm, capped.bk, bool(tf32))
+            b = input_spec(plan.layout_b, "n", tb.dtype, capped.bn, capped.bk, bool(tf32))
+        tile = capped
     ld = plan.layout_d
     vdn, vdm = min(ld.vector_width("n"), tile.bn), min(ld.vector_width("m"), tile.bm)
     if max(vdn, vdm) > 1:
