@@ -507,5 +507,4 @@ def _pair_kernel(sig0: tuple, sig1: tuple):
 
 __all__ = ["EDGE_BYTES", "EDGE_MAX", "PAIR_BYTES", "PermutePlan", "RowCopyPlan", "THREADS", "edge_limit",
            "pair_source", "permute_copy", "permute_copy_pair", "permute_source", "plan_dense", "plan_permute",
-           "plan_rowcopy",
-           "rowcopy_source", "tile_edge"]
+           "plan_rowcopy", "rowcopy_source", "tile_edge"]

@@ -8,9 +8,12 @@
 * otherwise the widest tile that still fills the machine: 128x128 (mma) when that gives at least
   one CTA per SM, then 128x64 / 64x128, then 64x64 (memory-bound shapes need CTAs in flight more
   than they need reuse);
-* an f32 (simt) shape with a short K (<= SIMT_SHORT_K: mostly epilogue) takes 64x64 tiles if they fill
-  the machine; one with M (or N) between 64 and 128, a multiple of 8, and a short K takes one tile of
-  exactly that extent (M x 128 or 128 x N: 72 rows, not 128 of which 56 are padding);
+* f32 (simt): a narrow side between 16 and 32 (a multiple of 8) gets a tile exactly that wide (24 x 128
+  for K >= 256, else 24 x 256); a short K (<= SIMT_SHORT_K: mostly epilogue) takes 64x64 tiles if they
+  fill the machine; M (or N) between 64 and 128, a multiple of 8, takes one tile of exactly that extent
+  (M x 128 or 128 x N: 72 rows, not 128 of which 56 are padding) where K is short, the grid fills a
+  wave or K is long enough for split-K; otherwise the candidate with the least padded work
+  (SIMT_TILE_COST charges the smaller tiles);
 * bk = 32 for the mma path (16 when K <= 16), 16 for f32 (8 when 16 would zero-fill over a quarter
   of the k columns, e.g. K = 24), 8 for f64; 4 stages for the mma path
   (3 for simt), fewer when K has fewer k-tiles; a 128x128 mma tile with K >= 64 becomes 128x128x64
@@ -21,10 +24,11 @@
 
 `kernel_spec` makes the write-bound one-k-tile mma.sync tiles and the tall wgmma tile persistent
 (`_persistent`), the compute-bound wgmma tile a TMA-fed warp-specialised one where both inputs have
-tensor maps and no op (`_tma_tile`), and adds what the layouts decide: for each input, the smem
-orientation and vector width (the dimension with the widest 16-byte-aligned stride-1 run, else a
-scalar gather along the smaller stride), D's store direction and width, the ops, read_c and 64-bit
-indexing.
+tensor maps and no op (`_tma_tile`), narrow mma.sync tiles over a k-major input bk 64 (`_kmajor_lines`),
+caps the f32 simt tiles' registers for more CTAs per SM (`_min_blocks`), and adds what the layouts
+decide: for each input, the smem orientation and vector width (the dimension with the widest
+16-byte-aligned stride-1 run, else a scalar gather along the smaller stride), D's store direction and
+width, the ops, read_c and 64-bit indexing.
 """
 from __future__ import annotations
 
@@ -320,8 +324,8 @@ def _min_blocks(tile: TileConfig, a: OperandSpec, b: OperandSpec) -> TileConfig:
     for 4 (ccsd_t #31 93.2 -> 85.9 us, #33 80.7 -> 79.8), 128 x 64 / 64 x 128 for 3 (#16 459 -> 436 us,
     #15 520 -> 516), 128 x 128 for 2 where neither input is read k-major (#20 6.54 -> 6.28 ms; with
     k-major fragments the 128 registers spill: #12, #21, #28 1-3% slower, so those take 128 x 64 tiles
-    for 2). The caps of 64 and 80 registers
-    leave 8-24 bytes of spills in some of these kernels (L1-resident; measured faster with them)."""
+    for 2). The caps of 64 and 80 registers leave 8-24 bytes of spills in some of these kernels
+    (L1-resident; measured faster with them)."""
     if tile.mma or tile.tm == 0 or tile.threads != 256 or (a.dtype, b.dtype) != ("f32", "f32"):
         return tile  # (f64 tiles need their registers)
     n = {(64, 64): 4, (128, 64): 3, (64, 128): 3}.get((tile.bm, tile.bn), 0)
