@@ -59,24 +59,18 @@ INTERLEAVE_TILE = 128
 
 
 def interleave(order: tuple[str, ...], inp: TensorInfo, x: str | None, out_itemsize: int, ext: dict[str, int],
-               inp_small: bool = False, kmajor: bool = False):
+               inp_small: bool = False):
     """(order, split) of one set: the output's mode x first, then y (inp's stride-1 mode), x cut at
     `split` (0: nothing cut). Only x moves to the front when y is x or absent, or when the input is
     small next to the output (`inp_small`: its vectors are not worth shorter output runs); the order is
     returned as it is when x is None. See the module docstring."""
     if x is None or x not in order:
         return order, 0
-    st = inp.stride_of()
-    ys = [m for m in order if st.get(m) == 1 and ext[m] > 1]
-    v = 16 // inp.itemsize
-    if not ys and kmajor and not inp_small and 1 in st.values():
-        # the input runs along k (read k-major): y = its next-smallest stride in the set, so that a tile's
-        # rows are neighbours in memory (#2: c, 624-byte rows of d, instead of a, rows 184 KB apart)
-        rest = sorted((m for m in order if m != x and ext[m] > 1 and st.get(m)), key=lambda m: abs(st[m]))
-        ys, v = rest[:1], 1
+    ys = [m for m in order if inp.stride_of().get(m) == 1 and ext[m] > 1]
     if not ys or ys[0] == x or inp_small:
         return (x,) + tuple(m for m in order if m != x), 0
     y = ys[0]
+    v = 16 // inp.itemsize
     if ext[y] % v:
         return order, 0
     rest = tuple(m for m in order if m not in (x, y))
@@ -87,9 +81,6 @@ def interleave(order: tuple[str, ...], inp: TensorInfo, x: str | None, out_items
             return (x, y) + rest, lo
     return order, 0
 
-
-#: interleave the output's run with the next-smallest stride of an input read along k (`interleave`)
-KMAJOR_INTERLEAVE = True
 
 #: an input smaller than 1/SMALL_INPUT of the output is not interleaved (the output's runs come first)
 SMALL_INPUT = 4
@@ -209,17 +200,13 @@ def partition(p: ContractionProblem) -> Partition:
     x_m, x_n = output_leads(part_m, part_n, p.d, ext)
     size = lambda t: t.itemsize * math.prod(ext[m] for m in t.modes)  # noqa: E731
     small = lambda t: SMALL_INPUT * size(t) < size(p.d)  # noqa: E731
-    from .tiles import compute_bound  # (tiles imports plan, which imports this module)
-
-    extent = lambda modes: math.prod(ext[m] for m in modes)  # noqa: E731
-    # (compute-bound shapes pack such inputs anyway: there the interleave cost #28-#30 their TMA tiles)
-    kmajor = KMAJOR_INTERLEAVE and not compute_bound(extent(mset), extent(nset), extent(kset))
-    part_m, split_m = interleave(part_m, p.a, x_m, p.d.itemsize, ext, small(p.a), kmajor)
-    part_n, split_n = interleave(part_n, p.b, x_n, p.d.itemsize, ext, small(p.b), kmajor)
+    part_m, split_m = interleave(part_m, p.a, x_m, p.d.itemsize, ext, small(p.a))
+    part_n, split_n = interleave(part_n, p.b, x_n, p.d.itemsize, ext, small(p.b))
     dst = p.d.stride_of()
     unit_in_m = any(dst[m] == 1 and ext[m] > 1 for m in part_m)
     unit_in_n = any(dst[m] == 1 and ext[m] > 1 for m in part_n)
     swapped = unit_in_m and not unit_in_n
+    extent = lambda modes: math.prod(ext[m] for m in modes)  # noqa: E731
     write_bound = extent(kset) <= WRITE_BOUND_K and min(extent(mset), extent(nset)) >= WRITE_BOUND_MN
     if write_bound and not (split_m or split_n):
         # write-bound (K <= 32, large M and N; TCCG's ccsd_t): the autotuner measured 1.2x on the H100
