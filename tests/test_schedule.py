@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -29,7 +30,8 @@ def _f_problem(contraction: str, ext: dict[str, int], dtype="f16") -> Contractio
 
 
 @pytest.mark.parametrize("num,kinds", [
-    (1, set()), (6, set()), (13, {"split", "stage"}), (14, {"pack", "split", "stage"}),
+    (1, {"stage"}), (3, {"stage"}), (5, set()), (6, set()), (13, {"split", "stage"}),
+    (14, {"pack", "split", "stage"}),
     (28, {"pack"}), (30, {"pack"}), (12, set()), (20, {"pack"}),  # #20: runs of 72 of compute-bound inputs
     (32, {"pack"}), (33, set()),  # #32: a small input read through permuted slots is packed; #33's is not
 ])
@@ -50,6 +52,32 @@ def test_full_size_tccg_schedules(num, kinds):
     if s.pack_a is not None or s.pack_b is not None:
         assert max(core.layout_a.vector_width(d) for d in "mk") > 1
         assert max(core.layout_b.vector_width(d) for d in "kn") > 1
+
+
+def test_interleaved_output_staged():
+    """#3 (D runs along a, its big input along d): the core writes a workspace laid out in the input's
+    order (d, b, a, then c), reads and writes along d with no interleave, and a copy moves it into D;
+    not where the input is under STAGE_D_RATIO times D (#6: 151 MB against 113), nor with a C to add.
+    End to end on the CPU executor against numpy."""
+    row = TCCG48[3 - 1]
+    s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3])))
+    assert s.stage_d.modes == ("d", "b", "a", "c") and s.split_mode is None
+    assert s.stage_d.strides == (1, 72, 72 * 72, 72 ** 3) and s.stage_d.dtype == "f16"
+    assert (s.core.part.split_m, s.core.part.split_n) == (0, 0)
+    assert s.core.layout_d.dim("n").strides[0] == 1 and s.core.layout_b.dim("n").strides[0] == 1
+    row6 = TCCG48[6 - 1]
+    assert make_schedule(_f_problem(row6[2], full_extents(row6[2], row6[3]))).stage_d is None
+    ext = {"a": 24, "b": 8, "c": 4, "d": 16, "e": 16}
+    small = _f_problem("abcd-dbea-ec", ext, "f32")
+    assert make_schedule(small).stage_d is not None
+    assert make_schedule(replace(small, c=small.d)).stage_d is None
+    _fresh_caches()
+    rng = np.random.default_rng(3)
+    a = np.asfortranarray(nonzero(rng, tuple(ext[m] for m in "dbea")).astype(np.float32))
+    b = np.asfortranarray(nonzero(rng, tuple(ext[m] for m in "ec")).astype(np.float32))
+    out = np.full(tuple(ext[m] for m in "abcd"), np.nan, dtype=np.float32, order="F")
+    gettpy.einsum("dbea,ec->abcd", a, b, out=out)
+    assert_close(out, np.einsum("dbea,ec->abcd", a.astype(np.float64), b.astype(np.float64)), np.float32)
 
 
 @pytest.mark.parametrize("order", ["C", "F"])

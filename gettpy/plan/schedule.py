@@ -16,7 +16,10 @@ are not, and the schedule stages them around the one GEMM kernel (the "core" pla
 Packing pays only when the gathered operand is re-read (by at least `PACK_MIN_REREADS` CTA rows or
 columns): measured on the H100 (tccg/PERFORMANCE.md), a once-read 150 MB operand (#6) is cheaper to
 gather than to copy with CuPy's strided copy, and staging a scattered output through a workspace and a
-CuPy copy made #8 five times slower, so outputs are written in place except for split-K.
+CuPy copy made #8 five times slower, so outputs are written in place except for split-K and:
+
+* **stage an interleaved output** (`_stage_interleaved`) when it is a third of its input's size or less
+  (#1, #3, #4): the core writes a workspace in the input's order, and the tiled copy moves it into D.
 
 * **pack a small, slot-permuted input** when the kernel would read it with vectors along a non-leading
   map term (a tile 2-D over two modes) although it is at least `SMALL_PACK` times smaller than the
@@ -87,6 +90,9 @@ SIMT_FMA_PER_US = 1.5e5
 SPLIT_BYTES_PER_US = 2.8e6
 SPLIT_SIMT_MIN_WAVES = 1.5
 SPLIT_TOLERANCE = 1.05
+#: stage an interleaved output (`_stage_interleaved`) when the input it is interleaved with is at least this
+#: many times its size
+STAGE_D_RATIO = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,6 +308,29 @@ def _split_problem(problem: ContractionProblem, mode: str, s: int, w_order: tupl
                               problem.compute), w, out
 
 
+def _stage_interleaved(plan: Plan, prob: ContractionProblem, pa, pb, ext) -> TensorInfo | None:
+    """The workspace an interleaved output is staged through, or None.
+
+    Where the planner interleaves D's stride-1 mode with an input's (#1, #3, #4: D and the input run
+    along different modes of one GEMM dimension), each tile writes D in 16- or 32-byte pieces. Alone on
+    the H100 those kernels take 29-34 us, back to back 46-65 us (Nsight Compute, results/v9_h100/
+    ncu_warm/): the scattered pieces' write-back is the cost. So the core writes a packed workspace whose
+    modes run in the input's order (its reads and writes then both run along one mode), and a tiled copy
+    moves it into D: for memory-bound shapes with no C, no packed input, and the input STAGE_D_RATIO
+    times D's size or more (the copy moves D twice more)."""
+    part, d = plan.part, prob.d
+    if not (part.split_m or part.split_n) or prob.c is not None or pa is not None or pb is not None:
+        return None
+    x = part.m[0] if part.split_m else part.n[0]
+    holder = next((t for t in (prob.a, prob.b) if x in t.modes), None)
+    if holder is None or _size(holder, ext) * holder.itemsize < STAGE_D_RATIO * _size(d, ext) * d.itemsize:
+        return None
+    st = holder.stride_of()
+    lead = tuple(sorted((m for m in d.modes if m in st), key=lambda m: (abs(st[m]), d.modes.index(m))))
+    order = lead + tuple(m for m in d.modes if m not in lead)
+    return packed(TensorInfo("workspace", d.modes, (0,) * len(d.modes), d.dtype, op=d.op), order, ext)
+
+
 def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, tile=None,
                   split: tuple[str, int] | None = None) -> Schedule:
     """The schedule of `problem` (see the module docstring for the stagings): heuristic, or around the
@@ -356,6 +385,9 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
         if tile is None:  # (f32: the split core's own tile)
             tile = _simt_split_tile(make_plan(prob, part, None) if (pa or pb) else plan, sm_count)
         return Schedule(problem, make_plan(core_problem, None, tile), pa, pb, w, out)
+    w = None if heavy or part is not None or tile is not None else _stage_interleaved(plan, prob, pa, pb, ext)
+    if w is not None:
+        return Schedule(problem, make_plan(replace(prob, d=w)), pa, pb, w, None)
     core = make_plan(prob, part, tile) if (pa or pb) else plan
     return Schedule(problem, core, pa, pb, None, None)
 
