@@ -317,13 +317,17 @@ def _stage_interleaved(plan: Plan, prob: ContractionProblem, pa, pb, ext) -> Ten
     ncu_warm/): the scattered pieces' write-back is the cost. So the core writes a packed workspace whose
     modes run in the input's order (its reads and writes then both run along one mode), and a tiled copy
     moves it into D: for memory-bound shapes with no C, no packed input, and the input STAGE_D_RATIO
-    times D's size or more (the copy moves D twice more)."""
+    times D's size or more (the copy moves D twice more), twice that where D's pieces are whole 32-byte
+    sectors (results/v9_h100/stage_d/: f16 #3 2.52 -> 1.98x floor, #4 2.57 -> 2.12, #1 1.95 -> 1.60, f32
+    #1 1.94 -> 1.59; f32 #3 / #4, 32-byte pieces and 3 times D, were 4-10% slower staged)."""
     part, d = plan.part, prob.d
     if not (part.split_m or part.split_n) or prob.c is not None or pa is not None or pb is not None:
         return None
     x = part.m[0] if part.split_m else part.n[0]
     holder = next((t for t in (prob.a, prob.b) if x in t.modes), None)
-    if holder is None or _size(holder, ext) * holder.itemsize < STAGE_D_RATIO * _size(d, ext) * d.itemsize:
+    ratio = 0 if holder is None else _size(holder, ext) * holder.itemsize / (_size(d, ext) * d.itemsize)
+    piece = (part.split_m or part.split_n) * d.itemsize  # (bytes of D a tile stores in one run)
+    if ratio < STAGE_D_RATIO or piece >= 32 and ratio < 2 * STAGE_D_RATIO:
         return None
     st = holder.stride_of()
     lead = tuple(sorted((m for m in d.modes if m in st), key=lambda m: (abs(st[m]), d.modes.index(m))))
