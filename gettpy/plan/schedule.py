@@ -321,7 +321,8 @@ def _stage_interleaved(plan: Plan, prob: ContractionProblem, pa, pb, ext) -> Ten
     sectors (results/v9_h100/stage_d/: f16 #3 2.52 -> 1.98x floor, #4 2.57 -> 2.12, #1 1.95 -> 1.60, f32
     #1 1.94 -> 1.59; f32 #3 / #4, 32-byte pieces and 3 times D, were 4-10% slower staged)."""
     part, d = plan.part, prob.d
-    if not (part.split_m or part.split_n) or prob.c is not None or pa is not None or pb is not None:
+    if (not (part.split_m or part.split_n) or prob.c is not None or pa is not None or pb is not None
+            or _size(d, ext) == 0):
         return None
     x = part.m[0] if part.split_m else part.n[0]
     holder = next((t for t in (prob.a, prob.b) if x in t.modes), None)
