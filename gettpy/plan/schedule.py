@@ -19,7 +19,8 @@ gather than to copy with CuPy's strided copy, and staging a scattered output thr
 CuPy copy made #8 five times slower, so outputs are written in place except for split-K and:
 
 * **stage an interleaved output** (`_stage_interleaved`) when it is a third of its input's size or less
-  (#1, #3, #4): the core writes a workspace in the input's order, and the tiled copy moves it into D.
+  (a sixth where its pieces are whole 32-byte sectors; #1, #3, #4): the core writes a workspace in the
+  input's order, and the tiled copy moves it into D.
 
 * **pack a small, slot-permuted input** when the kernel would read it with vectors along a non-leading
   map term (a tile 2-D over two modes) although it is at least `SMALL_PACK` times smaller than the
