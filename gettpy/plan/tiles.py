@@ -115,24 +115,28 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
     if not mma and dtype not in ("f32", "f64"):
         dtype = "f64" if compute == "f64" else "f32"
     ctas = lambda bm, bn: math.ceil(M / bm) * math.ceil(N / bn) * max(batch, 1)  # noqa: E731
-    if not mma and dtype == "f32" and 16 < min(M, N) < 32 and min(M, N) % 8 == 0 and max(M, N) >= 16 * min(M, N):
+    simt32 = not mma and dtype == "f32"
+    short = lambda side, other: 64 < side < 128 and side % 8 == 0 and other >= 16 * side  # noqa: E731
+    if simt32 and 16 < min(M, N) < 32 and min(M, N) % 8 == 0 and max(M, N) >= 16 * min(M, N):
         # f32, a narrow side between tile sizes (#1-#8: M = 24): the tile exactly that wide, 8 threads
         # across it (tccg/tile_probe.py on the H100, results/v9_h100/probe_f32_24.txt, against 32 x 128:
         # K >= 256 on 24 x 128 with 3 x 4 threads, #1 103 -> 89 us, #2 97 -> 80; a short K on 24 x 256 with
         # 3 x 8, #3 109 -> 96, #5 99 -> 78, #6 284 -> 249)
-        side, wide, t = min(M, N), (128, 4) if K >= 256 else (256, 8), min(M, N) // 8
-        return (TileConfig(side, wide[0], 16, 4 if K >= 256 else 3, tm=t, tn=wide[1]) if M < N else
-                TileConfig(wide[0], side, 16, 4 if K >= 256 else 3, tm=wide[1], tn=t))
+        side, t = min(M, N), min(M, N) // 8
+        wide, tw, stages = (128, 4, 4) if K >= 256 else (256, 8, 3)
+        if M < N:
+            return TileConfig(side, wide, 16, stages, tm=t, tn=tw)
+        return TileConfig(wide, side, 16, stages, tm=tw, tn=t)
     if N <= 32 and M > N:
         bm, bn, x, y = (_MMA_NARROW_N if mma else _SIMT_NARROW_N)[16 if N <= 16 else 32]
     elif M <= 32:
         bm, bn, x, y = (_MMA_NARROW_M if mma else _SIMT_NARROW_M)[16 if M <= 16 else 32]
-    elif not mma and dtype == "f32" and 64 < M < 128 and M % 8 == 0 and N >= 16 * M and _short_side_k(K, ctas(M, 128)):
+    elif simt32 and short(M, N) and _short_side_k(K, ctas(M, 128), sm_count):
         # a short M between tile sizes (ao2mo #9-#11: M = 72, K = 72): one tile row of M x 128, each of
         # 8 x 32 threads M / 8 rows x 4 columns, not 128 rows of which 56 are padding (tccg/tile_probe.py on
         # the H100, results/v8_h100/probe_f32_2.txt: #9 0.263 -> 0.237 ms, #10 0.240 -> 0.128 ms)
         return TileConfig(M, 128, _short_side_bk(K), 3, tm=M // 8, tn=4)
-    elif not mma and dtype == "f32" and 64 < N < 128 and N % 8 == 0 and M >= 16 * N and _short_side_k(K, ctas(128, N)):
+    elif simt32 and short(N, M) and _short_side_k(K, ctas(128, N), sm_count):
         # (the same with N short: #9 0.261 -> 0.148 ms on 128 x 72, results/v8_h100/probe_7.txt; a long
         #  K, #19, was slower so: 0.346 -> 0.368 ms)
         return TileConfig(128, N, _short_side_bk(K), 3, tm=4, tn=N // 8)
