@@ -533,3 +533,61 @@ def test_tma_geometry(modes_a, strides_a, batch, want):
         assert g is None
     else:
         assert (g.dims, g.strides, g.box) == want and g.rank == len(want[0])
+
+
+def test_stream_k_heuristic():
+    """Stream-K where a compute-bound simt grid ends in a partial wave: #20 f32 at TCCG's size (1681 tiles of
+    128 x 128 on 132 SMs x 2) deals its last 361 tiles out to 264 CTAs; tensor-core tiles, and simt shapes
+    whose waves are nearly full or whose K is short (#15: 20 k-tiles), keep one CTA per tile."""
+    import math
+
+    from gettpy.plan.tiles import SK_MIN_KTILES, SK_WAVE_FILL
+
+    def spec_of(con, ext, dt):
+        return kernel_spec(tccg_plan(con, ext, dt, order="F"), False)
+
+    s = spec_of("abcd-aebf-dfce", (72,) * 6, "f32")
+    assert s.tile.sk_ctas == 132 * 2 and s.sk_tiles == 1681 % 264 + 264 and s.grid == 1681 - 361 + 264
+    assert s.workspace_bytes == s.sk_flag_bytes + 264 * 2 * 128 * 128 * 4 and s.sk_flag_bytes >= 4 * 361
+    for con, ext, dt in (("abcd-aebf-dfce", (72,) * 6, "f16"), ("abc-acd-db", (312, 296, 296, 312), "f32")):
+        s = spec_of(con, ext, dt)
+        nt, slots = s.tiles * s.batch, 132 * s.tile.min_blocks
+        assert s.tile.sk_ctas == 0 and s.grid == nt
+        fill = nt / (math.ceil(nt / slots) * slots)
+        assert s.tile.mma or fill >= SK_WAVE_FILL or math.ceil(s.K / s.tile.bk) < SK_MIN_KTILES
+
+
+@pytest.mark.parametrize("nt,g,kt", [(1681, 264, 324), (361, 264, 324), (7, 5, 3), (6, 50, 5), (40, 7, 63),
+                                     (9, 9, 1), (100, 33, 2)])
+def test_stream_k_shares(nt, g, kt):
+    """gett.cuh's stream-K arithmetic, enumerated: every k-iteration of the stream-K tiles belongs to one
+    CTA (sk_begin), sk_cta_of finds it, each cut tile's contributors are c_lo..c_hi, and the two slots per
+    CTA (its share starting inside a tile, its share ending inside one) are never used by two tiles."""
+    from gettpy.kernels.spec import KernelSpec, TileConfig
+
+    spec = kernel_spec(tccg_plan("ab-ac-cb", (64 * nt, 64, kt * 8), "f32", order="F"), False,
+                       tile=TileConfig(64, 64, 8, 2, tm=4, tn=4, sk_ctas=g))
+    assert isinstance(spec, KernelSpec) and spec.sk_tiles == min(nt, nt % g + g)
+    sk = spec.sk_tiles
+    iters = sk * kt
+    assert spec.sk_ctas == min(g, iters)  # (at most one CTA per k-iteration: none is left without a share)
+    g = spec.sk_ctas
+    begin = [c * iters // g for c in range(g + 1)]
+    assert all(begin[c] < begin[c + 1] for c in range(g))
+    owner = [None] * iters
+    for c in range(g):
+        for it in range(begin[c], begin[c + 1]):
+            owner[it] = c
+    assert None not in owner
+    cta_of = lambda it: ((it + 1) * g - 1) // iters  # noqa: E731 (gett.cuh's sk_cta_of)
+    assert all(cta_of(it) == owner[it] for it in range(iters))
+    used = {}
+    for t in range(sk):
+        t0 = t * kt
+        c_lo, c_hi = cta_of(t0), cta_of(t0 + kt - 1)
+        assert {owner[it] for it in range(t0, t0 + kt)} == set(range(c_lo, c_hi + 1))
+        if c_lo == c_hi:
+            continue  # (a whole tile: no slot)
+        for c in range(c_lo, c_hi + 1):
+            slot = c * 2 + (0 if begin[c] > t0 else 1)  # (gett.cuh's sk_slot)
+            assert used.setdefault(slot, t) == t, (slot, t)

@@ -16,6 +16,7 @@ from gettpy.plan import schedule as sched
 from gettpy.plan.cache import clear_plan_cache
 from gettpy.plan.problem import ContractionProblem, TensorInfo
 from gettpy.plan.schedule import make_schedule
+from gettpy.plan.tiles import kernel_spec
 
 einsum_mod = importlib.import_module("gettpy.einsum")  # the module (gettpy.einsum is the function)
 
@@ -174,14 +175,23 @@ def test_simt_slices_time_model():
     (29, "f16", (True, True)),
     (12, "f16", (False, False)),  # a plain GEMM's runs are thousands long
     (28, "f16", (True, True)),  # both (with TMA tiles; on mma.sync tiles the pair measured slower)
-    (20, "f32", (False, False)),  # simt: measured slower with the packs
+    (20, "f32", (False, False)),  # simt: both inputs m / n-contiguous already
+    (21, "f32", (False, True)),  # simt: B read k-major is packed m / n first (tiles of vector loads)
+    (12, "f32", (False, True)),
+    (28, "f32", (True, True)),
 ])
 def test_short_run_packs(num, dtype, packs):
     row = TCCG48[num - 1]
     s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3]), dtype))
     assert (s.pack_a is not None, s.pack_b is not None) == packs
-    if all(packs):  # both packed inputs are read k-major with 16-byte vectors
+    if all(packs) and dtype == "f16":  # both packed inputs are read k-major with 16-byte vectors
         assert [lay.vector_width("k") * lay.itemsize for lay in (s.core.layout_a, s.core.layout_b)] == [16, 16]
+    if dtype == "f32":  # compute-bound simt: every input (packed or not) is read m / n-contiguous
+        spec = kernel_spec(s.core, False)
+        assert not spec.a.kmajor and not spec.b.kmajor and (spec.tile.bm, spec.tile.bn) == (128, 128)
+        for pk in (s.pack_a, s.pack_b):
+            if pk is not None:  # (packed m / n modes first)
+                assert pk.modes[0] not in s.core.part.k
 
 
 def test_forced_split_and_its_errors():

@@ -147,14 +147,22 @@ def launch(spec: KernelSpec, a_ptr: int, b_ptr: int, c_ptr: int, d_ptr: int, alp
         _FUNCS_BY_ID[(id(spec), dev)] = (spec, f, grid)
     if stream is None:
         stream = cupy.cuda.get_current_stream()
+    ws, buf = 0, None
+    if spec.workspace_bytes:  # (stream-K: counters zeroed, then the partial tiles; freed in stream order)
+        with stream:
+            buf = cupy.empty(spec.workspace_bytes, dtype=cupy.uint8)
+        cupy.cuda.runtime.memsetAsync(buf.data.ptr, 0, spec.sk_flag_bytes, stream.ptr)
+        ws = buf.data.ptr
     fast = _launcher(spec, f, dev, grid)
-    if fast is not None and fast(a_ptr, b_ptr, c_ptr, d_ptr, alpha, beta, stream.ptr):
+    if fast is not None and fast(a_ptr, b_ptr, c_ptr, d_ptr, alpha, beta, stream.ptr, ws):
         return
     if spec.tile.tma:  # (CuPy's launch cannot pass the 128-byte tensor maps)
         raise KernelError(f"tile {spec.tile}: TMA kernels launch through libcuda's cuLaunchKernel, which failed "
                           f"or is missing")
     acc = np.float64 if spec.compute == "f64" else np.float32
     args = (np.uint64(a_ptr), np.uint64(b_ptr), np.uint64(c_ptr), np.uint64(d_ptr), acc(alpha), acc(beta))
+    if spec.workspace_bytes:
+        args += (np.uint64(ws),)
     f((grid, 1, 1), (spec.tile.threads, 1, 1), args, shared_mem=spec.smem_bytes, stream=stream)
 
 
@@ -190,6 +198,8 @@ class _Launcher:
         self.grid, self.threads, self.smem = grid, spec.tile.threads, spec.smem_bytes
         self.vals = (ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), acc(), acc())
         self.tma, self.tma_ptrs = None, (None, None)
+        if spec.workspace_bytes:  # (stream-K: the workspace follows beta)
+            self.vals += (ctypes.c_uint64(),)
         if spec.tile.tma:  # (the two tensor maps follow beta, re-encoded when a data pointer changes)
             from ..kernels.tma import geometry
 
@@ -199,10 +209,12 @@ class _Launcher:
         self.params = (ctypes.c_void_p * len(self.vals))(
             *(ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in self.vals))
 
-    def __call__(self, a, b, c, d, alpha, beta, stream_ptr: int) -> bool:
+    def __call__(self, a, b, c, d, alpha, beta, stream_ptr: int, ws: int = 0) -> bool:
         v = self.vals
         v[0].value, v[1].value, v[2].value, v[3].value = a, b, c, d
         v[4].value, v[5].value = alpha, beta
+        if len(v) == 7:
+            v[6].value = ws
         if self.tma is not None and self.tma_ptrs != (a, b):
             from ..kernels.tma import encode
 

@@ -465,6 +465,16 @@ struct Gett {
   static constexpr bool COLUMN_WALK = GROUP_M > 1 && TILES_M > 1 && TILES_M <= GROUP_M &&
                                       N * K * (long long)sizeof(typename Cfg::TB) > (24LL << 20);
   static constexpr bool FULL_M = M % BM == 0, FULL_N = N % BN == 0, FULL_K = K % BK == 0;
+  // stream-K (SK_CTAS > 0): the last SK_TILES tiles (raster order) are not one CTA's each; their
+  // SK_TILES x KTILES k-iterations are dealt out evenly to SK_CTAS CTAs after the DP_TILES whole-tile
+  // CTAs, so that the grid's last, partial wave of tiles becomes a full wave of equal shares. A tile
+  // cut between CTAs is summed by the CTA that finishes its share last (`sk_fixup`)
+  static constexpr long long SK_CTAS = Cfg::SK_CTAS, SK_TILES = Cfg::SK_TILES;
+  static constexpr bool SK = SK_CTAS > 0;
+  static constexpr long long DP_TILES = TILES * BATCH - SK_TILES, SK_ITERS = SK_TILES * KTILES;
+  static constexpr int SK_FLAG_BYTES = Cfg::SK_FLAG_BYTES;
+  static_assert(!SK || (!Cfg::PERSIST && !Cfg::WS && Cfg::SR::kStandard && SK_TILES > 0 && KTILES > 0),
+                "stream-K: tiles that are not persistent or warp-specialised, the ordinary sum");
   static constexpr bool NO_PARTIAL = FULL_M && FULL_N && FULL_K;  // the "no partial tiles" specialisation
   static_assert(STAGES >= 2, "the pipeline needs at least two stages");
   // wgmma with >= 4 stages keeps one batch of wgmmas in flight across the next iteration's barrier;
@@ -619,9 +629,54 @@ struct Gett {
     lb.init(tid, n0);
   }
 
+  // (stream-K) one CTA's share of one tile: k-tiles [kb, ke) of stream-K tile `tile`; ws: the launch's
+  // workspace (SK_FLAG_BYTES of per-tile arrival counters, zeroed by the host, then two accumulator
+  // slots per CTA: its first share when that starts inside a tile, its last when that ends inside one)
+  struct Piece {
+    long long cta, tile, kb, ke;
+    void* ws;
+  };
+  __device__ __forceinline__ static long long sk_begin(long long c) { return c * SK_ITERS / SK_CTAS; }
+  // the CTA whose share holds iteration `it` (the largest c with sk_begin(c) <= it)
+  __device__ __forceinline__ static long long sk_cta_of(long long it) { return ((it + 1) * SK_CTAS - 1) / SK_ITERS; }
+  __device__ __forceinline__ static long long sk_slot(long long c, long long t0) {
+    return c * 2 + (sk_begin(c) > t0 ? 0 : 1);  // (a share starting inside the tile is the CTA's first)
+  }
+  // after a share's k-loop: a whole tile goes on to its epilogue; a cut one is written to the CTA's slot,
+  // and the CTA that arrives last at the tile's counter sums every share in CTA order (the same sum
+  // whichever arrives last: deterministic) and goes on to the epilogue; the others stop here
+  template <int R>
+  __device__ static bool sk_fixup(TAcc (&acc)[R], const Piece& p, int tid) {
+    if (p.kb == 0 && p.ke == KTILES) return true;
+    unsigned* flags = reinterpret_cast<unsigned*>(p.ws);
+    TAcc* parts = reinterpret_cast<TAcc*>(reinterpret_cast<unsigned char*>(p.ws) + SK_FLAG_BYTES);
+    constexpr long long SLOT = (long long)R * THREADS;
+    const long long t0 = p.tile * KTILES;
+    TAcc* mine = parts + sk_slot(p.cta, t0) * SLOT;
+#pragma unroll
+    for (int i = 0; i < R; ++i) mine[i * THREADS + tid] = acc[i];
+    __threadfence();
+    __shared__ unsigned last;
+    __syncthreads();
+    const long long c_lo = sk_cta_of(t0), c_hi = sk_cta_of(t0 + KTILES - 1);
+    if (tid == 0) last = atomicAdd(&flags[p.tile], 1u) == unsigned(c_hi - c_lo);
+    __syncthreads();
+    if (!last) return false;
+    __threadfence();
+#pragma unroll
+    for (int i = 0; i < R; ++i) acc[i] = TAcc(0);
+#pragma unroll 1
+    for (long long c = c_lo; c <= c_hi; ++c) {
+      const TAcc* src = parts + sk_slot(c, t0) * SLOT;
+#pragma unroll
+      for (int i = 0; i < R; ++i) acc[i] += __ldcg(src + i * THREADS + tid);
+    }
+    return true;
+  }
+
   __device__ static void run(const TA* __restrict__ A, const TB* __restrict__ B, const TC* __restrict__ C,
                              TD* __restrict__ D, TAcc alpha, TAcc beta, unsigned char* smem,
-                             const TmaDesc* tmA = nullptr, const TmaDesc* tmB = nullptr) {
+                             const TmaDesc* tmA = nullptr, const TmaDesc* tmB = nullptr, void* ws = nullptr) {
     const int tid = threadIdx.x;
     if constexpr (WG) smem += (1024u - (unsigned)__cvta_generic_to_shared(smem) % 1024u) % 1024u;
     constexpr U NTILES = U(TILES) * U(BATCH);
@@ -678,6 +733,37 @@ struct Gett {
       return;
     }
 
+    if constexpr (SK) {
+      if (U(blockIdx.x) >= U(DP_TILES)) {  // a stream-K CTA: its shares of one to three tiles, in order
+        const long long c = (long long)blockIdx.x - DP_TILES, end = sk_begin(c + 1);
+#pragma unroll 1
+        for (long long it = sk_begin(c); it < end;) {
+          Piece p{c, it / KTILES, it % KTILES, 0, ws};
+          p.ke = p.kb + (end - it) < KTILES ? p.kb + (end - it) : KTILES;
+          U bz, m0, n0;
+          const TA* Ab;
+          const TB* Bb;
+          LA la;
+          LB lb;
+          start_tile(U(DP_TILES + p.tile), A, B, tid, bz, m0, n0, Ab, Bb, la, lb);
+          auto load_k = [&](int s, long long nk) {
+            if (nk < p.ke) {
+              la.load(stA(s), Ab, tid, U(nk) * U(BK));
+              lb.load(stB(s), Bb, tid, U(nk) * U(BK));
+            }
+            cp_async_commit();
+          };
+#pragma unroll
+          for (int s = 0; s < PF; ++s) load_k(s, p.kb + s);
+          long long kstep = 0;
+          tile_body(C, D, alpha, beta, smem, stA, stB, load_k, kstep, bz, m0, n0, nullptr, &p);
+          it += p.ke - p.kb;
+          __syncthreads();  // (the epilogue's reads of shared memory before the next share's loads)
+        }
+        return;
+      }
+    }
+
     // the loads: tile `ltile`, k-tile `lk` comes next; the loaders hold that tile's mn offsets
     U ltile = U(blockIdx.x), lbz, lm0, ln0;
     long long lk = 0;
@@ -728,7 +814,7 @@ struct Gett {
   __device__ __forceinline__ static void tile_body(const TC* __restrict__ C, TD* __restrict__ D, TAcc alpha,
                                                    TAcc beta, unsigned char* smem, SA stA, SB stB,
                                                    LoadNext& load_next, long long& kstep, U bz, U m0, U n0,
-                                                   unsigned long long* bars = nullptr) {
+                                                   unsigned long long* bars = nullptr, const Piece* piece = nullptr) {
     const int tid = threadIdx.x;
 
     // accumulators
@@ -775,8 +861,12 @@ struct Gett {
       wg_fence_regs(acc);
     } else {
     // (2) main loop over the k-tiles (the pipeline's stages go round across this CTA's tiles: kstep)
-    for (long long kt = 0; kt < KTILES; ++kt) {
-      const long long ks = PERSIST ? kstep++ : kt;  // (one tile per CTA: the ring starts with it)
+    long long kbeg = 0, kend = KTILES;  // (stream-K: a share of the k-tiles)
+    if constexpr (SK) {
+      if (piece) kbeg = piece->kb, kend = piece->ke;
+    }
+    for (long long kt = kbeg; kt < kend; ++kt) {
+      const long long ks = PERSIST ? kstep++ : kt - kbeg;  // (one tile per CTA: the ring starts with it)
       const int s = int(ks % STAGES);
       cp_async_wait<PF - 1>();
       if constexpr (!Cfg::OpA::kIdentity) LA{}.template transform<typename Cfg::OpA>(stA(s), tid, U(kt) * U(BK));
@@ -864,6 +954,9 @@ struct Gett {
       cp_async_wait<0>();
       sync_compute();
     }  // (persistent: the staging tile is its own; the k-loop's barriers order it after the last tile's reads)
+    if constexpr (SK) {
+      if (piece && !sk_fixup(acc, *piece, tid)) return;
+    }
 
     // (3) stage the accumulator tile in shared memory, each value at its tile coordinate (the loaders'
     //     slot permutations undone)

@@ -102,6 +102,8 @@ def render_prelude(spec: KernelSpec) -> str:
         f"  static constexpr long long M = {spec.M}LL, N = {spec.N}LL, K = {spec.K}LL, BATCH = {spec.batch}LL;",
         f"  static constexpr int BM = {t.bm}, BN = {t.bn}, BK = {t.bk}, STAGES = {t.stages}, "
         f"THREADS = {t.threads}, GROUP_M = {t.group_m}, MIN_BLOCKS = {t.min_blocks};",
+        f"  static constexpr long long SK_CTAS = {spec.sk_ctas}LL, SK_TILES = {spec.sk_tiles}LL;",
+        f"  static constexpr int SK_FLAG_BYTES = {spec.sk_flag_bytes};",
         f"  static constexpr int WM = {t.wm}, WN = {t.wn}, TM = {t.tm}, TN = {t.tn};",
         f"  static constexpr int A_VEC = {spec.a.vec}, B_VEC = {spec.b.vec}, D_VEC = {spec.d.vec};",
         f"  static constexpr int A_VS = {spec.a.vs}, B_VS = {spec.b.vs};",
@@ -147,13 +149,16 @@ def render(spec: KernelSpec) -> tuple[str, str]:
     # (TMA tiles take the two tensor maps as __grid_constant__ parameters after beta)
     maps = (",\n     const __grid_constant__ gett::TmaDesc tmA, const __grid_constant__ gett::TmaDesc tmB"
             if spec.tile.tma else "")
+    # (stream-K tiles take their workspace after beta)
+    ws = ",\n     void* __restrict__ ws" if spec.sk_tiles else ""
+    args = ", &tmA, &tmB" if spec.tile.tma else ", nullptr, nullptr, ws" if spec.sk_tiles else ""
     wrapper = (
         f"static_assert(gett::Gett<Cfg>::SMEM_BYTES == {spec.smem_bytes}, \"smem size disagrees with spec.py\");\n"
         f"extern \"C\" __global__ void __launch_bounds__({spec.tile.threads}, {spec.tile.min_blocks})\n"
         f"{name}(const Cfg::TA* __restrict__ A, const Cfg::TB* __restrict__ B, const Cfg::TC* __restrict__ C,\n"
-        f"     Cfg::TD* __restrict__ D, Cfg::TAcc alpha, Cfg::TAcc beta{maps}) {{\n"
+        f"     Cfg::TD* __restrict__ D, Cfg::TAcc alpha, Cfg::TAcc beta{maps}{ws}) {{\n"
         f"  extern __shared__ __align__(16) unsigned char gett_smem[];\n"
-        f"  gett::Gett<Cfg>::run(A, B, C, D, alpha, beta, gett_smem{', &tmA, &tmB' if spec.tile.tma else ''});\n"
+        f"  gett::Gett<Cfg>::run(A, B, C, D, alpha, beta, gett_smem{args});\n"
         f"}}\n"
     )
     src = (f"// gettpy GETT kernel {name}\n" + header_text()

@@ -48,6 +48,10 @@ class TileConfig:
             term per GEMM dimension (packed inputs, plain GEMMs), f16/bf16, 16-byte aligned.
         min_blocks: CTAs per SM the registers must leave room for (__launch_bounds__' second argument:
             ptxas caps the registers at 65536 / (threads * min_blocks)).
+        sk_ctas: stream-K (0 = off): the grid's last tiles (its partial wave plus one full wave of
+            sk_ctas tiles, KernelSpec.sk_tiles) are dealt out as equal shares of their k-tiles to sk_ctas
+            CTAs (as many as run at once), the tiles cut between CTAs summed through a workspace
+            (KernelSpec.workspace_bytes). Not persistent, not warp-specialised, no semiring.
     """
 
     bm: int
@@ -65,6 +69,7 @@ class TileConfig:
     ws: bool = False
     tma: bool = False
     min_blocks: int = 1
+    sk_ctas: int = 0
 
     def __post_init__(self):
         if self.stages < 2:
@@ -81,6 +86,9 @@ class TileConfig:
         if not 1 <= self.min_blocks <= 2048 // max(self.threads, 1):
             raise KernelError(f"TileConfig {self}: min_blocks={self.min_blocks} CTAs of {self.threads} threads do "
                               f"not fit on an SM (2048 threads)")
+        if self.sk_ctas < 0 or self.sk_ctas and (self.persistent or self.ws):
+            raise KernelError(f"TileConfig {self}: stream-K needs sk_ctas >= 0 and a tile that is neither "
+                              f"persistent nor warp-specialised")
         if self.tma and not self.ws:
             raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
         if self.wgmma:
@@ -199,6 +207,8 @@ class KernelSpec:
             raise KernelError("tf32 needs f32 inputs, an mma tile with bk % 8 == 0 and k-major A and B tiles")
         if self.semiring and (len(self.semiring) != 3 or self.tile.mma):
             raise KernelError(f"semiring {self.semiring}: needs (add, mul, zero) and a simt tile")
+        if self.tile.sk_ctas and (self.semiring or self.K == 0):
+            raise KernelError("stream-K tiles sum partial tiles with +: not for a semiring or K = 0")
         for name, t in (("A", self.a.dtype), ("B", self.b.dtype), ("D", self.d.dtype)):
             if t not in CUDA_TYPE:
                 raise KernelError(f"operand {name}: dtype {t!r} has no GPU kernel (f16, bf16, f32, f64)")
@@ -256,9 +266,39 @@ class KernelSpec:
         return -(-self.M // self.tile.bm) * -(-self.N // self.tile.bn)
 
     @property
+    def sk_tiles(self) -> int:
+        """Tiles run as stream-K shares (0 without stream-K): the last partial wave of sk_ctas tiles
+        plus one full wave, or every tile when there are fewer."""
+        g = self.tile.sk_ctas
+        if not g:
+            return 0
+        nt = self.tiles * self.batch
+        return min(nt, nt % g + g)
+
+    @property
+    def sk_ctas(self) -> int:
+        """Stream-K CTAs: the tile's sk_ctas, at most one per k-iteration of the stream-K tiles (so that
+        each has a share; 0 without stream-K)."""
+        return min(self.tile.sk_ctas, self.sk_tiles * -(-self.K // self.tile.bk))
+
+    @property
     def grid(self) -> int:
-        """Number of CTAs (1-D grid: batch outermost, then the (m, n) tiles)."""
-        return self.tiles * self.batch
+        """Number of CTAs (1-D grid: batch outermost, then the (m, n) tiles; stream-K: the whole-tile
+        CTAs, then the sk_ctas stream-K ones)."""
+        return self.tiles * self.batch - self.sk_tiles + self.sk_ctas
+
+    @property
+    def sk_flag_bytes(self) -> int:
+        """Bytes of the stream-K workspace's per-tile counters (zeroed before each launch)."""
+        return -(-4 * self.sk_tiles // 256) * 256
+
+    @property
+    def workspace_bytes(self) -> int:
+        """Bytes of the launch's workspace (stream-K: counters, then two accumulator tiles per CTA)."""
+        if not self.sk_tiles:
+            return 0
+        acc = 8 if self.compute == "f64" else 4
+        return self.sk_flag_bytes + self.sk_ctas * 2 * self.tile.bm * self.tile.bn * acc
 
     @property
     def no_partial(self) -> bool:

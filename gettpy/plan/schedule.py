@@ -177,25 +177,34 @@ def _size(t: TensorInfo, ext) -> int:
     return math.prod(ext[m] for m in t.modes)
 
 
-def _pack_order(plan: Plan, mn: str, vec: int) -> tuple[str, ...]:
+def _mn_first(plan: Plan, tile) -> bool:
+    """Whether the packs of `plan` run m / n fastest: a compute-bound simt (f32 / f64) core, whose
+    register tiles load mn-contiguous shared-memory rows as vectors but a k-major tile's as scalars."""
+    from .tiles import compute_bound
+
+    return tile.tm > 0 and compute_bound(plan.M, plan.N, plan.K)
+
+
+def _pack_order(plan: Plan, mn: str, vec: int, mn_first: bool = False) -> tuple[str, ...]:
     p = plan.part
     mns = p.m if mn == "m" else p.n
-    return p.k + mns + p.b if plan.K % vec == 0 else mns + p.k + p.b
+    return p.k + mns + p.b if plan.K % vec == 0 and not mn_first else mns + p.k + p.b
 
 
-def _core_order(problem, prob, pa, pb, part, tile, ext):
+def _core_order(problem, prob, pa, pb, part, tile, ext, sm_count: int):
     """The packs re-laid out in the mode orders of the core planned on them, where those differ from the
     orders they were packed in (the planner orders a packed input's m or n modes by the output's
     strides): each GEMM dimension of a packed input is then one stride term, a plain (batched) matrix
     that the kernel reads in long runs and TMA can load. Returns (pack_a, pack_b, problem on the packs)."""
     core = make_plan(prob, part, tile)
+    mn_first = _mn_first(core, _tile(core, sm_count))
     out = {"a": pa, "b": pb}
     for name, pk in (("a", pa), ("b", pb)):
         if pk is None:
             continue
         side = ("b" if name == "a" else "a") if core.part.swapped else name  # (its side in the core)
         info = getattr(problem, name)
-        order = _pack_order(core, "m" if side == "a" else "n", 16 // pk.itemsize)
+        order = _pack_order(core, "m" if side == "a" else "n", 16 // pk.itemsize, mn_first)
         if tuple(m for m in order if m in pk.modes) != pk.modes:
             out[name] = packed(info, order, ext, apply_op=not info.op.is_identity and pk.op.is_identity)
     if out["a"] is pa and out["b"] is pb:
@@ -352,6 +361,7 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
     from .tiles import compute_bound
 
     heavy = compute_bound(plan.M, plan.N, plan.K)
+    mn_first = _mn_first(plan, t)
     sides = (("a", ka, rereads_a, plan.layout_a, t.bm, va), ("b", kb, rereads_b, plan.layout_b, t.bn, vb))
     # (short-run packs: tensor-core inputs only -- on the H100 they made the f32 simt cases 1.17 -> 1.35x;
     #  beside a gathered input's pack they made #28 / #30 1.75 -> 1.93x on mma.sync tiles, but on the TMA
@@ -366,8 +376,10 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
         small_permuted = (rereads >= OP_PACK_MIN_REREADS and _size(info, ext) * SMALL_PACK <= _size(problem.d, ext)
                           and _permuted(read))
         short_runs = (heavy and info.itemsize == 2 and rereads >= OP_PACK_MIN_REREADS and _read_run(read) < PACK_RUN)
-        if op_first or small_permuted or short_runs or rereads >= PACK_MIN_REREADS and _gathered(lay, (mn, "k"), tmn):
-            new = packed(info, _pack_order(plan, mn, vec), ext, apply_op=can_op)  # (the op once, not per tile)
+        simt_kmajor = mn_first and read.kmajor and rereads >= OP_PACK_MIN_REREADS
+        if (op_first or small_permuted or short_runs or simt_kmajor
+                or rereads >= PACK_MIN_REREADS and _gathered(lay, (mn, "k"), tmn)):
+            new = packed(info, _pack_order(plan, mn, vec, mn_first), ext, apply_op=can_op)  # (the op once)
             new_ka, new_kb = (new, new_kb) if which == "a" else (new_ka, new)
     if plan.part.swapped:
         new_a, new_b = new_kb, new_ka
@@ -377,7 +389,7 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
     pb = new_b if new_b is not problem.b else None
     prob = replace(problem, a=new_a, b=new_b)
     if pa or pb:
-        pa, pb, prob = _core_order(problem, prob, pa, pb, part, tile, ext)
+        pa, pb, prob = _core_order(problem, prob, pa, pb, part, tile, ext, sm_count)
     w_order = plan.part.n + plan.part.m + plan.part.b
     if split is not None:
         mode, slices = split
