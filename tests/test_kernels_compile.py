@@ -244,8 +244,8 @@ def test_f32_narrow_side_exact():
 
 def test_f32_register_caps():
     """Heuristic f32 simt tiles leave registers for more CTAs per SM: 64 x 64 for 4 (ccsd_t), 128 x 64 and
-    64 x 128 for 3, 128 x 128 for 2 when both inputs are read mn-major; with a k-major input 128 x 64 for
-    2; f64 and the mma paths keep 1."""
+    64 x 128 for 3, 128 x 128 for 2 when both inputs are read mn-major (compute-bound: 128 x 64 of 128
+    threads for 3); with a k-major input 128 x 64 for 2; f64 and the mma paths keep 1."""
     from gettpy.plan.tiles import kernel_spec
 
     def tile(con, ext, dt="f32"):
@@ -255,8 +255,10 @@ def test_f32_register_caps():
     assert (t.bm, t.bn, t.min_blocks) == (64, 64, 4)
     t = tile("abc-ad-bdc", (312, 312, 296, 296))
     assert (t.bm, t.bn, t.min_blocks) == (128, 64, 3)
-    t = tile("abcd-aebf-dfce", (72,) * 6)  # (both inputs mn-major)
+    t = tile("ab-ac-bc", (4096, 4096, 128))  # (both inputs mn-major, memory-bound)
     assert (t.bm, t.bn, t.min_blocks) == (128, 128, 2)
+    t = tile("abcd-aebf-dfce", (72,) * 6)  # (both inputs mn-major, compute-bound: 128 threads of 8 x 8)
+    assert (t.bm, t.bn, t.tm, t.tn, t.min_blocks) == (128, 64, 8, 8, 3)
     spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f32"), False)  # (one input k-major)
     assert (spec.a.kmajor or spec.b.kmajor) and (spec.tile.bm, spec.tile.bn, spec.tile.tn, spec.tile.min_blocks) == (
         128, 64, 4, 2)
@@ -536,8 +538,8 @@ def test_tma_geometry(modes_a, strides_a, batch, want):
 
 
 def test_stream_k_heuristic():
-    """Stream-K where a compute-bound simt grid ends in a partial wave: #20 f32 at TCCG's size (1681 tiles of
-    128 x 128 on 132 SMs x 2) deals its last 361 tiles out to 264 CTAs; tensor-core tiles, and simt shapes
+    """Stream-K where a compute-bound simt grid ends in a partial wave: #20 f32 at TCCG's size (3321 tiles of
+    128 x 64 on 132 SMs x 3, 8.4 waves) deals its last 3321 % 396 + 396 tiles out to 396 CTAs; tensor-core tiles, and simt shapes
     whose waves are nearly full or whose K is short (#15: 20 k-tiles), keep one CTA per tile."""
     import math
 
@@ -547,8 +549,11 @@ def test_stream_k_heuristic():
         return kernel_spec(tccg_plan(con, ext, dt, order="F"), False)
 
     s = spec_of("abcd-aebf-dfce", (72,) * 6, "f32")
-    assert s.tile.sk_ctas == 132 * 2 and s.sk_tiles == 1681 % 264 + 264 and s.grid == 1681 - 361 + 264
-    assert s.workspace_bytes == s.sk_flag_bytes + 264 * 2 * 128 * 128 * 4 and s.sk_flag_bytes >= 4 * 361
+    t = s.tile
+    assert (t.bm, t.bn, t.bk, t.stages, t.tm, t.tn, t.min_blocks) == (128, 64, 16, 4, 8, 8, 3) and t.threads == 128
+    nt = 41 * 81
+    assert t.sk_ctas == 132 * 3 and s.sk_tiles == nt % 396 + 396 and s.grid == nt - s.sk_tiles + 396
+    assert s.workspace_bytes == s.sk_flag_bytes + 396 * 2 * 128 * 64 * 4 and s.sk_flag_bytes >= 4 * s.sk_tiles
     for con, ext, dt in (("abcd-aebf-dfce", (72,) * 6, "f16"), ("abc-acd-db", (312, 296, 296, 312), "f32")):
         s = spec_of(con, ext, dt)
         nt, slots = s.tiles * s.batch, 132 * s.tile.min_blocks

@@ -327,17 +327,25 @@ def _tma_tile(plan: Plan, tile: TileConfig) -> TileConfig:
     return new
 
 
-def _min_blocks(tile: TileConfig, a: OperandSpec, b: OperandSpec) -> TileConfig:
+def _min_blocks(tile: TileConfig, a: OperandSpec, b: OperandSpec, heavy: bool = False) -> TileConfig:
     """A heuristic f32 simt tile with its registers capped for more CTAs per SM (TileConfig.min_blocks),
     where that measured faster on the H100 (tccg/tile_probe.py, results/v9_h100/probe_f32_b*.txt): 64 x 64
     for 4 (ccsd_t #31 93.2 -> 85.9 us, #33 80.7 -> 79.8), 128 x 64 / 64 x 128 for 3 (#16 459 -> 436 us,
     #15 520 -> 516), 128 x 128 for 2 where neither input is read k-major (#20 6.54 -> 6.28 ms; with
     k-major fragments the 128 registers spill: #12, #21, #28 1-3% slower, so those take 128 x 64 tiles
     for 2). The caps of 64 and 80 registers leave 8-24 bytes of spills in some of these kernels
-    (L1-resident; measured faster with them)."""
+    (L1-resident; measured faster with them).
+
+    A compute-bound (`heavy`) 128 x 128 tile with neither input k-major becomes 128 x 64 with 128 threads of
+    8 x 8, 3 CTAs per SM and 4 stages: the same FMAs per shared load, and 168 registers, with which ptxas
+    puts the FFMAs' sources in different register banks far more often than under the 128-register cap of
+    two 256-thread CTAs (the H100's dispatch stalls: results/v10_h100/probe_order.txt, #20 6.16 -> 5.89 ms,
+    #21 6.01 -> 5.75, #12 5.90 -> 5.53 with stream-K)."""
     if tile.mma or tile.tm == 0 or tile.threads != 256 or (a.dtype, b.dtype) != ("f32", "f32"):
         return tile  # (f64 tiles need their registers)
     n = {(64, 64): 4, (128, 64): 3, (64, 128): 3}.get((tile.bm, tile.bn), 0)
+    if (tile.bm, tile.bn) == (128, 128) and not (a.kmajor or b.kmajor) and heavy:
+        return TileConfig(128, 64, 16, 4, tm=8, tn=8, group_m=tile.group_m, min_blocks=3)
     if (tile.bm, tile.bn) == (128, 128) and not (a.kmajor or b.kmajor):
         n = 2
     elif (tile.bm, tile.bn) == (128, 128):
@@ -397,7 +405,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
     a = input_spec(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk, bool(tf32))
     b = input_spec(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk, bool(tf32))
     if chosen:
-        capped = _min_blocks(tile, a, b)
+        capped = _min_blocks(tile, a, b, compute_bound(plan.M, plan.N, plan.K))
         if (capped.bm, capped.bn) != (tile.bm, tile.bn):  # (a new tile shape: the reads as it sees them)
             a = input_spec(plan.layout_a, "m", ta.dtype, capped.bm, capped.bk, bool(tf32))
             b = input_spec(plan.layout_b, "n", tb.dtype, capped.bn, capped.bk, bool(tf32))
