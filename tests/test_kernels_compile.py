@@ -255,7 +255,7 @@ def test_f32_register_caps():
     assert (t.bm, t.bn, t.min_blocks) == (64, 64, 4)
     t = tile("abc-ad-bdc", (312, 312, 296, 296))
     assert (t.bm, t.bn, t.min_blocks) == (128, 64, 3)
-    t = tile("ab-ac-bc", (4096, 4096, 128))  # (both inputs mn-major, memory-bound)
+    t = tile("ab-ac-bc", (4096, 2048, 34))  # (both inputs mn-major, memory-bound)
     assert (t.bm, t.bn, t.min_blocks) == (128, 128, 2)
     t = tile("abcd-aebf-dfce", (72,) * 6)  # (both inputs mn-major, compute-bound: 128 threads of 8 x 8)
     assert (t.bm, t.bn, t.tm, t.tn, t.min_blocks) == (128, 64, 8, 8, 3)

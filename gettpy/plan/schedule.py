@@ -179,7 +179,9 @@ def _size(t: TensorInfo, ext) -> int:
 
 def _mn_first(plan: Plan, tile) -> bool:
     """Whether the packs of `plan` run m / n fastest: a compute-bound simt (f32 / f64) core, whose
-    register tiles load mn-contiguous shared-memory rows as vectors but a k-major tile's as scalars."""
+    register tiles load mn-contiguous shared-memory rows as vectors but a k-major tile's as scalars
+    (compute-bound by the tensor-core measure, which the square #12 / #20-#30 pass: the f32 one would
+    pack the small k-major inputs of #14, #15, #18 and #19 too, unmeasured)."""
     from .tiles import compute_bound
 
     return tile.tm > 0 and compute_bound(plan.M, plan.N, plan.K)

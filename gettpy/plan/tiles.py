@@ -46,6 +46,8 @@ SM_COUNT = 132  # H100 SXM
 #: flops per byte (2-byte elements, A, B and D moved once) above which a GEMM is compute-bound on the
 #: H100 (~790 TFLOP/s over ~2.8 TB/s)
 COMPUTE_BOUND_INTENSITY = 280
+#: the same for f32 on the simt path (4-byte elements, ~51 TFLOP/s of FFMA over ~2.8 TB/s)
+SIMT_COMPUTE_BOUND_INTENSITY = 36
 #: M / N from which a memory-bound wgmma shape is tall and skinny (256-row tiles)
 TALL = 64
 #: K from which a shape too small for a wave of 128x128 tiles takes 128x64 wgmma tiles anyway
@@ -100,9 +102,10 @@ def short_side(tile: TileConfig) -> bool:
     return not tile.mma and any(64 < x < 128 for x in (tile.bm, tile.bn))
 
 
-def compute_bound(M: int, N: int, K: int) -> bool:
-    """Whether a GEMM of M x N x K is compute-bound on the H100 (COMPUTE_BOUND_INTENSITY)."""
-    return M * N * K >= COMPUTE_BOUND_INTENSITY * (M * K + K * N + M * N)
+def compute_bound(M: int, N: int, K: int, simt: bool = False) -> bool:
+    """Whether a GEMM of M x N x K is compute-bound on the H100 (COMPUTE_BOUND_INTENSITY; on the f32 simt
+    path SIMT_COMPUTE_BOUND_INTENSITY)."""
+    return M * N * K >= (SIMT_COMPUTE_BOUND_INTENSITY if simt else COMPUTE_BOUND_INTENSITY) * (M * K + K * N + M * N)
 
 
 def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_a: int = 8, vec_b: int = 8,
@@ -340,12 +343,16 @@ def _min_blocks(tile: TileConfig, a: OperandSpec, b: OperandSpec, heavy: bool = 
     8 x 8, 3 CTAs per SM and 4 stages: the same FMAs per shared load, and 168 registers, with which ptxas
     puts the FFMAs' sources in different register banks far more often than under the 128-register cap of
     two 256-thread CTAs (the H100's dispatch stalls: results/v10_h100/probe_order.txt, #20 6.16 -> 5.89 ms,
-    #21 6.01 -> 5.75, #12 5.90 -> 5.53 with stream-K)."""
+    #21 6.01 -> 5.75, #12 5.90 -> 5.53 with stream-K); compute-bound 128 x 64 and 64 x 128 tiles take the
+    same threads (probe_15_18.txt: #15 0.533 -> 0.495 ms, #16 0.443 -> 0.408, #17 0.445 -> 0.406, #18 0.536
+    -> 0.499)."""
     if tile.mma or tile.tm == 0 or tile.threads != 256 or (a.dtype, b.dtype) != ("f32", "f32"):
         return tile  # (f64 tiles need their registers)
     n = {(64, 64): 4, (128, 64): 3, (64, 128): 3}.get((tile.bm, tile.bn), 0)
-    if (tile.bm, tile.bn) == (128, 128) and not (a.kmajor or b.kmajor) and heavy:
-        return TileConfig(128, 64, 16, 4, tm=8, tn=8, group_m=tile.group_m, min_blocks=3)
+    if heavy and ((tile.bm, tile.bn) == (128, 128) and not (a.kmajor or b.kmajor)
+                  or (tile.bm, tile.bn) in ((128, 64), (64, 128))):
+        bm, bn = (tile.bm, tile.bn) if tile.bm != tile.bn else (128, 64)
+        return TileConfig(bm, bn, 16, 4, tm=8, tn=8, group_m=tile.group_m, min_blocks=3)
     if (tile.bm, tile.bn) == (128, 128) and not (a.kmajor or b.kmajor):
         n = 2
     elif (tile.bm, tile.bn) == (128, 128):
@@ -359,7 +366,7 @@ def _stream_k(tile: TileConfig, M: int, N: int, K: int, batch: int, sm_count: in
     """A heuristic simt tile with stream-K CTAs (TileConfig.sk_ctas: one per CTA slot of the device,
     sm_count x min_blocks) where the compute-bound grid ends in a partial wave (its waves less than
     SK_WAVE_FILL full on average: #20's 1681 tiles of 128 x 128 on 264 slots are 6.37 waves, 91%)."""
-    if tile.mma or tile.persistent or not compute_bound(M, N, K) or math.ceil(K / tile.bk) < SK_MIN_KTILES:
+    if tile.mma or tile.persistent or not compute_bound(M, N, K, True) or math.ceil(K / tile.bk) < SK_MIN_KTILES:
         return tile
     slots = sm_count * tile.min_blocks
     nt = math.ceil(M / tile.bm) * math.ceil(N / tile.bn) * batch
@@ -405,7 +412,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
     a = input_spec(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk, bool(tf32))
     b = input_spec(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk, bool(tf32))
     if chosen:
-        capped = _min_blocks(tile, a, b, compute_bound(plan.M, plan.N, plan.K))
+        capped = _min_blocks(tile, a, b, compute_bound(plan.M, plan.N, plan.K, True))
         if (capped.bm, capped.bn) != (tile.bm, tile.bn):  # (a new tile shape: the reads as it sees them)
             a = input_spec(plan.layout_a, "m", ta.dtype, capped.bm, capped.bk, bool(tf32))
             b = input_spec(plan.layout_b, "n", tb.dtype, capped.bn, capped.bk, bool(tf32))
