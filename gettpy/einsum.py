@@ -313,7 +313,7 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, 
         final = TensorInfo("output", subs.output, _c_strides(out_shape), out_s, align, op_d)
     else:
         final = TensorInfo("output", subs.output, tuple(_element_strides(out, "out")), out_s, align, op_d)
-    steps = _network(infos, subs.output, ext, final, optimize, sr, compute)
+    steps = _network(infos, subs.output, ext, final, optimize, sr, compute, backend)
     return Program(tuple(steps), in_dt, out_shape, out_dt, packed, 1.0 if sr is None else sr.one)
 
 
@@ -347,15 +347,15 @@ def _rebuild(operands, arrays):
 
 
 def _step(ta: TensorInfo, tb: TensorInfo, td: TensorInfo, ext, a: int, b: int, shape, sr=None,
-          compute=None) -> Step:
+          compute=None, backend=None) -> Step:
     ex = tuple(sorted((m, ext[m]) for m in set(ta.modes) | set(tb.modes)))
-    return Step(cached_schedule(ContractionProblem(ta, tb, None, td, ex, compute or "", sr)), a, b, shape)
+    return Step(cached_schedule(ContractionProblem(ta, tb, None, td, ex, compute or "", sr), backend), a, b, shape)
 
 
 _ONES = -1
 
 
-def _network(infos, output, ext, final: TensorInfo, optimize, sr=None, compute=None) -> list[Step]:
+def _network(infos, output, ext, final: TensorInfo, optimize, sr=None, compute=None, backend=None) -> list[Step]:
     """The steps contracting the operands pairwise (opt_einsum's order) into the output.
 
     An intermediate is laid out for the step that consumes it: its fastest modes are the ones it shares
@@ -366,9 +366,9 @@ def _network(infos, output, ext, final: TensorInfo, optimize, sr=None, compute=N
     """
     ones = TensorInfo("ones", (), (), infos[0].dtype, 16)
     if len(infos) == 1:
-        return [_step(infos[0], ones, final, ext, 0, _ONES, None, sr, compute)]
+        return [_step(infos[0], ones, final, ext, 0, _ONES, None, sr, compute, backend)]
     if len(infos) == 2:
-        return [_step(infos[0], infos[1], final, ext, 0, 1, None, sr, compute)]
+        return [_step(infos[0], infos[1], final, ext, 0, 1, None, sr, compute, backend)]
     # (1) the contraction tree: which slots each step takes (intermediate j is slot n + j)
     n = len(infos)
     live, tree, waiting = list(range(n)), [], []  # waiting[j]: the slots still to contract after step j
@@ -391,7 +391,7 @@ def _network(infos, output, ext, final: TensorInfo, optimize, sr=None, compute=N
     for j, (ia, ib) in enumerate(tree):
         ta, tb = info[ia], info[ib]
         if j == len(tree) - 1:
-            steps.append(_step(ta, tb, final, ext, ia, ib, None, sr, compute))
+            steps.append(_step(ta, tb, final, ext, ia, ib, None, sr, compute, backend))
             return steps
         keep = set(output).union(*(set(info[x].modes) for x in waiting[j]))
         modes = tuple(m for m in dict.fromkeys(ta.modes + tb.modes) if m in keep)
@@ -399,7 +399,7 @@ def _network(infos, output, ext, final: TensorInfo, optimize, sr=None, compute=N
         shape = tuple(ext[m] for m in modes)
         ti = TensorInfo(f"intermediate {j}", modes, _c_strides(shape), infos[0].dtype, 16)
         info[n + j] = ti
-        steps.append(_step(ta, tb, ti, ext, ia, ib, shape, sr, compute))
+        steps.append(_step(ta, tb, ti, ext, ia, ib, shape, sr, compute, backend))
     raise GettpyError("contraction path did not end in one tensor")  # pragma: no cover
 
 

@@ -130,7 +130,8 @@ def test_split_k_slices_keep_runs_and_fill_wide_tiles(num, mode, slices):
 def test_split_k_on_the_f32_short_side_tile():
     """#19 in f32 (M = 72, K = 5184): 41 tiles of 72 x 128 under a wave, so K is split (6 slices of d: two
     waves, 864 k each; 3 and 4 slices leave under 1.5 waves, 8 a third wave) and the split core keeps the
-    72 x 128 tile; #13 in f32 splits onto 128 x 64 tiles, 74 slices (9 waves of 1248 k against 5 of 2496)."""
+    72 x 128 tile; #13 in f32 splits onto 128 x 64 tiles (128 threads of 8 x 8), 74 slices (9 waves of 1248 k
+    against 5 of 2496)."""
     from gettpy.plan.tiles import kernel_spec
 
     row = TCCG48[19 - 1]
@@ -142,7 +143,7 @@ def test_split_k_on_the_f32_short_side_tile():
     s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3]), "f32"))
     assert s.split_mode == "c" + sched.SPLIT_SUFFIX and s.core.batch == 74
     tile = kernel_spec(s.core, False).tile
-    assert (tile.bm, tile.bn, tile.tm, tile.tn, tile.mma) == (128, 64, 8, 4, False)
+    assert (tile.bm, tile.bn, tile.tm, tile.tn, tile.min_blocks, tile.mma) == (128, 64, 8, 8, 3, False)
 
 
 def test_simt_slices_time_model():

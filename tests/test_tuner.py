@@ -163,3 +163,28 @@ def test_the_heuristic_candidate_stands_for_the_heuristic_schedule():
     other = design_space(p, 10, seed=2)[1]
     assert schedule_of(p, other) == make_schedule(p, part=other.part, tile=other.tile)
     assert forced.core.part.m == tuple(reversed(heur.core.part.m))  # (#20: m order (d, c) against (c, d))
+
+
+def test_tuned_cpu_plans_are_found_on_a_gpu_machine(isolated, monkeypatch):
+    """GETTPY_TUNE=1 with numpy operands reads the CPU executor's database even where a GPU is present
+    (it read the GPU's, and the CPU-tuned plan was lost on the H100: results/v10_h100/tuner_fail.txt)."""
+    import cupy
+
+    from gettpy.plan import tuning_db
+
+    rng = np.random.default_rng(5)
+    a, b = nonzero(rng, (12, 10, 14)), nonzero(rng, (14, 9, 10))
+    trials = gettpy.tune("ikl,ljk->ij", a, b, samples=12, top=4, reps=2)
+    best = trials[0].candidate
+    canonical = next(iter(plan_cache._TUNED))
+    plan_cache._TUNED.clear()
+    plan_cache.clear_plan_cache()
+    einsum_module.clear_program_cache()
+    real = tuning_db.device_identity
+    monkeypatch.setattr(cupy.cuda.runtime, "getDeviceCount", lambda: 1)  # (a GPU, as far as the cache sees)
+    monkeypatch.setattr(tuning_db, "device_identity", lambda backend: ("Fake GPU", "90") if backend == "cupy"
+                        else real(backend))
+    monkeypatch.setenv("GETTPY_TUNE", "1")
+    assert plan_cache.cached_schedule(canonical, "numpy").core.tile == best.tile
+    assert plan_cache.cached_schedule(canonical, "cupy").core.tile is None  # (nothing tuned for the GPU)
+    assert_close(gettpy.einsum("ikl,ljk->ij", a, b), np.einsum("ikl,ljk->ij", a, b))

@@ -34,25 +34,26 @@ def record_tuned(problem: ContractionProblem, candidate) -> None:
     _TUNED[problem.canonical()] = candidate
 
 
-def _tuned_candidate(canonical: ContractionProblem):
+def _tuned_candidate(canonical: ContractionProblem, backend: str | None):
     hit = _TUNED.get(canonical)
     if hit is not None or os.environ.get("GETTPY_TUNE") != "1":
         return hit
     from .tuner import Candidate
     from .tuning_db import TuningDB, device_identity, problem_key
-    try:
-        import cupy
+    if backend is None:  # (not known yet: the GPU's database where there is a GPU)
+        try:
+            import cupy
 
-        backend = "cupy" if cupy.cuda.runtime.getDeviceCount() > 0 else "numpy"
-    except Exception:  # noqa: BLE001 - no CuPy / no GPU: the CPU executor's database
-        backend = "numpy"
+            backend = "cupy" if cupy.cuda.runtime.getDeviceCount() > 0 else "numpy"
+        except Exception:  # noqa: BLE001 - no CuPy / no GPU: the CPU executor's database
+            backend = "numpy"
     entry = TuningDB(*device_identity(backend)).lookup(problem_key(canonical))
     return None if entry is None else Candidate.from_dict(entry["config"])
 
 
 @lru_cache(maxsize=PLAN_CACHE_SIZE)
-def _cached_schedule(canonical: ContractionProblem) -> Schedule:
-    c = _tuned_candidate(canonical)
+def _cached_schedule(canonical: ContractionProblem, backend: str | None) -> Schedule:
+    c = _tuned_candidate(canonical, backend)
     if c is not None:
         from .tuner import schedule_of
 
@@ -60,13 +61,15 @@ def _cached_schedule(canonical: ContractionProblem) -> Schedule:
     return make_schedule(canonical)
 
 
-def cached_schedule(problem: ContractionProblem) -> Schedule:
-    """The heuristic schedule (core plan and stagings) of `problem`, cached like `cached_plan`.
+def cached_schedule(problem: ContractionProblem, backend: str | None = None) -> Schedule:
+    """The heuristic schedule (core plan and stagings) of `problem`, cached like `cached_plan`; with
+    GETTPY_TUNE=1, the tuned one from the database of the executor `backend` ("numpy" or "cupy"; None:
+    the GPU's where there is one).
 
     The schedule keeps the canonical problem: executors read only its layouts and mode names that
     are consistent within it, never the caller's names.
     """
-    return _cached_schedule(problem.canonical())
+    return _cached_schedule(problem.canonical(), backend)
 
 
 def plan_cache_info():
