@@ -51,7 +51,7 @@ class TileConfig:
         sk_ctas: stream-K (0 = off): the grid's last tiles (its partial wave plus one full wave of
             sk_ctas tiles, KernelSpec.sk_tiles) are dealt out as equal shares of their k-tiles to sk_ctas
             CTAs (as many as run at once), the tiles cut between CTAs summed through a workspace
-            (KernelSpec.workspace_bytes). Not persistent, no semiring.
+            (KernelSpec.workspace_bytes). Not persistent, not warp-specialised, no semiring.
     """
 
     bm: int
@@ -86,8 +86,9 @@ class TileConfig:
         if not 1 <= self.min_blocks <= 2048 // max(self.threads, 1):
             raise KernelError(f"TileConfig {self}: min_blocks={self.min_blocks} CTAs of {self.threads} threads do "
                               f"not fit on an SM (2048 threads)")
-        if self.sk_ctas < 0 or self.sk_ctas and self.persistent:
-            raise KernelError(f"TileConfig {self}: stream-K needs sk_ctas >= 0 and a tile that is not persistent")
+        if self.sk_ctas < 0 or self.sk_ctas and (self.persistent or self.ws):
+            raise KernelError(f"TileConfig {self}: stream-K needs sk_ctas >= 0 and a tile that is neither "
+                              f"persistent nor warp-specialised")
         if self.tma and not self.ws:
             raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
         if self.wgmma:

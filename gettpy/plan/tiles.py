@@ -362,23 +362,17 @@ def _min_blocks(tile: TileConfig, a: OperandSpec, b: OperandSpec, heavy: bool = 
     return dataclasses.replace(tile, min_blocks=n) if n else tile
 
 
-def _stream_k(spec: KernelSpec, sm_count: int) -> KernelSpec:
-    """`spec` with stream-K CTAs (TileConfig.sk_ctas: one per CTA slot of the device) where its compute-bound
-    grid ends in a partial wave (waves less than SK_WAVE_FILL full on average: #20's 3321 simt tiles of
-    128 x 64 on 132 x 3 slots are 8.4 waves, 93%): simt tiles (slots: sm_count x min_blocks) and TMA
-    warp-specialised ones (as many per SM as their shared memory allows; #12's 820 tiles of 128 x 256 on
-    132 SMs are 6.2 waves)."""
-    t = spec.tile
-    if t.persistent or not (t.tma or not t.mma) or math.ceil(spec.K / t.bk) < SK_MIN_KTILES:
-        return spec
-    if not compute_bound(spec.M, spec.N, spec.K, simt=not t.mma):
-        return spec
-    per_sm = t.min_blocks if not t.mma else max(1, min(SMEM_MAX // (spec.smem_bytes + 1024), 2048 // t.threads))
-    slots = sm_count * per_sm
-    nt = spec.tiles * spec.batch
+def _stream_k(tile: TileConfig, M: int, N: int, K: int, batch: int, sm_count: int) -> TileConfig:
+    """A heuristic simt tile with stream-K CTAs (TileConfig.sk_ctas: one per CTA slot of the device,
+    sm_count x min_blocks) where the compute-bound grid ends in a partial wave (its waves less than
+    SK_WAVE_FILL full on average: #20's 1681 tiles of 128 x 128 on 264 slots are 6.37 waves, 91%)."""
+    if tile.mma or tile.persistent or not compute_bound(M, N, K, True) or math.ceil(K / tile.bk) < SK_MIN_KTILES:
+        return tile
+    slots = sm_count * tile.min_blocks
+    nt = math.ceil(M / tile.bm) * math.ceil(N / tile.bn) * batch
     if nt < slots or nt / (math.ceil(nt / slots) * slots) >= SK_WAVE_FILL:
-        return spec
-    return dataclasses.replace(spec, tile=dataclasses.replace(t, sk_ctas=slots))
+        return tile
+    return dataclasses.replace(tile, sk_ctas=slots)
 
 
 def _op_expr(op) -> str:
@@ -423,6 +417,8 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
             a = input_spec(plan.layout_a, "m", ta.dtype, capped.bm, capped.bk, bool(tf32))
             b = input_spec(plan.layout_b, "n", tb.dtype, capped.bn, capped.bk, bool(tf32))
         tile = capped
+        if p.semiring is None:
+            tile = _stream_k(tile, plan.M, plan.N, plan.K, plan.batch, sm_count)
     ld = plan.layout_d
     vdn, vdm = min(ld.vector_width("n"), tile.bn), min(ld.vector_width("m"), tile.bm)
     if max(vdn, vdm) > 1:
@@ -456,8 +452,6 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
         # (a heuristic persistent tile whose epilogue tile does not fit beside its pipeline: #16 with
         #  f32 output ran on the safe fallback tile, 1.53 -> 2.64x floor)
         spec = dataclasses.replace(spec, tile=dataclasses.replace(tile, persistent=False))
-    if chosen and p.semiring is None:
-        spec = _stream_k(spec, sm_count)
     return spec
 
 
