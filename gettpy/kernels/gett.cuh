@@ -941,7 +941,7 @@ struct Gett {
           // (b[j] stays in the operand reuse cache down the column; the other two sources, a[i] and the
           //  accumulator, then sit in different register banks more often than row by row: #20's FFMAs on
           //  same-bank pairs 43% -> 19% on #20's 128 x 64 tile, 6.08 -> 5.89 ms on the H100; with a 128-register
-          //  cap, 70% -> 57%, results/v10_h100/probe_order.txt)
+          //  cap, 70% -> 57%, results/v10_h100/call4/probe_order.txt)
 #pragma unroll
           for (int j = 0; j < TN; ++j)
 #pragma unroll

@@ -83,7 +83,7 @@ SPLIT_SUFFIX = "~split"
 #: the f32 (simt) split core's tile, unless the plain tile is a short-side one (kept): 128 x 64 against
 #: 128 x 128 on the H100 (results/v9_h100/split_f32_13.txt): #13 825 -> 649 us (74 slices), #14 909 ->
 #: 714 us (26 slices); the smaller tile's grid fills the last wave better. 128 threads of 8 x 8, 3 CTAs per
-#: SM and 4 stages rather than 256 of 8 x 4 (results/v10_h100/split_14.txt): #14 719 -> 660 us, #13 646 -> 641
+#: SM and 4 stages rather than 256 of 8 x 4 (results/v10_h100/call7/split_14.txt): #14 719 -> 660 us, #13 646 -> 641
 SIMT_SPLIT_TILE = (128, 64, 16, 4, 8, 8, 3)  # (bm, bn, bk, stages, tm, tn, CTAs per SM)
 #: the simt split's time model (`_simt_slices`): f32 FMAs per microsecond of one SM (about 2/3 of 128 per
 #: clock at 1.75 GHz), bytes per microsecond of the workspace's traffic (the H100's copy bandwidth), the

@@ -342,9 +342,9 @@ def _min_blocks(tile: TileConfig, a: OperandSpec, b: OperandSpec, heavy: bool = 
     A compute-bound (`heavy`) 128 x 128 tile with neither input k-major becomes 128 x 64 with 128 threads of
     8 x 8, 3 CTAs per SM and 4 stages: the same FMAs per shared load, and 168 registers, with which ptxas
     puts the FFMAs' sources in different register banks far more often than under the 128-register cap of
-    two 256-thread CTAs (the H100's dispatch stalls: results/v10_h100/probe_order.txt, #20 6.16 -> 5.89 ms,
+    two 256-thread CTAs (the H100's dispatch stalls: results/v10_h100/call4/probe_order.txt, #20 6.16 -> 5.89 ms,
     #21 6.01 -> 5.75, #12 5.90 -> 5.53 with stream-K); compute-bound 128 x 64 and 64 x 128 tiles take the
-    same threads (probe_15_18.txt: #15 0.533 -> 0.495 ms, #16 0.443 -> 0.408, #17 0.445 -> 0.406, #18 0.536
+    same threads (call5/probe_15_18.txt: #15 0.533 -> 0.495 ms, #16 0.443 -> 0.408, #17 0.445 -> 0.406, #18 0.536
     -> 0.499)."""
     if tile.mma or tile.tm == 0 or tile.threads != 256 or (a.dtype, b.dtype) != ("f32", "f32"):
         return tile  # (f64 tiles need their registers)
