@@ -147,8 +147,8 @@ def launch(spec: KernelSpec, a_ptr: int, b_ptr: int, c_ptr: int, d_ptr: int, alp
         _FUNCS_BY_ID[(id(spec), dev)] = (spec, f, grid)
     if stream is None:
         stream = cupy.cuda.get_current_stream()
-    ws, buf = 0, None
-    if spec.workspace_bytes:  # (stream-K: counters zeroed, then the partial tiles; freed in stream order)
+    ws, buf = 0, None  # (buf: the workspace block, held until the launch is queued, then freed in stream order)
+    if spec.workspace_bytes:  # (stream-K: counters zeroed, then the partial tiles)
         with stream:
             buf = cupy.empty(spec.workspace_bytes, dtype=cupy.uint8)
         cupy.cuda.runtime.memsetAsync(buf.data.ptr, 0, spec.sk_flag_bytes, stream.ptr)
@@ -213,7 +213,7 @@ class _Launcher:
         v = self.vals
         v[0].value, v[1].value, v[2].value, v[3].value = a, b, c, d
         v[4].value, v[5].value = alpha, beta
-        if len(v) == 7:
+        if self.spec.workspace_bytes:  # (parameter 6: no stream-K tile takes tensor maps)
             v[6].value = ws
         if self.tma is not None and self.tma_ptrs != (a, b):
             from ..kernels.tma import encode
