@@ -733,49 +733,55 @@ struct Gett {
       return;
     }
 
-    if constexpr (SK) {
-      if (U(blockIdx.x) >= U(DP_TILES)) {  // a stream-K CTA: its shares of one to three tiles, in order
-        const long long c = (long long)blockIdx.x - DP_TILES, end = sk_begin(c + 1);
-#pragma unroll 1
-        for (long long it = sk_begin(c); it < end;) {
-          Piece p{c, it / KTILES, it % KTILES, 0, ws};
-          p.ke = p.kb + (end - it) < KTILES ? p.kb + (end - it) : KTILES;
-          U bz, m0, n0;
-          const TA* Ab;
-          const TB* Bb;
-          LA la;
-          LB lb;
-          start_tile(U(DP_TILES + p.tile), A, B, tid, bz, m0, n0, Ab, Bb, la, lb);
-          auto load_k = [&](int s, long long nk) {
-            if (nk < p.ke) {
-              la.load(stA(s), Ab, tid, U(nk) * U(BK));
-              lb.load(stB(s), Bb, tid, U(nk) * U(BK));
-            }
-            cp_async_commit();
-          };
-#pragma unroll
-          for (int s = 0; s < PF; ++s) load_k(s, p.kb + s);
-          long long kstep = 0;
-          tile_body(C, D, alpha, beta, smem, stA, stB, load_k, kstep, bz, m0, n0, nullptr, &p);
-          it += p.ke - p.kb;
-          __syncthreads();  // (the epilogue's reads of shared memory before the next share's loads)
+    // one tile's k-tiles [kb, ke) (a whole tile, or a stream-K share `p` of one) with a pipeline of its
+    // own: the prologue fills PF stages, tile_body computes them and stores (or hands the share on)
+    auto one_tile = [&](U g, long long kb, long long ke, const Piece* p) {
+      U bz, m0, n0;
+      const TA* Ab;
+      const TB* Bb;
+      LA la;
+      LB lb;
+      start_tile(g, A, B, tid, bz, m0, n0, Ab, Bb, la, lb);
+      auto load_k = [&](int s, long long nk) {
+        if (nk < ke) {
+          la.load(stA(s), Ab, tid, U(nk) * U(BK));
+          lb.load(stB(s), Bb, tid, U(nk) * U(BK));
         }
+        cp_async_commit();
+      };
+#pragma unroll
+      for (int s = 0; s < PF; ++s) load_k(s, kb + s);
+      long long kstep = 0;
+      tile_body(C, D, alpha, beta, smem, stA, stB, load_k, kstep, bz, m0, n0, nullptr, p);
+    };
+
+    if constexpr (!PERSIST) {
+      if (!SK || U(blockIdx.x) < U(DP_TILES)) {  // (one whole tile per CTA)
+        one_tile(U(blockIdx.x), 0, KTILES, nullptr);
         return;
       }
-    }
-
-    // the loads: tile `ltile`, k-tile `lk` comes next; the loaders hold that tile's mn offsets
-    U ltile = U(blockIdx.x), lbz, lm0, ln0;
-    long long lk = 0;
-    const TA* lAb;
-    const TB* lBb;
-    LA la;
-    LB lb;
-    start_tile(ltile, A, B, tid, lbz, lm0, ln0, lAb, lBb, la, lb);
-    // issue the copies of the next k-tile into stage s and move on (to the next tile after the last
-    // k-tile); nk: that k-tile's index, known in the loop when each CTA has one tile (non-persistent)
-    auto load_next = [&](int s, long long nk) {
-      if constexpr (PERSIST) {
+      // a stream-K CTA: its shares of one to three tiles, in order
+      const long long c = (long long)blockIdx.x - DP_TILES, end = sk_begin(c + 1);
+#pragma unroll 1
+      for (long long it = sk_begin(c); it < end;) {
+        Piece p{c, it / KTILES, it % KTILES, 0, ws};
+        p.ke = p.kb + (end - it) < KTILES ? p.kb + (end - it) : KTILES;
+        one_tile(U(DP_TILES + p.tile), p.kb, p.ke, &p);
+        it += p.ke - p.kb;
+        __syncthreads();  // (the epilogue's reads of shared memory before the next share's loads)
+      }
+    } else {
+      // persistent: the loads run ahead across this CTA's tiles: tile `ltile`, k-tile `lk` comes next;
+      // the loaders hold that tile's mn offsets
+      U ltile = U(blockIdx.x), lbz, lm0, ln0;
+      long long lk = 0;
+      const TA* lAb;
+      const TB* lBb;
+      LA la;
+      LB lb;
+      start_tile(ltile, A, B, tid, lbz, lm0, ln0, lAb, lBb, la, lb);
+      // issue the copies of the next k-tile into stage s and move on (to the next tile after the last k-tile)
+      auto load_next = [&](int s, long long) {
         if (KTILES > 0 && ltile < NTILES) {  // (K == 0: nothing to load, only C to scale)
           la.load(stA(s), lAb, tid, U(lk) * U(BK));
           lb.load(stB(s), lBb, tid, U(lk) * U(BK));
@@ -785,19 +791,12 @@ struct Gett {
             if (ltile < NTILES) start_tile(ltile, A, B, tid, lbz, lm0, ln0, lAb, lBb, la, lb);
           }
         }
-      } else if (nk < KTILES) {
-        la.load(stA(s), lAb, tid, U(nk) * U(BK));
-        lb.load(stB(s), lBb, tid, U(nk) * U(BK));
-      }
-      cp_async_commit();
-    };
-
-    // (1) prologue: fill PF stages
+        cp_async_commit();
+      };
+      // (1) prologue: fill PF stages
 #pragma unroll
-    for (int s = 0; s < PF; ++s) load_next(s, s);
-
-    long long kstep = 0;  // k-tiles computed by this CTA so far (all its tiles): the stage ring position
-    if constexpr (PERSIST) {
+      for (int s = 0; s < PF; ++s) load_next(s, s);
+      long long kstep = 0;  // k-tiles computed by this CTA so far (all its tiles): the stage ring position
 #pragma unroll 1
       for (U tile = U(blockIdx.x); tile < NTILES; tile += step) {
         U bz, m0, n0;
@@ -805,8 +804,6 @@ struct Gett {
         tile_body(C, D, alpha, beta, smem, stA, stB, load_next, kstep, bz, m0, n0);
       }
       cp_async_wait<0>();
-    } else {
-      tile_body(C, D, alpha, beta, smem, stA, stB, load_next, kstep, lbz, lm0, ln0);
     }
   }
 

@@ -363,13 +363,13 @@ def _min_blocks(tile: TileConfig, a: OperandSpec, b: OperandSpec, heavy: bool = 
 
 
 def _stream_k(tile: TileConfig, M: int, N: int, K: int, batch: int, sm_count: int) -> TileConfig:
-    """A heuristic simt tile with stream-K CTAs (TileConfig.sk_ctas: one per CTA slot of the device,
+    """A heuristic simt tile of a compute-bound shape (the caller's test) with stream-K CTAs (TileConfig.sk_ctas: one per CTA slot of the device,
     sm_count x min_blocks) where the compute-bound grid ends in a partial wave (its waves less than
     SK_WAVE_FILL full on average: #20's 3321 tiles of 128 x 64 on 396 slots are 8.39 waves, 93%; on the
     H100 5.91 -> 5.75 ms, results/v10_h100/call9/probe_f32_sk.txt; #12's 8.18 waves are within noise,
     5.43 -> 5.48). Not for the TMA warp-specialised tensor-core tiles: measured slower there
     (results/v10_h100/call8/, call11/)."""
-    if tile.mma or tile.persistent or not compute_bound(M, N, K, True) or math.ceil(K / tile.bk) < SK_MIN_KTILES:
+    if tile.mma or tile.persistent or math.ceil(K / tile.bk) < SK_MIN_KTILES:
         return tile
     slots = sm_count * tile.min_blocks
     nt = math.ceil(M / tile.bm) * math.ceil(N / tile.bn) * batch
@@ -415,12 +415,13 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
     a = input_spec(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk, bool(tf32))
     b = input_spec(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk, bool(tf32))
     if chosen:
-        capped = _min_blocks(tile, a, b, compute_bound(plan.M, plan.N, plan.K, True))
+        heavy = compute_bound(plan.M, plan.N, plan.K, True)
+        capped = _min_blocks(tile, a, b, heavy)
         if (capped.bm, capped.bn) != (tile.bm, tile.bn):  # (a new tile shape: the reads as it sees them)
             a = input_spec(plan.layout_a, "m", ta.dtype, capped.bm, capped.bk, bool(tf32))
             b = input_spec(plan.layout_b, "n", tb.dtype, capped.bn, capped.bk, bool(tf32))
         tile = capped
-        if p.semiring is None:
+        if p.semiring is None and heavy:
             tile = _stream_k(tile, plan.M, plan.N, plan.K, plan.batch, sm_count)
     ld = plan.layout_d
     vdn, vdm = min(ld.vector_width("n"), tile.bn), min(ld.vector_width("m"), tile.bm)
