@@ -733,9 +733,10 @@ struct Gett {
       return;
     }
 
-    // one tile's k-tiles [kb, ke) (a whole tile, or a stream-K share `p` of one) with a pipeline of its
-    // own: the prologue fills PF stages, tile_body computes them and stores (or hands the share on)
-    auto one_tile = [&](U g, long long kb, long long ke, const Piece* p) {
+    // one tile (p == nullptr: all its k-tiles, bounds known at compile time) or a stream-K share p of one,
+    // with a pipeline of its own: the prologue fills PF stages, tile_body computes them and stores (or
+    // hands the share on)
+    auto one_tile = [&](U g, const Piece* p) {
       U bz, m0, n0;
       const TA* Ab;
       const TB* Bb;
@@ -743,21 +744,21 @@ struct Gett {
       LB lb;
       start_tile(g, A, B, tid, bz, m0, n0, Ab, Bb, la, lb);
       auto load_k = [&](int s, long long nk) {
-        if (nk < ke) {
+        if (nk < (p ? p->ke : KTILES)) {
           la.load(stA(s), Ab, tid, U(nk) * U(BK));
           lb.load(stB(s), Bb, tid, U(nk) * U(BK));
         }
         cp_async_commit();
       };
 #pragma unroll
-      for (int s = 0; s < PF; ++s) load_k(s, kb + s);
+      for (int s = 0; s < PF; ++s) load_k(s, (p ? p->kb : 0) + s);
       long long kstep = 0;
       tile_body(C, D, alpha, beta, smem, stA, stB, load_k, kstep, bz, m0, n0, nullptr, p);
     };
 
     if constexpr (!PERSIST) {
       if (!SK || U(blockIdx.x) < U(DP_TILES)) {  // (one whole tile per CTA)
-        one_tile(U(blockIdx.x), 0, KTILES, nullptr);
+        one_tile(U(blockIdx.x), nullptr);
         return;
       }
       // a stream-K CTA: its shares of one to three tiles, in order
@@ -766,7 +767,7 @@ struct Gett {
       for (long long it = sk_begin(c); it < end;) {
         Piece p{c, it / KTILES, it % KTILES, 0, ws};
         p.ke = p.kb + (end - it) < KTILES ? p.kb + (end - it) : KTILES;
-        one_tile(U(DP_TILES + p.tile), p.kb, p.ke, &p);
+        one_tile(U(DP_TILES + p.tile), &p);
         it += p.ke - p.kb;
         __syncthreads();  // (the epilogue's reads of shared memory before the next share's loads)
       }
