@@ -270,7 +270,8 @@ def test_f32_register_caps():
 
 def test_kmajor_lines_on_narrow_tiles():
     """#2 (its wide input read k-major): the narrow mma.sync tile reads 128-byte lines, bk 64 / 3 stages;
-    #1 (wide input mn-major) and a short K keep bk 32; simt tiles are not touched."""
+    #1 (wide input mn-major) and a short K keep bk 32. The f32 narrow simt tile of #2 (24 x 128 x 16,
+    3 x 4 threads) becomes 32 x 128 x 32 / 3 with 4 x 4 threads; #1's and a short K's stay."""
     from gettpy.plan.tiles import kernel_spec
 
     t2 = kernel_spec(tccg_plan("abc-dca-bd", (312, 24, 296, 312)), False).tile
@@ -279,7 +280,12 @@ def test_kmajor_lines_on_narrow_tiles():
     assert (t1.bm, t1.bn, t1.bk) == (32, 256, 32)
     t5 = kernel_spec(tccg_plan("abcd-ebad-ce", (72, 72, 24, 72, 72)), False).tile  # (K = 72)
     assert t5.bk == 32
-    assert kernel_spec(tccg_plan("abc-dca-bd", (312, 24, 296, 312), "f32"), False).tile.bk == 16
+    f2 = kernel_spec(tccg_plan("abc-dca-bd", (312, 24, 296, 312), "f32"), False).tile
+    assert (f2.bm, f2.bn, f2.bk, f2.stages, f2.tm, f2.tn, f2.mma) == (32, 128, 32, 3, 4, 4, False)
+    f1 = kernel_spec(tccg_plan("abc-bda-dc", (312, 312, 24, 312), "f32"), False).tile
+    assert (f1.bm, f1.bn, f1.bk, f1.tm, f1.tn) == (24, 128, 16, 3, 4)
+    f5 = kernel_spec(tccg_plan("abcd-ebad-ce", (72, 72, 24, 72, 72), "f32"), False).tile
+    assert (f5.bm, f5.bn, f5.bk) == (24, 256, 16)
 
 
 def test_spec_validation():

@@ -130,8 +130,9 @@ def test_split_k_slices_keep_runs_and_fill_wide_tiles(num, mode, slices):
 def test_split_k_on_the_f32_short_side_tile():
     """#19 in f32 (M = 72, K = 5184): 41 tiles of 72 x 128 under a wave, so K is split (6 slices of d: two
     waves, 864 k each; 3 and 4 slices leave under 1.5 waves, 8 a third wave) and the split core keeps the
-    72 x 128 tile; #13 in f32 splits onto 128 x 64 tiles (128 threads of 8 x 8), 74 slices (9 waves of 1248 k
-    against 5 of 2496)."""
+    72 x 128 tile; #13 in f32 (M, N = 296, 312) splits onto 64 x 64 tiles (64 threads of 8 x 8, 6 CTAs per
+    SM: 320 x 320 padded, not 384 x 320), 74 slices, with stream-K over its 792 slots (1850 tiles: 2.3
+    waves); #14, 52 slices, 1300 tiles: under two waves, no stream-K."""
     from gettpy.plan.tiles import kernel_spec
 
     row = TCCG48[19 - 1]
@@ -143,7 +144,12 @@ def test_split_k_on_the_f32_short_side_tile():
     s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3]), "f32"))
     assert s.split_mode == "c" + sched.SPLIT_SUFFIX and s.core.batch == 74
     tile = kernel_spec(s.core, False).tile
-    assert (tile.bm, tile.bn, tile.tm, tile.tn, tile.min_blocks, tile.mma) == (128, 64, 8, 8, 3, False)
+    assert (tile.bm, tile.bn, tile.tm, tile.tn, tile.min_blocks, tile.mma, tile.sk_ctas) == (64, 64, 8, 8, 6, False, 792)
+    row = TCCG48[14 - 1]
+    s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3]), "f32"))
+    assert s.split_mode == "c" + sched.SPLIT_SUFFIX and s.core.batch == 52
+    tile = kernel_spec(s.core, False).tile
+    assert (tile.bm, tile.bn, tile.min_blocks, tile.sk_ctas) == (64, 64, 6, 0)
 
 
 def test_simt_slices_time_model():
@@ -157,9 +163,13 @@ def test_simt_slices_time_model():
     ext = dict(plan.problem.extents)
     t = TileConfig(128, 64, 16, 3, tm=8, tn=4)
     per = 3 * 5  # (296 / 128 -> 3 tile rows, 312 / 64 -> 5 tile columns)
-    got = sched._simt_slices(plan, t, 132, ext)
+    mode, slices, tile = sched._simt_slices(plan, [(t, 1.0)], 132, ext)
+    got = (mode, slices)
     cands = list(sched._split_candidates(plan, ext))
     assert got in cands and per * got[1] >= 1.5 * 132
+    # 1110 tiles on 132 slots (min_blocks 1): 8.4 waves, at least SPLIT_SK_MIN_WAVES, 93% full on average
+    # (under SK_WAVE_FILL) and 78 k-tiles each -> stream-K on the 132 slots
+    assert (tile.bm, tile.bn, tile.sk_ctas) == (128, 64, 132)
 
     def model(s):  # (the docstring's model, written out)
         return (math.ceil(per * s / 132) * (plan.K // s) * 128 * 64 / sched.SIMT_FMA_PER_US
@@ -169,6 +179,34 @@ def test_simt_slices_time_model():
     best = min(model(s) for s in ok)
     assert got[1] == min(s for s in ok if model(s) <= 1.05 * best)
     assert model(got[1]) < model(37)  # (74 slices: 9 waves of 1248 k beat 5 waves of 2496)
+
+
+def test_simt_split_tile_choice_and_stream_k_gate():
+    """The model over both split tiles, written out for #13 (M 296, N 312): 64 x 64 (25 tiles per slice,
+    cost 1.1, 792 slots) against 128 x 64 (15 tiles, 396 slots); a grid under 1.5 waves of its slots is
+    out; stream-K only from SPLIT_SK_MIN_WAVES waves."""
+    row = TCCG48[13 - 1]
+    plan = sched.make_plan(_f_problem(row[2], full_extents(row[2], row[3]), "f32"))
+    ext = dict(plan.problem.extents)
+    tiles = sched._simt_split_tiles(plan, 132)
+    assert [(t.bm, t.bn, t.min_blocks, c) for t, c in tiles] == [(128, 64, 3, 1.0), (64, 64, 6, 1.10)]
+    per = {128: 15, 64: 25}
+
+    def model(t, cost, s):
+        return (cost * math.ceil(per[t.bm] * s / 132) * (plan.K // s) * t.bm * t.bn / sched.SIMT_FMA_PER_US
+                + s * plan.M * plan.N * 8 / sched.SPLIT_BYTES_PER_US)
+
+    ok = [(t, c, s) for t, c in tiles for _, s in sched._split_candidates(plan, ext)
+          if per[t.bm] * s >= 1.5 * 132 * t.min_blocks]
+    assert all(s != 37 or t.bm == 128 for t, c, s in ok) and (64, 37) not in [(t.bm, s) for t, c, s in ok]
+    best = min(model(*o) for o in ok)
+    want = min((o for o in ok if model(*o) <= 1.05 * best), key=lambda o: (o[2], model(*o)))
+    mode, slices, tile = sched._simt_slices(plan, tiles, 132, ext)
+    assert (tile.bm, tile.bn, slices) == (want[0].bm, want[0].bn, want[2]) == (64, 64, 74)
+    assert tile.sk_ctas == 792  # (1850 tiles >= 2 x 792)
+    # a forced split under two waves of slots keeps whole tiles
+    _, _, t37 = sched._simt_slices(plan, [tiles[1]], 132, ext, [("c", 37)])
+    assert t37.sk_ctas == 0
 
 
 @pytest.mark.parametrize("num,dtype,packs", [

@@ -80,11 +80,18 @@ SPLIT_TILE = 128
 SPLIT_MIN_RUN = 64
 
 SPLIT_SUFFIX = "~split"
-#: the f32 (simt) split core's tile, unless the plain tile is a short-side one (kept): 128 x 64 against
-#: 128 x 128 on the H100 (results/v9_h100/split_f32_13.txt): #13 825 -> 649 us (74 slices), #14 909 ->
-#: 714 us (26 slices); the smaller tile's grid fills the last wave better. 128 threads of 8 x 8, 3 CTAs per
-#: SM and 4 stages rather than 256 of 8 x 4 (results/v10_h100/call7/split_14.txt): #14 719 -> 660 us, #13 646 -> 641
-SIMT_SPLIT_TILE = (128, 64, 16, 4, 8, 8, 3)  # (bm, bn, bk, stages, tm, tn, CTAs per SM)
+#: the f32 (simt) split core's candidate tiles, unless the plain tile is a short-side one (kept):
+#: (bm, bn, bk, stages, tm, tn, CTAs per SM, FMA cost). 128 x 64 against 128 x 128 on the H100
+#: (results/v9_h100/split_f32_13.txt): #13 825 -> 649 us (74 slices), #14 909 -> 714 us (26 slices); 128
+#: threads of 8 x 8, 3 CTAs per SM and 4 stages rather than 256 of 8 x 4 (results/v10_h100/call7/
+#: split_14.txt): #14 719 -> 660 us. 64 x 64 of 64 threads of 8 x 8, 6 CTAs per SM, for M, N = 296 / 312
+#: (padded to 320 x 320 rather than 384 x 320): #13 641 -> 597 us on 74 slices, #14 660 -> 608 on 52
+#: (results/v11_h100/call1-3/); its FMAs cost about 10% more in the model (the measured times over it)
+SIMT_SPLIT_TILES = ((128, 64, 16, 4, 8, 8, 3, 1.0), (64, 64, 16, 3, 8, 8, 6, 1.10))
+#: stream-K on a split core (its CTA slots as stream-K CTAs, `tiles._stream_k`) only where this many
+#: waves of tiles come first: #13 on 64 x 64, 74 slices (2.3 waves of 792 slots) 597 -> 550 us; #14,
+#: 52 slices (1.6 waves: every tile shared) 608 -> 715 us, 78 slices (2.5 waves) 637 -> 685 (call2, call3)
+SPLIT_SK_MIN_WAVES = 2
 #: the simt split's time model (`_simt_slices`): f32 FMAs per microsecond of one SM (about 2/3 of 128 per
 #: clock at 1.75 GHz), bytes per microsecond of the workspace's traffic (the H100's copy bandwidth), the
 #: fewest waves a split grid may have, and how close to the best time fewer slices may be
@@ -244,61 +251,76 @@ def _split_candidates(plan: Plan, ext):
                 yield mode, s
 
 
-def _simt_split_tile(plan: Plan, sm_count: int):
-    """The f32 simt split core's tile (SIMT_SPLIT_TILE, or the plain tile where it is a short-side one), or
-    None for the other paths."""
+def _simt_split_tiles(plan: Plan, sm_count: int):
+    """The f32 simt split core's candidate tiles as (TileConfig, FMA cost): SIMT_SPLIT_TILES, or the plain
+    tile where it is a short-side one; [] for the other paths."""
     from ..kernels.spec import TileConfig
     from .tiles import short_side
 
     t = _tile(plan, sm_count)
     if t.mma or plan.problem.compute != "f32":
-        return None
+        return []
     if short_side(t):
-        return t
-    bm, bn, bk, st, tm, tn, blocks = SIMT_SPLIT_TILE
-    return TileConfig(bm, bn, bk, st, tm=tm, tn=tn, min_blocks=blocks)
+        return [(t, 1.0)]
+    return [(TileConfig(bm, bn, bk, st, tm=tm, tn=tn, min_blocks=blocks), cost)
+            for bm, bn, bk, st, tm, tn, blocks, cost in SIMT_SPLIT_TILES]
 
 
-def _simt_slices(plan: Plan, tile, sm_count: int, ext) -> tuple[str, int] | None:
-    """The split of an f32 simt core on `tile`: a time model, (waves of the split grid) x (k per slice) x
-    (tile area) / SIMT_FMA_PER_US + the workspace written and summed / SPLIT_BYTES_PER_US, over the splits
-    whose grid has at least SPLIT_SIMT_MIN_WAVES waves (fewer CTAs per SM hide too little latency; where
-    none has, the most slices); the fewest slices within SPLIT_TOLERANCE of the best. On the H100
-    (results/v9_h100/split_f32_*.txt) it orders every split measured: #19 on 72 x 128: 6 slices (135 us)
-    < 9 (154) < 8 (158) < 4 (180-188); #13 on 128 x 64: 74 (649) < 37 (714); #14: 26 (714) < 13 (907)."""
-    per = math.ceil(plan.M / tile.bm) * math.ceil(plan.N / tile.bn) * plan.batch
+def _simt_slices(plan: Plan, tiles, sm_count: int, ext, splits=None):
+    """(k mode, slices, tile) of an f32 simt split core over the candidate `tiles` ((TileConfig, cost)
+    pairs) and `splits` ((mode, slices); default every candidate): a time model, cost x (CTAs per SM of the
+    split grid, rounded up) x (k per slice) x (tile area) / SIMT_FMA_PER_US + the workspace written and
+    summed / SPLIT_BYTES_PER_US, over the choices whose grid has at least SPLIT_SIMT_MIN_WAVES waves of the
+    tile's CTA slots (fewer hide too little latency; where none has, the most slices on the first tile);
+    the fewest slices within SPLIT_TOLERANCE of the best. The tile gets stream-K CTAs where its grid has
+    SPLIT_SK_MIN_WAVES waves and ends in a partial one (`tiles._stream_k`). On the H100 (results/v9_h100/
+    split_f32_*.txt, v11_h100/call1-3/) it picks the fastest split measured: #19 on 72 x 128: 6 slices (135
+    us) < 9 (154) < 8 (158) < 4 (180-188); #13: 64 x 64, 74 slices (550 with stream-K) < 128 x 64, 74 (641);
+    #14: 64 x 64, 52 (608) < 128 x 64, 26 (660)."""
+    from .tiles import _stream_k
+
     ws = plan.M * plan.N * plan.batch * 8  # (bytes per slice: an f32 written, then read by the sum)
+    per = lambda t: math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch  # noqa: E731
 
-    def time_us(ms):
-        ctas = per * ms[1]
-        return (math.ceil(ctas / sm_count) * (plan.K // ms[1]) * tile.bm * tile.bn / SIMT_FMA_PER_US
-                + ms[1] * ws / SPLIT_BYTES_PER_US)
+    def time_us(c):
+        (t, cost), (_, s) = c
+        return (cost * math.ceil(per(t) * s / sm_count) * (plan.K // s) * t.bm * t.bn / SIMT_FMA_PER_US
+                + s * ws / SPLIT_BYTES_PER_US)
 
-    every = list(_split_candidates(plan, ext))
-    cands = [ms for ms in every if per * ms[1] >= SPLIT_SIMT_MIN_WAVES * sm_count]
+    every = list(_split_candidates(plan, ext)) if splits is None else list(splits)
+    if not tiles or not every:
+        return None
+    cands = [(tc, ms) for tc in tiles for ms in every
+             if per(tc[0]) * ms[1] >= SPLIT_SIMT_MIN_WAVES * sm_count * max(1, tc[0].min_blocks)]
     if not cands:  # (a small output: as many slices as there may be; #19 on 4 slices took 184 us, unsplit 340)
-        return max(every, key=lambda ms: ms[1], default=None)
-    best = min(map(time_us, cands))
-    return min((ms for ms in cands if time_us(ms) <= SPLIT_TOLERANCE * best), key=lambda ms: ms[1])
+        (t, _), (mode, s) = tiles[0], max(every, key=lambda ms: ms[1])
+    else:
+        best = min(map(time_us, cands))
+        (t, _), (mode, s) = min((c for c in cands if time_us(c) <= SPLIT_TOLERANCE * best),
+                                key=lambda c: (c[1][1], time_us(c)))
+    if per(t) * s >= SPLIT_SK_MIN_WAVES * sm_count * max(1, t.min_blocks):
+        t = _stream_k(t, plan.M, plan.N, plan.K // s, plan.batch * s, sm_count)
+    return mode, s, t
 
 
-def _split_factor(plan: Plan, sm_count: int, ext) -> tuple[str, int] | None:
-    """(k mode to split, S) when split-K pays, else None."""
+def _split_factor(plan: Plan, sm_count: int, ext):
+    """(k mode to split, S, the split core's tile or None for the heuristic's) when split-K pays, else None."""
     if not plan.part.k or plan.problem.semiring is not None:  # (the slices are summed with +)
         return None
     t = _tile(plan, sm_count)  # the tile decides how many CTAs the plain grid has
     ctas = math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch
     if ctas >= SPLIT_MAX_WAVE * sm_count or plan.K < 2 * SPLIT_MIN_K:
         return None
-    simt = _simt_split_tile(plan, sm_count)
-    if simt is not None:
+    simt = _simt_split_tiles(plan, sm_count)
+    if simt:
         return _simt_slices(plan, simt, sm_count, ext)
     # enough slices for two waves of the widest tile (128 x 128): the split core then runs on it
     # (H100, results/v7_h100/split_probe.txt: #13 224 -> 120 us with 37 slices of c on 128x128 wgmma
     # tiles instead of 13 slices of d on 128x64 mma.sync tiles; #14 247 -> 150 us with 26 slices)
     wide = math.ceil(plan.M / SPLIT_TILE) * math.ceil(plan.N / SPLIT_TILE) * plan.batch
     want = max(2, math.ceil(2 * sm_count / wide))
-    return min(_split_candidates(plan, ext), key=lambda ms: abs(math.log(ms[1] / want)), default=None)
+    best = min(_split_candidates(plan, ext), key=lambda ms: abs(math.log(ms[1] / want)), default=None)
+    return None if best is None else (*best, None)
 
 
 def _split_problem(problem: ContractionProblem, mode: str, s: int, w_order: tuple[str, ...]):
@@ -394,23 +416,25 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
     if pa or pb:
         pa, pb, prob = _core_order(problem, prob, pa, pb, part, tile, ext, sm_count)
     w_order = plan.part.n + plan.part.m + plan.part.b
+    on_packs = make_plan(prob, part, tile) if (pa or pb) else plan
     if split is not None:
         mode, slices = split
         if mode not in plan.part.k or slices < 2 or ext[mode] % slices:
             raise ValueError(f"make_schedule: cannot split k mode {mode!r} (extent {ext.get(mode)}) into "
                              f"{slices} slices; k modes: {plan.part.k}")
+        simt = _simt_slices(on_packs, _simt_split_tiles(on_packs, sm_count), sm_count, ext, [split])
+        split = (mode, slices, simt[2] if simt else None)
     else:
-        split = _split_factor(make_plan(prob, part, tile) if (pa or pb) else plan, sm_count, ext)
+        split = _split_factor(on_packs, sm_count, ext)
     if split is not None:
         core_problem, w, out = _split_problem(prob, split[0], split[1], w_order)
         if tile is None:  # (f32: the split core's own tile)
-            tile = _simt_split_tile(make_plan(prob, part, None) if (pa or pb) else plan, sm_count)
+            tile = split[2]
         return Schedule(problem, make_plan(core_problem, None, tile), pa, pb, w, out)
     w = None if heavy or part is not None or tile is not None else _stage_interleaved(plan, prob, pa, pb, ext)
     if w is not None:
         return Schedule(problem, make_plan(replace(prob, d=w)), pa, pb, w, None)
-    core = make_plan(prob, part, tile) if (pa or pb) else plan
-    return Schedule(problem, core, pa, pb, None, None)
+    return Schedule(problem, on_packs, pa, pb, None, None)
 
 
 __all__ = ["Schedule", "make_schedule", "packed"]

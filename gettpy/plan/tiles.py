@@ -289,14 +289,25 @@ def _kmajor_lines(tile: TileConfig, plan: Plan) -> TileConfig:
     vectors gets bk 64, 3 stages, where K >= 128: a k-tile then reads each row of that input as one
     128-byte line, not two 64-byte halves at different times (tccg/tile_probe.py on the H100,
     results/v9_h100/probe_f16_1.txt: #2 40.2 -> 35.2 us; #1, whose wide input is read mn-major, 48.9 ->
-    49.6-50.7, so not there); the tile unchanged otherwise."""
-    if not tile.mma or tile.wgmma or tile.bk != 32 or plan.K < 128 or min(tile.bm, tile.bn) > 32:
+    49.6-50.7, so not there); the tile unchanged otherwise.
+
+    The same for the f32 narrow simt tile of a long K (24 x 128 x 16, 3 x 4 threads): 32 x 128 x 32 / 3 with
+    4 x 4 threads, the narrow side padded to 32 (results/v11_h100/call3/, call4/: #2 77.4 -> 69.9 us end to
+    end; 24 x 128 x 32 and 32 x 128 x 16 alone no faster; #1, wide input mn-major, 73.2 -> 75.8, so not
+    there)."""
+    simt = not tile.mma and tile.bk == 16 and plan.K >= 256 and 16 < min(tile.bm, tile.bn) <= 32 \
+        and max(tile.bm, tile.bn) == 128 and plan.problem.compute == "f32"
+    if not simt and (not tile.mma or tile.wgmma or tile.bk != 32 or plan.K < 128 or min(tile.bm, tile.bn) > 32):
         return tile
     wide = ("m", plan.layout_a, plan.kernel_a.dtype, tile.bm) if tile.bm > tile.bn else \
         ("n", plan.layout_b, plan.kernel_b.dtype, tile.bn)
-    op = input_spec(wide[1], wide[0], wide[2], wide[3], 64)
+    bk = 32 if simt else 64
+    op = input_spec(wide[1], wide[0], wide[2], wide[3], bk)
     if not (op.kmajor and op.vec * ITEMSIZE[wide[2]] == 16):
         return tile
+    if simt:
+        return dataclasses.replace(tile, bm=32 if tile.bm < tile.bn else 128, bn=32 if tile.bn < tile.bm else 128,
+                                   bk=32, stages=3, tm=4, tn=4)
     return dataclasses.replace(tile, bk=64, stages=3)
 
 
