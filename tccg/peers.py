@@ -186,15 +186,18 @@ def cupy_call(subs: str, a, b, dtype: str, op: str):
     return call
 
 
-def torch_call(subs: str, a, b, dtype: str, op: str):
+def torch_call(subs: str, a, b, dtype: str, op: str, into=None):
     """torch.einsum on DLPack views of the cupy arrays (or on torch tensors for bf16).
 
     fp16 -> fp32 (f16f32): torch.einsum in fp16 (fp32 accumulation) then a cast of the result.
+    into: an output array in D's layout; the result is then copied into it (torch.einsum returns the
+    layout its GEMM produced, which need not be D's: `same_layout`).
     """
     import torch
 
     ta = a if isinstance(a, torch.Tensor) else torch.from_dlpack(a)
     tb = b if isinstance(b, torch.Tensor) else torch.from_dlpack(b)
+    td = None if into is None else into if isinstance(into, torch.Tensor) else torch.from_dlpack(into)
 
     def call():
         torch_op_inplace(op, ta)
@@ -203,8 +206,16 @@ def torch_call(subs: str, a, b, dtype: str, op: str):
         torch_op_inplace(op, r)
         if dtype == "f16f32":
             r = r.float()
+        if td is not None:
+            return td.copy_(r)
         return r
     return call
+
+
+def same_layout(r, d) -> bool:
+    """Whether torch tensor `r` has the strides (in elements) of array `d` along every axis longer than 1."""
+    dst = [s // d.itemsize for s in d.strides] if hasattr(d, "strides") else list(d.stride())  # (numpy/cupy, torch)
+    return all(n <= 1 or int(x) == int(y) for n, x, y in zip(r.shape, r.stride(), dst, strict=True))
 
 
 def cutensor_call(modes: tuple[str, str, str], a, b, c, dtype: str, op: str, algo: int):

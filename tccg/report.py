@@ -43,7 +43,7 @@ COLUMNS = (
     "gettpy_gflops", "gettpy_gbs", "gettpy_over_floor", "speedup_vs_cutensor", "speedup_vs_cutensor_best",
     "speedup_vs_torch", "speedup_vs_cupy",
     "cutensor_best_algo", "cutensor_err", "torch_err", "cupy_err", "gettpy_how", "n_sets",
-    "pad_gettpy_ms", "pad_ms", "unpad_ms", "heuristic_ms", "tune_s", "note", "error",
+    "pad_gettpy_ms", "pad_ms", "unpad_ms", "heuristic_ms", "tune_s", "torch_into_ms", "note", "error",
 )
 
 
@@ -259,6 +259,17 @@ def summarize(rows: Sequence[dict]) -> list[str]:
             g, n = geomean(vals), sum(1 for v in vals if v is not None)
             tf.append(f"{label} {g:.2f}" if n else f"{label} -")
         parts.append("  geomean time/floor: " + ", ".join(tf))
+        slower = []
+        for r in good:
+            peer = [r.get(k) for k in ("cutensor_ms", "torch_ms") if _usable(r.get(k))]
+            if peer and _usable(r.get("gettpy_ms")) and r["gettpy_ms"] > min(peer):
+                slower.append(f"#{r['num']} {r['gettpy_ms'] / min(peer):.3f}x")
+        if any(_usable(r.get(k)) for r in good for k in ("cutensor_ms", "torch_ms")):
+            parts.append("  slower than the faster of cuTENSOR and torch.einsum: " + (", ".join(slower) or "none"))
+        moved = [r for r in good if _usable(r.get("torch_into_ms")) and _usable(r.get("torch_ms"))]
+        if moved:
+            parts.append("  torch.einsum results not in D's layout (ms, then with the copy into D): " + ", ".join(
+                f"#{r['num']} {r['torch_ms']:.4f} -> {r['torch_into_ms']:.4f}" for r in moved))
         tuned = [r for r in good if _usable(r.get("heuristic_ms")) and _usable(r.get("gettpy_ms"))]
         if tuned:
             h = geomean(r["heuristic_ms"] / r["gettpy_ms"] for r in tuned)

@@ -198,3 +198,41 @@ def test_plots_from_the_committed_h100_csvs(tmp_path):
     kinds = {Path(p).name.split("_")[0] for p in written}
     assert kinds == {"speedup", "floor", "ops"}
     assert all(Path(p).stat().st_size > 10_000 and Path(p).read_bytes()[:4] == b"\x89PNG" for p in written)
+
+
+def test_same_layout_compares_element_strides():
+    """tccg.peers.same_layout: a torch-like result (shape, stride()) against a numpy array's byte strides,
+    axes of extent 1 ignored (#2 of TCCG: torch.einsum returns b fastest, D is column-major)."""
+    import numpy as np
+
+    from tccg import peers
+
+    class R:  # (what same_layout reads of a torch tensor)
+        def __init__(self, shape, stride):
+            self.shape, self._stride = shape, stride
+
+        def stride(self):
+            return self._stride
+
+    d = np.empty((312, 24, 296), dtype=np.float16, order="F")  # strides (1, 312, 7488) elements
+    assert peers.same_layout(R((312, 24, 296), (1, 312, 7488)), d)
+    assert not peers.same_layout(R((312, 24, 296), (7104, 1, 24)), d)
+    e = np.empty((5, 1, 3), dtype=np.float32, order="F")
+    assert peers.same_layout(R((5, 1, 3), (1, 99, 5)), e)  # (the extent-1 axis's stride does not matter)
+    assert peers.same_layout(R((5, 1, 3), (1, 99, 5)), R((5, 1, 3), (1, 5, 5)))
+
+
+def test_summary_lists_cases_slower_than_the_faster_peer():
+    """report.summarize: the cases slower than min(cuTENSOR, torch), and torch's results moved into D."""
+    base = {"dtype": "f16", "order": "F", "ops": "none", "ok": True, "floor_ms": 1.0, "flops": 1e9, "bytes": 1e6}
+    rows = [dict(base, num=1, gettpy_ms=2.0, cutensor_ms=3.0, torch_ms=1.6),  # 1.25x the faster (torch)
+            dict(base, num=2, gettpy_ms=2.0, cutensor_ms=2.5, torch_ms=None),
+            dict(base, num=3, gettpy_ms=1.0, cutensor_ms=0.8, torch_ms=0.9, torch_into_ms=1.4)]
+    rows = [report.derived(r) for r in rows]
+    text = "\n".join(report.summarize(rows))
+    assert "slower than the faster of cuTENSOR and torch.einsum: #1 1.250x, #3 1.250x" in text
+    assert "#3 0.9000 -> 1.4000" in text
+    assert "slower than" in "\n".join(report.summarize([report.derived(dict(base, num=4, gettpy_ms=1.0,
+                                                                               cutensor_ms=2.0, torch_ms=3.0))]))
+    assert ": none" in "\n".join(report.summarize([report.derived(dict(base, num=4, gettpy_ms=1.0,
+                                                                          cutensor_ms=2.0, torch_ms=3.0))]))
