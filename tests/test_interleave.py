@@ -114,3 +114,16 @@ def test_short_output_run_continues_in_the_other_set():
     assert any(s[0] == "b" for s in kernel_sets) and any(s[0] == "a" for s in kernel_sets)
     # a long run (a = 96 elements, 192 bytes >= SHORT_RUN_BYTES) does not continue
     assert output_leads(("d", "e", "b"), ("a", "c", "f"), d, dict(ext, a=96)) == (None, "a")
+
+
+def test_a_cut_that_does_not_divide_its_mode_is_refused():
+    """A forced partition (the tuner's database, tccg probes) whose interleave cut does not divide the mode
+    would drop coordinates (TCCG #2: a = 312 cut by 16 planned 19 * 16 * 296 = 89984 of 92352 columns):
+    make_plan raises, naming the mode; a dividing cut plans every column."""
+    from gettpy.plan.partition import Partition
+
+    p = _problem("abc-dca-bd", {"a": 312, "b": 24, "c": 296, "d": 312})
+    with pytest.raises(ValueError, match=r"split_n=16 .* 312 of mode 'a'"):
+        make_plan(p, Partition(("b",), ("a", "c"), ("d",), (), True, 0, 16))
+    plan = make_plan(p, Partition(("b",), ("a", "c"), ("d",), (), True, 0, 8))
+    assert plan.N == 92352 and plan.layout_d.dim("n").extent == 92352

@@ -124,6 +124,9 @@ def split_modes(part: Partition, ext: dict[str, int]):
     out, cuts = {}, []
     for name, order, lo in (("m", part.m, part.split_m), ("n", part.n, part.split_n)):
         x = order[0] if order else None
+        if lo and (lo < 0 or ext[x] % lo):
+            raise ValueError(f"Partition: split_{name}={lo} does not divide the extent {ext[x]} of mode {x!r} "
+                             f"(the interleaved mode is cut into {lo} x {ext[x]} / {lo})")
         if lo and ext[x] > lo:
             out[name] = (x, order[1], x + "^") + order[2:]
             cuts.append((x, lo))
