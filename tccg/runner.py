@@ -467,7 +467,7 @@ def _time_peers(gpu: _Gpu, case: Case, subs, sets, outs, dtype, op, verify, row,
             r = peers.torch_call(subs, sets[0][0], sets[0][1], dtype, "none")()
             if not peers.same_layout(r, outs[0]):
                 # (torch_ms times a result in the layout torch's GEMM produced; gettpy writes D's)
-                calls = [peers.torch_call(subs, a, b, dtype, op, into=d) for (a, b), d in zip(sets, outs, strict=False)]
+                calls = [peers.torch_call(subs, a, b, dtype, op, into=d) for (a, b), d in zip(sets, outs, strict=True)]
                 row["torch_into_ms"], _, _ = timing.time_torch(calls, reps=args.reps)
                 notes.append(f"torch.einsum's result has strides {tuple(r.stride())}, not D's: torch_into_ms adds "
                              f"its copy into D")

@@ -303,7 +303,7 @@ def _kmajor_lines(tile: TileConfig, plan: Plan) -> TileConfig:
         ("n", plan.layout_b, plan.kernel_b.dtype, tile.bn)
     bk = 32 if simt else 64
     op = input_spec(wide[1], wide[0], wide[2], wide[3], bk)
-    if not (op.kmajor and op.vec * ITEMSIZE[wide[2]] == 16):
+    if not (op.kmajor and op.vec * ITEMSIZE[wide[2]] == 16) or simt and wide[2] != "f32":  # (measured on f32)
         return tile
     if simt:
         return dataclasses.replace(tile, bm=32 if tile.bm < tile.bn else 128, bn=32 if tile.bn < tile.bm else 128,
