@@ -236,7 +236,7 @@ def test_random_odd(seed, dts, rng):
 
 @pytest.mark.parametrize("dt", ["f16", "f32", "f64", "bf16"])
 @pytest.mark.parametrize("mnk", [(1, 1, 1), (1, 37, 5), (37, 1, 5), (129, 131, 67), (16, 16, 16), (128, 128, 64),
-                                 (7, 300, 1), (300, 7, 3), (64, 64, 0)])
+                                 (7, 300, 1), (300, 7, 3), (64, 64, 0), (2000, 24, 48), (24, 2000, 48)])
 def test_gemm_shapes(mnk, dt, rng):
     M, N, K = mnk
     dt_out = dt

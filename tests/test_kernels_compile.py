@@ -191,6 +191,9 @@ def test_tile_heuristic():
     assert not choose_tile(5184, 5184, 5184, dtype="f32", compute="tf32").wgmma  # tf32 stays on mma.sync
     assert not choose_tile(92352, 296, 48, dtype="f16").wgmma
     assert choose_tile(92352, 296, 48, dtype="f16").bk == 32
+    t = choose_tile(2359296, 24, 48, dtype="f16")  # a narrow tile over K = 48: one k-tile of 48, 2 stages
+    assert (t.bm, t.bn, t.bk, t.stages, t.wgmma) == (256, 32, 48, 2, False)
+    assert choose_tile(2359296, 24, 32, dtype="f16").bk == 32 and choose_tile(2359296, 24, 72, dtype="f16").bk == 32
     assert choose_tile(5184, 5184, 5184, dtype="f32").tm > 0
     t = choose_tile(6144, 6144, 24, dtype="f32")  # f32, short K (ccsd_t): 64x64 tiles, 3 k-tiles of 8
     assert (t.bm, t.bn, t.bk, t.stages, t.tm, t.tn) == (64, 64, 8, 4, 4, 4)  # (4 stages: every load at once)

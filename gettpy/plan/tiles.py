@@ -194,6 +194,11 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
             # chose it for the memory-bound #10, #11, #15, #17 too (K = 72..312; results/v4_h100/tune)
             return TileConfig(128, 128, 32 if tf32 else 64, 3, wm=64, wn=64)  # (tf32: 4-byte elements)
         bk = 16 if K <= 16 else 32
+        if min(bm, bn) <= 32 and 32 < K < 64 and K % 16 == 0:
+            # a narrow tile over a short K that bk 32 would cut into 1.5 k-tiles (#7: K = 48): one k-tile of
+            # K, each row of the inputs read whole, none zero-filled (tccg/tile_probe.py on the H100,
+            # results/v11_h100/call10/: #7 0.236 -> 0.196 ms; bk 16, three k-tiles, 0.216)
+            bk = K
         kt = max(1, math.ceil(K / bk))
         stages = max(2, min(4, kt))
         return TileConfig(bm, bn, bk, stages, wm=x, wn=y)
