@@ -194,6 +194,29 @@ def test_tile_heuristic():
     t = choose_tile(2359296, 24, 48, dtype="f16")  # a narrow tile over K = 48: one k-tile of 48, 2 stages
     assert (t.bm, t.bn, t.bk, t.stages, t.wgmma) == (256, 32, 48, 2, False)
     assert choose_tile(2359296, 24, 32, dtype="f16").bk == 32 and choose_tile(2359296, 24, 72, dtype="f16").bk == 32
+    # (not for scalar reads: 48 k per copy row would exceed the loader's 32 copies per thread)
+    assert choose_tile(2359296, 24, 48, dtype="f16", vec_a=1).bk == 32
+    assert choose_tile(2000, 24, 48, dtype="f32", compute="tf32").bk == 32
+
+
+@pytest.mark.parametrize("dtype,compute,sa,sb", [
+    ("f32", "tf32", (1, 2000), (1, 24)),  # tf32: m/n-major inputs are read element by element
+    ("f16", "f32", (2, 4000), (3, 72)),  # gathered inputs (no unit stride)
+    ("f16", "f32", (48, 1), (48, 1)),  # k-major vectors: one k-tile of 48
+])
+def test_narrow_k48_tiles_compile(dtype, compute, sa, sb):
+    """The heuristic tile of a narrow GEMM over K = 48 compiles for every way its inputs are read (the
+    bk = K tile only where both are read in vectors)."""
+    from gettpy.plan import ContractionProblem, TensorInfo, make_plan
+    from gettpy.plan.tiles import kernel_spec
+
+    ext = {"m": 2000, "n": 24, "k": 48}
+    p = ContractionProblem(TensorInfo("A", ("m", "k"), sa, dtype), TensorInfo("B", ("n", "k"), sb, dtype), None,
+                           TensorInfo("D", ("m", "n"), (1, 2000), "f32" if compute == "tf32" else dtype),
+                           tuple(sorted(ext.items())), compute)
+    spec = kernel_spec(make_plan(p), False)
+    B.build(spec, "sm_90")  # (raises KernelError if NVRTC rejects it)
+    assert spec.tile.bk == (48 if sa == (48, 1) else 32)
     assert choose_tile(5184, 5184, 5184, dtype="f32").tm > 0
     t = choose_tile(6144, 6144, 24, dtype="f32")  # f32, short K (ccsd_t): 64x64 tiles, 3 k-tiles of 8
     assert (t.bm, t.bn, t.bk, t.stages, t.tm, t.tn) == (64, 64, 8, 4, 4, 4)  # (4 stages: every load at once)

@@ -194,10 +194,12 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
             # chose it for the memory-bound #10, #11, #15, #17 too (K = 72..312; results/v4_h100/tune)
             return TileConfig(128, 128, 32 if tf32 else 64, 3, wm=64, wn=64)  # (tf32: 4-byte elements)
         bk = 16 if K <= 16 else 32
-        if min(bm, bn) <= 32 and 32 < K < 64 and K % 16 == 0:
+        if min(bm, bn) <= 32 and 32 < K < 64 and K % 16 == 0 and min(vec_a, vec_b) >= 2 and not tf32:
             # a narrow tile over a short K that bk 32 would cut into 1.5 k-tiles (#7: K = 48): one k-tile of
             # K, each row of the inputs read whole, none zero-filled (tccg/tile_probe.py on the H100,
-            # results/v11_h100/call10/: #7 0.236 -> 0.196 ms; bk 16, three k-tiles, 0.216)
+            # results/v11_h100/call10/: #7 0.236 -> 0.196 ms; bk 16, three k-tiles, 0.216). Vector reads
+            # only: scalar gathers (and tf32's element-wise m/n-major loads) of 48 k would exceed the
+            # loader's 32 copies per thread
             bk = K
         kt = max(1, math.ceil(K / bk))
         stages = max(2, min(4, kt))
@@ -300,7 +302,7 @@ def _kmajor_lines(tile: TileConfig, plan: Plan) -> TileConfig:
     4 x 4 threads, the narrow side padded to 32 (results/v11_h100/call3/, call4/: #2 77.4 -> 69.9 us end to
     end; 24 x 128 x 32 and 32 x 128 x 16 alone no faster; #1, wide input mn-major, 73.2 -> 75.8, so not
     there)."""
-    simt = not tile.mma and tile.bk == 16 and plan.K >= 256 and 16 < min(tile.bm, tile.bn) <= 32 \
+    simt = not tile.mma and tile.bk == 16 and plan.K >= 256 and 16 < min(tile.bm, tile.bn) < 32 \
         and max(tile.bm, tile.bn) == 128 and plan.problem.compute == "f32"
     if not simt and (not tile.mma or tile.wgmma or tile.bk != 32 or plan.K < 128 or min(tile.bm, tile.bn) > 32):
         return tile
