@@ -33,7 +33,8 @@ def parse_tile(text: str):
     then `p` for a persistent tile, `x` for a warp-specialised (wgmma) one, `t` for one fed by TMA."""
     from gettpy.kernels.spec import TileConfig
 
-    m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)([pxt]?)(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?", text.strip())
+    m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)([pxt]?)(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?",
+                     text.strip())
     if not m:
         raise SystemExit(f"--tiles: cannot read {text!r} (want BMxBNxBK/STAGES@WMxWN, optional w or s suffix, "
                          f"optional p (persistent), x (warp-specialised) or t (TMA), optional :gN for N tile rows per "
@@ -119,7 +120,8 @@ def main(argv=None) -> int:
                 mark = "*" if i == 0 else " "
                 pers = "p" if tile.persistent else "t" if tile.tma else "x" if tile.ws else " "
                 print(f"{case.num:2d} {mark} {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages}{pers} {spec.path:5s} "
-                      f"warp {tile.wm or tile.tm}x{tile.wn or tile.tn} g{tile.group_m} b{tile.min_blocks} k{tile.sk_ctas} "
+                      f"warp {tile.wm or tile.tm}x{tile.wn or tile.tn} g{tile.group_m} b{tile.min_blocks} "
+                      f"k{tile.sk_ctas} "
                       f"{ms:8.4f} ms {tf:6.1f} TFLOP/s err {err:.1e}{'  WRONG' if not err < 1e-2 else ''}")
             except Exception as e:  # noqa: BLE001 - report and go on
                 print(f"{case.num:2d}   {tile}: {type(e).__name__}: {str(e)[:150]}")

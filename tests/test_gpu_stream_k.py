@@ -68,8 +68,8 @@ def test_stream_k_deterministic(rng):
     import cupy as cp
 
     from gettpy.backends import gpu
-    from gettpy.plan.problem import ContractionProblem, TensorInfo
     from gettpy.plan.plan import make_plan
+    from gettpy.plan.problem import ContractionProblem, TensorInfo
     from gettpy.plan.tiles import kernel_spec
 
     m, n, k = 640, 520, 3000

@@ -571,8 +571,9 @@ def test_tma_geometry(modes_a, strides_a, batch, want):
 
 def test_stream_k_heuristic():
     """Stream-K where a compute-bound simt grid ends in a partial wave: #20 f32 at TCCG's size (3321 tiles of
-    128 x 64 on 132 SMs x 3, 8.4 waves) deals its last 3321 % 396 + 396 tiles out to 396 CTAs; tensor-core tiles, and simt shapes
-    whose waves are nearly full or whose K is short (#15: 20 k-tiles), keep one CTA per tile."""
+    128 x 64 on 132 SMs x 3, 8.4 waves) deals its last 3321 % 396 + 396 tiles out to 396 CTAs; tensor-core
+    tiles, and simt shapes whose waves are nearly full or whose K is short (#15: 20 k-tiles), keep one CTA
+    per tile."""
     import math
 
     from gettpy.plan.tiles import SK_MIN_KTILES, SK_WAVE_FILL

@@ -144,7 +144,8 @@ def test_split_k_on_the_f32_short_side_tile():
     s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3]), "f32"))
     assert s.split_mode == "c" + sched.SPLIT_SUFFIX and s.core.batch == 74
     tile = kernel_spec(s.core, False).tile
-    assert (tile.bm, tile.bn, tile.tm, tile.tn, tile.min_blocks, tile.mma, tile.sk_ctas) == (64, 64, 8, 8, 6, False, 792)
+    assert (tile.bm, tile.bn, tile.tm, tile.tn, tile.min_blocks, tile.mma, tile.sk_ctas) == \
+        (64, 64, 8, 8, 6, False, 792)
     row = TCCG48[14 - 1]
     s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3]), "f32"))
     assert s.split_mode == "c" + sched.SPLIT_SUFFIX and s.core.batch == 52

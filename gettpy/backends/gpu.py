@@ -25,7 +25,8 @@ from ..plan.tiles import SM_COUNT, kernel_spec
 
 _SPECS: dict = {}
 _SPECS_BY_ID: dict = {}
-_FUNCS_BY_ID: dict = {}  # (id(spec), device) -> (spec, loaded function): skips hashing the spec per call
+_FUNCS_BY_ID: dict = {}  # (id(spec), device) -> (spec, loaded function, grid, workspace and flag bytes):
+#   skips hashing the spec and re-deriving its launch figures per call
 _SM: dict = {}
 
 
@@ -133,25 +134,26 @@ def launch(spec: KernelSpec, a_ptr: int, b_ptr: int, c_ptr: int, d_ptr: int, alp
         return
     import cupy
 
-    if spec.grid > 2**31 - 1:
-        raise KernelError(f"{spec.grid} CTAs exceed the grid limit; the contraction is too large for one launch")
     dev = cupy.cuda.runtime.getDevice()
     hit = _FUNCS_BY_ID.get((id(spec), dev))
     if hit is not None and hit[0] is spec:
-        f, grid = hit[1], hit[2]
+        _, f, grid, ws_bytes, flag_bytes = hit
     else:
+        if spec.grid > 2**31 - 1:
+            raise KernelError(f"{spec.grid} CTAs exceed the grid limit; the contraction is too large for one launch")
         f = get_function(spec)
         grid = launch_grid(spec, f)
+        ws_bytes, flag_bytes = spec.workspace_bytes, spec.sk_flag_bytes
         if len(_FUNCS_BY_ID) > 4096:
             _FUNCS_BY_ID.clear()
-        _FUNCS_BY_ID[(id(spec), dev)] = (spec, f, grid)
+        _FUNCS_BY_ID[(id(spec), dev)] = (spec, f, grid, ws_bytes, flag_bytes)
     if stream is None:
         stream = cupy.cuda.get_current_stream()
     ws, buf = 0, None  # (buf: the workspace block, held until the launch is queued, then freed in stream order)
-    if spec.workspace_bytes:  # (stream-K: counters zeroed, then the partial tiles)
+    if ws_bytes:  # (stream-K: counters zeroed, then the partial tiles)
         with stream:
-            buf = cupy.empty(spec.workspace_bytes, dtype=cupy.uint8)
-        cupy.cuda.runtime.memsetAsync(buf.data.ptr, 0, spec.sk_flag_bytes, stream.ptr)
+            buf = cupy.empty(ws_bytes, dtype=cupy.uint8)
+        cupy.cuda.runtime.memsetAsync(buf.data.ptr, 0, flag_bytes, stream.ptr)
         ws = buf.data.ptr
     fast = _launcher(spec, f, dev, grid)
     if fast is not None and fast(a_ptr, b_ptr, c_ptr, d_ptr, alpha, beta, stream.ptr, ws):
@@ -161,7 +163,7 @@ def launch(spec: KernelSpec, a_ptr: int, b_ptr: int, c_ptr: int, d_ptr: int, alp
                           f"or is missing")
     acc = np.float64 if spec.compute == "f64" else np.float32
     args = (np.uint64(a_ptr), np.uint64(b_ptr), np.uint64(c_ptr), np.uint64(d_ptr), acc(alpha), acc(beta))
-    if spec.workspace_bytes:
+    if ws_bytes:
         args += (np.uint64(ws),)
     f((grid, 1, 1), (spec.tile.threads, 1, 1), args, shared_mem=spec.smem_bytes, stream=stream)
 
@@ -190,7 +192,7 @@ def _cu_launch():
 class _Launcher:
     """One kernel's launch with its parameter block (A, B, C, D pointers, alpha, beta) kept in ctypes."""
 
-    __slots__ = ("fn", "func", "grid", "threads", "smem", "vals", "params", "spec", "tma", "tma_ptrs")
+    __slots__ = ("fn", "func", "grid", "threads", "smem", "vals", "params", "spec", "tma", "tma_ptrs", "has_ws")
 
     def __init__(self, fn, spec: KernelSpec, func_ptr: int, grid: int):
         acc = ctypes.c_double if spec.compute == "f64" else ctypes.c_float
@@ -198,7 +200,8 @@ class _Launcher:
         self.grid, self.threads, self.smem = grid, spec.tile.threads, spec.smem_bytes
         self.vals = (ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), acc(), acc())
         self.tma, self.tma_ptrs = None, (None, None)
-        if spec.workspace_bytes:  # (stream-K: the workspace follows beta)
+        self.has_ws = spec.workspace_bytes > 0
+        if self.has_ws:  # (stream-K: the workspace follows beta)
             self.vals += (ctypes.c_uint64(),)
         if spec.tile.tma:  # (the two tensor maps follow beta, re-encoded when a data pointer changes)
             from ..kernels.tma import geometry
@@ -213,7 +216,7 @@ class _Launcher:
         v = self.vals
         v[0].value, v[1].value, v[2].value, v[3].value = a, b, c, d
         v[4].value, v[5].value = alpha, beta
-        if self.spec.workspace_bytes:  # (parameter 6: no stream-K tile takes tensor maps)
+        if self.has_ws:  # (parameter 6: no stream-K tile takes tensor maps)
             v[6].value = ws
         if self.tma is not None and self.tma_ptrs != (a, b):
             from ..kernels.tma import encode

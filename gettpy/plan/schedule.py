@@ -298,9 +298,7 @@ def _simt_slices(plan: Plan, tiles, sm_count: int, ext, splits=None):
         best = min(map(time_us, cands))
         (t, _), (mode, s) = min((c for c in cands if time_us(c) <= SPLIT_TOLERANCE * best),
                                 key=lambda c: (c[1][1], time_us(c)))
-    if per(t) * s >= SPLIT_SK_MIN_WAVES * sm_count * max(1, t.min_blocks):
-        t = _stream_k(t, plan.M, plan.N, plan.K // s, plan.batch * s, sm_count)
-    return mode, s, t
+    return mode, s, _stream_k(t, plan.M, plan.N, plan.K // s, plan.batch * s, sm_count, SPLIT_SK_MIN_WAVES)
 
 
 def _split_factor(plan: Plan, sm_count: int, ext):

@@ -380,18 +380,20 @@ def _min_blocks(tile: TileConfig, a: OperandSpec, b: OperandSpec, heavy: bool = 
     return dataclasses.replace(tile, min_blocks=n) if n else tile
 
 
-def _stream_k(tile: TileConfig, M: int, N: int, K: int, batch: int, sm_count: int) -> TileConfig:
-    """A heuristic simt tile of a compute-bound shape (the caller's test) with stream-K CTAs (TileConfig.sk_ctas: one per CTA slot of the device,
-    sm_count x min_blocks) where the compute-bound grid ends in a partial wave (its waves less than
-    SK_WAVE_FILL full on average: #20's 3321 tiles of 128 x 64 on 396 slots are 8.39 waves, 93%; on the
-    H100 5.91 -> 5.75 ms, results/v10_h100/call9/probe_f32_sk.txt; #12's 8.18 waves are within noise,
-    5.43 -> 5.48). Not for the TMA warp-specialised tensor-core tiles: measured slower there
-    (results/v10_h100/call8/, call11/)."""
+def _stream_k(tile: TileConfig, M: int, N: int, K: int, batch: int, sm_count: int,
+              min_waves: float = 1) -> TileConfig:
+    """A heuristic simt tile of a compute-bound shape (the caller's test) with stream-K CTAs
+    (TileConfig.sk_ctas: one per CTA slot of the device, sm_count x min_blocks) where the grid has at
+    least `min_waves` waves of those slots and ends in a partial one (its waves less than SK_WAVE_FILL
+    full on average: #20's 3321 tiles of 128 x 64 on 396 slots are 8.39 waves, 93%; on the H100 5.91 ->
+    5.75 ms, results/v10_h100/call9/probe_f32_sk.txt; #12's 8.18 waves are within noise, 5.43 -> 5.48).
+    Not for the TMA warp-specialised tensor-core tiles: measured slower there (results/v10_h100/call8/,
+    call11/)."""
     if tile.mma or tile.persistent or math.ceil(K / tile.bk) < SK_MIN_KTILES:
         return tile
     slots = sm_count * tile.min_blocks
     nt = math.ceil(M / tile.bm) * math.ceil(N / tile.bn) * batch
-    if nt < slots or nt / (math.ceil(nt / slots) * slots) >= SK_WAVE_FILL:
+    if nt < max(1, min_waves) * slots or nt / (math.ceil(nt / slots) * slots) >= SK_WAVE_FILL:
         return tile
     return dataclasses.replace(tile, sk_ctas=slots)
 
