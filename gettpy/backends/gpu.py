@@ -200,15 +200,15 @@ class _Launcher:
         self.grid, self.threads, self.smem = grid, spec.tile.threads, spec.smem_bytes
         self.vals = (ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), acc(), acc())
         self.tma, self.tma_ptrs = None, (None, None)
-        self.has_ws = spec.workspace_bytes > 0
-        if self.has_ws:  # (stream-K: the workspace follows beta)
-            self.vals += (ctypes.c_uint64(),)
         if spec.tile.tma:  # (the two tensor maps follow beta, re-encoded when a data pointer changes)
             from ..kernels.tma import geometry
 
             t = spec.tile
             self.tma = (geometry(spec.a, t.bm, t.bk, spec.batch), geometry(spec.b, t.bn, t.bk, spec.batch))
             self.vals += ((ctypes.c_ubyte * 128)(), (ctypes.c_ubyte * 128)())
+        self.has_ws = spec.workspace_bytes > 0
+        if self.has_ws:  # (stream-K: the workspace comes last)
+            self.vals += (ctypes.c_uint64(),)
         self.params = (ctypes.c_void_p * len(self.vals))(
             *(ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in self.vals))
 
@@ -216,8 +216,8 @@ class _Launcher:
         v = self.vals
         v[0].value, v[1].value, v[2].value, v[3].value = a, b, c, d
         v[4].value, v[5].value = alpha, beta
-        if self.has_ws:  # (parameter 6: no stream-K tile takes tensor maps)
-            v[6].value = ws
+        if self.has_ws:
+            v[-1].value = ws
         if self.tma is not None and self.tma_ptrs != (a, b):
             from ..kernels.tma import encode
 

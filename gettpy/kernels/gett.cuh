@@ -89,6 +89,7 @@ struct alignas(sizeof(T) * V) Pack { T e[V]; };
 
 template <bool B, class T, class F> struct Cond { using type = T; };
 template <class T, class F> struct Cond<false, T, F> { using type = F; };
+template <int V> struct IntC { static constexpr int value = V; };
 
 // V contiguous values from shared memory at p (aligned to MAXV * sizeof(T) or to 16 bytes), in loads
 // of up to MAXV values and 16 bytes
@@ -473,8 +474,8 @@ struct Gett {
   static constexpr bool SK = SK_CTAS > 0;
   static constexpr long long DP_TILES = TILES * BATCH - SK_TILES, SK_ITERS = SK_TILES * KTILES;
   static constexpr int SK_FLAG_BYTES = Cfg::SK_FLAG_BYTES;
-  static_assert(!SK || (!Cfg::PERSIST && !Cfg::WS && Cfg::SR::kStandard && SK_TILES > 0 && KTILES > 0),
-                "stream-K: tiles that are not persistent or warp-specialised, the ordinary sum");
+  static_assert(!SK || (!Cfg::PERSIST && Cfg::SR::kStandard && SK_TILES > 0 && KTILES > 0),
+                "stream-K: tiles that are not persistent, the ordinary sum");
   static constexpr bool NO_PARTIAL = FULL_M && FULL_N && FULL_K;  // the "no partial tiles" specialisation
   static_assert(STAGES >= 2, "the pipeline needs at least two stages");
   // wgmma with >= 4 stages keeps one batch of wgmmas in flight across the next iteration's barrier;
@@ -495,7 +496,7 @@ struct Gett {
   using LB = TileLoader<TB, BN, BK, Cfg::B_VEC, Cfg::B_KMAJOR, LTHREADS, N, K, typename Cfg::MapBn,
                         typename Cfg::MapBk, I, U, Cfg::B_VS, WG>;
   static_assert(Cfg::TMA_RANK == 0 || WS, "TMA boxes feed warp-specialised tiles");
-  static_assert(!WS || (WG && !Cfg::PERSIST && MW % 64 == 0 && LA::ASYNC && LB::ASYNC && Cfg::OpA::kIdentity &&
+  static_assert(!WS || (WG && !Cfg::PERSIST && MW % 64 == 0 && MW <= 128 && LA::ASYNC && LB::ASYNC && Cfg::OpA::kIdentity &&
                         Cfg::OpB::kIdentity), "warp-specialised tiles: wgmma, not persistent, whole 64-row "
                 "blocks per computing warpgroup, cp.async copies, no op on A or B (applied in a pack instead)");
   __host__ __device__ static constexpr int round16(int x) { return (x + 15) / 16 * 16; }
@@ -636,31 +637,38 @@ struct Gett {
     long long cta, tile, kb, ke;
     void* ws;
   };
-  __device__ __forceinline__ static long long sk_begin(long long c) { return c * SK_ITERS / SK_CTAS; }
+  __device__ __forceinline__ static long long sk_begin(long long c) {
+    if constexpr (SK) return c * SK_ITERS / SK_CTAS;
+    else return 0;
+  }
   // the CTA whose share holds iteration `it` (the largest c with sk_begin(c) <= it)
-  __device__ __forceinline__ static long long sk_cta_of(long long it) { return ((it + 1) * SK_CTAS - 1) / SK_ITERS; }
+  __device__ __forceinline__ static long long sk_cta_of(long long it) {
+    if constexpr (SK) return ((it + 1) * SK_CTAS - 1) / SK_ITERS;
+    else return 0;
+  }
   __device__ __forceinline__ static long long sk_slot(long long c, long long t0) {
     return c * 2 + (sk_begin(c) > t0 ? 0 : 1);  // (a share starting inside the tile is the CTA's first)
   }
   // after a share's k-loop: a whole tile goes on to its epilogue; a cut one is written to the CTA's slot,
   // and the CTA that arrives last at the tile's counter sums every share in CTA order (the same sum
   // whichever arrives last: deterministic) and goes on to the epilogue; the others stop here
+  // (ct: the thread's index among the ETHREADS computing threads, which alone take part)
   template <int R>
-  __device__ static bool sk_fixup(TAcc (&acc)[R], const Piece& p, int tid) {
+  __device__ static bool sk_fixup(TAcc (&acc)[R], const Piece& p, int ct) {
     if (p.kb == 0 && p.ke == KTILES) return true;
     unsigned* flags = reinterpret_cast<unsigned*>(p.ws);
     TAcc* parts = reinterpret_cast<TAcc*>(reinterpret_cast<unsigned char*>(p.ws) + SK_FLAG_BYTES);
-    constexpr long long SLOT = (long long)R * THREADS;
+    constexpr long long SLOT = (long long)R * ETHREADS;
     const long long t0 = p.tile * KTILES;
     TAcc* mine = parts + sk_slot(p.cta, t0) * SLOT;
 #pragma unroll
-    for (int i = 0; i < R; ++i) mine[i * THREADS + tid] = acc[i];
+    for (int i = 0; i < R; ++i) mine[i * ETHREADS + ct] = acc[i];
     __threadfence();
     __shared__ unsigned last;
-    __syncthreads();
+    sync_compute();
     const long long c_lo = sk_cta_of(t0), c_hi = sk_cta_of(t0 + KTILES - 1);
-    if (tid == 0) last = atomicAdd(&flags[p.tile], 1u) == unsigned(c_hi - c_lo);
-    __syncthreads();
+    if (ct == 0) last = atomicAdd(&flags[p.tile], 1u) == unsigned(c_hi - c_lo);
+    sync_compute();
     if (!last) return false;
     __threadfence();
 #pragma unroll
@@ -669,7 +677,7 @@ struct Gett {
     for (long long c = c_lo; c <= c_hi; ++c) {
       const TAcc* src = parts + sk_slot(c, t0) * SLOT;
 #pragma unroll
-      for (int i = 0; i < R; ++i) acc[i] += __ldcg(src + i * THREADS + tid);
+      for (int i = 0; i < R; ++i) acc[i] += __ldcg(src + i * ETHREADS + ct);
     }
     return true;
   }
@@ -698,38 +706,51 @@ struct Gett {
         }
       }
       __syncthreads();
-      U bz, m0, n0;
-      tile_coords(U(blockIdx.x), bz, m0, n0);
-      if (tid < 128) {
-        // (1') the loading warpgroup: k-tile kt into stage kt % STAGES once the wgmmas of k-tile
-        //      kt - STAGES released it; the copies arrive on the stage's full barrier as they land
-        const TA* Ab;
-        const TB* Bb;
-        LA la;
-        LB lb;
-        start_tile(U(blockIdx.x), A, B, tid, bz, m0, n0, Ab, Bb, la, lb);
-#pragma unroll 1
-        for (long long kt = 0; kt < KTILES; ++kt) {
-          const int s = int(kt % STAGES);
-          if (kt >= STAGES) mbar_wait(&bars[STAGES + s], unsigned((kt / STAGES - 1) & 1));
-          if constexpr (Cfg::TMA_RANK > 0) {  // (the whole stage in a few boxes, from one thread)
-            if (tid == 0) {
-              mbar_expect_tx(&bars[s], LA::TX_BYTES + LB::TX_BYTES);
-              LA::template tma<Cfg::TMA_RANK>(stA(s), tmA, &bars[s], m0, U(kt) * U(BK), bz);
-              LB::template tma<Cfg::TMA_RANK>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz);
-            }
-          } else {
-            la.load(stA(s), Ab, tid, U(kt) * U(BK));
-            lb.load(stB(s), Bb, tid, U(kt) * U(BK));
-          }
-          cp_async_mbar_arrive(&bars[s]);
-        }
-        cp_async_wait_all();
-        return;
-      }
+      // the CTA's work: its tile whole, or (a stream-K CTA) its shares of one to three tiles in order;
+      // kstep: k-tiles through the stage ring so far (both sides count it alike across the shares)
+      const bool sk_cta = SK && U(blockIdx.x) >= U(DP_TILES);
+      const long long c = (long long)blockIdx.x - DP_TILES, end = sk_cta ? sk_begin(c + 1) : KTILES;
       long long kstep = 0;
-      auto no_loads = [](int, long long) {};
-      tile_body(C, D, alpha, beta, smem, stA, stB, no_loads, kstep, bz, m0, n0, bars);
+#pragma unroll 1
+      for (long long it = sk_cta ? sk_begin(c) : 0; it < end;) {
+        Piece p{c, it / KTILES, it % KTILES, KTILES, ws};
+        if (sk_cta) p.ke = p.kb + (end - it) < KTILES ? p.kb + (end - it) : KTILES;
+        const U g = sk_cta ? U(DP_TILES + p.tile) : U(blockIdx.x);
+        U bz, m0, n0;
+        tile_coords(g, bz, m0, n0);
+        if (tid < 128) {
+          // (1') the loading warpgroup: k-tile kt into stage q % STAGES (q = kstep: the ring step) once the
+          //      wgmmas of ring step q - STAGES released it; the copies arrive on the stage's full barrier
+          const TA* Ab;
+          const TB* Bb;
+          LA la;
+          LB lb;
+          start_tile(g, A, B, tid, bz, m0, n0, Ab, Bb, la, lb);
+#pragma unroll 1
+          for (long long kt = p.kb; kt < p.ke; ++kt, ++kstep) {
+            const int s = int(kstep % STAGES);
+            if (kstep >= STAGES) mbar_wait(&bars[STAGES + s], unsigned((kstep / STAGES - 1) & 1));
+            if constexpr (Cfg::TMA_RANK > 0) {  // (the whole stage in a few boxes, from one thread)
+              if (tid == 0) {
+                mbar_expect_tx(&bars[s], LA::TX_BYTES + LB::TX_BYTES);
+                LA::template tma<Cfg::TMA_RANK>(stA(s), tmA, &bars[s], m0, U(kt) * U(BK), bz);
+                LB::template tma<Cfg::TMA_RANK>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz);
+              }
+            } else {
+              la.load(stA(s), Ab, tid, U(kt) * U(BK));
+              lb.load(stB(s), Bb, tid, U(kt) * U(BK));
+            }
+            cp_async_mbar_arrive(&bars[s]);
+          }
+        } else {
+          auto no_loads = [](int, long long) {};
+          tile_body(C, D, alpha, beta, smem, stA, stB, no_loads, kstep, bz, m0, n0, bars, sk_cta ? &p : nullptr);
+        }
+        if (!sk_cta) break;
+        it += p.ke - p.kb;
+        __syncthreads();  // (the epilogue's reads of the pipeline's shared memory before the next share's loads)
+      }
+      if (tid < 128) cp_async_wait_all();
       return;
     }
 
@@ -833,30 +854,59 @@ struct Gett {
     if constexpr (WS) {
       // (2') a computing warpgroup: wait for stage s to land, its MI x BK / 16 wgmmas, then release the
       //      stage of the previous k-tile (whose wgmmas wait_group 1 has seen complete)
+      //      (ring step q = kstep + kt - kbeg: the loaders count the same steps across stream-K shares)
+      //      Its 64-row blocks wholly past M (a partial last tile row) issue no wgmma: the warpgroup's
+      //      first NL blocks are live, the loop is instantiated per NL (no branch among the wgmmas)
       const int crow = ((warp >> 2) - 1) * MW;
-#pragma unroll 1
-      for (long long kt = 0; kt < KTILES; ++kt) {
-        const int s = int(kt % STAGES);
-        mbar_wait(&bars[s], unsigned((kt / STAGES) & 1));
-        // (the loaders' copies are generic-proxy writes; the wgmma reads through the async proxy, as TMA writes)
-        if constexpr (Cfg::TMA_RANK == 0) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-        const TA* As = stA(s);
-        const TB* Bs = stB(s);
-        wg_fence_regs(acc);
-        asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#pragma unroll
-        for (int kk = 0; kk < BK; kk += 16)
-#pragma unroll
-          for (int mi = 0; mi < MI; ++mi)
-            Cfg::Wgmma::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(crow + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
-                            wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
-        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-        asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-        wg_fence_regs(acc);
-        if (kt > 0) mbar_arrive(&bars[STAGES + int((kt - 1) % STAGES)]);
+      long long kbeg = 0, kend = KTILES;
+      if constexpr (SK) {
+        if (piece) kbeg = piece->kb, kend = piece->ke;
       }
-      asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-      wg_fence_regs(acc);
+      auto kloop = [&](auto nl) {
+        constexpr int NL = decltype(nl)::value;
+#pragma unroll 1
+        for (long long kt = kbeg; kt < kend; ++kt) {
+          const long long q = kstep + (kt - kbeg);
+          const int s = int(q % STAGES);
+          mbar_wait(&bars[s], unsigned((q / STAGES) & 1));
+          if constexpr (NL > 0) {
+            // (the loaders' copies are generic-proxy writes; the wgmma reads through the async proxy, as TMA writes)
+            if constexpr (Cfg::TMA_RANK == 0) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+            const TA* As = stA(s);
+            const TB* Bs = stB(s);
+            wg_fence_regs(acc);
+            asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+            for (int kk = 0; kk < BK; kk += 16)
+#pragma unroll
+              for (int mi = 0; mi < NL; ++mi)
+                Cfg::Wgmma::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(crow + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
+                                wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
+            asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+            asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+            wg_fence_regs(acc);
+          }
+          if (kt > kbeg) mbar_arrive(&bars[STAGES + int((q - 1) % STAGES)]);
+        }
+        if constexpr (NL > 0) {
+          asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+          wg_fence_regs(acc);
+        }
+      };
+      if constexpr (FULL_M) {
+        kloop(IntC<MI>{});
+      } else {
+        const long long rest = (M - (long long)m0 - crow + 63) / 64;  // (live blocks of this warpgroup)
+        if (rest >= MI) kloop(IntC<MI>{});
+        else if constexpr (MI == 2) {
+          if (rest == 1) kloop(IntC<1>{});
+          else kloop(IntC<0>{});
+        } else {
+          kloop(IntC<0>{});
+        }
+      }
+      kstep += kend - kbeg;
+      if (SK && kend > kbeg) mbar_arrive(&bars[STAGES + int((kstep - 1) % STAGES)]);  // (the last step's stage)
     } else {
     // (2) main loop over the k-tiles (the pipeline's stages go round across this CTA's tiles: kstep)
     long long kbeg = 0, kend = KTILES;  // (stream-K: a share of the k-tiles)
@@ -957,7 +1007,7 @@ struct Gett {
       sync_compute();
     }  // (persistent: the staging tile is its own; the k-loop's barriers order it after the last tile's reads)
     if constexpr (SK) {
-      if (piece && !sk_fixup(acc, *piece, tid)) return;
+      if (piece && !sk_fixup(acc, *piece, tid - (THREADS - ETHREADS))) return;
     }
 
     // (3) stage the accumulator tile in shared memory, each value at its tile coordinate (the loaders'

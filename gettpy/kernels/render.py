@@ -149,9 +149,10 @@ def render(spec: KernelSpec) -> tuple[str, str]:
     # (TMA tiles take the two tensor maps as __grid_constant__ parameters after beta)
     maps = (",\n     const __grid_constant__ gett::TmaDesc tmA, const __grid_constant__ gett::TmaDesc tmB"
             if spec.tile.tma else "")
-    # (stream-K tiles take their workspace after beta)
+    # (stream-K tiles take their workspace last)
     ws = ",\n     void* __restrict__ ws" if spec.sk_tiles else ""
-    args = ", &tmA, &tmB" if spec.tile.tma else ", nullptr, nullptr, ws" if spec.sk_tiles else ""
+    args = (", &tmA, &tmB" if spec.tile.tma else ", nullptr, nullptr" if spec.sk_tiles else "") + (
+        ", ws" if spec.sk_tiles else "")
     wrapper = (
         f"static_assert(gett::Gett<Cfg>::SMEM_BYTES == {spec.smem_bytes}, \"smem size disagrees with spec.py\");\n"
         f"extern \"C\" __global__ void __launch_bounds__({spec.tile.threads}, {spec.tile.min_blocks})\n"

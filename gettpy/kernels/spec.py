@@ -51,7 +51,12 @@ class TileConfig:
         sk_ctas: stream-K (0 = off): the grid's last tiles (its partial wave plus one full wave of
             sk_ctas tiles, KernelSpec.sk_tiles) are dealt out as equal shares of their k-tiles to sk_ctas
             CTAs (as many as run at once), the tiles cut between CTAs summed through a workspace
-            (KernelSpec.workspace_bytes). Not persistent, not warp-specialised, no semiring.
+            (KernelSpec.workspace_bytes). Not persistent, no semiring.
+        sk_split: with sk_ctas, the aligned form (0 = off): only the grid's last partial wave of sk_ctas
+            tiles runs as shares, each tile cut into sk_split equal k-slices, one CTA each, so that the
+            concurrent CTAs on tiles of one row (column) read the same k-slice of A (B) together and share
+            it in L2 (the shares of the plain form start at every k-offset: on the TMA tiles of #12 / #20
+            that ran 0.45 -> 0.55 ms, results/v10_h100/call8/).
     """
 
     bm: int
@@ -70,6 +75,7 @@ class TileConfig:
     tma: bool = False
     min_blocks: int = 1
     sk_ctas: int = 0
+    sk_split: int = 0
 
     def __post_init__(self):
         if self.stages < 2:
@@ -86,9 +92,10 @@ class TileConfig:
         if not 1 <= self.min_blocks <= 2048 // max(self.threads, 1):
             raise KernelError(f"TileConfig {self}: min_blocks={self.min_blocks} CTAs of {self.threads} threads do "
                               f"not fit on an SM (2048 threads)")
-        if self.sk_ctas < 0 or self.sk_ctas and (self.persistent or self.ws):
-            raise KernelError(f"TileConfig {self}: stream-K needs sk_ctas >= 0 and a tile that is neither "
-                              f"persistent nor warp-specialised")
+        if self.sk_ctas < 0 or self.sk_ctas and self.persistent:
+            raise KernelError(f"TileConfig {self}: stream-K needs sk_ctas >= 0 and a tile that is not persistent")
+        if self.sk_split < 0 or self.sk_split and not self.sk_ctas:
+            raise KernelError(f"TileConfig {self}: sk_split={self.sk_split} needs stream-K (sk_ctas > 0)")
         if self.tma and not self.ws:
             raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
         if self.wgmma:
@@ -268,18 +275,23 @@ class KernelSpec:
     @property
     def sk_tiles(self) -> int:
         """Tiles run as stream-K shares (0 without stream-K): the last partial wave of sk_ctas tiles
-        plus one full wave, or every tile when there are fewer."""
+        plus one full wave, or every tile when there are fewer; with sk_split, the partial wave only."""
         g = self.tile.sk_ctas
         if not g:
             return 0
         nt = self.tiles * self.batch
+        if self.tile.sk_split:
+            return nt % g if nt > g else nt
         return min(nt, nt % g + g)
 
     @property
     def sk_ctas(self) -> int:
         """Stream-K CTAs: the tile's sk_ctas, at most one per k-iteration of the stream-K tiles (so that
-        each has a share; 0 without stream-K)."""
-        return min(self.tile.sk_ctas, self.sk_tiles * -(-self.K // self.tile.bk))
+        each has a share; 0 without stream-K); with sk_split, sk_split per stream-K tile."""
+        kt = -(-self.K // self.tile.bk)
+        if self.tile.sk_split:
+            return self.sk_tiles * min(self.tile.sk_split, kt)
+        return min(self.tile.sk_ctas, self.sk_tiles * kt)
 
     @property
     def grid(self) -> int:
