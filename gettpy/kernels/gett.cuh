@@ -89,7 +89,6 @@ struct alignas(sizeof(T) * V) Pack { T e[V]; };
 
 template <bool B, class T, class F> struct Cond { using type = T; };
 template <class T, class F> struct Cond<false, T, F> { using type = F; };
-template <int V> struct IntC { static constexpr int value = V; };
 
 // V contiguous values from shared memory at p (aligned to MAXV * sizeof(T) or to 16 bytes), in loads
 // of up to MAXV values and 16 bytes
@@ -829,6 +828,41 @@ struct Gett {
     }
   }
 
+  // (2') the k-loop of a computing warpgroup of a warp-specialised tile whose first NL 64-row blocks are live
+  //      (ring steps kstep.. for k-tiles kbeg..kend - 1; its accumulator rows start at tile row crow)
+  template <int NL, class SA, class SB, int R>
+  __device__ __forceinline__ static void ws_kloop(TAcc (&acc)[R], SA stA, SB stB, unsigned long long* bars,
+                                                  long long kstep, long long kbeg, long long kend, int crow) {
+#pragma unroll 1
+    for (long long kt = kbeg; kt < kend; ++kt) {
+      const long long q = kstep + (kt - kbeg);
+      const int s = int(q % STAGES);
+      mbar_wait(&bars[s], unsigned((q / STAGES) & 1));
+      if constexpr (NL > 0) {
+        // (the loaders' copies are generic-proxy writes; the wgmma reads through the async proxy, as TMA writes)
+        if constexpr (Cfg::TMA_RANK == 0) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        const TA* As = stA(s);
+        const TB* Bs = stB(s);
+        wg_fence_regs(acc);
+        asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += 16)
+#pragma unroll
+          for (int mi = 0; mi < NL; ++mi)
+            Cfg::Wgmma::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(crow + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
+                            wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
+        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+        wg_fence_regs(acc);
+      }
+      if (kt > kbeg) mbar_arrive(&bars[STAGES + int((q - 1) % STAGES)]);
+    }
+    if constexpr (NL > 0) {
+      asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+      wg_fence_regs(acc);
+    }
+  }
+
   template <class SA, class SB, class LoadNext>
   __device__ __forceinline__ static void tile_body(const TC* __restrict__ C, TD* __restrict__ D, TAcc alpha,
                                                    TAcc beta, unsigned char* smem, SA stA, SB stB,
@@ -862,47 +896,16 @@ struct Gett {
       if constexpr (SK) {
         if (piece) kbeg = piece->kb, kend = piece->ke;
       }
-      auto kloop = [&](auto nl) {
-        constexpr int NL = decltype(nl)::value;
-#pragma unroll 1
-        for (long long kt = kbeg; kt < kend; ++kt) {
-          const long long q = kstep + (kt - kbeg);
-          const int s = int(q % STAGES);
-          mbar_wait(&bars[s], unsigned((q / STAGES) & 1));
-          if constexpr (NL > 0) {
-            // (the loaders' copies are generic-proxy writes; the wgmma reads through the async proxy, as TMA writes)
-            if constexpr (Cfg::TMA_RANK == 0) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-            const TA* As = stA(s);
-            const TB* Bs = stB(s);
-            wg_fence_regs(acc);
-            asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#pragma unroll
-            for (int kk = 0; kk < BK; kk += 16)
-#pragma unroll
-              for (int mi = 0; mi < NL; ++mi)
-                Cfg::Wgmma::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(crow + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
-                                wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
-            asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-            asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-            wg_fence_regs(acc);
-          }
-          if (kt > kbeg) mbar_arrive(&bars[STAGES + int((q - 1) % STAGES)]);
-        }
-        if constexpr (NL > 0) {
-          asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-          wg_fence_regs(acc);
-        }
-      };
       if constexpr (FULL_M) {
-        kloop(IntC<MI>{});
+        ws_kloop<MI>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
       } else {
         const long long rest = (M - (long long)m0 - crow + 63) / 64;  // (live blocks of this warpgroup)
-        if (rest >= MI) kloop(IntC<MI>{});
-        else if constexpr (MI == 2) {
-          if (rest == 1) kloop(IntC<1>{});
-          else kloop(IntC<0>{});
+        if (rest >= MI) {
+          ws_kloop<MI>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
+        } else if (MI == 2 && rest == 1) {
+          ws_kloop<(MI > 1 ? 1 : 0)>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
         } else {
-          kloop(IntC<0>{});
+          ws_kloop<0>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
         }
       }
       kstep += kend - kbeg;
