@@ -33,14 +33,14 @@ def parse_tile(text: str):
     then `p` for a persistent tile, `x` for a warp-specialised (wgmma) one, `t` for one fed by TMA."""
     from gettpy.kernels.spec import TileConfig
 
-    m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)([pxt]?)(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?",
+    m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)([pxt]?)(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?(?::c(\d+))?",
                      text.strip())
     if not m:
         raise SystemExit(f"--tiles: cannot read {text!r} (want BMxBNxBK/STAGES@WMxWN, optional w or s suffix, "
                          f"optional p (persistent), x (warp-specialised) or t (TMA), optional :gN for N tile rows per "
                          f"rasterisation group, optional :bN for registers left for N CTAs per SM, optional :kN "
                          f"for N stream-K CTAs, then optional :sN for their aligned form: each tile of the last "
-                         f"partial wave cut into N k-slices)")
+                         f"partial wave cut into N k-slices, then optional :cN for clusters of N CTAs)")
     bm, bn, bk, st, x, y = (int(g) for g in m.groups()[:6])
     kw = {"persistent": m.group(8) == "p", "ws": m.group(8) in ("x", "t"), "tma": m.group(8) == "t"}
     if m.group(9):
@@ -51,6 +51,8 @@ def parse_tile(text: str):
         kw["sk_ctas"] = int(m.group(11))
     if m.group(12):
         kw["sk_split"] = int(m.group(12))
+    if m.group(13):
+        kw["cluster"] = int(m.group(13))
     if m.group(7) == "s":
         return TileConfig(bm, bn, bk, st, tm=x, tn=y, **kw)
     return TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **kw)
@@ -124,7 +126,7 @@ def main(argv=None) -> int:
                 pers = "p" if tile.persistent else "t" if tile.tma else "x" if tile.ws else " "
                 print(f"{case.num:2d} {mark} {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages}{pers} {spec.path:5s} "
                       f"warp {tile.wm or tile.tm}x{tile.wn or tile.tn} g{tile.group_m} b{tile.min_blocks} "
-                      f"k{tile.sk_ctas}{f's{tile.sk_split}' if tile.sk_split else ''} "
+                      f"k{tile.sk_ctas}{f's{tile.sk_split}' if tile.sk_split else ''}{f' c{tile.cluster}' if tile.cluster > 1 else ''} "
                       f"{ms:8.4f} ms {tf:6.1f} TFLOP/s err {err:.1e}{'  WRONG' if not err < 1e-2 else ''}")
             except Exception as e:  # noqa: BLE001 - report and go on
                 print(f"{case.num:2d}   {tile}: {type(e).__name__}: {str(e)[:150]}")

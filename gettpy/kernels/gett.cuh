@@ -172,6 +172,36 @@ __device__ __forceinline__ void tma_box(void* dst, const TmaDesc* map, unsigned 
                  : "memory");
 }
 
+// the same box multicast into the shared memory of the cluster's CTAs in `mask` (at dst's offset in each),
+// completing its bytes on the mbarrier at b's offset in each
+template <int RANK>
+__device__ __forceinline__ void tma_box_mc(void* dst, const TmaDesc* map, unsigned long long* b, int c0, int c1, int c2,
+                                           unsigned short mask) {
+  if constexpr (RANK == 2)
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
+                 "[%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(smem_addr(dst)), "l"(map), "r"(c0), "r"(c1),
+                 "r"(smem_addr(b)), "h"(mask) : "memory");
+  else
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
+                 "[%0], [%1, {%2, %3, %4}], [%5], %6;\n" ::"r"(smem_addr(dst)), "l"(map), "r"(c0), "r"(c1), "r"(c2),
+                 "r"(smem_addr(b)), "h"(mask) : "memory");
+}
+// thread-block clusters: this CTA's rank, a barrier of every thread of the cluster, one arrival on the
+// mbarrier at b's offset in CTA `cta` of the cluster
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+__device__ __forceinline__ void mbar_arrive_cluster(unsigned long long* b, unsigned cta) {
+  asm volatile("{\n.reg .b32 r;\nmapa.shared::cluster.u32 r, %0, %1;\n"
+               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [r];\n}\n" ::"r"(smem_addr(b)), "r"(cta)
+               : "memory");
+}
+
 // a barrier of the first `count` threads only (the computing warpgroups of a warp-specialised tile)
 __device__ __forceinline__ void named_sync(int id, int count) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
@@ -304,6 +334,23 @@ struct TileLoader {
     } else {
 #pragma unroll
       for (int a = 0; a < TC / 64; ++a) tma_box<RANK>(stage + a * TS * 64, map, bar, int(mn0) + 64 * a, int(k0), int(bz));
+    }
+  }
+  // (cluster of two) this CTA's half (part 0 or 1) of the stage's boxes, multicast into both CTAs: the
+  //      k-major box is cut in rows (the map's box is TMN / 2 rows), the mn-major ones share out by column atom
+  template <int RANK>
+  __device__ __forceinline__ static void tma_half(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
+                                                  U bz, unsigned part) {
+    static_assert(SW && (KMAJOR ? TC == 64 && TS % 16 == 0 : TS == 64 && TC % 128 == 0), "halves of whole atoms");
+    if constexpr (KMAJOR) {
+      const int r0 = int(part) * (TS / 2);
+      tma_box_mc<RANK>(stage + r0 * 64, map, bar, int(k0), int(mn0) + r0, int(bz), (unsigned short)3);
+    } else {
+#pragma unroll
+      for (int i = 0; i < TC / 128; ++i) {
+        const int a = int(part) * (TC / 128) + i;
+        tma_box_mc<RANK>(stage + a * TS * 64, map, bar, int(mn0) + 64 * a, int(k0), int(bz), (unsigned short)3);
+      }
     }
   }
   static constexpr unsigned TX_BYTES = unsigned(TMN * TBK * int(sizeof(T)));
@@ -456,6 +503,11 @@ struct Gett {
   static constexpr long long M = Cfg::M, N = Cfg::N, K = Cfg::K, BATCH = Cfg::BATCH;
   static constexpr long long TILES_M = (M + BM - 1) / BM, TILES_N = (N + BN - 1) / BN;
   static constexpr long long TILES = TILES_M * TILES_N;
+  // (clusters of CLUSTER CTAs along m: the tile rows rounded up to whole clusters, TILES_R tiles per batch)
+  static constexpr int CLUSTER = Cfg::CLUSTER;
+  static constexpr long long TILES_MR = (TILES_M + CLUSTER - 1) / CLUSTER * CLUSTER, TILES_R = TILES_MR * TILES_N;
+  static_assert(CLUSTER == 1 || (CLUSTER == 2 && Cfg::WS && Cfg::TMA_RANK > 0 && Cfg::SK_CTAS == 0 &&
+                                 Cfg::GROUP_M % 2 == 0), "clusters of two TMA tiles, an even raster group");
   static constexpr long long KTILES = (K + BK - 1) / BK;
   static constexpr int GROUP_M = Cfg::GROUP_M;
   // one group holds every tile row and one B (per batch) outgrows half the L2: walk down each column of
@@ -464,7 +516,8 @@ struct Gett {
   // Not for a small B: the split-K core of #13 (37 batches of a 1.5 MB B) was 5% slower so, 20% with ops
   static constexpr bool COLUMN_WALK = GROUP_M > 1 && TILES_M > 1 && TILES_M <= GROUP_M &&
                                       N * K * (long long)sizeof(typename Cfg::TB) > (24LL << 20);
-  static constexpr bool FULL_M = M % BM == 0, FULL_N = N % BN == 0, FULL_K = K % BK == 0;
+  // (FULL_M: no tile row past M, nor a cluster's padding row)
+  static constexpr bool FULL_M = M % BM == 0 && TILES_MR == TILES_M, FULL_N = N % BN == 0, FULL_K = K % BK == 0;
   // stream-K (SK_CTAS > 0): the last SK_TILES tiles (raster order) are not one CTA's each; their
   // SK_TILES x KTILES k-iterations are dealt out evenly to SK_CTAS CTAs after the DP_TILES whole-tile
   // CTAs, so that the grid's last, partial wave of tiles becomes a full wave of equal shares. A tile
@@ -597,20 +650,21 @@ struct Gett {
   }
 
   // (0) which tile: batch outermost, then grouped rasterisation of the (m, n) tiles
+  //     (clusters: consecutive CTAs take consecutive tile rows of one column, TILES_MR rows)
   __device__ __forceinline__ static void tile_coords(U bid, U& bz, U& m0, U& n0) {
-    bz = BATCH > 1 ? bid / U(TILES) : U(0);
-    const U t = BATCH > 1 ? bid % U(TILES) : bid;
+    bz = BATCH > 1 ? bid / U(TILES_R) : U(0);
+    const U t = BATCH > 1 ? bid % U(TILES_R) : bid;
     U tile_m, tile_n;
-    if constexpr (GROUP_M > 1 && TILES_M > GROUP_M) {
+    if constexpr (GROUP_M > 1 && (TILES_M > GROUP_M || CLUSTER > 1)) {
       const U width = U(GROUP_M) * U(TILES_N);
       const U first = (t / width) * U(GROUP_M);
-      const U rest = U(TILES_M) - first;
+      const U rest = U(TILES_MR) - first;
       const U gsize = rest < U(GROUP_M) ? rest : U(GROUP_M);
       tile_m = first + (t % width) % gsize;
       tile_n = (t % width) / gsize;
     } else if constexpr (COLUMN_WALK) {
-      tile_m = t % U(TILES_M);
-      tile_n = t / U(TILES_M);
+      tile_m = t % U(TILES_MR);
+      tile_n = t / U(TILES_MR);
     } else {
       tile_m = t / U(TILES_N);
       tile_n = t % U(TILES_N);
@@ -698,13 +752,18 @@ struct Gett {
       // full[s] = bars[s] (128 arrivals: the loaders' copies landed), empty[s] = bars[STAGES + s]
       // (ETHREADS arrivals: the computing threads' wgmmas have read stage s)
       unsigned long long* bars = reinterpret_cast<unsigned long long*>(smem + BAR_OFFSET);
+      // (a cluster: the empty barriers count one arrival per computing warp of each CTA, as a stage is filled
+      //  in both; every barrier initialised in both CTAs before either multicasts or arrives remotely)
+      const unsigned crank = CLUSTER > 1 ? cluster_rank() : 0u;
       if (tid == 0) {
         for (int s = 0; s < STAGES; ++s) {
           mbar_init(&bars[s], 128u);
-          mbar_init(&bars[STAGES + s], unsigned(ETHREADS));
+          mbar_init(&bars[STAGES + s], CLUSTER > 1 ? unsigned(ETHREADS / 32 * CLUSTER) : unsigned(ETHREADS));
         }
+        if constexpr (CLUSTER > 1) asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
       }
-      __syncthreads();
+      if constexpr (CLUSTER > 1) cluster_sync();
+      else __syncthreads();
       // the CTA's work: its tile whole, or (a stream-K CTA) its shares of one to three tiles in order;
       // kstep: k-tiles through the stage ring so far (both sides count it alike across the shares)
       const bool sk_cta = SK && U(blockIdx.x) >= U(DP_TILES);
@@ -733,7 +792,10 @@ struct Gett {
               if (tid == 0) {
                 mbar_expect_tx(&bars[s], LA::TX_BYTES + LB::TX_BYTES);
                 LA::template tma<Cfg::TMA_RANK>(stA(s), tmA, &bars[s], m0, U(kt) * U(BK), bz);
-                LB::template tma<Cfg::TMA_RANK>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz);
+                if constexpr (CLUSTER > 1)  // (B: this CTA's half, into both; the other half comes from the peer)
+                  LB::template tma_half<Cfg::TMA_RANK>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz, crank);
+                else
+                  LB::template tma<Cfg::TMA_RANK>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz);
               }
             } else {
               la.load(stA(s), Ab, tid, U(kt) * U(BK));
@@ -750,6 +812,7 @@ struct Gett {
         __syncthreads();  // (the epilogue's reads of the pipeline's shared memory before the next share's loads)
       }
       if (tid < 128) cp_async_wait_all();
+      if constexpr (CLUSTER > 1) cluster_sync();  // (no CTA leaves while its peer may still arrive on its barriers)
       return;
     }
 
@@ -828,6 +891,17 @@ struct Gett {
     }
   }
 
+  // a computing thread's release of a stage (its wgmmas have read it): an arrival on its empty barrier, or
+  // (a cluster) one per warp on the empty barrier of each CTA, whose loaders multicast into this one
+  __device__ __forceinline__ static void release_stage(unsigned long long* empty) {
+    if constexpr (CLUSTER > 1) {
+      if ((threadIdx.x & 31) == 0)
+#pragma unroll
+        for (int c = 0; c < CLUSTER; ++c) mbar_arrive_cluster(empty, unsigned(c));
+    } else {
+      mbar_arrive(empty);
+    }
+  }
   // (2') the k-loop of a computing warpgroup of a warp-specialised tile whose first NL 64-row blocks are live
   //      (ring steps kstep.. for k-tiles kbeg..kend - 1; its accumulator rows start at tile row crow)
   template <int NL, class SA, class SB, int R>
@@ -855,7 +929,7 @@ struct Gett {
         asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
         wg_fence_regs(acc);
       }
-      if (kt > kbeg) mbar_arrive(&bars[STAGES + int((q - 1) % STAGES)]);
+      if (kt > kbeg) release_stage(&bars[STAGES + int((q - 1) % STAGES)]);
     }
     if constexpr (NL > 0) {
       asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
@@ -909,7 +983,7 @@ struct Gett {
         }
       }
       kstep += kend - kbeg;
-      if (SK && kend > kbeg) mbar_arrive(&bars[STAGES + int((kstep - 1) % STAGES)]);  // (the last step's stage)
+      if (SK && kend > kbeg) release_stage(&bars[STAGES + int((kstep - 1) % STAGES)]);  // (the last step's stage)
     } else {
     // (2) main loop over the k-tiles (the pipeline's stages go round across this CTA's tiles: kstep)
     long long kbeg = 0, kend = KTILES;  // (stream-K: a share of the k-tiles)

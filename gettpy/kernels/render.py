@@ -97,7 +97,7 @@ def render_prelude(spec: KernelSpec) -> str:
         f"  static constexpr bool WGMMA = {_b(t.wgmma)};",
         f"  static constexpr bool PERSIST = {_b(t.persistent)};",
         f"  static constexpr bool WS = {_b(t.ws)};",
-        f"  static constexpr int TMA_RANK = {spec.tma_rank};",
+        f"  static constexpr int TMA_RANK = {spec.tma_rank}, CLUSTER = {t.cluster};",
         f"  static constexpr int TF32 = {spec.tf32};",
         f"  static constexpr long long M = {spec.M}LL, N = {spec.N}LL, K = {spec.K}LL, BATCH = {spec.batch}LL;",
         f"  static constexpr int BM = {t.bm}, BN = {t.bn}, BK = {t.bk}, STAGES = {t.stages}, "
@@ -153,9 +153,10 @@ def render(spec: KernelSpec) -> tuple[str, str]:
     ws = ",\n     void* __restrict__ ws" if spec.sk_tiles else ""
     args = (", &tmA, &tmB" if spec.tile.tma else ", nullptr, nullptr" if spec.sk_tiles else "") + (
         ", ws" if spec.sk_tiles else "")
+    cluster = f" __cluster_dims__({spec.tile.cluster}, 1, 1)" if spec.tile.cluster > 1 else ""
     wrapper = (
         f"static_assert(gett::Gett<Cfg>::SMEM_BYTES == {spec.smem_bytes}, \"smem size disagrees with spec.py\");\n"
-        f"extern \"C\" __global__ void __launch_bounds__({spec.tile.threads}, {spec.tile.min_blocks})\n"
+        f"extern \"C\" __global__ void __launch_bounds__({spec.tile.threads}, {spec.tile.min_blocks}){cluster}\n"
         f"{name}(const Cfg::TA* __restrict__ A, const Cfg::TB* __restrict__ B, const Cfg::TC* __restrict__ C,\n"
         f"     Cfg::TD* __restrict__ D, Cfg::TAcc alpha, Cfg::TAcc beta{maps}{ws}) {{\n"
         f"  extern __shared__ __align__(16) unsigned char gett_smem[];\n"

@@ -57,6 +57,10 @@ class TileConfig:
             concurrent CTAs on tiles of one row (column) read the same k-slice of A (B) together and share
             it in L2 (the shares of the plain form start at every k-offset: on the TMA tiles of #12 / #20
             that ran 0.45 -> 0.55 ms, results/v10_h100/call8/).
+        cluster: CTAs per thread-block cluster along m (1 or 2; TMA tiles only): the two CTAs of a cluster
+            take tiles m, m + 1 of one column (the tile rows rounded up to even, a CTA past M computing
+            nothing), and each loads half of their shared B stage with a TMA multicast into both, so
+            that B crosses from L2 once per pair (group_m even, bn a multiple of 128, no stream-K).
     """
 
     bm: int
@@ -76,6 +80,7 @@ class TileConfig:
     min_blocks: int = 1
     sk_ctas: int = 0
     sk_split: int = 0
+    cluster: int = 1
 
     def __post_init__(self):
         if self.stages < 2:
@@ -96,6 +101,10 @@ class TileConfig:
             raise KernelError(f"TileConfig {self}: stream-K needs sk_ctas >= 0 and a tile that is not persistent")
         if self.sk_split < 0 or self.sk_split and not self.sk_ctas:
             raise KernelError(f"TileConfig {self}: sk_split={self.sk_split} needs stream-K (sk_ctas > 0)")
+        if self.cluster not in (1, 2) or self.cluster == 2 and (
+                not self.tma or self.sk_ctas or self.group_m < 2 or self.group_m % 2 or self.bn % 128):
+            raise KernelError(f"TileConfig {self}: cluster={self.cluster}: 1, or 2 for a TMA tile with bn a multiple "
+                              f"of 128, an even group_m and no stream-K")
         if self.tma and not self.ws:
             raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
         if self.wgmma:
@@ -243,7 +252,7 @@ class KernelSpec:
         if t.tma:
             from .tma import geometry
 
-            for name, op, tmn in (("A", self.a, t.bm), ("B", self.b, t.bn)):
+            for name, op, tmn in (("A", self.a, t.bm), ("B", self.b, t.bn // t.cluster)):
                 if geometry(op, tmn, t.bk, self.batch) is None:
                     raise KernelError(f"operand {name}: no tensor map for TMA (a GEMM dimension of several "
                                       f"stride terms, or an unaligned stride); give a tile with tma=False")
@@ -297,6 +306,9 @@ class KernelSpec:
     def grid(self) -> int:
         """Number of CTAs (1-D grid: batch outermost, then the (m, n) tiles; stream-K: the whole-tile
         CTAs, then the sk_ctas stream-K ones)."""
+        if self.tile.cluster > 1:  # (tile rows rounded up to whole clusters)
+            c = self.tile.cluster
+            return -(-(-(-self.M // self.tile.bm)) // c) * c * -(-self.N // self.tile.bn) * self.batch
         return self.tiles * self.batch - self.sk_tiles + self.sk_ctas
 
     @property
