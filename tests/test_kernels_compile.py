@@ -533,12 +533,36 @@ def test_tma_tiles_compile_and_geometry(cache):
         TileConfig(128, 128, 64, 4, wm=64, wn=128, wgmma=True, tma=True)
 
 
+def test_cluster_tiles_compile(cache):
+    """Clusters of two TMA tiles: the kernel carries __cluster_dims__, the grid pads the tile rows to whole
+    pairs, B's tensor map has half-height boxes when B is k-major; invalid clusters are refused."""
+    from gettpy.errors import KernelError
+    from gettpy.kernels.tma import geometry
+
+    tile = TileConfig(128, 256, 64, 4, wm=64, wn=256, wgmma=True, ws=True, tma=True, cluster=2)
+    for ext in ((520, 680, 264), (680, 520, 264)):  # (5 or 6 tile rows: padded to 6)
+        spec = kernel_spec(tccg_plan("ab-ac-cb", ext, "f16"), False, tile=tile)
+        k = B.build(spec, ARCH)
+        assert k.report.spill_stores == 0 and "__cluster_dims__(2, 1, 1)" in render(spec)[0]
+        assert spec.grid == 6 * -(-spec.N // 256)
+        g = geometry(spec.b, 256 // 2, 64, 1)
+        assert g.box == ((64, 128) if spec.b.kmajor else (64, 64))
+    for bad in (dict(tma=False), dict(group_m=3), dict(bn=192, wn=192), dict(sk_ctas=132), dict(cluster=4)):
+        kw = dict(bm=128, bn=256, bk=64, stages=4, wm=64, wn=256, wgmma=True, ws=True, tma=True, cluster=2) | bad
+        with pytest.raises(KernelError, match="cluster"):
+            TileConfig(**kw)
+
+
 def test_tma_heuristic():
     """The compute-bound wgmma tile becomes the TMA-fed warp-specialised 128x256 tile where both inputs are
     plain matrices without an op (#12); not with a relu on A (no in-kernel transform there), not for a
-    layout of several stride terms per dimension (#20 in place), not for memory-bound shapes."""
+    layout of several stride terms per dimension (#20 in place), not for memory-bound shapes. #12's 40 tile
+    rows pair up into clusters of two (B multicast; 840 CTAs); with 41 rows (M = 5184) they do not."""
     spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
     assert spec.tile.tma and spec.tile.ws and (spec.tile.bm, spec.tile.bn, spec.tile.threads) == (128, 256, 384)
+    assert spec.M == 5120 and spec.tile.cluster == 2 and spec.grid == 40 * 21
+    spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5184, 5136), "f16"), False)
+    assert spec.tile.tma and spec.M == 5184 and spec.tile.cluster == 1
     spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16", op_a=ops.relu), False)
     assert not spec.tile.ws and (spec.tile.bm, spec.tile.bn) == (256, 128)
     assert not kernel_spec(tccg_plan("abcd-aebf-dfce", (72,) * 6, "f16"), False).tile.ws

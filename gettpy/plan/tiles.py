@@ -334,7 +334,11 @@ def _tma_tile(plan: Plan, tile: TileConfig) -> TileConfig:
     """The compute-bound wgmma tile as a TMA-fed warp-specialised 128x256x64 / 4 tile where both inputs
     have tensor maps (tccg/tile_probe.py on the H100, results/v8_h100/probe_tma.txt: #12 0.501 -> 0.443
     ms, #20 0.470 -> 0.415, #21 0.466 -> 0.444 against the 256x128x64 / 4 cp.async tile; warp
-    specialisation with cp.async loads was slower, probe_ws.txt); the tile unchanged otherwise."""
+    specialisation with cp.async loads was slower, probe_ws.txt); the tile unchanged otherwise.
+
+    Where the tile rows pair up (an even number of them), the tile runs in clusters of two CTAs that
+    multicast their shared B stage (TileConfig.cluster): #12 0.444 -> 0.421 ms (results/v12_h100/call5/).
+    Not with an odd number: #20's 41 rows, padded to 42, ran even (0.408 -> 0.411)."""
     from ..kernels.tma import geometry
 
     if not (tile.wgmma and (tile.bm, tile.bn, tile.stages) == (256, 128, 4)):
@@ -345,6 +349,11 @@ def _tma_tile(plan: Plan, tile: TileConfig) -> TileConfig:
         op = input_spec(lay, mn, dt, tmn, new.bk)
         if op.vec * ITEMSIZE[dt] != 16 or geometry(op, tmn, new.bk, plan.batch) is None:
             return tile
+    rows = math.ceil(plan.M / new.bm)
+    if rows % 2 == 0 and new.group_m % 2 == 0:
+        op = input_spec(plan.layout_b, "n", plan.kernel_b.dtype, new.bn, new.bk)
+        if geometry(op, new.bn // 2, new.bk, plan.batch) is not None:
+            return dataclasses.replace(new, cluster=2)
     return new
 
 
