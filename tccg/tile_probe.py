@@ -30,10 +30,11 @@ WGMMA_TILES = [(128, 128, 3), (128, 128, 4), (128, 256, 3), (128, 256, 4), (256,
 
 def parse_tile(text: str):
     """A TileConfig from `BMxBNxBK/STAGES@WMxWN`, with a trailing `w` for wgmma or `s` for a simt thread tile,
-    then `p` for a persistent tile, `x` for a warp-specialised (wgmma) one, `t` for one fed by TMA."""
+    then `p` for a persistent tile, `x` for a warp-specialised (wgmma) one, `t` for one fed by TMA (`xp`, `tp`:
+    those persistent)."""
     from gettpy.kernels.spec import TileConfig
 
-    m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)([pxt]?)(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?(?::c(\d+))?",
+    m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)([pxt]?p?)(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?(?::c(\d+))?",
                      text.strip())
     if not m:
         raise SystemExit(f"--tiles: cannot read {text!r} (want BMxBNxBK/STAGES@WMxWN, optional w or s suffix, "
@@ -42,7 +43,8 @@ def parse_tile(text: str):
                          f"for N stream-K CTAs, then optional :sN for their aligned form: each tile of the last "
                          f"partial wave cut into N k-slices, then optional :cN for clusters of N CTAs)")
     bm, bn, bk, st, x, y = (int(g) for g in m.groups()[:6])
-    kw = {"persistent": m.group(8) == "p", "ws": m.group(8) in ("x", "t"), "tma": m.group(8) == "t"}
+    f = m.group(8)
+    kw = {"persistent": f.endswith("p"), "ws": f[:1] in ("x", "t"), "tma": f[:1] == "t"}
     if m.group(9):
         kw["group_m"] = int(m.group(9))
     if m.group(10):
@@ -124,7 +126,7 @@ def main(argv=None) -> int:
                 ms = statistics.median(times)
                 tf = 2 * plan.M * plan.N * plan.K * plan.batch / ms / 1e9
                 mark = "*" if i == 0 else " "
-                pers = "p" if tile.persistent else "t" if tile.tma else "x" if tile.ws else " "
+                pers = ("t" if tile.tma else "x" if tile.ws else "") + ("p" if tile.persistent else "")
                 print(f"{case.num:2d} {mark} {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages}{pers} {spec.path:5s} "
                       f"warp {tile.wm or tile.tm}x{tile.wn or tile.tn} g{tile.group_m} b{tile.min_blocks} "
                       f"k{tile.sk_ctas}{f's{tile.sk_split}' if tile.sk_split else ''}{f' c{tile.cluster}' if tile.cluster > 1 else ''} "

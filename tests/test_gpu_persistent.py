@@ -2,8 +2,9 @@
 each walking several tiles with its cp.async pipeline running on from one tile into the next.
 
 Every shape has more tiles than the grid has CTAs (asserted), so CTAs do walk tiles; each result is
-checked against numpy float64 on all three paths (wgmma, mma.sync, simt), with partial tiles, a batch
-mode, C read with alpha/beta, in-smem ops on A and B, and D's run-by-run epilogue.
+checked against numpy float64 on all three paths (wgmma, warp-specialised wgmma with TMA or cp.async
+loaders, mma.sync, simt), with partial tiles, a batch mode, C read with alpha/beta, in-smem ops on A and
+B, and D's run-by-run epilogue.
 """
 from __future__ import annotations
 
@@ -37,6 +38,18 @@ CASES = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, order)
      dict(bm=256, bn=32, bk=32, stages=3, wm=32, wn=32), ("f16", "f16"), "F"),
     ("mma_bf16", "ik", "jk", "ji", {"i": 3000, "j": 1500, "k": 40},
      dict(bm=128, bn=64, bk=32, stages=2, wm=64, wn=32), ("bf16", "bf16"), "C"),
+    # (warp-specialised: the loading warpgroup runs on into the next tile while the computing ones store;
+    #  i = 1960 leaves 40 rows in the last row of 128-row tiles (its second computing warpgroup issues no
+    #  wgmma) and 168 in that of 256-row tiles (that warpgroup's second 64-row block issues none);
+    #  C is read: the epilogue tile holds f32 values, so the tiles are ones whose two buffers fit in 227 KB)
+    ("ws_tma", "ik", "jk", "ij", {"i": 2000, "j": 1300, "k": 200},
+     dict(bm=128, bn=128, bk=64, stages=4, wm=64, wn=128, wgmma=True, ws=True, tma=True), ("f16", "f16"), "C"),
+    ("ws_tma_mnmajor_f32out", "ki", "kj", "ij", {"i": 1960, "j": 1416, "k": 136},
+     dict(bm=128, bn=128, bk=64, stages=4, wm=64, wn=128, wgmma=True, ws=True, tma=True), ("f16", "f32"), "C"),
+    ("ws_tma_256rows", "ki", "jk", "ij", {"i": 1960, "j": 1416, "k": 336},
+     dict(bm=256, bn=64, bk=64, stages=3, wm=64, wn=64, wgmma=True, ws=True, tma=True), ("bf16", "bf16"), "F"),
+    ("ws_cp_async_narrow", "ik", "kj", "ji", {"i": 24, "j": 20000, "k": 312},
+     dict(bm=128, bn=128, bk=64, stages=4, wm=64, wn=128, wgmma=True, ws=True), ("f16", "f16"), "F"),
     ("simt_f32", "ik", "kj", "ij", {"i": 2112, "j": 2180, "k": 24},
      dict(bm=64, bn=64, bk=8, stages=3, tm=4, tn=4), ("f32", "f32"), "F"),
     ("simt_f64", "ki", "jk", "ij", {"i": 1500, "j": 1300, "k": 30},
@@ -60,6 +73,19 @@ def test_persistent_batch_ops_and_tensor_maps(rng):
     spec = run_forced(rng, "aebf", "dfce", "abcdf", ext, _p(bm=128, bn=64, bk=32, stages=3, wm=64, wn=32),
                       "f16", "f32", order="F", with_c=True, alpha=0.75, beta=1.25, ops=op)
     assert spec.batch == 20
+    _walks(spec)
+
+
+def test_persistent_ws_batch_ops(rng):
+    """Warp-specialised persistent TMA tiles over a batch mode (rank-3 maps; the batch changes from tile to
+    tile), C read, ops on C and D."""
+    from gettpy import ops
+
+    ext = {"b": 8, "i": 392, "j": 520, "k": 152}
+    tile = _p(bm=128, bn=128, bk=64, stages=4, wm=64, wn=128, wgmma=True, ws=True, tma=True)
+    spec = run_forced(rng, "kib", "kjb", "ijb", ext, tile, "f16", "f32", order="F", with_c=True, alpha=0.75,
+                      beta=1.25, ops=(None, None, ops.relu, ops.leaky_relu(0.2)))
+    assert spec.tma_rank == 3 and spec.batch == 8
     _walks(spec)
 
 

@@ -507,7 +507,7 @@ struct Gett {
   // (clusters of CLUSTER CTAs along m: the tile rows rounded up to whole clusters, TILES_R tiles per batch)
   static constexpr int CLUSTER = Cfg::CLUSTER;
   static constexpr long long TILES_MR = (TILES_M + CLUSTER - 1) / CLUSTER * CLUSTER, TILES_R = TILES_MR * TILES_N;
-  static_assert(CLUSTER == 1 || (CLUSTER == 2 && Cfg::WS && Cfg::TMA_RANK > 0 && Cfg::SK_CTAS == 0 &&
+  static_assert(CLUSTER == 1 || (CLUSTER == 2 && Cfg::WS && Cfg::TMA_RANK > 0 && Cfg::SK_CTAS == 0 && !Cfg::PERSIST &&
                                  Cfg::GROUP_M % 2 == 0), "clusters of two TMA tiles, an even raster group");
   static constexpr long long KTILES = (K + BK - 1) / BK;
   static constexpr int GROUP_M = Cfg::GROUP_M;
@@ -549,8 +549,8 @@ struct Gett {
   using LB = TileLoader<TB, BN, BK, Cfg::B_VEC, Cfg::B_KMAJOR, LTHREADS, N, K, typename Cfg::MapBn,
                         typename Cfg::MapBk, I, U, Cfg::B_VS, WG>;
   static_assert(Cfg::TMA_RANK == 0 || WS, "TMA boxes feed warp-specialised tiles");
-  static_assert(!WS || (WG && !Cfg::PERSIST && MW % 64 == 0 && MW <= 128 && LA::ASYNC && LB::ASYNC && Cfg::OpA::kIdentity &&
-                        Cfg::OpB::kIdentity), "warp-specialised tiles: wgmma, not persistent, whole 64-row "
+  static_assert(!WS || (WG && MW % 64 == 0 && MW <= 128 && LA::ASYNC && LB::ASYNC && Cfg::OpA::kIdentity &&
+                        Cfg::OpB::kIdentity), "warp-specialised tiles: wgmma, whole 64-row "
                 "blocks per computing warpgroup, cp.async copies, no op on A or B (applied in a pack instead)");
   __host__ __device__ static constexpr int round16(int x) { return (x + 15) / 16 * 16; }
   static constexpr int A_STAGE_BYTES = round16(LA::STAGE_ELEMS * int(sizeof(TA)));
@@ -598,7 +598,7 @@ struct Gett {
   static constexpr bool PERSIST = Cfg::PERSIST;
   // (wgmma: + 1024 bytes to align the swizzle atoms, which need 1024-byte-aligned stages)
   // (WS: + two mbarriers per stage after the larger of the two)
-  static constexpr int BAR_OFFSET = PIPE_BYTES > EPI_BYTES ? PIPE_BYTES : EPI_BYTES;
+  static constexpr int BAR_OFFSET = PERSIST ? PIPE_BYTES + EPI_BYTES : PIPE_BYTES > EPI_BYTES ? PIPE_BYTES : EPI_BYTES;
   static constexpr int SMEM_BYTES = (PERSIST ? PIPE_BYTES + EPI_BYTES : BAR_OFFSET) + (WG ? 1024 : 0) +
                                     (WS ? 16 * STAGES : 0);
 
@@ -765,16 +765,21 @@ struct Gett {
       }
       if constexpr (CLUSTER > 1) cluster_sync();
       else __syncthreads();
-      // the CTA's work: its tile whole, or (a stream-K CTA) its shares of one to three tiles in order;
-      // kstep: k-tiles through the stage ring so far (both sides count it alike across the shares)
+      // the CTA's work: its tile whole, (a stream-K CTA) its shares of one to three tiles in order, or
+      // (persistent) tiles blockIdx.x, + gridDim.x, ..., the loads running on into the next tile while the
+      // computing warpgroups store this one (the epilogue tile has shared memory of its own);
+      // kstep: k-tiles through the stage ring so far (both sides count it alike across the shares / tiles)
       const bool sk_cta = SK && U(blockIdx.x) >= U(DP_TILES);
       const long long c = (long long)blockIdx.x - DP_TILES, end = sk_cta ? sk_begin(c + 1) : KTILES;
       long long kstep = 0;
+      U g = U(blockIdx.x);
 #pragma unroll 1
       for (long long it = sk_cta ? sk_begin(c) : 0; it < end;) {
         Piece p{c, it / KTILES, it % KTILES, KTILES, ws};
-        if (sk_cta) p.ke = p.kb + (end - it) < KTILES ? p.kb + (end - it) : KTILES;
-        const U g = sk_cta ? U(DP_TILES + p.tile) : U(blockIdx.x);
+        if (sk_cta) {
+          p.ke = p.kb + (end - it) < KTILES ? p.kb + (end - it) : KTILES;
+          g = U(DP_TILES + p.tile);
+        }
         U bz, m0, n0;
         tile_coords(g, bz, m0, n0);
         if (tid < 128) {
@@ -807,6 +812,11 @@ struct Gett {
         } else {
           auto no_loads = [](int, long long) {};
           tile_body(C, D, alpha, beta, smem, stA, stB, no_loads, kstep, bz, m0, n0, bars, sk_cta ? &p : nullptr);
+        }
+        if constexpr (PERSIST) {
+          g += U(gridDim.x);
+          if (g >= NTILES) break;
+          continue;
         }
         if (!sk_cta) break;
         it += p.ke - p.kb;
@@ -984,7 +994,7 @@ struct Gett {
         }
       }
       kstep += kend - kbeg;
-      if (SK && kend > kbeg) release_stage(&bars[STAGES + int((kstep - 1) % STAGES)]);  // (the last step's stage)
+      if ((SK || PERSIST) && kend > kbeg) release_stage(&bars[STAGES + int((kstep - 1) % STAGES)]);  // (the last step's)
     } else {
     // (2) main loop over the k-tiles (the pipeline's stages go round across this CTA's tiles: kstep)
     long long kbeg = 0, kend = KTILES;  // (stream-K: a share of the k-tiles)
@@ -1082,6 +1092,8 @@ struct Gett {
     }
     if constexpr (!PERSIST) {  // (the staging tile reuses the pipeline buffers: drain them first)
       cp_async_wait<0>();
+      sync_compute();
+    } else if constexpr (WS) {  // (no barrier in a warp-specialised k-loop: the last tile's stores read it)
       sync_compute();
     }  // (persistent: the staging tile is its own; the k-loop's barriers order it after the last tile's reads)
     if constexpr (SK) {

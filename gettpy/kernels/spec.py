@@ -41,8 +41,8 @@ class TileConfig:
             tile's first k-tiles load during this tile's epilogue (which then has shared memory of its own).
         ws: warp-specialised wgmma tile: one warpgroup loads (cp.async arriving on per-stage mbarriers),
             two warpgroups of bm / 2 rows each compute and store, with no CTA-wide barrier in the k-loop
-            (384 threads; wgmma tiles with bm a multiple of 128, not persistent, no op on A or B, inputs
-            read in 16-byte vectors).
+            (384 threads; wgmma tiles with bm a multiple of 128, no op on A or B, inputs read in 16-byte
+            vectors). Persistent too: the loading warpgroup then runs on into the CTA's next tile.
         tma: a warp-specialised tile whose loading warpgroup copies each stage as boxes of the operands'
             tensor maps (TMA; gettpy.kernels.tma) instead of cp.async vectors: both inputs one stride
             term per GEMM dimension (packed inputs, plain GEMMs), f16/bf16, 16-byte aligned.
@@ -91,9 +91,8 @@ class TileConfig:
             raise KernelError(f"TileConfig {self}: give either a warp tile (wm, wn) or a thread tile (tm, tn)")
         if self.ws and not self.wgmma:
             raise KernelError(f"TileConfig {self}: warp-specialised tiles are wgmma tiles")
-        if self.ws and (self.bm % 128 or self.persistent):
-            raise KernelError(f"TileConfig {self}: warp-specialised tiles need bm a multiple of 128 and are "
-                              f"not persistent")
+        if self.ws and self.bm % 128:
+            raise KernelError(f"TileConfig {self}: warp-specialised tiles need bm a multiple of 128")
         if not 1 <= self.min_blocks <= 2048 // max(self.threads, 1):
             raise KernelError(f"TileConfig {self}: min_blocks={self.min_blocks} CTAs of {self.threads} threads do "
                               f"not fit on an SM (2048 threads)")
@@ -102,9 +101,10 @@ class TileConfig:
         if self.sk_split < 0 or self.sk_split and not self.sk_ctas:
             raise KernelError(f"TileConfig {self}: sk_split={self.sk_split} needs stream-K (sk_ctas > 0)")
         if self.cluster not in (1, 2) or self.cluster == 2 and (
-                not self.tma or self.sk_ctas or self.group_m < 2 or self.group_m % 2 or self.bn % 128):
+                not self.tma or self.sk_ctas or self.persistent or self.group_m < 2 or self.group_m % 2
+                or self.bn % 128):
             raise KernelError(f"TileConfig {self}: cluster={self.cluster}: 1, or 2 for a TMA tile with bn a multiple "
-                              f"of 128, an even group_m and no stream-K")
+                              f"of 128, an even group_m, not persistent and no stream-K")
         if self.tma and not self.ws:
             raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
         if self.wgmma:

@@ -35,7 +35,7 @@ SIMT_TILES = [(128, 128, 16, 3, 8, 8), (128, 64, 16, 3, 8, 4), (64, 128, 16, 3, 
 #: sm_90 tiles of the mma path: warpgroup MMA (bm, bn, stages; bk 64), the TMA-fed warp-specialised ones,
 #: and persistent variants of mma.sync tiles (flags: "p" persistent, "t" TMA + warp-specialised)
 WGMMA_TILES = [(128, 128, 3, ""), (256, 128, 4, ""), (256, 128, 3, ""), (128, 64, 4, ""), (128, 256, 4, "t"),
-               (256, 128, 4, "t"), (256, 128, 3, "p")]
+               (256, 128, 4, "t"), (256, 128, 3, "p"), (128, 256, 4, "c")]  # (c: TMA in clusters of two)
 PERSISTENT_MMA_TILES = [(96, 128, 32, 2, 48, 64), (128, 128, 32, 2, 64, 32), (32, 256, 32, 3, 32, 32)]
 #: H100 figures the model uses (measured in tccg/results): copy bandwidth, fp16 / fp32 peak
 BANDWIDTH_GBS, PEAK_TFLOPS = {"mma": 2800.0, "simt": 2800.0}, {"mma": 750.0, "simt": 52.0}
@@ -86,8 +86,8 @@ def _tiles(problem: ContractionProblem, wgmma: bool) -> list[TileConfig]:
     if _mma(problem):
         tiles = [TileConfig(bm, bn, bk, st, wm=x, wn=y) for bm, bn, bk, st, x, y in MMA_TILES]
         if wgmma:
-            tiles += [TileConfig(bm, bn, 64, st, wm=64, wn=bn, wgmma=True, persistent=f == "p", ws=f == "t",
-                                 tma=f == "t") for bm, bn, st, f in WGMMA_TILES]
+            tiles += [TileConfig(bm, bn, 64, st, wm=64, wn=bn, wgmma=True, persistent=f == "p", ws=f in ("t", "c"),
+                                 tma=f in ("t", "c"), cluster=2 if f == "c" else 1) for bm, bn, st, f in WGMMA_TILES]
             tiles += [TileConfig(bm, bn, bk, st, wm=x, wn=y, persistent=True)
                       for bm, bn, bk, st, x, y in PERSISTENT_MMA_TILES]
         return tiles

@@ -3,7 +3,8 @@ torch.einsum on the same operands (is the compute-bound f16 GEMM held by the pow
 
     python3 tccg/results/v12_h100/clock_probe.py 12 [tile ...]
 
-nvidia-smi samples clocks.sm and power.draw every 50 ms for ~2 s of each; prints the medians and the
+nvidia-smi samples clocks.sm, power.draw, the active clock event reasons (bitmask: 0x4 SW power cap,
+0x20 SW thermal, 0x40 HW thermal, 0x80 HW power brake), temperature and the power limit every 50 ms for ~2 s of each; prints the medians and the
 time per call (CUDA events over the same loop).
 """
 from __future__ import annotations
@@ -26,8 +27,9 @@ from tccg.tile_probe import parse_tile
 
 
 def sampled(fn, seconds=2.0):
-    smi = subprocess.Popen(["nvidia-smi", "--query-gpu=clocks.sm,power.draw", "--format=csv,noheader,nounits",
-                            "-lms", "50"], stdout=subprocess.PIPE, text=True)
+    smi = subprocess.Popen(["nvidia-smi", "--query-gpu=clocks.sm,power.draw,clocks_event_reasons.active,"
+                            "temperature.gpu,enforced.power.limit", "--format=csv,noheader,nounits", "-lms", "50"],
+                           stdout=subprocess.PIPE, text=True)
     time.sleep(0.3)
     e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
     n, t_end = 0, time.time() + seconds
@@ -41,9 +43,12 @@ def sampled(fn, seconds=2.0):
     e1.synchronize()
     ms = cupy.cuda.get_elapsed_time(e0, e1) / n
     smi.terminate()
-    rows = [r.split(",") for r in smi.communicate()[0].strip().splitlines()]
-    rows = [(float(c), float(p)) for c, p in rows[4:-2] if c.strip() and p.strip()]  # (the loop's samples)
-    return ms, statistics.median(r[0] for r in rows), statistics.median(r[1] for r in rows), len(rows)
+    rows = [[x.strip() for x in r.split(",")] for r in smi.communicate()[0].strip().splitlines()]
+    rows = rows[4:-2]  # (the loop's samples)
+    reasons = statistics.mode(r[2] for r in rows)
+    extra = f"reasons {reasons} temp {statistics.median(float(r[3]) for r in rows):.0f} C limit {rows[0][4]} W"
+    return (ms, statistics.median(float(r[0]) for r in rows), statistics.median(float(r[1]) for r in rows),
+            f"{len(rows)} samples, {extra}")
 
 
 def main():
@@ -65,10 +70,10 @@ def main():
         spec = kernel_spec(plan, False, tile=tile)
         ms, clk, pw, ns = sampled(lambda: launch(spec, ka.data.ptr, kb.data.ptr, 0, d.data.ptr, 1.0, 0.0))
         print(f"{case.num} gettpy {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages} g{tile.group_m} k{tile.sk_ctas}s{tile.sk_split}: "
-              f"{ms:.4f} ms {flop / ms / 1e9:6.1f} TFLOP/s  SM clock {clk:.0f} MHz  power {pw:.0f} W  ({ns} samples)")
+              f"{ms:.4f} ms {flop / ms / 1e9:6.1f} TFLOP/s  SM clock {clk:.0f} MHz  power {pw:.0f} W  ({ns})")
     ms, clk, pw, ns = sampled(lambda: torch.einsum(sub, ta, tb))
     print(f"{case.num} torch.einsum: {ms:.4f} ms {flop / ms / 1e9:6.1f} TFLOP/s  SM clock {clk:.0f} MHz  "
-          f"power {pw:.0f} W  ({ns} samples)")
+          f"power {pw:.0f} W  ({ns})")
 
 
 if __name__ == "__main__":
