@@ -158,8 +158,9 @@ __device__ __forceinline__ void cp_async_mbar_arrive(unsigned long long* b) {
 struct alignas(64) TmaDesc {
   unsigned long long raw[16];
 };
-__device__ __forceinline__ void mbar_expect_tx(unsigned long long* b, unsigned bytes) {
-  asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(b)), "r"(bytes) : "memory");
+// one arrival on b that also expects `bytes` of transactions in its current phase
+__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned long long* b, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(b)), "r"(bytes) : "memory");
 }
 template <int RANK>
 __device__ __forceinline__ void tma_box(void* dst, const TmaDesc* map, unsigned long long* b, int c0, int c1, int c2) {
@@ -750,16 +751,18 @@ struct Gett {
     auto stB = [&](int s) { return reinterpret_cast<TB*>(reinterpret_cast<unsigned char*>(sB) + s * B_STAGE_BYTES); };
 
     if constexpr (WS) {
-      // full[s] = bars[s] (128 arrivals: the loaders' copies landed), empty[s] = bars[STAGES + s]
-      // (ETHREADS arrivals: the computing threads' wgmmas have read stage s)
+      // full[s] = bars[s] (the loaders' copies landed), empty[s] = bars[STAGES + s] (the computing warps'
+      // wgmmas have read stage s)
       unsigned long long* bars = reinterpret_cast<unsigned long long*>(smem + BAR_OFFSET);
-      // (a cluster: the empty barriers count one arrival per computing warp of each CTA, as a stage is filled
-      //  in both; every barrier initialised in both CTAs before either multicasts or arrives remotely)
+      // (the full barriers count the loaders' arrivals: one, its boxes' bytes expected, from the thread that
+      //  issues a TMA stage, else one per loading thread as its cp.async copies land; the empty barriers one
+      //  per computing warp, of each CTA of a cluster, as a stage is filled in both; every barrier initialised
+      //  in both CTAs of a cluster before either multicasts or arrives remotely)
       const unsigned crank = CLUSTER > 1 ? cluster_rank() : 0u;
       if (tid == 0) {
         for (int s = 0; s < STAGES; ++s) {
-          mbar_init(&bars[s], 128u);
-          mbar_init(&bars[STAGES + s], CLUSTER > 1 ? unsigned(ETHREADS / 32 * CLUSTER) : unsigned(ETHREADS));
+          mbar_init(&bars[s], Cfg::TMA_RANK > 0 ? 1u : 128u);
+          mbar_init(&bars[STAGES + s], unsigned(ETHREADS / 32 * CLUSTER));
         }
         if constexpr (CLUSTER > 1) asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
       }
@@ -782,9 +785,10 @@ struct Gett {
         }
         U bz, m0, n0;
         tile_coords(g, bz, m0, n0);
-        if (tid < 128) {
-          // (1') the loading warpgroup: k-tile kt into stage q % STAGES (q = kstep: the ring step) once the
-          //      wgmmas of ring step q - STAGES released it; the copies arrive on the stage's full barrier
+        if (Cfg::TMA_RANK > 0 ? tid == 0 : tid < 128) {
+          // (1') the loading warpgroup (TMA: its first thread): k-tile kt into stage q % STAGES (q = kstep: the
+          //      ring step) once the wgmmas of ring step q - STAGES released it; the copies arrive on the
+          //      stage's full barrier
           const TA* Ab;
           const TB* Bb;
           LA la;
@@ -794,20 +798,18 @@ struct Gett {
           for (long long kt = p.kb; kt < p.ke; ++kt, ++kstep) {
             const int s = int(kstep % STAGES);
             if (kstep >= STAGES) mbar_wait(&bars[STAGES + s], unsigned((kstep / STAGES - 1) & 1));
-            if constexpr (Cfg::TMA_RANK > 0) {  // (the whole stage in a few boxes, from one thread)
-              if (tid == 0) {
-                mbar_expect_tx(&bars[s], LA::TX_BYTES + LB::TX_BYTES);
-                LA::template tma<Cfg::TMA_RANK>(stA(s), tmA, &bars[s], m0, U(kt) * U(BK), bz);
-                if constexpr (CLUSTER > 1)  // (B: this CTA's half, into both; the other half comes from the peer)
-                  LB::template tma_half<Cfg::TMA_RANK>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz, crank);
-                else
-                  LB::template tma<Cfg::TMA_RANK>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz);
-              }
+            if constexpr (Cfg::TMA_RANK > 0) {  // (the whole stage in a few boxes)
+              mbar_arrive_expect_tx(&bars[s], LA::TX_BYTES + LB::TX_BYTES);
+              LA::template tma<Cfg::TMA_RANK>(stA(s), tmA, &bars[s], m0, U(kt) * U(BK), bz);
+              if constexpr (CLUSTER > 1)  // (B: this CTA's half, into both; the other half comes from the peer)
+                LB::template tma_half<Cfg::TMA_RANK>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz, crank);
+              else
+                LB::template tma<Cfg::TMA_RANK>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz);
             } else {
               la.load(stA(s), Ab, tid, U(kt) * U(BK));
               lb.load(stB(s), Bb, tid, U(kt) * U(BK));
+              cp_async_mbar_arrive(&bars[s]);
             }
-            cp_async_mbar_arrive(&bars[s]);
           }
         } else {
           auto no_loads = [](int, long long) {};
@@ -902,15 +904,17 @@ struct Gett {
     }
   }
 
-  // a computing thread's release of a stage (its wgmmas have read it): an arrival on its empty barrier, or
-  // (a cluster) one per warp on the empty barrier of each CTA, whose loaders multicast into this one
+  // a computing warp's release of a stage (its wgmmas have read it; wait_group is warp-wide): one arrival
+  // from its first lane on the stage's empty barrier, or (a cluster) on that of each CTA, whose loaders
+  // multicast into this one
   __device__ __forceinline__ static void release_stage(unsigned long long* empty) {
-    if constexpr (CLUSTER > 1) {
-      if ((threadIdx.x & 31) == 0)
+    if ((threadIdx.x & 31) == 0) {
+      if constexpr (CLUSTER > 1) {
 #pragma unroll
         for (int c = 0; c < CLUSTER; ++c) mbar_arrive_cluster(empty, unsigned(c));
-    } else {
-      mbar_arrive(empty);
+      } else {
+        mbar_arrive(empty);
+      }
     }
   }
   // (2') the k-loop of a computing warpgroup of a warp-specialised tile whose first NL 64-row blocks are live
