@@ -785,30 +785,32 @@ struct Gett {
         }
         U bz, m0, n0;
         tile_coords(g, bz, m0, n0);
-        if (Cfg::TMA_RANK > 0 ? tid == 0 : tid < 128) {
-          // (1') the loading warpgroup (TMA: its first thread): k-tile kt into stage q % STAGES (q = kstep: the
-          //      ring step) once the wgmmas of ring step q - STAGES released it; the copies arrive on the
-          //      stage's full barrier
-          const TA* Ab;
-          const TB* Bb;
-          LA la;
-          LB lb;
-          start_tile(g, A, B, tid, bz, m0, n0, Ab, Bb, la, lb);
+        if (tid < 128) {
+          // (1') the loading warpgroup (TMA: its first thread; the others idle): k-tile kt into stage q % STAGES
+          //      (q = kstep: the ring step) once the wgmmas of ring step q - STAGES released it; the copies
+          //      arrive on the stage's full barrier
+          if (Cfg::TMA_RANK == 0 || tid == 0) {
+            const TA* Ab;
+            const TB* Bb;
+            LA la;
+            LB lb;
+            start_tile(g, A, B, tid, bz, m0, n0, Ab, Bb, la, lb);
 #pragma unroll 1
-          for (long long kt = p.kb; kt < p.ke; ++kt, ++kstep) {
-            const int s = int(kstep % STAGES);
-            if (kstep >= STAGES) mbar_wait(&bars[STAGES + s], unsigned((kstep / STAGES - 1) & 1));
-            if constexpr (Cfg::TMA_RANK > 0) {  // (the whole stage in a few boxes)
-              mbar_arrive_expect_tx(&bars[s], LA::TX_BYTES + LB::TX_BYTES);
-              LA::template tma<Cfg::TMA_RANK>(stA(s), tmA, &bars[s], m0, U(kt) * U(BK), bz);
-              if constexpr (CLUSTER > 1)  // (B: this CTA's half, into both; the other half comes from the peer)
-                LB::template tma_half<Cfg::TMA_RANK>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz, crank);
-              else
-                LB::template tma<Cfg::TMA_RANK>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz);
-            } else {
-              la.load(stA(s), Ab, tid, U(kt) * U(BK));
-              lb.load(stB(s), Bb, tid, U(kt) * U(BK));
-              cp_async_mbar_arrive(&bars[s]);
+            for (long long kt = p.kb; kt < p.ke; ++kt, ++kstep) {
+              const int s = int(kstep % STAGES);
+              if (kstep >= STAGES) mbar_wait(&bars[STAGES + s], unsigned((kstep / STAGES - 1) & 1));
+              if constexpr (Cfg::TMA_RANK > 0) {  // (the whole stage in a few boxes)
+                mbar_arrive_expect_tx(&bars[s], LA::TX_BYTES + LB::TX_BYTES);
+                LA::template tma<Cfg::TMA_RANK>(stA(s), tmA, &bars[s], m0, U(kt) * U(BK), bz);
+                if constexpr (CLUSTER > 1)  // (B: this CTA's half, into both; the other half comes from the peer)
+                  LB::template tma_half<Cfg::TMA_RANK>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz, crank);
+                else
+                  LB::template tma<Cfg::TMA_RANK>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz);
+              } else {
+                la.load(stA(s), Ab, tid, U(kt) * U(BK));
+                lb.load(stB(s), Bb, tid, U(kt) * U(BK));
+                cp_async_mbar_arrive(&bars[s]);
+              }
             }
           }
         } else {
