@@ -34,8 +34,8 @@ def parse_tile(text: str):
     those persistent)."""
     from gettpy.kernels.spec import TileConfig
 
-    m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)([pxt]?p?)(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?(?::c(\d+))?",
-                     text.strip())
+    m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)([pxt]?p?)"
+                     r"(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?(?::c(\d+))?", text.strip())
     if not m:
         raise SystemExit(f"--tiles: cannot read {text!r} (want BMxBNxBK/STAGES@WMxWN, optional w or s suffix, "
                          f"optional p (persistent), x (warp-specialised) or t (TMA), optional :gN for N tile rows per "
@@ -127,9 +127,10 @@ def main(argv=None) -> int:
                 tf = 2 * plan.M * plan.N * plan.K * plan.batch / ms / 1e9
                 mark = "*" if i == 0 else " "
                 pers = ("t" if tile.tma else "x" if tile.ws else "") + ("p" if tile.persistent else "")
+                sk = f"k{tile.sk_ctas}" + (f"s{tile.sk_split}" if tile.sk_split else "")
+                cl = f" c{tile.cluster}" if tile.cluster > 1 else ""
                 print(f"{case.num:2d} {mark} {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages}{pers} {spec.path:5s} "
-                      f"warp {tile.wm or tile.tm}x{tile.wn or tile.tn} g{tile.group_m} b{tile.min_blocks} "
-                      f"k{tile.sk_ctas}{f's{tile.sk_split}' if tile.sk_split else ''}{f' c{tile.cluster}' if tile.cluster > 1 else ''} "
+                      f"warp {tile.wm or tile.tm}x{tile.wn or tile.tn} g{tile.group_m} b{tile.min_blocks} {sk}{cl} "
                       f"{ms:8.4f} ms {tf:6.1f} TFLOP/s err {err:.1e}{'  WRONG' if not err < 1e-2 else ''}")
             except Exception as e:  # noqa: BLE001 - report and go on
                 print(f"{case.num:2d}   {tile}: {type(e).__name__}: {str(e)[:150]}")

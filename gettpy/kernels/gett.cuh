@@ -1000,7 +1000,8 @@ struct Gett {
         }
       }
       kstep += kend - kbeg;
-      if ((SK || PERSIST) && kend > kbeg) release_stage(&bars[STAGES + int((kstep - 1) % STAGES)]);  // (the last step's)
+      // (the last step's stage, which the next share or tile reuses)
+      if ((SK || PERSIST) && kend > kbeg) release_stage(&bars[STAGES + int((kstep - 1) % STAGES)]);
     } else {
     // (2) main loop over the k-tiles (the pipeline's stages go round across this CTA's tiles: kstep)
     long long kbeg = 0, kend = KTILES;  // (stream-K: a share of the k-tiles)

@@ -12,6 +12,7 @@ Two compute paths:
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..errors import KernelError
@@ -56,7 +57,8 @@ class TileConfig:
             tiles runs as shares, each tile cut into sk_split equal k-slices, one CTA each, so that the
             concurrent CTAs on tiles of one row (column) read the same k-slice of A (B) together and share
             it in L2 (the shares of the plain form start at every k-offset: on the TMA tiles of #12 / #20
-            that ran 0.45 -> 0.55 ms, results/v10_h100/call8/).
+            that ran 0.45 -> 0.55 ms, results/v10_h100/call8/). Measured no faster than no stream-K either
+            (#12 0.448 -> 0.450 ms, results/v12_h100/call1/): an option, not the heuristic's.
         cluster: CTAs per thread-block cluster along m (1 or 2; TMA tiles only): the two CTAs of a cluster
             take tiles m, m + 1 of one column (the tile rows rounded up to even, a CTA past M computing
             nothing), and each loads half of their shared B stage with a TMA multicast into both, so
@@ -307,8 +309,8 @@ class KernelSpec:
         """Number of CTAs (1-D grid: batch outermost, then the (m, n) tiles; stream-K: the whole-tile
         CTAs, then the sk_ctas stream-K ones)."""
         if self.tile.cluster > 1:  # (tile rows rounded up to whole clusters)
-            c = self.tile.cluster
-            return -(-(-(-self.M // self.tile.bm)) // c) * c * -(-self.N // self.tile.bn) * self.batch
+            c, rows = self.tile.cluster, math.ceil(self.M / self.tile.bm)
+            return math.ceil(rows / c) * c * math.ceil(self.N / self.tile.bn) * self.batch
         return self.tiles * self.batch - self.sk_tiles + self.sk_ctas
 
     @property

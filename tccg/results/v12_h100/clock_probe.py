@@ -4,8 +4,8 @@ torch.einsum on the same operands (is the compute-bound f16 GEMM held by the pow
     python3 tccg/results/v12_h100/clock_probe.py 12 [tile ...]
 
 nvidia-smi samples clocks.sm, power.draw, the active clock event reasons (bitmask: 0x4 SW power cap,
-0x20 SW thermal, 0x40 HW thermal, 0x80 HW power brake), temperature and the power limit every 50 ms for ~2 s of each; prints the medians and the
-time per call (CUDA events over the same loop).
+0x20 SW thermal, 0x40 HW thermal, 0x80 HW power brake), temperature and the power limit every 50 ms for
+~2 s of each; prints the medians and the time per call (CUDA events over the same loop).
 """
 from __future__ import annotations
 
@@ -68,9 +68,10 @@ def main():
     sub = case.einsum_subscripts()
     for tile in tiles:
         spec = kernel_spec(plan, False, tile=tile)
-        ms, clk, pw, ns = sampled(lambda: launch(spec, ka.data.ptr, kb.data.ptr, 0, d.data.ptr, 1.0, 0.0))
-        print(f"{case.num} gettpy {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages} g{tile.group_m} k{tile.sk_ctas}s{tile.sk_split}: "
-              f"{ms:.4f} ms {flop / ms / 1e9:6.1f} TFLOP/s  SM clock {clk:.0f} MHz  power {pw:.0f} W  ({ns})")
+        ms, clk, pw, ns = sampled(lambda s=spec: launch(s, ka.data.ptr, kb.data.ptr, 0, d.data.ptr, 1.0, 0.0))
+        print(f"{case.num} gettpy {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages} g{tile.group_m} "
+              f"k{tile.sk_ctas}s{tile.sk_split}: {ms:.4f} ms {flop / ms / 1e9:6.1f} TFLOP/s  SM clock {clk:.0f} MHz  "
+              f"power {pw:.0f} W  ({ns})")
     ms, clk, pw, ns = sampled(lambda: torch.einsum(sub, ta, tb))
     print(f"{case.num} torch.einsum: {ms:.4f} ms {flop / ms / 1e9:6.1f} TFLOP/s  SM clock {clk:.0f} MHz  "
           f"power {pw:.0f} W  ({ns})")
