@@ -134,9 +134,9 @@ __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wai
 template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 
-// mbarriers (PTX ISA: mbarrier.*) for the warp-specialised pipeline: the loaders' cp.async copies arrive
-// on a stage's "full" barrier when they land; the computing threads arrive on its "empty" barrier when
-// their wgmmas have read it. A wait names the parity of the phase it waits for (0, 1, 0, ... per use).
+// mbarriers (PTX ISA: mbarrier.*) for the warp-specialised pipeline: the loaders' copies arrive on a
+// stage's "full" barrier when they land; the computing warps arrive on its "empty" barrier when their
+// wgmmas have read it. A wait names the parity of the phase it waits for (0, 1, 0, ... per use).
 __device__ __forceinline__ unsigned smem_addr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
 __device__ __forceinline__ void mbar_init(unsigned long long* b, unsigned count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(b)), "r"(count) : "memory");
@@ -598,10 +598,9 @@ struct Gett {
   // shared memory of its own, after the pipeline's; otherwise it reuses the pipeline's
   static constexpr bool PERSIST = Cfg::PERSIST;
   // (wgmma: + 1024 bytes to align the swizzle atoms, which need 1024-byte-aligned stages)
-  // (WS: + two mbarriers per stage after the larger of the two)
+  // (WS: + two mbarriers per stage after the pipeline and epilogue buffers)
   static constexpr int BAR_OFFSET = PERSIST ? PIPE_BYTES + EPI_BYTES : PIPE_BYTES > EPI_BYTES ? PIPE_BYTES : EPI_BYTES;
-  static constexpr int SMEM_BYTES = (PERSIST ? PIPE_BYTES + EPI_BYTES : BAR_OFFSET) + (WG ? 1024 : 0) +
-                                    (WS ? 16 * STAGES : 0);
+  static constexpr int SMEM_BYTES = BAR_OFFSET + (WG ? 1024 : 0) + (WS ? 16 * STAGES : 0);
 
   // MMA path: warps tile the block, each warp a WM x WN tile of 16x8 mma tiles
   static constexpr int WM = Cfg::WM, WN = Cfg::WN;
@@ -701,6 +700,11 @@ struct Gett {
     if constexpr (SK) return ((it + 1) * SK_CTAS - 1) / SK_ITERS;
     else return 0;
   }
+  // stream-K CTA c's share of the tile holding iteration `it`, up to its end `end` (sk_begin(c + 1))
+  __device__ __forceinline__ static Piece sk_piece(long long c, long long it, long long end, void* ws) {
+    const long long kb = it % KTILES;
+    return Piece{c, it / KTILES, kb, kb + (end - it) < KTILES ? kb + (end - it) : KTILES, ws};
+  }
   __device__ __forceinline__ static long long sk_slot(long long c, long long t0) {
     return c * 2 + (sk_begin(c) > t0 ? 0 : 1);  // (a share starting inside the tile is the CTA's first)
   }
@@ -778,11 +782,8 @@ struct Gett {
       U g = U(blockIdx.x);
 #pragma unroll 1
       for (long long it = sk_cta ? sk_begin(c) : 0; it < end;) {
-        Piece p{c, it / KTILES, it % KTILES, KTILES, ws};
-        if (sk_cta) {
-          p.ke = p.kb + (end - it) < KTILES ? p.kb + (end - it) : KTILES;
-          g = U(DP_TILES + p.tile);
-        }
+        const Piece p = sk_cta ? sk_piece(c, it, end, ws) : Piece{c, 0, 0, KTILES, ws};
+        if (sk_cta) g = U(DP_TILES + p.tile);
         U bz, m0, n0;
         tile_coords(g, bz, m0, n0);
         if (tid < 128) {
@@ -863,8 +864,7 @@ struct Gett {
       const long long c = (long long)blockIdx.x - DP_TILES, end = sk_begin(c + 1);
 #pragma unroll 1
       for (long long it = sk_begin(c); it < end;) {
-        Piece p{c, it / KTILES, it % KTILES, 0, ws};
-        p.ke = p.kb + (end - it) < KTILES ? p.kb + (end - it) : KTILES;
+        const Piece p = sk_piece(c, it, end, ws);
         one_tile(U(DP_TILES + p.tile), &p);
         it += p.ke - p.kb;
         __syncthreads();  // (the epilogue's reads of shared memory before the next share's loads)

@@ -349,11 +349,9 @@ def _tma_tile(plan: Plan, tile: TileConfig) -> TileConfig:
         op = input_spec(lay, mn, dt, tmn, new.bk)
         if op.vec * ITEMSIZE[dt] != 16 or geometry(op, tmn, new.bk, plan.batch) is None:
             return tile
-    rows = math.ceil(plan.M / new.bm)
-    if rows % 2 == 0 and new.group_m % 2 == 0:
-        op = input_spec(plan.layout_b, "n", plan.kernel_b.dtype, new.bn, new.bk)
-        if geometry(op, new.bn // 2, new.bk, plan.batch) is not None:
-            return dataclasses.replace(new, cluster=2)
+    # (op: B's; a cluster loads it in boxes of half the tile)
+    if math.ceil(plan.M / new.bm) % 2 == 0 and geometry(op, new.bn // 2, new.bk, plan.batch) is not None:
+        return dataclasses.replace(new, cluster=2)
     return new
 
 
