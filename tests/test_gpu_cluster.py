@@ -20,7 +20,7 @@ def _tile(bm, bn, stages=4, group_m=8):
     return TileConfig(bm, bn, 64, stages, wm=64, wn=bn, wgmma=True, ws=True, tma=True, cluster=2, group_m=group_m)
 
 
-TILES = [(128, 256, 4), (256, 128, 4), (128, 128, 3)]
+TILES = [(128, 256, 4), (256, 128, 4), (128, 128, 3), (128, 224, 4), (256, 160, 4)]
 
 
 @pytest.mark.parametrize("bm,bn,stages", TILES, ids=[f"{m}x{n}s{s}" for m, n, s in TILES])

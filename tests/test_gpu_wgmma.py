@@ -144,7 +144,9 @@ def _ws(bm, bn, stages=4, tma=False):
     return TileConfig(bm, bn, 64, stages, wm=64, wn=bn, wgmma=True, ws=True, tma=tma)
 
 
-WS_TILES = [(256, 128, 4), (128, 256, 4), (128, 128, 2), (128, 64, 3)]
+# (224 / 208 wide: B's last column atom partly used; TMA_TILES' 256 x 160: registers moved by setmaxnreg)
+WS_TILES = [(256, 128, 4), (128, 256, 4), (128, 128, 2), (128, 64, 3), (128, 224, 4), (128, 208, 3)]
+TMA_TILES = WS_TILES + [(256, 160, 4)]
 
 
 @pytest.mark.parametrize("bm,bn,stages", WS_TILES, ids=[f"{m}x{n}s{s}" for m, n, s in WS_TILES])
@@ -177,7 +179,7 @@ def test_warp_specialised_tensor_maps_and_batch(rng):
                beta=1.25, ops=(None, None, ops.relu, ops.leaky_relu(0.2)))
 
 
-@pytest.mark.parametrize("bm,bn,stages", WS_TILES, ids=[f"{m}x{n}s{s}" for m, n, s in WS_TILES])
+@pytest.mark.parametrize("bm,bn,stages", TMA_TILES, ids=[f"{m}x{n}s{s}" for m, n, s in TMA_TILES])
 @pytest.mark.parametrize("la,lb,ld", LAYOUTS, ids=["_".join(x) for x in LAYOUTS])
 def test_tma_orientations(la, lb, ld, bm, bn, stages, rng):
     """TMA-fed warp-specialised tiles: tensor-map boxes (64 x rows k-major, 64 x 64 per column atom

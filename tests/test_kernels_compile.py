@@ -484,16 +484,17 @@ def test_persistent_tiles_compile(dt, tile, cache):
 @pytest.mark.parametrize("con", WGMMA_LAYOUTS)
 def test_warp_specialised_tiles_compile(con, cache):
     """Warp-specialised wgmma tiles (384 threads: one loading, two computing warpgroups) compile for sm_90a
-    without spills in every A/B orientation; ops on A or B are refused (no in-kernel transform there)."""
+    without spills in every A/B orientation, also 224 wide (B's last column atom half used); ops on A or B
+    are refused (no in-kernel transform there)."""
     import dataclasses
 
     from gettpy.errors import KernelError
 
     n = len(set(con.replace("-", "")))
     plan = tccg_plan(con, (200, 264, 136) if n == 3 else (24, 20, 18, 22, 12, 10), "f16", with_c=True)
-    for bm, bn in ((256, 128), (128, 256), (128, 128)):
+    for bm, bn in ((256, 128), (128, 256), (128, 128), (128, 224)):
         tile = TileConfig(bm, bn, 64, 4, wm=64, wn=bn, wgmma=True, ws=True)
-        flat = kernel_spec(plan, True, tile=dataclasses.replace(tile, ws=False))
+        flat = kernel_spec(plan, True, tile=dataclasses.replace(tile, ws=False, bn=128, wn=128))
         if min(flat.a.vec, flat.b.vec) < 8:  # (#20's layout in place: 2-element vectors along a)
             with pytest.raises(KernelError, match="16-byte vectors"):
                 kernel_spec(plan, True, tile=tile)
@@ -501,6 +502,10 @@ def test_warp_specialised_tiles_compile(con, cache):
         spec = kernel_spec(plan, True, tile=tile)
         k = B.build(spec, ARCH)
         assert k.arch == "sm_90a" and k.report.spill_stores == 0 and spec.tile.threads == 384
+    with pytest.raises(KernelError, match="needs TMA loaders"):
+        TileConfig(256, 160, 64, 4, wm=64, wn=160, wgmma=True, ws=True)
+    with pytest.raises(KernelError, match="bn of 64"):
+        TileConfig(128, 224, 64, 4, wm=64, wn=224, wgmma=True)  # (not warp-specialised: bn 64, 128, ...)
     with pytest.raises(KernelError, match="warp-specialised"):
         TileConfig(64, 128, 64, 4, wm=64, wn=128, wgmma=True, ws=True)
     with pytest.raises(KernelError, match="warp-specialised"):
@@ -520,6 +525,12 @@ def test_tma_tiles_compile_and_geometry(cache):
     spec = kernel_spec(tccg_plan("ab-ac-cb", (512, 520, 264), "f16"), False, tile=tile)
     k = B.build(spec, ARCH)
     assert k.report.spill_stores == 0 and "__grid_constant__" in render(spec)[0]
+    # 256 x 160: 160 accumulators a computing thread, C read; without the loaders' registers moved to them
+    # by setmaxnreg, ptxas spills 1.7 KB there
+    big = TileConfig(256, 160, 64, 4, wm=64, wn=160, wgmma=True, ws=True, tma=True)
+    for con in ("ab-ac-cb", "ab-ca-bc"):
+        s160 = kernel_spec(tccg_plan(con, (512, 520, 264), "f16", with_c=True), True, tile=big)
+        assert B.build(s160, ARCH).report.spill_stores == 0
     for op, tmn in ((spec.a, 256), (spec.b, 128)):  # column-major: one operand k-major, the other mn-major
         g = geometry(op, tmn, 64, 1)
         inner, outer = (264, op.mn.extent) if op.kmajor else (op.mn.extent, 264)
@@ -547,7 +558,11 @@ def test_cluster_tiles_compile(cache):
         assert spec.grid == 6 * -(-spec.N // 256)
         g = geometry(spec.b, 256 // 2, 64, 1)
         assert g.box == ((64, 128) if spec.b.kmajor else (64, 64))
-    for bad in (dict(tma=False), dict(group_m=3), dict(bn=192, wn=192), dict(sk_ctas=132), dict(cluster=4)):
+    for bm, bn in ((128, 224), (256, 160)):  # (B's column atoms: 4 shared 2 + 2, 3 shared 2 + 1)
+        t = TileConfig(bm, bn, 64, 4, wm=64, wn=bn, wgmma=True, ws=True, tma=True, cluster=2)
+        spec = kernel_spec(tccg_plan("ab-ac-cb", (680, 520, 264), "f16"), False, tile=t)
+        assert B.build(spec, ARCH).report.spill_stores == 0
+    for bad in (dict(tma=False), dict(group_m=3), dict(bn=200, wn=200), dict(sk_ctas=132), dict(cluster=4)):
         kw = dict(bm=128, bn=256, bk=64, stages=4, wm=64, wn=256, wgmma=True, ws=True, tma=True, cluster=2) | bad
         with pytest.raises(KernelError, match="cluster"):
             TileConfig(**kw)

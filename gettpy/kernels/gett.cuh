@@ -216,7 +216,7 @@ __device__ __forceinline__ void named_sync(int id, int count) {
 //   SW: 0 = padded rows (PITCH = TC + 16 bytes, conflict-free for ldmatrix); 1 = wgmma's 128-byte
 //     swizzle (2-byte elements): atoms of 8 rows x 64 elements (1024 bytes), the 16-byte chunk j of
 //     row r stored at chunk j ^ (r % 8). K-major tiles have TC == 64 (one atom wide); MN-major tiles
-//     are cut into TC / 64 column atoms, each TS rows deep.
+//     are cut into column atoms (TC rounded up to 64), each TS rows deep.
 //   VS (mn-contiguous tiles): the vector runs along the map term with divisor VS, i.e. its elements are
 //     the coordinates l, l + VS, ..., l + (V-1)*VS of the tile (a tile 2-D over two modes). They land in
 //     consecutive smem slots: coordinate l sits at slot perm(l) (below); VS == 1 is the identity.
@@ -245,7 +245,10 @@ struct TileLoader {
   static constexpr int TC = KMAJOR ? TBK : TMN;  // smem-contiguous extent
   static constexpr int TS = KMAJOR ? TMN : TBK;  // strided extent
   static constexpr int PAD = SW ? 0 : 16 / int(sizeof(T));
-  static constexpr int PITCH = TC + PAD;
+  // (swizzled mn-major tiles hold whole column atoms: a tile 224 wide takes 4 atoms, the wgmma reading
+  //  the first 224 columns; the copies fill TC columns, a TMA box the whole last atom)
+  static constexpr int TCA = SW && !KMAJOR ? (TC + 63) / 64 * 64 : TC;
+  static constexpr int PITCH = TCA + PAD;
   static constexpr int STAGE_ELEMS = TS * PITCH;
   static constexpr int LV = TC / V;  // vectors per smem row
   static constexpr int NV = LV * TS;
@@ -259,7 +262,7 @@ struct TileLoader {
   static_assert(BYTES <= 16, "at most 16-byte vectors");
   static_assert(ITERS <= 32, "too many loads per thread for the predicate mask");
   static_assert(VS == 1 || (!KMAJOR && TMN % (VS * V) == 0), "vector step VS needs an mn-contiguous tile");
-  static_assert(!SW || (sizeof(T) == 2 && TS % 8 == 0 && (KMAJOR ? TC == 64 : TC % 64 == 0)),
+  static_assert(!SW || (sizeof(T) == 2 && TS % 8 == 0 && (KMAJOR ? TC == 64 : TC % 16 == 0)),
                 "the 128-byte swizzle holds 2-byte elements in atoms of 8 rows x 64");
   using Perm = SlotPerm<KMAJOR ? 1 : V, KMAJOR ? 1 : VS>;
   // wgmma descriptor strides (bytes): LBO between 64-wide column atoms (MN-major; unused K-major),
@@ -325,7 +328,7 @@ struct TileLoader {
   }
 
   // (1') TMA: the stage as boxes of the operand's tensor map (dims innermost first: the smem-contiguous
-  //      dimension, the other, the batch): one box of 64 x TS (k-major) or TC / 64 boxes of 64 x 64
+  //      dimension, the other, the batch): one box of 64 x TS (k-major) or one box of 64 x 64 per column atom
   //      (mn-major), each landing in the swizzled layout `slot` describes; zero-filled outside the tensor
   template <int RANK>
   __device__ __forceinline__ static void tma(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
@@ -335,27 +338,27 @@ struct TileLoader {
       tma_box<RANK>(stage, map, bar, int(k0), int(mn0), int(bz));
     } else {
 #pragma unroll
-      for (int a = 0; a < TC / 64; ++a) tma_box<RANK>(stage + a * TS * 64, map, bar, int(mn0) + 64 * a, int(k0), int(bz));
+      for (int a = 0; a < TCA / 64; ++a) tma_box<RANK>(stage + a * TS * 64, map, bar, int(mn0) + 64 * a, int(k0), int(bz));
     }
   }
   // (cluster of two) this CTA's half (part 0 or 1) of the stage's boxes, multicast into both CTAs: the
   //      k-major box is cut in rows (the map's box is TMN / 2 rows), the mn-major ones share out by column atom
+  //      (alternately)
   template <int RANK>
   __device__ __forceinline__ static void tma_half(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
                                                   U bz, unsigned part) {
-    static_assert(SW && (KMAJOR ? TC == 64 && TS % 16 == 0 : TS == 64 && TC % 128 == 0), "halves of whole atoms");
+    static_assert(SW && (KMAJOR ? TC == 64 && TS % 16 == 0 : TS == 64), "halves of whole atoms");
     if constexpr (KMAJOR) {
       const int r0 = int(part) * (TS / 2);
       tma_box_mc<RANK>(stage + r0 * 64, map, bar, int(k0), int(mn0) + r0, int(bz), (unsigned short)3);
-    } else {
+    } else {  // (part p: the atoms p, p + 2, ...; an odd count leaves part 0 one more)
 #pragma unroll
-      for (int i = 0; i < TC / 128; ++i) {
-        const int a = int(part) * (TC / 128) + i;
-        tma_box_mc<RANK>(stage + a * TS * 64, map, bar, int(mn0) + 64 * a, int(k0), int(bz), (unsigned short)3);
-      }
+      for (int a = 0; a < TCA / 64; ++a)
+        if ((a & 1) == int(part))
+          tma_box_mc<RANK>(stage + a * TS * 64, map, bar, int(mn0) + 64 * a, int(k0), int(bz), (unsigned short)3);
     }
   }
-  static constexpr unsigned TX_BYTES = unsigned(TMN * TBK * int(sizeof(T)));
+  static constexpr unsigned TX_BYTES = unsigned(TS * TCA * int(sizeof(T)));  // (the boxes' bytes)
 
   // (2) apply the operand's op to the elements this thread copied into `stage`; elements with
   //     k >= K are set to 0 (so op(0) != 0 cannot leak into the sum).
@@ -543,6 +546,12 @@ struct Gett {
   static constexpr bool WS = Cfg::WS;
   static constexpr int CW = 2, MW = WS ? BM / CW : 64;
   static constexpr int LTHREADS = WS ? 128 : THREADS;  // threads that load
+  // (accumulators past 128 a thread, TMA tiles only: 384 threads launch with 168 registers each; the
+  //  one-thread TMA loaders keep LOAD_REGS, the computing threads take COMPUTE_REGS, 128 x 40 + 256 x 232
+  //  of the SM's 64K. cp.async loaders hold the mn offsets of their copies and spill with under 168)
+  static constexpr bool REG_SPLIT = WS && (BM / 2 / 64) * BN / 2 > 128;
+  static_assert(!REG_SPLIT || Cfg::TMA_RANK > 0, "more than 128 accumulators a thread: TMA loaders");
+  static constexpr int LOAD_REGS = 40, COMPUTE_REGS = 232;
   static constexpr int ETHREADS = WS ? THREADS - 128 : THREADS;  // threads that compute and store
 
   using LA = TileLoader<TA, BM, BK, Cfg::A_VEC, Cfg::A_KMAJOR, LTHREADS, M, K, typename Cfg::MapAm,
@@ -776,58 +785,70 @@ struct Gett {
       // (persistent) tiles blockIdx.x, + gridDim.x, ..., the loads running on into the next tile while the
       // computing warpgroups store this one (the epilogue tile has shared memory of its own);
       // kstep: k-tiles through the stage ring so far (both sides count it alike across the shares / tiles)
+      // (one copy of the walk per role, `loader` constant in each: the compiler allocates registers per role)
       const bool sk_cta = SK && U(blockIdx.x) >= U(DP_TILES);
       const long long c = (long long)blockIdx.x - DP_TILES, end = sk_cta ? sk_begin(c + 1) : KTILES;
-      long long kstep = 0;
-      U g = U(blockIdx.x);
+      auto walk = [&](const bool loader) {
+        long long kstep = 0;
+        U g = U(blockIdx.x);
 #pragma unroll 1
-      for (long long it = sk_cta ? sk_begin(c) : 0; it < end;) {
-        const Piece p = sk_cta ? sk_piece(c, it, end, ws) : Piece{c, 0, 0, KTILES, ws};
-        if (sk_cta) g = U(DP_TILES + p.tile);
-        U bz, m0, n0;
-        tile_coords(g, bz, m0, n0);
-        if (tid < 128) {
-          // (1') the loading warpgroup (TMA: its first thread; the others idle): k-tile kt into stage q % STAGES
-          //      (q = kstep: the ring step) once the wgmmas of ring step q - STAGES released it; the copies
-          //      arrive on the stage's full barrier
-          if (Cfg::TMA_RANK == 0 || tid == 0) {
-            const TA* Ab;
-            const TB* Bb;
-            LA la;
-            LB lb;
-            start_tile(g, A, B, tid, bz, m0, n0, Ab, Bb, la, lb);
+        for (long long it = sk_cta ? sk_begin(c) : 0; it < end;) {
+          const Piece p = sk_cta ? sk_piece(c, it, end, ws) : Piece{c, 0, 0, KTILES, ws};
+          if (sk_cta) g = U(DP_TILES + p.tile);
+          U bz, m0, n0;
+          tile_coords(g, bz, m0, n0);
+          if (loader) {
+            // (1') the loading warpgroup (TMA: its first thread; the others idle): k-tile kt into stage q % STAGES
+            //      (q = kstep: the ring step) once the wgmmas of ring step q - STAGES released it; the copies
+            //      arrive on the stage's full barrier
+            if (Cfg::TMA_RANK == 0 || tid == 0) {
+              const TA* Ab;
+              const TB* Bb;
+              LA la;
+              LB lb;
+              start_tile(g, A, B, tid, bz, m0, n0, Ab, Bb, la, lb);
 #pragma unroll 1
-            for (long long kt = p.kb; kt < p.ke; ++kt, ++kstep) {
-              const int s = int(kstep % STAGES);
-              if (kstep >= STAGES) mbar_wait(&bars[STAGES + s], unsigned((kstep / STAGES - 1) & 1));
-              if constexpr (Cfg::TMA_RANK > 0) {  // (the whole stage in a few boxes)
-                mbar_arrive_expect_tx(&bars[s], LA::TX_BYTES + LB::TX_BYTES);
-                LA::template tma<Cfg::TMA_RANK>(stA(s), tmA, &bars[s], m0, U(kt) * U(BK), bz);
-                if constexpr (CLUSTER > 1)  // (B: this CTA's half, into both; the other half comes from the peer)
-                  LB::template tma_half<Cfg::TMA_RANK>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz, crank);
-                else
-                  LB::template tma<Cfg::TMA_RANK>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz);
-              } else {
-                la.load(stA(s), Ab, tid, U(kt) * U(BK));
-                lb.load(stB(s), Bb, tid, U(kt) * U(BK));
-                cp_async_mbar_arrive(&bars[s]);
+              for (long long kt = p.kb; kt < p.ke; ++kt, ++kstep) {
+                const int s = int(kstep % STAGES);
+                if (kstep >= STAGES) mbar_wait(&bars[STAGES + s], unsigned((kstep / STAGES - 1) & 1));
+                if constexpr (Cfg::TMA_RANK > 0) {  // (the whole stage in a few boxes)
+                  mbar_arrive_expect_tx(&bars[s], LA::TX_BYTES + LB::TX_BYTES);
+                  LA::template tma<Cfg::TMA_RANK>(stA(s), tmA, &bars[s], m0, U(kt) * U(BK), bz);
+                  if constexpr (CLUSTER > 1)  // (B: this CTA's half, into both; the other half comes from the peer)
+                    LB::template tma_half<Cfg::TMA_RANK>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz, crank);
+                  else
+                    LB::template tma<Cfg::TMA_RANK>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz);
+                } else {
+                  la.load(stA(s), Ab, tid, U(kt) * U(BK));
+                  lb.load(stB(s), Bb, tid, U(kt) * U(BK));
+                  cp_async_mbar_arrive(&bars[s]);
+                }
               }
             }
+          } else {
+            auto no_loads = [](int, long long) {};
+            tile_body(C, D, alpha, beta, smem, stA, stB, no_loads, kstep, bz, m0, n0, bars, sk_cta ? &p : nullptr);
           }
-        } else {
-          auto no_loads = [](int, long long) {};
-          tile_body(C, D, alpha, beta, smem, stA, stB, no_loads, kstep, bz, m0, n0, bars, sk_cta ? &p : nullptr);
+          if constexpr (PERSIST) {
+            g += U(gridDim.x);
+            if (g >= NTILES) break;
+            continue;
+          }
+          if (!sk_cta) break;
+          it += p.ke - p.kb;
+          __syncthreads();  // (the epilogue's reads of the pipeline's shared memory before the next share's loads)
         }
-        if constexpr (PERSIST) {
-          g += U(gridDim.x);
-          if (g >= NTILES) break;
-          continue;
-        }
-        if (!sk_cta) break;
-        it += p.ke - p.kb;
-        __syncthreads();  // (the epilogue's reads of the pipeline's shared memory before the next share's loads)
+      };
+      // (REG_SPLIT: the loading warpgroup hands registers to the computing ones, which hold MI x BN / 2
+      //  accumulators a thread)
+      if (tid < 128) {
+        if constexpr (REG_SPLIT) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(LOAD_REGS));
+        walk(true);
+        cp_async_wait_all();
+      } else {
+        if constexpr (REG_SPLIT) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(COMPUTE_REGS));
+        walk(false);
       }
-      if (tid < 128) cp_async_wait_all();
       if constexpr (CLUSTER > 1) cluster_sync();  // (no CTA leaves while its peer may still arrive on its barriers)
       return;
     }

@@ -36,7 +36,7 @@ class TileConfig:
         group_m: CTA swizzle, tile rows per rasterisation group (1 = plain row-major order).
         split_k: reserved (only 1 is implemented).
         wgmma: the mma path on sm_90a warpgroup MMA (wm = 64, wn = bn: each warpgroup of 128 threads
-            owns 64 rows; bk = 64, bm and bn multiples of 64 up to 256; f16/bf16 only; sm_90 devices only).
+            owns 64 rows; bk = 64, bm and bn multiples of 64 up to 256, bn of 16 on ws tiles; f16/bf16 only; sm_90 devices only).
         persistent: a grid of as many CTAs as fit on the device at once, each walking the tiles
             blockIdx.x, + gridDim.x, ...; its cp.async pipeline runs on across the tiles, so the next
             tile's first k-tiles load during this tile's epilogue (which then has shared memory of its own).
@@ -62,7 +62,7 @@ class TileConfig:
         cluster: CTAs per thread-block cluster along m (1 or 2; TMA tiles only): the two CTAs of a cluster
             take tiles m, m + 1 of one column (the tile rows rounded up to even, a CTA past M computing
             nothing), and each loads half of their shared B stage with a TMA multicast into both, so
-            that B crosses from L2 once per pair (group_m even, bn a multiple of 128, no stream-K).
+            that B crosses from L2 once per pair (group_m even, no stream-K).
     """
 
     bm: int
@@ -104,17 +104,21 @@ class TileConfig:
             raise KernelError(f"TileConfig {self}: sk_split={self.sk_split} needs stream-K (sk_ctas > 0)")
         if self.cluster not in (1, 2) or self.cluster == 2 and (
                 not self.tma or self.sk_ctas or self.persistent or self.group_m < 2 or self.group_m % 2
-                or self.bn % 128):
+                or self.bn % 16):
             raise KernelError(f"TileConfig {self}: cluster={self.cluster}: 1, or 2 for a TMA tile with bn a multiple "
-                              f"of 128, an even group_m, not persistent and no stream-K")
+                              f"of 16, an even group_m, not persistent and no stream-K")
+        if self.ws and not self.tma and (self.bm // 128) * self.bn > 256:
+            raise KernelError(f"TileConfig {self}: a warp-specialised tile of more than 128 accumulators a computing "
+                              f"thread (bm / 128 * bn > 256) needs TMA loaders (tma=True), which leave it their "
+                              f"registers")
         if self.tma and not self.ws:
             raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
         if self.wgmma:
             ok = (self.wm == 64 and self.wn == self.bn and self.bk == 64 and self.bm % 64 == 0
-                  and self.bn % 64 == 0 and self.bn <= 256 and self.bm <= 256)
+                  and self.bn % (16 if self.ws else 64) == 0 and self.bn <= 256 and self.bm <= 256)
             if not ok:
-                raise KernelError(f"TileConfig {self}: wgmma tiles need wm = 64, wn = bn, bk = 64 and bm, bn "
-                                  f"multiples of 64 up to 256")
+                raise KernelError(f"TileConfig {self}: wgmma tiles need wm = 64, wn = bn, bk = 64, bm a multiple "
+                                  f"of 64 and bn of 64 (of 16 on warp-specialised tiles), both up to 256")
         elif self.mma:
             ok = (self.wm % 16 == 0 and self.wn % 8 == 0 and self.bm % self.wm == 0 and self.bn % self.wn == 0
                   and self.bk % 16 == 0)
@@ -357,14 +361,15 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     The epilogue tile holds accumulators, or D's values when D is narrower and no C is read (rows
     padded by 16 bytes; 32 bytes for 4- and 8-byte values on the mma path; one value on the simt path
     when D is stored along m and a thread owns groups of neighbouring, unpermuted columns). wgmma tiles
-    are unpadded (swizzled) and get 1024 bytes more, to align the stages to 1024 bytes. A persistent
+    are unpadded (swizzled, mn-major tiles in whole 64-wide column atoms) and get 1024 bytes more, to align
+    the stages to 1024 bytes. A persistent
     tile keeps both (its loads of the next tile run during the epilogue); a warp-specialised one adds two
     8-byte mbarriers per stage.
     """
 
     def stage(op: OperandSpec, tmn: int) -> int:
         item = ITEMSIZE[op.dtype]
-        tc, ts = (tile.bk, tmn) if op.kmajor else (tmn, tile.bk)
+        tc, ts = (tile.bk, tmn) if op.kmajor else (-(-tmn // 64) * 64 if tile.wgmma else tmn, tile.bk)
         return _round16(ts * (tc + (0 if tile.wgmma else 16 // item)) * item)
 
     pipe = tile.stages * (stage(a, tile.bm) + stage(b, tile.bn))
