@@ -60,13 +60,46 @@ def parse_tile(text: str):
     return TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **kw)
 
 
+def core_inputs(case, din: str, dout: str):
+    """(schedule, core plan, A and B as the core kernel reads them, D, float64 reference) of TCCG `case` with
+    random column-major inputs; the packs, if any, are made here, outside any timing. None for a split-K
+    schedule (tccg.split_probe times those)."""
+    import cupy
+
+    from gettpy.backends.staged import _pack
+    from gettpy.plan.schedule import make_schedule
+
+    sched = make_schedule(case_problem(case, din, dout))
+    if sched.stage_d is not None:
+        return None
+    shapes = case.shapes()
+    rng = np.random.default_rng(case.num)
+    dt = np.float16 if din == "f16" else np.float32
+    a = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, shapes[0]).astype(dt)), order="F")
+    b = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, shapes[1]).astype(dt)), order="F")
+    d = cupy.empty(shapes[2], dtype=np.float16 if dout == "f16" else np.float32, order="F")
+    ref = cupy.einsum(case.einsum_subscripts(), a.astype(cupy.float64), b.astype(cupy.float64))
+    ext = dict(sched.problem.extents)
+    pa = _pack(cupy, a, sched.problem.a, sched.pack_a, ext) if sched.pack_a is not None else a
+    pb = _pack(cupy, b, sched.problem.b, sched.pack_b, ext) if sched.pack_b is not None else b
+    ka, kb = (pb, pa) if sched.core.part.swapped else (pa, pb)
+    return sched, sched.core, ka, kb, d, ref
+
+
+def tile_run(plan, tile, ka, kb, d):
+    """(kernel spec, a callable launching it once) of the core `plan` on `tile` (the heuristic's for None)."""
+    from gettpy.backends.gpu import launch
+    from gettpy.plan.tiles import kernel_spec
+
+    spec = kernel_spec(plan, False, tile=tile) if tile is not None else kernel_spec(plan, False)
+    ptrs = (ka.data.ptr, kb.data.ptr, 0, d.data.ptr)
+    return spec, lambda: launch(spec, *ptrs, 1.0, 0.0)
+
+
 def main(argv=None) -> int:
     import cupy
 
-    from gettpy.backends.gpu import launch
-    from gettpy.backends.staged import _pack
     from gettpy.kernels.spec import TileConfig
-    from gettpy.plan.schedule import make_schedule
     from gettpy.plan.tiles import kernel_spec
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -80,23 +113,11 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     for case in parse_cases(args.cases):
         din, dout = ("f16", "f32") if args.dtype == "f16f32" else (args.dtype, args.dtype)
-        sched = make_schedule(case_problem(case, din, dout))
-        plan = sched.core
-        if sched.stage_d is not None:
+        inputs = core_inputs(case, din, dout)  # (the probe times the core kernel alone)
+        if inputs is None:
             print(f"{case.num}: split-K schedule, skipped (tccg.split_probe times those)")
             continue
-        shapes = case.shapes()
-        rng = np.random.default_rng(case.num)
-        dt = np.float16 if din == "f16" else np.float32
-        a = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, shapes[0]).astype(dt)), order="F")
-        b = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, shapes[1]).astype(dt)), order="F")
-        d = cupy.empty(shapes[2], dtype=np.float16 if dout == "f16" else np.float32, order="F")
-        ref = cupy.einsum(case.einsum_subscripts(), a.astype(cupy.float64), b.astype(cupy.float64))
-        # packed inputs are made once, outside the timing: the probe times the core kernel alone
-        ext = dict(sched.problem.extents)
-        pa = _pack(cupy, a, sched.problem.a, sched.pack_a, ext) if sched.pack_a is not None else a
-        pb = _pack(cupy, b, sched.problem.b, sched.pack_b, ext) if sched.pack_b is not None else b
-        ka, kb = (pb, pa) if plan.part.swapped else (pa, pb)
+        _, plan, ka, kb, d, ref = inputs
         base = kernel_spec(plan, False)
         tiles = [base.tile]
         if args.tiles:
@@ -108,9 +129,7 @@ def main(argv=None) -> int:
             tiles += [TileConfig(bm, bn, 64, st, wm=64, wn=bn, wgmma=True) for bm, bn, st in WGMMA_TILES]
         for i, tile in enumerate(tiles):
             try:
-                spec = kernel_spec(plan, False, tile=tile)
-                ptrs = (ka.data.ptr, kb.data.ptr, 0, d.data.ptr)
-                run = lambda spec=spec, ptrs=ptrs: launch(spec, *ptrs, 1.0, 0.0)  # noqa: E731
+                spec, run = tile_run(plan, tile, ka, kb, d)
                 d.fill(cupy.nan)
                 run()
                 err = float(cupy.abs(d.astype(cupy.float64) - ref).max() / cupy.abs(ref).max())
