@@ -64,6 +64,31 @@ def test_persistent_tiles(name, la, lb, ld, ext, tile, dts, order, rng):
     _walks(spec)
 
 
+DIRECT = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, order, op on D)
+    # (7 tile rows of 256 padded to 8 for the pairs; 25 columns of 160, B's third column atom half used)
+    ("256x160_c2", "ik", "jk", "ij", {"i": 1700, "j": 4000, "k": 336},
+     dict(bm=256, bn=160, bk=64, stages=4, wm=64, wn=160, cluster=2), ("f16", "f16"), "C", False),
+    ("128x224_c2_mnmajor_f32out", "ki", "kj", "ij", {"i": 2000, "j": 3000, "k": 136},
+     dict(bm=128, bn=224, bk=64, stages=4, wm=64, wn=224, cluster=2), ("f16", "f32"), "C", False),
+    ("128x256_bf16_op", "ki", "jk", "ji", {"i": 2056, "j": 2600, "k": 200},
+     dict(bm=128, bn=256, bk=64, stages=4, wm=64, wn=256), ("bf16", "bf16"), "F", True),
+]
+
+
+@pytest.mark.parametrize("name,la,lb,ld,ext,tile,dts,order,op", DIRECT, ids=[c[0] for c in DIRECT])
+def test_persistent_direct_stores(name, la, lb, ld, ext, tile, dts, order, op, rng):
+    """Persistent TMA tiles without C store each accumulator pair straight to D (KernelSpec.direct_d: no
+    staging tile, four stages in shared memory), in clusters too (the pairs walk pairs of tiles); alpha
+    and an op on D applied on the way."""
+    from gettpy import ops
+
+    t = _p(**tile, wgmma=True, ws=True, tma=True)
+    spec = run_forced(rng, la, lb, ld, ext, t, dts[0], dts[1], order=order, alpha=0.75,
+                      ops=(None, None, None, ops.leaky_relu(0.2) if op else None))
+    assert spec.direct_d and spec.smem_bytes > 200_000
+    _walks(spec)
+
+
 def test_persistent_batch_ops_and_tensor_maps(rng):
     """A batch mode f (its offsets change from tile to tile), multi-mode maps, ops on A, B, C and D."""
     from gettpy import ops

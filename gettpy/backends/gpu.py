@@ -116,7 +116,7 @@ def _check_alignment(what: str, ptr: int, vec: int, dtype: str) -> None:
 
 def launch_grid(spec: KernelSpec, f) -> int:
     """CTAs to launch: one per tile, or for a persistent tile as many as are resident at once on the
-    current device (occupancy of the loaded function `f` x SMs), at most one per tile."""
+    current device (occupancy of the loaded function `f` x SMs), at most one per tile, in whole clusters."""
     if not spec.tile.persistent:
         return spec.grid
     from cupy_backends.cuda.api import driver
@@ -125,7 +125,8 @@ def launch_grid(spec: KernelSpec, f) -> int:
     if per_sm < 1:
         raise KernelError(f"tile {spec.tile}: no CTA of {spec.tile.threads} threads and {spec.smem_bytes} bytes of "
                           f"shared memory fits on an SM")
-    return min(spec.grid, per_sm * _target()[0])
+    grid = min(spec.grid, per_sm * _target()[0])
+    return grid - grid % spec.tile.cluster  # (clusters: whole pairs, each walking pairs of tiles)
 
 
 def launch(spec: KernelSpec, a_ptr: int, b_ptr: int, c_ptr: int, d_ptr: int, alpha, beta, stream=None) -> None:

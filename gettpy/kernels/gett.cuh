@@ -511,7 +511,7 @@ struct Gett {
   // (clusters of CLUSTER CTAs along m: the tile rows rounded up to whole clusters, TILES_R tiles per batch)
   static constexpr int CLUSTER = Cfg::CLUSTER;
   static constexpr long long TILES_MR = (TILES_M + CLUSTER - 1) / CLUSTER * CLUSTER, TILES_R = TILES_MR * TILES_N;
-  static_assert(CLUSTER == 1 || (CLUSTER == 2 && Cfg::WS && Cfg::TMA_RANK > 0 && Cfg::SK_CTAS == 0 && !Cfg::PERSIST &&
+  static_assert(CLUSTER == 1 || (CLUSTER == 2 && Cfg::WS && Cfg::TMA_RANK > 0 && Cfg::SK_CTAS == 0 &&
                                  Cfg::GROUP_M % 2 == 0), "clusters of two TMA tiles, an even raster group");
   static constexpr long long KTILES = (K + BK - 1) / BK;
   static constexpr int GROUP_M = Cfg::GROUP_M;
@@ -601,11 +601,17 @@ struct Gett {
   static constexpr int EPAD = EPI_ODD ? 1 : (MMA && sizeof(TE) >= 4 ? 32 : 16) / int(sizeof(TE));
   static constexpr int EC = D_NCONTIG ? BN : BM, ES = D_NCONTIG ? BM : BN;
   static constexpr int EPITCH = EC + EPAD;
-  static constexpr int EPI_BYTES = round16(ES * EPITCH * int(sizeof(TE)));
   // PERSIST: a CTA walks tiles blockIdx.x, + gridDim.x, ... and its loads run ahead across the tiles
   // (the next tile's first k-tiles arrive while this one's epilogue runs), so the epilogue tile has
   // shared memory of its own, after the pipeline's; otherwise it reuses the pipeline's
   static constexpr bool PERSIST = Cfg::PERSIST;
+  // DIRECT_D (persistent TMA tiles, D stored along n in vectors of 2 or more, N even, no C, no run-by-run walk):
+  // no staging tile; each computing thread stores its accumulator pairs (n, n + 1) straight to D, so
+  // that the whole of shared memory holds stages the loads of the next tile fill meanwhile
+  // (kernels/spec.py's smem_bytes decides the same)
+  static constexpr bool DIRECT_D = PERSIST && Cfg::TMA_RANK > 0 && !Cfg::READ_C && D_NCONTIG && Cfg::D_VEC >= 2 &&
+                                   N % 2 == 0 && Cfg::D_RUN == 0;
+  static constexpr int EPI_BYTES = DIRECT_D ? 0 : round16(ES * EPITCH * int(sizeof(TE)));
   // (wgmma: + 1024 bytes to align the swizzle atoms, which need 1024-byte-aligned stages)
   // (WS: + two mbarriers per stage after the pipeline and epilogue buffers)
   static constexpr int BAR_OFFSET = PERSIST ? PIPE_BYTES + EPI_BYTES : PIPE_BYTES > EPI_BYTES ? PIPE_BYTES : EPI_BYTES;
@@ -755,7 +761,7 @@ struct Gett {
                              const TmaDesc* tmA = nullptr, const TmaDesc* tmB = nullptr, void* ws = nullptr) {
     const int tid = threadIdx.x;
     if constexpr (WG) smem += (1024u - (unsigned)__cvta_generic_to_shared(smem) % 1024u) % 1024u;
-    constexpr U NTILES = U(TILES) * U(BATCH);
+    constexpr U NTILES = U(TILES_R) * U(BATCH);  // (clusters: the padded tile rows; an even grid keeps the pairs)
     const U step = PERSIST ? U(gridDim.x) : NTILES;  // (non-persistent: one tile per CTA)
 
     TA* sA = reinterpret_cast<TA*>(smem);
@@ -975,6 +981,45 @@ struct Gett {
     }
   }
 
+  // (DIRECT_D) a computing thread's accumulators straight to D: per wgmma fragment row, pairs of
+  // neighbouring columns (n, n + 1) as one store (D_VEC >= 2: contiguous and aligned), the row and column
+  // offsets each computed once
+  template <int R>
+  __device__ __forceinline__ static void store_direct(const TAcc (&acc)[R], TD* __restrict__ D, TAcc alpha, U bz,
+                                                      U m0, U n0, int wm0) {
+    const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+    TD* Db = D + gett_offset<I>(bz, typename Cfg::MapDb{});
+    I roff[MI][2];
+    bool rok[MI][2];
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const U gm = m0 + U(wm0 + mi * MSTEP + g + h * 8);
+        rok[mi][h] = FULL_M || gm < U(M);
+        roff[mi][h] = rok[mi][h] ? gett_offset<I>(gm, typename Cfg::MapDm{}) : I(0);
+      }
+    auto fin = [&](TAcc v) {
+      v = alpha * v;
+      if constexpr (!Cfg::OpD::kIdentity) v = Cfg::OpD::template apply<TAcc>(v);
+      return from_acc<TD>(v);
+    };
+#pragma unroll
+    for (int ni = 0; ni < NI; ++ni) {
+      const U gn = n0 + U(ni * 8 + 2 * q);
+      if (!(FULL_N || gn < U(N))) continue;
+      const I coff = gett_offset<I>(gn, typename Cfg::MapDn{});  // (N even: gn + 1 < N too)
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          if (!rok[mi][h]) continue;
+          const TAcc* a = &acc[(mi * NI + ni) * 4 + 2 * h];
+          *reinterpret_cast<Pack<TD, 2>*>(Db + roff[mi][h] + coff) = Pack<TD, 2>{{fin(a[0]), fin(a[1])}};
+        }
+    }
+  }
+
   template <class SA, class SB, class LoadNext>
   __device__ __forceinline__ static void tile_body(const TC* __restrict__ C, TD* __restrict__ D, TAcc alpha,
                                                    TAcc beta, unsigned char* smem, SA stA, SB stB,
@@ -1121,11 +1166,15 @@ struct Gett {
     if constexpr (!PERSIST) {  // (the staging tile reuses the pipeline buffers: drain them first)
       cp_async_wait<0>();
       sync_compute();
-    } else if constexpr (WS) {  // (no barrier in a warp-specialised k-loop: the last tile's stores read it)
+    } else if constexpr (WS && !DIRECT_D) {  // (no barrier in a warp-specialised k-loop: the last tile's stores read it)
       sync_compute();
     }  // (persistent: the staging tile is its own; the k-loop's barriers order it after the last tile's reads)
     if constexpr (SK) {
       if (piece && !sk_fixup(acc, *piece, tid - (THREADS - ETHREADS))) return;
+    }
+    if constexpr (DIRECT_D) {
+      store_direct(acc, D, alpha, bz, m0, n0, wm0);
+      return;
     }
 
     // (3) stage the accumulator tile in shared memory, each value at its tile coordinate (the loaders'

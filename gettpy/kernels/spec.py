@@ -62,7 +62,8 @@ class TileConfig:
         cluster: CTAs per thread-block cluster along m (1 or 2; TMA tiles only): the two CTAs of a cluster
             take tiles m, m + 1 of one column (the tile rows rounded up to even, a CTA past M computing
             nothing), and each loads half of their shared B stage with a TMA multicast into both, so
-            that B crosses from L2 once per pair (group_m even, no stream-K).
+            that B crosses from L2 once per pair (group_m even, no stream-K). Persistent: the pairs walk
+            pairs of tiles (an even grid).
     """
 
     bm: int
@@ -103,10 +104,9 @@ class TileConfig:
         if self.sk_split < 0 or self.sk_split and not self.sk_ctas:
             raise KernelError(f"TileConfig {self}: sk_split={self.sk_split} needs stream-K (sk_ctas > 0)")
         if self.cluster not in (1, 2) or self.cluster == 2 and (
-                not self.tma or self.sk_ctas or self.persistent or self.group_m < 2 or self.group_m % 2
-                or self.bn % 16):
+                not self.tma or self.sk_ctas or self.group_m < 2 or self.group_m % 2 or self.bn % 16):
             raise KernelError(f"TileConfig {self}: cluster={self.cluster}: 1, or 2 for a TMA tile with bn a multiple "
-                              f"of 16, an even group_m, not persistent and no stream-K")
+                              f"of 16, an even group_m and no stream-K")
         if self.ws and not self.tma and (self.bm // 128) * self.bn > 256:
             raise KernelError(f"TileConfig {self}: a warp-specialised tile of more than 128 accumulators a computing "
                               f"thread (bm / 128 * bn > 256) needs TMA loaders (tma=True), which leave it their "
@@ -338,7 +338,17 @@ class KernelSpec:
     @property
     def smem_bytes(self) -> int:
         """Dynamic shared memory; equals gett::Gett<Cfg>::SMEM_BYTES (the wrapper static_asserts it)."""
-        return smem_bytes(self.tile, self.a, self.b, self.d.ncontig, self.compute, self.d.dtype, self.read_c)
+        return smem_bytes(self.tile, self.a, self.b, self.d.ncontig, self.compute, self.d.dtype, self.read_c,
+                          self.direct_d)
+
+    @property
+    def direct_d(self) -> bool:
+        """Whether the epilogue stores the accumulators straight to D, with no staging tile (gett.cuh's
+        DIRECT_D): persistent TMA tiles, D stored along n in vectors of 2 or more, N even, no C, no run-by-run
+        walk."""
+        t, d = self.tile, self.d
+        return (t.persistent and t.tma and not self.read_c and d.ncontig and d.vec >= 2 and self.N % 2 == 0
+                and d.run == 0)
 
 
 def _round16(x: int) -> int:
@@ -355,7 +365,7 @@ def _group(t: int, op: OperandSpec) -> int:
 
 
 def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool, compute: str,
-               d_dtype: str = "f32", read_c: bool = False) -> int:
+               d_dtype: str = "f32", read_c: bool = False, direct_d: bool = False) -> int:
     """Shared memory of the pipeline (STAGES x (A + B) tiles, padded rows) or of the epilogue tile.
 
     The epilogue tile holds accumulators, or D's values when D is narrower and no C is read (rows
@@ -364,7 +374,7 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     are unpadded (swizzled, mn-major tiles in whole 64-wide column atoms) and get 1024 bytes more, to align
     the stages to 1024 bytes. A persistent
     tile keeps both (its loads of the next tile run during the epilogue); a warp-specialised one adds two
-    8-byte mbarriers per stage.
+    8-byte mbarriers per stage. With `direct_d` (KernelSpec.direct_d) there is no epilogue tile.
     """
 
     def stage(op: OperandSpec, tmn: int) -> int:
@@ -378,6 +388,6 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     ec, es = (tile.bn, tile.bm) if d_ncontig else (tile.bm, tile.bn)
     odd = not tile.mma and not d_ncontig and _group(tile.tn, b) > 1 and b.vs == 1
     pad = 1 if odd else (32 if tile.mma and item >= 4 else 16) // item
-    epi = _round16(es * (ec + pad) * item)
+    epi = 0 if direct_d else _round16(es * (ec + pad) * item)
     return ((pipe + epi if tile.persistent else max(pipe, epi)) + (1024 if tile.wgmma else 0)
             + (16 * tile.stages if tile.ws else 0))
