@@ -60,16 +60,24 @@ def parse_tile(text: str):
     return TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **kw)
 
 
-def core_inputs(case, din: str, dout: str):
+def core_inputs(case, din: str, dout: str, swap: bool = False):
     """(schedule, core plan, A and B as the core kernel reads them, D, float64 reference) of TCCG `case` with
     random column-major inputs; the packs, if any, are made here, outside any timing. None for a split-K
-    schedule (tccg.split_probe times those)."""
+    schedule (tccg.split_probe times those). swap: the planner's partition with A and B trading roles."""
+    import dataclasses
+
     import cupy
 
     from gettpy.backends.staged import _pack
+    from gettpy.plan.partition import partition
     from gettpy.plan.schedule import make_schedule
 
-    sched = make_schedule(case_problem(case, din, dout))
+    problem = case_problem(case, din, dout)
+    part = None
+    if swap:
+        p = partition(problem)
+        part = dataclasses.replace(p, m=p.n, n=p.m, swapped=not p.swapped, split_m=p.split_n, split_n=p.split_m)
+    sched = make_schedule(problem, part=part)
     if sched.stage_d is not None:
         return None
     shapes = case.shapes()
@@ -105,6 +113,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", default="12,20")
     ap.add_argument("--dtype", default="f16", choices=["f16", "f16f32", "f32"], help="f16f32: f16 in, f32 out")
+    ap.add_argument("--swap", action="store_true", help="A and B trading roles (the other transpose flag)")
     ap.add_argument("--paths", default="mma,wgmma", help="tile families to time besides the heuristic's")
     ap.add_argument("--tiles", default="", help="only these tiles besides the heuristic's, comma separated, "
                     "BMxBNxBK/STAGES@WMxWN (mma.sync), the same ending in 'w' (wgmma) or @TMxTN ending in 's' (simt), "
@@ -113,7 +122,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     for case in parse_cases(args.cases):
         din, dout = ("f16", "f32") if args.dtype == "f16f32" else (args.dtype, args.dtype)
-        inputs = core_inputs(case, din, dout)  # (the probe times the core kernel alone)
+        inputs = core_inputs(case, din, dout, args.swap)  # (the probe times the core kernel alone)
         if inputs is None:
             print(f"{case.num}: split-K schedule, skipped (tccg.split_probe times those)")
             continue

@@ -85,7 +85,7 @@ def test_persistent_direct_stores(name, la, lb, ld, ext, tile, dts, order, op, r
     t = _p(**tile, wgmma=True, ws=True, tma=True)
     spec = run_forced(rng, la, lb, ld, ext, t, dts[0], dts[1], order=order, alpha=0.75,
                       ops=(None, None, None, ops.leaky_relu(0.2) if op else None))
-    assert spec.direct_d and spec.smem_bytes > 200_000
+    assert spec.direct_d and spec.smem_bytes > 190_000  # (four stages: with a staging tile three fit)
     _walks(spec)
 
 
