@@ -569,15 +569,26 @@ def test_cluster_tiles_compile(cache):
 
 
 def test_tma_heuristic():
-    """The compute-bound wgmma tile becomes the TMA-fed warp-specialised 128x256 tile where both inputs are
-    plain matrices without an op (#12); not with a relu on A (no in-kernel transform there), not for a
-    layout of several stride terms per dimension (#20 in place), not for memory-bound shapes. #12's 40 tile
-    rows pair up into clusters of two (B multicast; 840 CTAs); with 41 rows (M = 5184) they do not."""
+    """The compute-bound wgmma tile becomes a TMA-fed warp-specialised tile where both inputs are plain
+    matrices without an op (#12); not with a relu on A (no in-kernel transform there), not for a layout of
+    several stride terms per dimension (#20 in place), not for memory-bound shapes. Its shape: #12's
+    M = 5120 makes 20 rows of 256, which pair up into clusters of two (B multicast), and with N = 5136
+    33 columns of 160: 660 CTAs, 5 waves of 132; M = N = 5184 (#20-#30 as packed) 41 rows of 128 (no
+    clusters) and 22 columns of 240: 902 CTAs, 6.8 waves (128 x 256: 861, 6.5 waves)."""
+    from gettpy.plan.tiles import TMA_LOAD_WEIGHT, _tma_cost
+
     spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
-    assert spec.tile.tma and spec.tile.ws and (spec.tile.bm, spec.tile.bn, spec.tile.threads) == (128, 256, 384)
-    assert spec.M == 5120 and spec.tile.cluster == 2 and spec.grid == 40 * 21
+    assert spec.tile.tma and spec.tile.ws and (spec.tile.bm, spec.tile.bn, spec.tile.threads) == (256, 160, 384)
+    assert spec.M == 5120 and spec.tile.cluster == 2 and spec.grid == 20 * 33
     spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5184, 5136), "f16"), False)
-    assert spec.tile.tma and spec.M == 5184 and spec.tile.cluster == 1
+    assert spec.tile.tma and spec.M == 5184
+    spec = kernel_spec(tccg_plan("ab-ac-cb", (5184, 5184, 5184), "f16"), False)
+    assert (spec.tile.bm, spec.tile.bn, spec.tile.cluster, spec.grid) == (128, 240, 1, 41 * 22)
+    # (the cost by hand: waves x (bm bn + w (bm + bn)))
+    w = TMA_LOAD_WEIGHT
+    assert _tma_cost(5184, 5184, 1, 128, 240, 1, 132) == 7 * (128 * 240 + w * 368)
+    assert _tma_cost(5120, 5136, 1, 256, 160, 2, 132) == 5 * (256 * 160 + w * 416)
+    assert _tma_cost(5136, 5136, 1, 256, 160, 2, 132) == 6 * (256 * 160 + w * 416)  # (21 rows -> 22)
     spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16", op_a=ops.relu), False)
     assert not spec.tile.ws and (spec.tile.bm, spec.tile.bn) == (256, 128)
     assert not kernel_spec(tccg_plan("abcd-aebf-dfce", (72,) * 6, "f16"), False).tile.ws

@@ -330,29 +330,56 @@ def _persistent(tile: TileConfig, M: int, N: int, K: int) -> TileConfig:
     return dataclasses.replace(tile, persistent=True) if one_k or tall else tile
 
 
-def _tma_tile(plan: Plan, tile: TileConfig) -> TileConfig:
-    """The compute-bound wgmma tile as a TMA-fed warp-specialised 128x256x64 / 4 tile where both inputs
-    have tensor maps (tccg/tile_probe.py on the H100, results/v8_h100/probe_tma.txt: #12 0.501 -> 0.443
-    ms, #20 0.470 -> 0.415, #21 0.466 -> 0.444 against the 256x128x64 / 4 cp.async tile; warp
-    specialisation with cp.async loads was slower, probe_ws.txt); the tile unchanged otherwise.
+#: the TMA tile shapes `_tma_tile` chooses among (bm x bn; 256 x 160: 160 accumulators a computing thread,
+#: the loaders' registers moved to them by setmaxnreg)
+TMA_SHAPES = ((128, 256), (128, 240), (128, 224), (128, 208), (256, 160))
+#: `_tma_cost`'s weight of a tile's loads (bm + bn per k) against its tensor-core work (bm x bn per k)
+TMA_LOAD_WEIGHT = 64
 
-    Where the tile rows pair up (an even number of them), the tile runs in clusters of two CTAs that
-    multicast their shared B stage (TileConfig.cluster): #12 0.444 -> 0.421 ms (results/v12_h100/call5/).
-    Not with an odd number: #20's 41 rows, padded to 42, ran even (0.408 -> 0.411)."""
+
+def _tma_cost(M: int, N: int, batch: int, bm: int, bn: int, cluster: int, sm_count: int) -> int:
+    """Predicted time of a TMA tile shape, in arbitrary units: waves of CTAs (tile rows rounded up to whole
+    clusters) times the time of one tile, which does bm x bn work and loads bm + bn per k-step
+    (TMA_LOAD_WEIGHT: with 64 the model ranks the measured shapes as they ran, tccg/tile_probe.py on the H100,
+    results/v13_h100/call1/, call3/, call4/: #12 256 x 160 0.411-0.417 ms, 128 x 224 0.416-0.421, 128 x 256
+    0.425-0.430; #20, 41 tile rows, 128 x 240 0.392-0.396, 128 x 208 0.392-0.397, 128 x 256 0.410-0.420,
+    128 x 224 0.426, 256 x 160 0.431)."""
+    rows = -(-M // bm)
+    ctas = -(-rows // cluster) * cluster * -(-N // bn) * batch
+    return -(-ctas // sm_count) * (bm * bn + TMA_LOAD_WEIGHT * (bm + bn))
+
+
+def _tma_tile(plan: Plan, tile: TileConfig, sm_count: int = SM_COUNT) -> TileConfig:
+    """The compute-bound wgmma tile as a TMA-fed warp-specialised tile with 4 stages where both inputs have
+    tensor maps (tccg/tile_probe.py on the H100, results/v8_h100/probe_tma.txt: 128 x 256 #12 0.501 -> 0.443
+    ms, #20 0.470 -> 0.415, #21 0.466 -> 0.444 against the 256x128x64 / 4 cp.async tile; warp specialisation
+    with cp.async loads was slower, probe_ws.txt); the tile unchanged otherwise.
+
+    Its shape is the TMA_SHAPES one of least `_tma_cost`: whole waves of tiles that waste little of the
+    last (#12: 660 tiles of 256 x 160 are 5 waves of 132, 840 of 128 x 256 are 6.4; #20: 902 of 128 x 240
+    are 6.8, 861 of 128 x 256 are 6.5). Where the tile rows pair up (an even number of them), the tile
+    runs in clusters of two CTAs that multicast their shared B stage (TileConfig.cluster): #12 128 x 256
+    0.444 -> 0.421 ms (results/v12_h100/call5/), 128 x 224 0.475 -> 0.421 (v13_h100/call1/). Not with an
+    odd number: #20's 41 rows, padded to 42, ran even (0.408 -> 0.411)."""
     from ..kernels.tma import geometry
 
     if not (tile.wgmma and (tile.bm, tile.bn, tile.stages) == (256, 128, 4)):
         return tile
-    new = TileConfig(128, 256, 64, 4, wm=64, wn=256, wgmma=True, ws=True, tma=True)
-    for lay, mn, dt, tmn in ((plan.layout_a, "m", plan.kernel_a.dtype, new.bm),
-                             (plan.layout_b, "n", plan.kernel_b.dtype, new.bn)):
-        op = input_spec(lay, mn, dt, tmn, new.bk)
-        if op.vec * ITEMSIZE[dt] != 16 or geometry(op, tmn, new.bk, plan.batch) is None:
-            return tile
-    # (op: B's; a cluster loads it in boxes of half the tile)
-    if math.ceil(plan.M / new.bm) % 2 == 0 and geometry(op, new.bn // 2, new.bk, plan.batch) is not None:
-        return dataclasses.replace(new, cluster=2)
-    return new
+    best = None
+    for bm, bn in TMA_SHAPES:
+        new = TileConfig(bm, bn, 64, 4, wm=64, wn=bn, wgmma=True, ws=True, tma=True)
+        ops = [input_spec(lay, mn, dt, tmn, new.bk) for lay, mn, dt, tmn in (
+            (plan.layout_a, "m", plan.kernel_a.dtype, bm), (plan.layout_b, "n", plan.kernel_b.dtype, bn))]
+        if any(op.vec * ITEMSIZE[op.dtype] != 16 or geometry(op, tmn, new.bk, plan.batch) is None
+               for op, tmn in zip(ops, (bm, bn))):
+            continue
+        # (a cluster loads B in boxes of half the tile when B is k-major)
+        if math.ceil(plan.M / bm) % 2 == 0 and geometry(ops[1], bn // 2, new.bk, plan.batch) is not None:
+            new = dataclasses.replace(new, cluster=2)
+        cost = _tma_cost(plan.M, plan.N, plan.batch, bm, bn, new.cluster, sm_count)
+        if best is None or cost < best[0]:
+            best = (cost, new)
+    return best[1] if best else tile
 
 
 def _min_blocks(tile: TileConfig, a: OperandSpec, b: OperandSpec, heavy: bool = False) -> TileConfig:
@@ -438,7 +465,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
         raise KernelError(f"tile {tile} is an mma tile but the contraction uses semiring {p.semiring.name} "
                           f"(tensor cores only add and multiply): give a simt tile")
     if chosen and not (_op_expr(plan.ops[0]) or _op_expr(plan.ops[1])):
-        tile = _tma_tile(plan, tile)
+        tile = _tma_tile(plan, tile, sm_count)
     a = input_spec(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk, bool(tf32))
     b = input_spec(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk, bool(tf32))
     if chosen:

@@ -36,7 +36,8 @@ SIMT_TILES = [(128, 128, 16, 3, 8, 8), (128, 64, 16, 3, 8, 4), (64, 128, 16, 3, 
 #: and persistent variants of mma.sync tiles (flags: "p" persistent, "t" TMA + warp-specialised, "c" the
 #: same in clusters of two)
 WGMMA_TILES = [(128, 128, 3, ""), (256, 128, 4, ""), (256, 128, 3, ""), (128, 64, 4, ""), (128, 256, 4, "t"),
-               (256, 128, 4, "t"), (256, 128, 3, "p"), (128, 256, 4, "c")]
+               (256, 128, 4, "t"), (256, 128, 3, "p"), (128, 256, 4, "c"), (128, 240, 4, "t"), (128, 208, 4, "t"),
+               (256, 160, 4, "c"), (128, 224, 4, "c")]
 PERSISTENT_MMA_TILES = [(96, 128, 32, 2, 48, 64), (128, 128, 32, 2, 64, 32), (32, 256, 32, 3, 32, 32)]
 #: H100 figures the model uses (measured in tccg/results): copy bandwidth, fp16 / fp32 peak
 BANDWIDTH_GBS, PEAK_TFLOPS = {"mma": 2800.0, "simt": 2800.0}, {"mma": 750.0, "simt": 52.0}
