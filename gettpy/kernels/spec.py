@@ -36,7 +36,8 @@ class TileConfig:
         group_m: CTA swizzle, tile rows per rasterisation group (1 = plain row-major order).
         split_k: reserved (only 1 is implemented).
         wgmma: the mma path on sm_90a warpgroup MMA (wm = 64, wn = bn: each warpgroup of 128 threads
-            owns 64 rows; bk = 64, bm and bn multiples of 64 up to 256, bn of 16 on ws tiles; f16/bf16 only; sm_90 devices only).
+            owns 64 rows; bk = 64, bm and bn multiples of 64 up to 256, bn of 16 on ws tiles; f16/bf16
+            only; sm_90 devices only).
         persistent: a grid of as many CTAs as fit on the device at once, each walking the tiles
             blockIdx.x, + gridDim.x, ...; its cp.async pipeline runs on across the tiles, so the next
             tile's first k-tiles load during this tile's epilogue (which then has shared memory of its own).

@@ -371,7 +371,7 @@ def _tma_tile(plan: Plan, tile: TileConfig, sm_count: int = SM_COUNT) -> TileCon
         ops = [input_spec(lay, mn, dt, tmn, new.bk) for lay, mn, dt, tmn in (
             (plan.layout_a, "m", plan.kernel_a.dtype, bm), (plan.layout_b, "n", plan.kernel_b.dtype, bn))]
         if any(op.vec * ITEMSIZE[op.dtype] != 16 or geometry(op, tmn, new.bk, plan.batch) is None
-               for op, tmn in zip(ops, (bm, bn))):
+               for op, tmn in zip(ops, (bm, bn), strict=True)):
             continue
         # (a cluster loads B in boxes of half the tile when B is k-major)
         if math.ceil(plan.M / bm) % 2 == 0 and geometry(ops[1], bn // 2, new.bk, plan.batch) is not None:
