@@ -138,14 +138,13 @@ def test_wgmma_heuristic_through_einsum(rng):
     assert any(s.tile.wgmma for s in gpu._SPECS.values())
 
 
-def _ws(bm, bn, stages=4, tma=False, bk=64):
+def _ws(bm, bn, stages=4, tma=False):
     from gettpy.kernels.spec import TileConfig
 
-    return TileConfig(bm, bn, bk, stages, wm=64, wn=bn, wgmma=True, ws=True, tma=tma)
+    return TileConfig(bm, bn, 64, stages, wm=64, wn=bn, wgmma=True, ws=True, tma=tma)
 
 
-# (224 wide: an mn-major stage in 7 atoms of 32 columns (the 64-byte swizzle); 208: 4 atoms of 64, the last
-#  partly used; TMA_TILES' 256 x 160: registers moved by setmaxnreg, an mn-major stage in 5 atoms of 32)
+# (224 / 208 wide: B's last column atom partly used; TMA_TILES' 256 x 160: registers moved by setmaxnreg)
 WS_TILES = [(256, 128, 4), (128, 256, 4), (128, 128, 2), (128, 64, 3), (128, 224, 4), (128, 208, 3)]
 TMA_TILES = WS_TILES + [(256, 160, 4)]
 
@@ -188,20 +187,6 @@ def test_tma_orientations(la, lb, ld, bm, bn, stages, rng):
     ext = {"i": 296, "j": 264, "k": 712}
     spec = run_forced(rng, la, lb, ld, ext, _ws(bm, bn, stages, tma=True), with_c=True, alpha=1.5, beta=-0.5)
     assert spec.tile.tma and spec.tma_rank == 2
-
-
-BK32_TILES = [(256, 160, 8), (128, 240, 9), (128, 128, 5)]
-
-
-@pytest.mark.parametrize("bm,bn,stages", BK32_TILES, ids=[f"{m}x{n}s{s}" for m, n, s in BK32_TILES])
-@pytest.mark.parametrize("la,lb,ld", LAYOUTS, ids=["_".join(x) for x in LAYOUTS])
-def test_tma_bk32_orientations(la, lb, ld, bm, bn, stages, rng):
-    """TMA tiles of bk 32: a k-major stage is one atom of 32 columns (64-byte rows, the 64-byte swizzle in
-    both the tensor map and the wgmma descriptors), an mn-major one 32 rows deep; K = 712 is 22.25 k-tiles."""
-    ext = {"i": 296, "j": 264, "k": 712}
-    spec = run_forced(rng, la, lb, ld, ext, _ws(bm, bn, stages, tma=True, bk=32), with_c=True, alpha=1.5,
-                      beta=-0.5)
-    assert spec.tile.bk == 32 and spec.tma_rank == 2
 
 
 @pytest.mark.parametrize("dts", [("f16", "f16"), ("bf16", "f32")])

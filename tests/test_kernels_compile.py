@@ -617,35 +617,6 @@ def test_tma_geometry(modes_a, strides_a, batch, want):
         assert g is None
     else:
         assert (g.dims, g.strides, g.box) == want and g.rank == len(want[0])
-        assert g.swizzle == 128
-
-
-@pytest.mark.parametrize("kmajor,tile_mn,bk,atom", [
-    (True, 256, 64, 64), (True, 256, 32, 32),  # k-major: one atom bk wide
-    (False, 256, 64, 64), (False, 160, 64, 32), (False, 224, 64, 32),  # odd multiples of 32: atoms of 32
-    (False, 240, 64, 64), (False, 208, 32, 64),  # neither: atoms of 64, the last partly used
-])
-def test_swizzle_atoms(kmajor, tile_mn, bk, atom):
-    """The swizzle atom of a wgmma stage (128-byte rows of 64 elements, or 64-byte rows of 32), the TMA box
-    and swizzle that fill it, and the stage's shared memory (whole atoms) in smem_bytes."""
-    from gettpy.kernels.spec import OperandSpec, smem_bytes, swizzle_atom
-    from gettpy.kernels.tma import geometry
-
-    assert swizzle_atom(kmajor, tile_mn, bk) == atom
-    mn, k = build_dim_map([4096], [1 if not kmajor else 4096]), build_dim_map([4096], [4096 if not kmajor else 1])
-    op = OperandSpec("f16", mn, k, build_dim_map([], []), 8, kmajor)
-    g = geometry(op, tile_mn, bk, 1)
-    assert g.swizzle == 2 * atom and g.box == ((bk, tile_mn) if kmajor else (atom, bk))
-    t = TileConfig(128, tile_mn, bk, 4, wm=64, wn=tile_mn, wgmma=True, ws=True, tma=True)
-    a = OperandSpec("f16", mn, k, build_dim_map([], []), 8, True)
-    cols = bk if kmajor else -(-tile_mn // atom) * atom  # (the smem-contiguous extent, in whole atoms)
-    rows = tile_mn if kmajor else bk
-    pipe, epi = 4 * (128 * bk * 2 + rows * cols * 2), 128 * (tile_mn + 8) * 2  # (4 stages; D's staging tile)
-    assert smem_bytes(t, a, op, True, "f32", "f16") == max(pipe, epi) + 1024 + 16 * 4  # (alignment, mbarriers)
-    from gettpy.errors import KernelError
-
-    with pytest.raises(KernelError, match="bk = 64"):
-        TileConfig(128, 128, 32, 4, wm=64, wn=128, wgmma=True, ws=True)  # (bk 32: TMA tiles only)
 
 
 def test_stream_k_heuristic():

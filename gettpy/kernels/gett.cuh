@@ -17,7 +17,7 @@
 //          (.trans when the smem tile is MN-major) from padded, conflict-free shared memory;
 //   * SIMT (f32/f64 inputs): register-tiled FFMA/DFMA;
 //   * WGMMA (f16/bf16 inputs, sm_90a): warpgroup wgmma.mma_async reading A and B straight from shared
-//          memory through matrix descriptors; the loaders then write 128- or 64-byte-swizzled tiles (the
+//          memory through matrix descriptors; the loaders then write 128-byte-swizzled tiles (the
 //          canonical K-major or MN-major layouts of the instruction) instead of padded ones.
 // Global -> shared loads: cp.async (16/8/4 bytes, zero-fill for the partial tiles) in a STAGES-deep
 // pipeline; a 2-byte scalar gather (an f16/bf16 operand with no vectorisable dimension) is a guarded
@@ -154,7 +154,7 @@ __device__ __forceinline__ void cp_async_mbar_arrive(unsigned long long* b) {
 }
 // the tensor-memory accelerator (PTX ISA: cp.async.bulk.tensor, tile mode): one box of a tensor map
 // (a 128-byte, 64-byte aligned descriptor the host encodes, passed as a __grid_constant__ parameter)
-// into shared memory with the map's swizzle, completing `bytes` on the mbarrier
+// into shared memory with the map's 128-byte swizzle, completing `bytes` on the mbarrier
 struct alignas(64) TmaDesc {
   unsigned long long raw[16];
 };
@@ -213,12 +213,10 @@ __device__ __forceinline__ void named_sync(int id, int count) {
 // TileLoader: one operand's (TMN x TBK) tile, global -> shared, through its maps.
 //   KMAJOR: the smem tile is [TMN][TBK + PAD] (k contiguous) else [TBK][TMN + PAD] (mn contiguous).
 //   V: elements per copy along the smem-contiguous dimension (V > 1 only along a vectorisable dim).
-//   SW: 0 = padded rows (PITCH = TC + 16 bytes, conflict-free for ldmatrix); 1 = wgmma's swizzled
-//     atoms (2-byte elements) of 8 rows x ATOM elements: ATOM 64 (rows of 128 bytes, the 16-byte chunk j
-//     of row r stored at chunk j ^ (r % 8)) or 32 (rows of 64 bytes, chunk j at j ^ ((r / 2) % 4)).
-//     K-major tiles are one atom wide (TC == ATOM: bk 64 or 32); MN-major tiles are cut into column
-//     atoms of 64, or of 32 where TC is an odd multiple of 32 (160: five, not three of 64 with 32
-//     columns unused), TC rounded up to whole atoms, each atom TS rows deep.
+//   SW: 0 = padded rows (PITCH = TC + 16 bytes, conflict-free for ldmatrix); 1 = wgmma's 128-byte
+//     swizzle (2-byte elements): atoms of 8 rows x 64 elements (1024 bytes), the 16-byte chunk j of
+//     row r stored at chunk j ^ (r % 8). K-major tiles have TC == 64 (one atom wide); MN-major tiles
+//     are cut into column atoms (TC rounded up to 64), each TS rows deep.
 //   VS (mn-contiguous tiles): the vector runs along the map term with divisor VS, i.e. its elements are
 //     the coordinates l, l + VS, ..., l + (V-1)*VS of the tile (a tile 2-D over two modes). They land in
 //     consecutive smem slots: coordinate l sits at slot perm(l) (below); VS == 1 is the identity.
@@ -247,12 +245,9 @@ struct TileLoader {
   static constexpr int TC = KMAJOR ? TBK : TMN;  // smem-contiguous extent
   static constexpr int TS = KMAJOR ? TMN : TBK;  // strided extent
   static constexpr int PAD = SW ? 0 : 16 / int(sizeof(T));
-  // (kernels/spec.py's swizzle_atom decides the same)
-  static constexpr int ATOM = KMAJOR ? TC : TC % 64 == 0 ? 64 : TC % 32 == 0 ? 32 : 64;
-  static constexpr int SWB = ATOM * int(sizeof(T));  // bytes of a swizzled row: 128 or 64
-  // (swizzled mn-major tiles hold whole column atoms: a tile 240 wide takes 4 atoms of 64, the wgmma
-  //  reading the first 240 columns; the copies fill TC columns, a TMA box the whole last atom)
-  static constexpr int TCA = SW && !KMAJOR ? (TC + ATOM - 1) / ATOM * ATOM : TC;
+  // (swizzled mn-major tiles hold whole column atoms: a tile 224 wide takes 4 atoms, the wgmma reading
+  //  the first 224 columns; the copies fill TC columns, a TMA box the whole last atom)
+  static constexpr int TCA = SW && !KMAJOR ? (TC + 63) / 64 * 64 : TC;
   static constexpr int PITCH = TCA + PAD;
   static constexpr int STAGE_ELEMS = TS * PITCH;
   static constexpr int LV = TC / V;  // vectors per smem row
@@ -267,13 +262,12 @@ struct TileLoader {
   static_assert(BYTES <= 16, "at most 16-byte vectors");
   static_assert(ITERS <= 32, "too many loads per thread for the predicate mask");
   static_assert(VS == 1 || (!KMAJOR && TMN % (VS * V) == 0), "vector step VS needs an mn-contiguous tile");
-  static_assert(!SW || (sizeof(T) == 2 && TS % 8 == 0 && (KMAJOR ? TC == 64 || TC == 32 : TC % 16 == 0)),
-                "the swizzles hold 2-byte elements in atoms of 8 rows x 64 or 32");
+  static_assert(!SW || (sizeof(T) == 2 && TS % 8 == 0 && (KMAJOR ? TC == 64 : TC % 16 == 0)),
+                "the 128-byte swizzle holds 2-byte elements in atoms of 8 rows x 64");
   using Perm = SlotPerm<KMAJOR ? 1 : V, KMAJOR ? 1 : VS>;
-  // wgmma descriptor: strides (bytes) LBO between column atoms (MN-major; unused K-major), SBO between
-  // groups of 8 rows; the layout type (bits 62-63): 1 = 128-byte swizzle, 2 = 64-byte
-  static constexpr unsigned WG_LBO = KMAJOR ? 16u : unsigned(TS * SWB), WG_SBO = unsigned(8 * SWB);
-  static constexpr unsigned WG_SWIZZLE = SWB == 128 ? 1u : 2u;
+  // wgmma descriptor strides (bytes): LBO between 64-wide column atoms (MN-major; unused K-major),
+  // SBO between groups of 8 rows
+  static constexpr unsigned WG_LBO = KMAJOR ? 16u : unsigned(TS * 128), WG_SBO = 1024u;
 
   // element offset in a stage of (strided row sl, contiguous column c); a vector never crosses a
   // 16-byte chunk, so it stays contiguous under the swizzle
@@ -281,14 +275,14 @@ struct TileLoader {
     if constexpr (!SW) {
       return sl * PITCH + c;
     } else {
-      const int w = c % ATOM, phase = SWB == 128 ? sl & 7 : (sl >> 1) & 3;
-      return (c / ATOM) * (TS * ATOM) + sl * ATOM + (((w >> 3) ^ phase) << 3) + (w & 7);
+      const int w = c & 63;
+      return (c >> 6) * (TS * 64) + sl * 64 + (((w >> 3) ^ (sl & 7)) << 3) + (w & 7);
     }
   }
   // element offset of the unswizzled start of the (mn0.., k0..) sub-tile a wgmma reads (mn0 % 64 ==
   // 0, k0 % 16 == 0): the hardware applies the swizzle to the address bits itself
   __device__ __forceinline__ static int wg_start(int mn0, int k0) {
-    return KMAJOR ? mn0 * TC + k0 : (mn0 / ATOM) * (TS * ATOM) + k0 * ATOM;
+    return KMAJOR ? mn0 * 64 + k0 : (mn0 >> 6) * (TS * 64) + k0 * 64;
   }
 
   I mn_off[ITERS];
@@ -334,18 +328,17 @@ struct TileLoader {
   }
 
   // (1') TMA: the stage as boxes of the operand's tensor map (dims innermost first: the smem-contiguous
-  //      dimension, the other, the batch): one box of TC x TS (k-major) or one box of ATOM x TS per column
-  //      atom (mn-major), each landing in the swizzled layout `slot` describes; zero-filled outside the tensor
+  //      dimension, the other, the batch): one box of 64 x TS (k-major) or one box of 64 x 64 per column atom
+  //      (mn-major), each landing in the swizzled layout `slot` describes; zero-filled outside the tensor
   template <int RANK>
   __device__ __forceinline__ static void tma(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
                                              U bz) {
-    static_assert(SW, "TMA boxes fill swizzled stages");
+    static_assert(SW && (KMAJOR ? TC == 64 : TS == 64), "TMA boxes fill 128-byte-swizzled stages");
     if constexpr (KMAJOR) {
       tma_box<RANK>(stage, map, bar, int(k0), int(mn0), int(bz));
     } else {
 #pragma unroll
-      for (int a = 0; a < TCA / ATOM; ++a)
-        tma_box<RANK>(stage + a * TS * ATOM, map, bar, int(mn0) + ATOM * a, int(k0), int(bz));
+      for (int a = 0; a < TCA / 64; ++a) tma_box<RANK>(stage + a * TS * 64, map, bar, int(mn0) + 64 * a, int(k0), int(bz));
     }
   }
   // (cluster of two) this CTA's half (part 0 or 1) of the stage's boxes, multicast into both CTAs: the
@@ -354,15 +347,15 @@ struct TileLoader {
   template <int RANK>
   __device__ __forceinline__ static void tma_half(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
                                                   U bz, unsigned part) {
-    static_assert(SW && (!KMAJOR || TS % 16 == 0), "halves of whole atoms");
+    static_assert(SW && (KMAJOR ? TC == 64 && TS % 16 == 0 : TS == 64), "halves of whole atoms");
     if constexpr (KMAJOR) {
       const int r0 = int(part) * (TS / 2);
-      tma_box_mc<RANK>(stage + r0 * TC, map, bar, int(k0), int(mn0) + r0, int(bz), (unsigned short)3);
+      tma_box_mc<RANK>(stage + r0 * 64, map, bar, int(k0), int(mn0) + r0, int(bz), (unsigned short)3);
     } else {  // (part p: the atoms p, p + 2, ...; an odd count leaves part 0 one more)
 #pragma unroll
-      for (int a = 0; a < TCA / ATOM; ++a)
+      for (int a = 0; a < TCA / 64; ++a)
         if ((a & 1) == int(part))
-          tma_box_mc<RANK>(stage + a * TS * ATOM, map, bar, int(mn0) + ATOM * a, int(k0), int(bz), (unsigned short)3);
+          tma_box_mc<RANK>(stage + a * TS * 64, map, bar, int(mn0) + 64 * a, int(k0), int(bz), (unsigned short)3);
     }
   }
   static constexpr unsigned TX_BYTES = unsigned(TS * TCA * int(sizeof(T)));  // (the boxes' bytes)
@@ -476,12 +469,11 @@ template <> struct Mma<__nv_bfloat16> {
 // Warpgroup MMA (sm_90a; PTX ISA: wgmma.mma_async, matrix descriptors). The instruction itself
 // (m64nBNk16, its BN / 2 accumulator operands and transpose flags) is rendered into Cfg::Wgmma.
 // ------------------------------------------------------------------------------------------------
-// descriptor: start address >> 4 (bits 0-13), LBO >> 4 (16-29), SBO >> 4 (32-45), layout type (62-63: 1 =
-// 128-byte swizzle, 2 = 64-byte)
-__device__ __forceinline__ unsigned long long wg_desc(const void* p, unsigned lbo, unsigned sbo, unsigned sw) {
+// descriptor: start address >> 4 (bits 0-13), LBO >> 4 (16-29), SBO >> 4 (32-45), 128-byte swizzle (62-63)
+__device__ __forceinline__ unsigned long long wg_desc(const void* p, unsigned lbo, unsigned sbo) {
   const unsigned a = (unsigned)__cvta_generic_to_shared(p);
   return (unsigned long long)((a & 0x3FFFFu) >> 4) | ((unsigned long long)((lbo >> 4) & 0x3FFFu) << 16) |
-         ((unsigned long long)((sbo >> 4) & 0x3FFFu) << 32) | ((unsigned long long)sw << 62);
+         ((unsigned long long)((sbo >> 4) & 0x3FFFu) << 32) | (1ull << 62);
 }
 // keeps the compiler from moving accumulator accesses across the asynchronous wgmma
 template <int R>
@@ -975,9 +967,8 @@ struct Gett {
         for (int kk = 0; kk < BK; kk += 16)
 #pragma unroll
           for (int mi = 0; mi < NL; ++mi)
-            Cfg::Wgmma::run(acc + mi * (BN / 2),
-                            wg_desc(As + LA::wg_start(crow + mi * 64, kk), LA::WG_LBO, LA::WG_SBO, LA::WG_SWIZZLE),
-                            wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO, LB::WG_SWIZZLE));
+            Cfg::Wgmma::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(crow + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
+                            wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
         asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
         asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
         wg_fence_regs(acc);
@@ -1106,8 +1097,8 @@ struct Gett {
         asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
         for (int kk = 0; kk < BK; kk += 16)
-          Cfg::Wgmma::run(acc, wg_desc(As + LA::wg_start(wrow, kk), LA::WG_LBO, LA::WG_SBO, LA::WG_SWIZZLE),
-                          wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO, LB::WG_SWIZZLE));
+          Cfg::Wgmma::run(acc, wg_desc(As + LA::wg_start(wrow, kk), LA::WG_LBO, LA::WG_SBO),
+                          wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
         asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
         asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(WG_INFLIGHT) : "memory");
         wg_fence_regs(acc);

@@ -115,13 +115,11 @@ class TileConfig:
         if self.tma and not self.ws:
             raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
         if self.wgmma:
-            ok = (self.wm == 64 and self.wn == self.bn and (self.bk == 64 or self.bk == 32 and self.tma)
-                  and self.bm % 64 == 0
+            ok = (self.wm == 64 and self.wn == self.bn and self.bk == 64 and self.bm % 64 == 0
                   and self.bn % (16 if self.ws else 64) == 0 and self.bn <= 256 and self.bm <= 256)
             if not ok:
-                raise KernelError(f"TileConfig {self}: wgmma tiles need wm = 64, wn = bn, bk = 64 (or 32 on TMA "
-                                  f"tiles), bm a multiple of 64 and bn of 64 (of 16 on warp-specialised tiles), both "
-                                  f"up to 256")
+                raise KernelError(f"TileConfig {self}: wgmma tiles need wm = 64, wn = bn, bk = 64, bm a multiple "
+                                  f"of 64 and bn of 64 (of 16 on warp-specialised tiles), both up to 256")
         elif self.mma:
             ok = (self.wm % 16 == 0 and self.wn % 8 == 0 and self.bm % self.wm == 0 and self.bn % self.wn == 0
                   and self.bk % 16 == 0)
@@ -354,16 +352,6 @@ class KernelSpec:
                 and d.run == 0)
 
 
-def swizzle_atom(kmajor: bool, tile_mn: int, bk: int) -> int:
-    """Elements in a row of a wgmma stage's swizzle atom (gett.cuh's TileLoader::ATOM; 2-byte elements):
-    a k-major stage is one atom bk wide (64: the 128-byte swizzle, 32: the 64-byte one); an mn-major one is
-    cut into atoms of 64 columns, or of 32 where the tile is an odd multiple of 32 wide (160 = 5 x 32, not
-    3 x 64 with 32 columns loaded for nothing), else of 64 with the last one partly used."""
-    if kmajor:
-        return bk
-    return 64 if tile_mn % 64 == 0 else 32 if tile_mn % 32 == 0 else 64
-
-
 def _round16(x: int) -> int:
     return (x + 15) // 16 * 16
 
@@ -384,7 +372,7 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     The epilogue tile holds accumulators, or D's values when D is narrower and no C is read (rows
     padded by 16 bytes; 32 bytes for 4- and 8-byte values on the mma path; one value on the simt path
     when D is stored along m and a thread owns groups of neighbouring, unpermuted columns). wgmma tiles
-    are unpadded (swizzled, mn-major tiles in whole column atoms, `swizzle_atom`) and get 1024 bytes more, to align
+    are unpadded (swizzled, mn-major tiles in whole 64-wide column atoms) and get 1024 bytes more, to align
     the stages to 1024 bytes. A persistent
     tile keeps both (its loads of the next tile run during the epilogue); a warp-specialised one adds two
     8-byte mbarriers per stage. With `direct_d` (KernelSpec.direct_d) there is no epilogue tile.
@@ -392,8 +380,7 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
 
     def stage(op: OperandSpec, tmn: int) -> int:
         item = ITEMSIZE[op.dtype]
-        atom = swizzle_atom(op.kmajor, tmn, tile.bk)
-        tc, ts = (tile.bk, tmn) if op.kmajor else (-(-tmn // atom) * atom if tile.wgmma else tmn, tile.bk)
+        tc, ts = (tile.bk, tmn) if op.kmajor else (-(-tmn // 64) * 64 if tile.wgmma else tmn, tile.bk)
         return _round16(ts * (tc + (0 if tile.wgmma else 16 // item)) * item)
 
     pipe = tile.stages * (stage(a, tile.bm) + stage(b, tile.bn))

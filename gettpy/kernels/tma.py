@@ -5,9 +5,8 @@ byte strides, box size, swizzle) into shared memory, zero-filling what lies outs
 operand qualifies when each of its GEMM dimensions is one stride term (a dense or strided matrix,
 possibly batched: packed inputs, plain GEMMs): its map then has the smem-contiguous dimension
 innermost (k for a k-major tile, mn for an mn-major one), the other GEMM dimension next and the batch
-last, and boxes of bk x tile rows (k-major) or atom x bk (mn-major, one per column atom of 64 or 32,
-`swizzle_atom`) land in exactly the 128- or 64-byte-swizzled layout the wgmma descriptors read
-(gett.cuh, TileLoader::tma): rows of 64 elements take the 128-byte swizzle, rows of 32 the 64-byte one.
+last, and boxes of 64 x tile rows (k-major) or 64 x 64 (mn-major, one per 64-wide column atom) land
+in exactly the 128-byte-swizzled layout the wgmma descriptors read (gett.cuh, TileLoader::tma).
 
 `geometry` (pure) decides whether and how; `encode` builds the map's 128 bytes for a data pointer
 with NVIDIA's driver bindings (needs a GPU driver).
@@ -17,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..layouts.descriptor import DimMap
-from .spec import ITEMSIZE, OperandSpec, swizzle_atom
+from .spec import ITEMSIZE, OperandSpec
 
 #: elements of the 128-byte swizzle's rows (2-byte elements) and the largest box edge
 SWIZZLE_ELEMS = 64
@@ -33,7 +32,6 @@ class TmaGeometry:
     dims: tuple[int, ...]
     strides: tuple[int, ...]
     box: tuple[int, ...]
-    swizzle: int = 128  # bytes of a swizzled row: 128 or 64 (the box's first edge, in bytes)
 
     @property
     def rank(self) -> int:
@@ -49,15 +47,13 @@ def _stride(dm: DimMap) -> int | None:
     return None
 
 
-def geometry(op: OperandSpec, tile_mn: int, bk: int, batch: int, atom: int = 0) -> TmaGeometry | None:
+def geometry(op: OperandSpec, tile_mn: int, bk: int, batch: int) -> TmaGeometry | None:
     """The tensor map of operand `op` read on tiles of `tile_mn` x `bk` (batch extent `batch`), or None
     where TMA cannot load it (a dimension of several terms, a negative or unaligned stride, a type other
-    than f16/bf16). atom: the stage's swizzle atom width (`swizzle_atom`; 0: that of a tile `tile_mn`
-    wide; a cluster's half boxes of B pass the whole tile's)."""
+    than f16/bf16)."""
     item = ITEMSIZE[op.dtype]
-    if op.dtype not in ("f16", "bf16") or bk not in (32, SWIZZLE_ELEMS) or tile_mn > MAX_BOX:
+    if op.dtype not in ("f16", "bf16") or bk != SWIZZLE_ELEMS or tile_mn > MAX_BOX:
         return None
-    atom = atom or swizzle_atom(op.kmajor, tile_mn, bk)
     s_mn, s_k, s_b = _stride(op.mn), _stride(op.k), _stride(op.b)
     if None in (s_mn, s_k, s_b):
         return None
@@ -66,7 +62,7 @@ def geometry(op: OperandSpec, tile_mn: int, bk: int, batch: int, atom: int = 0) 
     if inner.extent > 1 and s_in != 1:
         return None
     dims, strides = [max(inner.extent, 1), max(outer.extent, 1)], [s_out * item]
-    box = [atom, tile_mn if op.kmajor else bk]
+    box = [SWIZZLE_ELEMS, tile_mn if op.kmajor else SWIZZLE_ELEMS]
     if batch > 1:
         dims.append(batch)
         strides.append(s_b * item)
@@ -75,7 +71,7 @@ def geometry(op: OperandSpec, tile_mn: int, bk: int, batch: int, atom: int = 0) 
         strides[0] = max(strides[0], 16)
     if any(s <= 0 or s % 16 or s >= 2**40 for s in strides) or any(d >= 2**31 for d in dims):
         return None
-    return TmaGeometry(op.dtype, tuple(dims), tuple(strides), tuple(box), atom * item)
+    return TmaGeometry(op.dtype, tuple(dims), tuple(strides), tuple(box))
 
 
 def encode(g: TmaGeometry, ptr: int) -> bytes:
@@ -93,9 +89,7 @@ def encode(g: TmaGeometry, ptr: int) -> bytes:
     err, tmap = cu.cuTensorMapEncodeTiled(
         dt, g.rank, ptr, [cu.cuuint64_t(d) for d in g.dims], [cu.cuuint64_t(s) for s in g.strides],
         [cu.cuuint32_t(b) for b in g.box], [cu.cuuint32_t(1)] * g.rank,
-        cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
-        {128: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
-         64: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_64B}[g.swizzle],
+        cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
         cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
         cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
     if int(err) != 0:
