@@ -530,7 +530,9 @@ def test_tma_tiles_compile_and_geometry(cache):
     big = TileConfig(256, 160, 64, 4, wm=64, wn=160, wgmma=True, ws=True, tma=True)
     for con in ("ab-ac-cb", "ab-ca-bc"):
         s160 = kernel_spec(tccg_plan(con, (512, 520, 264), "f16", with_c=True), True, tile=big)
-        assert B.build(s160, ARCH).report.spill_stores == 0
+        k160 = B.build(s160, ARCH)
+        assert big.reg_split and k160.report.spill_stores == 0 and k160.report.registers == 168
+    assert not tile.reg_split  # (256 x 128: 128 accumulators a computing thread)
     for op, tmn in ((spec.a, 256), (spec.b, 128)):  # column-major: one operand k-major, the other mn-major
         g = geometry(op, tmn, 64, 1)
         inner, outer = (264, op.mn.extent) if op.kmajor else (op.mn.extent, 264)
@@ -542,6 +544,26 @@ def test_tma_tiles_compile_and_geometry(cache):
         kernel_spec(plan, False, tile=TileConfig(128, 128, 64, 4, wm=64, wn=128, wgmma=True, ws=True, tma=True))
     with pytest.raises(KernelError, match="warp-specialised"):
         TileConfig(128, 128, 64, 4, wm=64, wn=128, wgmma=True, tma=True)
+
+
+def test_reg_split_launch_registers(cache, monkeypatch):
+    """A tile whose warpgroups trade registers with setmaxnreg is refused if ptxas launched it with too few
+    of them to grant the computing warpgroups their 232 (it would wait forever at the setmaxnreg)."""
+    import dataclasses
+
+    from gettpy.errors import KernelError
+
+    big = TileConfig(256, 160, 64, 4, wm=64, wn=160, wgmma=True, ws=True, tma=True)
+    spec = kernel_spec(tccg_plan("ab-ac-cb", (512, 520, 264), "f16"), False, tile=big)
+    real = B.build_source
+
+    def short(*a, **kw):
+        k = real(*a, **kw)
+        return dataclasses.replace(k, report=dataclasses.replace(k.report, registers=160))
+
+    monkeypatch.setattr(B, "build_source", short)
+    with pytest.raises(KernelError, match="too few for its warpgroups' setmaxnreg"):
+        B.build(spec, ARCH)
 
 
 def test_cluster_tiles_compile(cache):

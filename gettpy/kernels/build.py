@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ..errors import KernelError
 from .render import render
-from .spec import KernelSpec
+from .spec import REG_SPLIT_REGS, KernelSpec
 
 DEFAULT_ARCH = "sm_90"
 
@@ -254,9 +254,19 @@ def spec_arch(spec: KernelSpec, arch: str | None = None) -> str:
 
 
 def build(spec: KernelSpec, arch: str | None = None, use_cache: bool = True) -> CompiledKernel:
-    """Render and compile `spec` for `arch` (default: the current device's, else sm_90)."""
+    """Render and compile `spec` for `arch` (default: the current device's, else sm_90).
+
+    A tile whose warpgroups trade registers (TileConfig.reg_split) must launch with enough of them for
+    setmaxnreg to grant the computing warpgroups theirs; with fewer it would wait forever, so such a
+    kernel is refused here."""
     src, name = render(spec)
-    return build_source(src, name, spec_arch(spec, arch), use_cache)
+    k = build_source(src, name, spec_arch(spec, arch), use_cache)
+    if spec.tile.reg_split and k.report.registers > 0:  # (-1: ptxas said nothing)
+        load, compute = REG_SPLIT_REGS
+        if k.report.registers * spec.tile.threads < 128 * load + (spec.tile.threads - 128) * compute:
+            raise KernelError(f"kernel {name} ({spec.tile}): ptxas gave it {k.report.registers} registers a thread, "
+                              f"too few for its warpgroups' setmaxnreg to {load} / {compute}")
+    return k
 
 
 def prebuild(specs, arch: str | None = None, workers: int | None = None) -> None:

@@ -549,6 +549,7 @@ struct Gett {
   // (accumulators past 128 a thread, TMA tiles only: 384 threads launch with 168 registers each; the
   //  one-thread TMA loaders keep LOAD_REGS, the computing threads take COMPUTE_REGS, 128 x 40 + 256 x 232
   //  of the SM's 64K. cp.async loaders hold the mn offsets of their copies and spill with under 168)
+  //  (kernels/spec.py: TileConfig.reg_split, REG_SPLIT_REGS; kernels/build.py refuses a launch count short of it)
   static constexpr bool REG_SPLIT = WS && (BM / 2 / 64) * BN / 2 > 128;
   static_assert(!REG_SPLIT || Cfg::TMA_RANK > 0, "more than 128 accumulators a thread: TMA loaders");
   static constexpr int LOAD_REGS = 40, COMPUTE_REGS = 232;

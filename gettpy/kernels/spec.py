@@ -108,7 +108,7 @@ class TileConfig:
                 not self.tma or self.sk_ctas or self.group_m < 2 or self.group_m % 2 or self.bn % 16):
             raise KernelError(f"TileConfig {self}: cluster={self.cluster}: 1, or 2 for a TMA tile with bn a multiple "
                               f"of 16, an even group_m and no stream-K")
-        if self.ws and not self.tma and (self.bm // 128) * self.bn > 256:
+        if self.reg_split and not self.tma:
             raise KernelError(f"TileConfig {self}: a warp-specialised tile of more than 128 accumulators a computing "
                               f"thread (bm / 128 * bn > 256) needs TMA loaders (tma=True), which leave it their "
                               f"registers")
@@ -134,6 +134,13 @@ class TileConfig:
     @property
     def mma(self) -> bool:
         return self.wm > 0
+
+    @property
+    def reg_split(self) -> bool:
+        """A warp-specialised tile of more than 128 accumulators a computing thread (bm / 128 x bn > 256):
+        its loading warpgroup hands registers to the computing ones with setmaxnreg (gett.cuh's REG_SPLIT;
+        REG_SPLIT_REGS: the loaders' and the computing threads' counts after it)."""
+        return self.ws and (self.bm // 128) * self.bn > 256
 
     @property
     def threads(self) -> int:
@@ -350,6 +357,11 @@ class KernelSpec:
         t, d = self.tile, self.d
         return (t.persistent and t.tma and not self.read_c and d.ncontig and d.vec >= 2 and self.N % 2 == 0
                 and d.run == 0)
+
+
+#: registers a thread of a REG_SPLIT tile's loading and computing warpgroups keep after setmaxnreg (gett.cuh's
+#: LOAD_REGS, COMPUTE_REGS): 128 x 40 + 256 x 232 of the 65536, which 384 threads launched with 168 each hold
+REG_SPLIT_REGS = (40, 232)
 
 
 def _round16(x: int) -> int:
