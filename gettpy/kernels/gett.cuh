@@ -546,13 +546,14 @@ struct Gett {
   static constexpr bool WS = Cfg::WS;
   static constexpr int CW = 2, MW = WS ? BM / CW : 64;
   static constexpr int LTHREADS = WS ? 128 : THREADS;  // threads that load
-  // (accumulators past 128 a thread, TMA tiles only: 384 threads launch with 168 registers each; the
-  //  one-thread TMA loaders keep LOAD_REGS, the computing threads take COMPUTE_REGS, 128 x 40 + 256 x 232
-  //  of the SM's 64K. cp.async loaders hold the mn offsets of their copies and spill with under 168)
-  //  (kernels/spec.py: TileConfig.reg_split, REG_SPLIT_REGS; kernels/build.py refuses a launch count short of it)
-  static constexpr bool REG_SPLIT = WS && (BM / 2 / 64) * BN / 2 > 128;
-  static_assert(!REG_SPLIT || Cfg::TMA_RANK > 0, "more than 128 accumulators a thread: TMA loaders");
-  static constexpr int LOAD_REGS = 40, COMPUTE_REGS = 232;
+  // REG_SPLIT (kernels/spec.py's TileConfig.reg_split decides it, REG_SPLIT_REGS the counts): accumulators
+  // past 128 a computing thread, TMA tiles only. 384 threads launch with 168 registers each; the one-thread
+  // TMA loaders keep LOAD_REGS, the computing threads take COMPUTE_REGS (cp.async loaders hold the mn
+  // offsets of their copies and spill with under 168; kernels/build.py refuses a launch count short of it)
+  static constexpr bool REG_SPLIT = Cfg::REG_SPLIT;
+  static constexpr int LOAD_REGS = Cfg::LOAD_REGS, COMPUTE_REGS = Cfg::COMPUTE_REGS;
+  static_assert(REG_SPLIT == (WS && (MW / 64) * BN / 2 > 128) && (!REG_SPLIT || Cfg::TMA_RANK > 0),
+                "setmaxnreg for more than 128 accumulators a thread, on TMA tiles");
   static constexpr int ETHREADS = WS ? THREADS - 128 : THREADS;  // threads that compute and store
 
   using LA = TileLoader<TA, BM, BK, Cfg::A_VEC, Cfg::A_KMAJOR, LTHREADS, M, K, typename Cfg::MapAm,
@@ -606,12 +607,13 @@ struct Gett {
   // (the next tile's first k-tiles arrive while this one's epilogue runs), so the epilogue tile has
   // shared memory of its own, after the pipeline's; otherwise it reuses the pipeline's
   static constexpr bool PERSIST = Cfg::PERSIST;
-  // DIRECT_D (persistent TMA tiles, D stored along n in vectors of 2 or more, N even, no C, no run-by-run walk):
-  // no staging tile; each computing thread stores its accumulator pairs (n, n + 1) straight to D, so
-  // that the whole of shared memory holds stages the loads of the next tile fill meanwhile
-  // (kernels/spec.py's smem_bytes decides the same)
-  static constexpr bool DIRECT_D = PERSIST && Cfg::TMA_RANK > 0 && !Cfg::READ_C && D_NCONTIG && Cfg::D_VEC >= 2 &&
-                                   N % 2 == 0 && Cfg::D_RUN == 0;
+  // DIRECT_D (kernels/spec.py's KernelSpec.direct_d decides it: persistent TMA tiles, D stored along n in
+  // vectors of 2 or more, N even, no C, no run-by-run walk): no staging tile; each computing thread stores
+  // its accumulator pairs (n, n + 1) straight to D, so that the whole of shared memory holds stages the
+  // loads of the next tile fill meanwhile
+  static constexpr bool DIRECT_D = Cfg::DIRECT_D;
+  static_assert(!DIRECT_D || (PERSIST && Cfg::TMA_RANK > 0 && !Cfg::READ_C && D_NCONTIG && Cfg::D_VEC >= 2 &&
+                              N % 2 == 0 && Cfg::D_RUN == 0), "direct stores of accumulator pairs along n");
   static constexpr int EPI_BYTES = DIRECT_D ? 0 : round16(ES * EPITCH * int(sizeof(TE)));
   // (wgmma: + 1024 bytes to align the swizzle atoms, which need 1024-byte-aligned stages)
   // (WS: + two mbarriers per stage after the pipeline and epilogue buffers)
@@ -934,6 +936,22 @@ struct Gett {
     }
   }
 
+  // a warpgroup's wgmmas on one stage: BK / 16 k-steps over its NL 64-row blocks from tile row row0
+  // (accumulators BN / 2 apart), committed as one group; then wait until at most WAIT groups are in flight
+  template <int NL, int WAIT, int R>
+  __device__ __forceinline__ static void wg_stage(TAcc (&acc)[R], const TA* As, const TB* Bs, int row0) {
+    wg_fence_regs(acc);
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += 16)
+#pragma unroll
+      for (int mi = 0; mi < NL; ++mi)
+        Cfg::Wgmma::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(row0 + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
+                        wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(WAIT) : "memory");
+    wg_fence_regs(acc);
+  }
   // a computing warp's release of a stage (its wgmmas have read it; wait_group is warp-wide): one arrival
   // from its first lane on the stage's empty barrier, or (a cluster) on that of each CTA, whose loaders
   // multicast into this one
@@ -960,19 +978,7 @@ struct Gett {
       if constexpr (NL > 0) {
         // (the loaders' copies are generic-proxy writes; the wgmma reads through the async proxy, as TMA writes)
         if constexpr (Cfg::TMA_RANK == 0) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-        const TA* As = stA(s);
-        const TB* Bs = stB(s);
-        wg_fence_regs(acc);
-        asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#pragma unroll
-        for (int kk = 0; kk < BK; kk += 16)
-#pragma unroll
-          for (int mi = 0; mi < NL; ++mi)
-            Cfg::Wgmma::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(crow + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
-                            wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
-        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-        asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-        wg_fence_regs(acc);
+        wg_stage<NL, 1>(acc, stA(s), stB(s), crow);
       }
       if (kt > kbeg) release_stage(&bars[STAGES + int((q - 1) % STAGES)]);
     }
@@ -1093,16 +1099,7 @@ struct Gett {
       if constexpr (WG) {
         // BK / 16 wgmmas of this warpgroup's 64 rows x BN; WG_INFLIGHT of these batches stay in flight
         // past the next barrier, so the stage they read is refilled two iterations later (PF)
-        const int wrow = (warp >> 2) * 64;
-        wg_fence_regs(acc);
-        asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#pragma unroll
-        for (int kk = 0; kk < BK; kk += 16)
-          Cfg::Wgmma::run(acc, wg_desc(As + LA::wg_start(wrow, kk), LA::WG_LBO, LA::WG_SBO),
-                          wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
-        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-        asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(WG_INFLIGHT) : "memory");
-        wg_fence_regs(acc);
+        wg_stage<1, WG_INFLIGHT>(acc, As, Bs, (warp >> 2) * 64);
       } else if constexpr (MMA) {
 #pragma unroll
         for (int kk = 0; kk < BK; kk += KSTEP) {

@@ -385,9 +385,9 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     padded by 16 bytes; 32 bytes for 4- and 8-byte values on the mma path; one value on the simt path
     when D is stored along m and a thread owns groups of neighbouring, unpermuted columns). wgmma tiles
     are unpadded (swizzled, mn-major tiles in whole 64-wide column atoms) and get 1024 bytes more, to align
-    the stages to 1024 bytes. A persistent
-    tile keeps both (its loads of the next tile run during the epilogue); a warp-specialised one adds two
-    8-byte mbarriers per stage. With `direct_d` (KernelSpec.direct_d) there is no epilogue tile.
+    the stages to 1024 bytes. A persistent tile keeps both (its loads of the next tile run during the
+    epilogue), but with `direct_d` (KernelSpec.direct_d) there is no epilogue tile; a warp-specialised one
+    adds two 8-byte mbarriers per stage.
     """
 
     def stage(op: OperandSpec, tmn: int) -> int:
