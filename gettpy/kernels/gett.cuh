@@ -162,30 +162,41 @@ struct alignas(64) TmaDesc {
 __device__ __forceinline__ void mbar_arrive_expect_tx(unsigned long long* b, unsigned bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(b)), "r"(bytes) : "memory");
 }
+// (c: the box's coordinates, innermost first; RANK 2 to 4)
 template <int RANK>
-__device__ __forceinline__ void tma_box(void* dst, const TmaDesc* map, unsigned long long* b, int c0, int c1, int c2) {
+__device__ __forceinline__ void tma_box(void* dst, const TmaDesc* map, unsigned long long* b, const int (&c)[4]) {
+  static_assert(RANK >= 2 && RANK <= 4, "tensor maps of 2 to 4 dims");
   if constexpr (RANK == 2)
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
-                 "[%4];\n" ::"r"(smem_addr(dst)), "l"(map), "r"(c0), "r"(c1), "r"(smem_addr(b)) : "memory");
-  else
+                 "[%4];\n" ::"r"(smem_addr(dst)), "l"(map), "r"(c[0]), "r"(c[1]), "r"(smem_addr(b)) : "memory");
+  else if constexpr (RANK == 3)
     asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, "
-                 "%4}], [%5];\n" ::"r"(smem_addr(dst)), "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(smem_addr(b))
+                 "%4}], [%5];\n" ::"r"(smem_addr(dst)), "l"(map), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(smem_addr(b))
                  : "memory");
+  else
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, "
+                 "%4, %5}], [%6];\n" ::"r"(smem_addr(dst)), "l"(map), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]),
+                 "r"(smem_addr(b)) : "memory");
 }
 
 // the same box multicast into the shared memory of the cluster's CTAs in `mask` (at dst's offset in each),
 // completing its bytes on the mbarrier at b's offset in each
 template <int RANK>
-__device__ __forceinline__ void tma_box_mc(void* dst, const TmaDesc* map, unsigned long long* b, int c0, int c1, int c2,
+__device__ __forceinline__ void tma_box_mc(void* dst, const TmaDesc* map, unsigned long long* b, const int (&c)[4],
                                            unsigned short mask) {
+  static_assert(RANK >= 2 && RANK <= 4, "tensor maps of 2 to 4 dims");
   if constexpr (RANK == 2)
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
-                 "[%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(smem_addr(dst)), "l"(map), "r"(c0), "r"(c1),
+                 "[%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(smem_addr(dst)), "l"(map), "r"(c[0]), "r"(c[1]),
                  "r"(smem_addr(b)), "h"(mask) : "memory");
-  else
+  else if constexpr (RANK == 3)
     asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
-                 "[%0], [%1, {%2, %3, %4}], [%5], %6;\n" ::"r"(smem_addr(dst)), "l"(map), "r"(c0), "r"(c1), "r"(c2),
-                 "r"(smem_addr(b)), "h"(mask) : "memory");
+                 "[%0], [%1, {%2, %3, %4}], [%5], %6;\n" ::"r"(smem_addr(dst)), "l"(map), "r"(c[0]), "r"(c[1]),
+                 "r"(c[2]), "r"(smem_addr(b)), "h"(mask) : "memory");
+  else
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
+                 "[%0], [%1, {%2, %3, %4, %5}], [%6], %7;\n" ::"r"(smem_addr(dst)), "l"(map), "r"(c[0]), "r"(c[1]),
+                 "r"(c[2]), "r"(c[3]), "r"(smem_addr(b)), "h"(mask) : "memory");
 }
 // thread-block clusters: this CTA's rank, a barrier of every thread of the cluster, one arrival on the
 // mbarrier at b's offset in CTA `cta` of the cluster (release at CTA scope, the default: the wgmma reads it
@@ -329,33 +340,60 @@ struct TileLoader {
 
   // (1') TMA: the stage as boxes of the operand's tensor map (dims innermost first: the smem-contiguous
   //      dimension, the other, the batch): one box of 64 x TS (k-major) or one box of 64 x 64 per column atom
-  //      (mn-major), each landing in the swizzled layout `slot` describes; zero-filled outside the tensor
-  template <int RANK>
+  //      (mn-major), each landing in the swizzled layout `slot` describes; zero-filled outside the tensor.
+  //      SPLIT > 0 (k-major): the mn dimension is two dims of the map, rows mn % SPLIT and slabs mn / SPLIT
+  //      (a tile never straddles two slabs: kernels/tma.py)
+  template <long long SPLIT>
+  __device__ __forceinline__ static void box_coords(int (&c)[4], U inner, U mn, U bz) {
+    static_assert(SPLIT == 0 || KMAJOR, "split mn dimensions on k-major tiles");
+    c[0] = int(inner);
+    if constexpr (SPLIT > 0) {
+      c[1] = int(mn % U(SPLIT));
+      c[2] = int(mn / U(SPLIT));
+      c[3] = int(bz);
+    } else {
+      c[1] = int(mn);
+      c[2] = int(bz);
+      c[3] = 0;
+    }
+  }
+  template <int RANK, long long SPLIT>
   __device__ __forceinline__ static void tma(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
                                              U bz) {
     static_assert(SW && (KMAJOR ? TC == 64 : TS == 64), "TMA boxes fill 128-byte-swizzled stages");
+    constexpr int R = RANK + (SPLIT > 0 ? 1 : 0);
+    int c[4];
     if constexpr (KMAJOR) {
-      tma_box<RANK>(stage, map, bar, int(k0), int(mn0), int(bz));
+      box_coords<SPLIT>(c, k0, mn0, bz);
+      tma_box<R>(stage, map, bar, c);
     } else {
 #pragma unroll
-      for (int a = 0; a < TCA / 64; ++a) tma_box<RANK>(stage + a * TS * 64, map, bar, int(mn0) + 64 * a, int(k0), int(bz));
+      for (int a = 0; a < TCA / 64; ++a) {
+        c[0] = int(mn0) + 64 * a, c[1] = int(k0), c[2] = int(bz), c[3] = 0;
+        tma_box<R>(stage + a * TS * 64, map, bar, c);
+      }
     }
   }
   // (cluster of two) this CTA's half (part 0 or 1) of the stage's boxes, multicast into both CTAs: the
   //      k-major box is cut in rows (the map's box is TMN / 2 rows), the mn-major ones share out by column atom
   //      (alternately)
-  template <int RANK>
+  template <int RANK, long long SPLIT>
   __device__ __forceinline__ static void tma_half(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
                                                   U bz, unsigned part) {
     static_assert(SW && (KMAJOR ? TC == 64 && TS % 16 == 0 : TS == 64), "halves of whole atoms");
+    constexpr int R = RANK + (SPLIT > 0 ? 1 : 0);
+    int c[4];
     if constexpr (KMAJOR) {
       const int r0 = int(part) * (TS / 2);
-      tma_box_mc<RANK>(stage + r0 * 64, map, bar, int(k0), int(mn0) + r0, int(bz), (unsigned short)3);
+      box_coords<SPLIT>(c, k0, mn0 + U(r0), bz);
+      tma_box_mc<R>(stage + r0 * 64, map, bar, c, (unsigned short)3);
     } else {  // (part p: the atoms p, p + 2, ...; an odd count leaves part 0 one more)
 #pragma unroll
       for (int a = 0; a < TCA / 64; ++a)
-        if ((a & 1) == int(part))
-          tma_box_mc<RANK>(stage + a * TS * 64, map, bar, int(mn0) + 64 * a, int(k0), int(bz), (unsigned short)3);
+        if ((a & 1) == int(part)) {
+          c[0] = int(mn0) + 64 * a, c[1] = int(k0), c[2] = int(bz), c[3] = 0;
+          tma_box_mc<R>(stage + a * TS * 64, map, bar, c, (unsigned short)3);
+        }
     }
   }
   static constexpr unsigned TX_BYTES = unsigned(TS * TCA * int(sizeof(T)));  // (the boxes' bytes)
@@ -822,11 +860,12 @@ struct Gett {
                 if (kstep >= STAGES) mbar_wait(&bars[STAGES + s], unsigned((kstep / STAGES - 1) & 1));
                 if constexpr (Cfg::TMA_RANK > 0) {  // (the whole stage in a few boxes)
                   mbar_arrive_expect_tx(&bars[s], LA::TX_BYTES + LB::TX_BYTES);
-                  LA::template tma<Cfg::TMA_RANK>(stA(s), tmA, &bars[s], m0, U(kt) * U(BK), bz);
+                  LA::template tma<Cfg::TMA_RANK, Cfg::A_TMA_SPLIT>(stA(s), tmA, &bars[s], m0, U(kt) * U(BK), bz);
                   if constexpr (CLUSTER > 1)  // (B: this CTA's half, into both; the other half comes from the peer)
-                    LB::template tma_half<Cfg::TMA_RANK>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz, crank);
+                    LB::template tma_half<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK),
+                                                                          bz, crank);
                   else
-                    LB::template tma<Cfg::TMA_RANK>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz);
+                    LB::template tma<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz);
                 } else {
                   la.load(stA(s), Ab, tid, U(kt) * U(BK));
                   lb.load(stB(s), Bb, tid, U(kt) * U(BK));

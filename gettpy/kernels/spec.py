@@ -116,10 +116,10 @@ class TileConfig:
             raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
         if self.wgmma:
             ok = (self.wm == 64 and self.wn == self.bn and self.bk == 64 and self.bm % 64 == 0
-                  and self.bn % (16 if self.ws else 64) == 0 and self.bn <= 256 and self.bm <= 256)
+                  and self.bn % (8 if self.ws else 64) == 0 and self.bn <= 256 and self.bm <= 256)
             if not ok:
                 raise KernelError(f"TileConfig {self}: wgmma tiles need wm = 64, wn = bn, bk = 64, bm a multiple "
-                                  f"of 64 and bn of 64 (of 16 on warp-specialised tiles), both up to 256")
+                                  f"of 64 and bn of 64 (of 8 on warp-specialised tiles), both up to 256")
         elif self.mma:
             ok = (self.wm % 16 == 0 and self.wn % 8 == 0 and self.bm % self.wm == 0 and self.bn % self.wn == 0
                   and self.bk % 16 == 0)
@@ -270,6 +270,9 @@ class KernelSpec:
                 if geometry(op, tmn, t.bk, self.batch) is None:
                     raise KernelError(f"operand {name}: no tensor map for TMA (a GEMM dimension of several "
                                       f"stride terms, or an unaligned stride); give a tile with tma=False")
+        if t.ws and not self.b.kmajor and t.bn % 16:
+            raise KernelError(f"operand B: a warp-specialised tile over an n-major B needs bn a multiple of 16 "
+                              f"(whole 16-wide swizzle groups), not {t.bn}")
         if t.ws:
             for name, op in (("A", self.a), ("B", self.b)):
                 if op.vec * ITEMSIZE[op.dtype] != 16:
@@ -284,8 +287,21 @@ class KernelSpec:
 
     @property
     def tma_rank(self) -> int:
-        """Dims of the TMA tensor maps (2, 3 with a batch), 0 without TMA."""
+        """Dims of the TMA tensor maps (2, 3 with a batch; one more for a split mn dimension, see
+        `tma_splits`), 0 without TMA."""
         return (3 if self.batch > 1 else 2) if self.tile.tma else 0
+
+    @property
+    def tma_splits(self) -> tuple[int, int]:
+        """(A, B): the extent at which a TMA operand's mn dimension is cut into two dims of its tensor map
+        (gettpy.kernels.tma.TmaGeometry.split), 0 where it is one dim or there is no TMA."""
+        if not self.tile.tma:
+            return 0, 0
+        from .tma import geometry
+
+        t = self.tile
+        ga, gb = geometry(self.a, t.bm, t.bk, self.batch), geometry(self.b, t.bn // t.cluster, t.bk, self.batch)
+        return (ga.split if ga else 0), (gb.split if gb else 0)
 
     @property
     def path(self) -> str:

@@ -8,6 +8,11 @@ innermost (k for a k-major tile, mn for an mn-major one), the other GEMM dimensi
 last, and boxes of 64 x tile rows (k-major) or 64 x 64 (mn-major, one per 64-wide column atom) land
 in exactly the 128-byte-swizzled layout the wgmma descriptors read (gett.cuh, TileLoader::tma).
 
+A k-major operand's mn dimension may also be two stride terms, (g % s) * s0 + (g / s) * s1, when the
+tile's rows divide s (TCCG #2's big input, n = (a, c) with a's 312 = 3 x 104): no tile then straddles
+the split, and the map takes the two terms as two dims, the box covering rows of the first only
+(`TmaGeometry.split` = s; the kernel's box coordinates are mn0 % s and mn0 / s).
+
 `geometry` (pure) decides whether and how; `encode` builds the map's 128 bytes for a data pointer
 with NVIDIA's driver bindings (needs a GPU driver).
 """
@@ -32,6 +37,7 @@ class TmaGeometry:
     dims: tuple[int, ...]
     strides: tuple[int, ...]
     box: tuple[int, ...]
+    split: int = 0  # (k-major only) the mn dimension as two dims at this extent; 0: one dim
 
     @property
     def rank(self) -> int:
@@ -47,14 +53,28 @@ def _stride(dm: DimMap) -> int | None:
     return None
 
 
+def _split(dm: DimMap, tile_mn: int) -> tuple[int, int, int] | None:
+    """(s, s0, s1) where the mn dimension is (g % s) * s0 + (g / s) * s1 over whole slabs of s rows that
+    tiles of `tile_mn` rows never straddle (s a multiple of tile_mn), else None."""
+    if len(dm.strides) != 2 or dm.divisors[0] != 1:
+        return None
+    s = dm.moduli[0]
+    if dm.divisors[1] != s or dm.extent % s or s % tile_mn or dm.moduli[1] < dm.extent // s:
+        return None
+    return s, dm.strides[0], dm.strides[1]
+
+
 def geometry(op: OperandSpec, tile_mn: int, bk: int, batch: int) -> TmaGeometry | None:
     """The tensor map of operand `op` read on tiles of `tile_mn` x `bk` (batch extent `batch`), or None
-    where TMA cannot load it (a dimension of several terms, a negative or unaligned stride, a type other
-    than f16/bf16)."""
+    where TMA cannot load it (a dimension of several terms that tiles would straddle, a negative or
+    unaligned stride, a type other than f16/bf16)."""
     item = ITEMSIZE[op.dtype]
     if op.dtype not in ("f16", "bf16") or bk != SWIZZLE_ELEMS or tile_mn > MAX_BOX:
         return None
     s_mn, s_k, s_b = _stride(op.mn), _stride(op.k), _stride(op.b)
+    split = _split(op.mn, tile_mn) if s_mn is None and op.kmajor else None
+    if split is not None:
+        s_mn = split[1]
     if None in (s_mn, s_k, s_b):
         return None
     inner, outer = (op.k, op.mn) if op.kmajor else (op.mn, op.k)
@@ -63,6 +83,11 @@ def geometry(op: OperandSpec, tile_mn: int, bk: int, batch: int) -> TmaGeometry 
         return None
     dims, strides = [max(inner.extent, 1), max(outer.extent, 1)], [s_out * item]
     box = [SWIZZLE_ELEMS, tile_mn if op.kmajor else SWIZZLE_ELEMS]
+    if split is not None:
+        dims[1] = split[0]
+        dims.append(outer.extent // split[0])
+        strides.append(split[2] * item)
+        box.append(1)
     if batch > 1:
         dims.append(batch)
         strides.append(s_b * item)
@@ -71,7 +96,7 @@ def geometry(op: OperandSpec, tile_mn: int, bk: int, batch: int) -> TmaGeometry 
         strides[0] = max(strides[0], 16)
     if any(s <= 0 or s % 16 or s >= 2**40 for s in strides) or any(d >= 2**31 for d in dims):
         return None
-    return TmaGeometry(op.dtype, tuple(dims), tuple(strides), tuple(box))
+    return TmaGeometry(op.dtype, tuple(dims), tuple(strides), tuple(box), split[0] if split else 0)
 
 
 def encode(g: TmaGeometry, ptr: int) -> bytes:
