@@ -60,10 +60,11 @@ def parse_tile(text: str):
     return TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **kw)
 
 
-def core_inputs(case, din: str, dout: str, swap: bool = False):
+def core_inputs(case, din: str, dout: str, swap: bool = False, order: str = ""):
     """(schedule, core plan, A and B as the core kernel reads them, D, float64 reference) of TCCG `case` with
     random column-major inputs; the packs, if any, are made here, outside any timing. None for a split-K
-    schedule (tccg.split_probe times those). swap: the planner's partition with A and B trading roles."""
+    schedule (tccg.split_probe times those). swap: the planner's partition with A and B trading roles.
+    order: the kernel's m or n modes in another order, e.g. "n=c,a" (fastest first; no interleave cut)."""
     import dataclasses
 
     import cupy
@@ -77,6 +78,12 @@ def core_inputs(case, din: str, dout: str, swap: bool = False):
     if swap:
         p = partition(problem)
         part = dataclasses.replace(p, m=p.n, n=p.m, swapped=not p.swapped, split_m=p.split_n, split_n=p.split_m)
+    for item in filter(None, order.split(";")):
+        dim, modes = item.split("=")
+        p = part or partition(problem)
+        if sorted(modes.split(",")) != sorted(getattr(p, dim)):
+            raise SystemExit(f"--order {item}: the kernel's {dim} modes are {getattr(p, dim)}")
+        part = dataclasses.replace(p, **{dim: tuple(modes.split(",")), f"split_{dim}": 0})
     sched = make_schedule(problem, part=part)
     if sched.stage_d is not None:
         return None
@@ -115,6 +122,8 @@ def main(argv=None) -> int:
     ap.add_argument("--dtype", default="f16", choices=["f16", "f16f32", "f32"], help="f16f32: f16 in, f32 out")
     ap.add_argument("--rounds", type=int, default=3, help="round-robin timing rounds over the tiles")
     ap.add_argument("--swap", action="store_true", help="A and B trading roles (the other transpose flag)")
+    ap.add_argument("--order", default="", help="the kernel's m / n modes in this order, e.g. 'n=c,a' or "
+                    "'m=b;n=c,a' (fastest first), instead of the planner's")
     ap.add_argument("--paths", default="mma,wgmma", help="tile families to time besides the heuristic's")
     ap.add_argument("--tiles", default="", help="only these tiles besides the heuristic's, comma separated, "
                     "BMxBNxBK/STAGES@WMxWN (mma.sync), the same ending in 'w' (wgmma) or @TMxTN ending in 's' (simt), "
@@ -123,7 +132,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     for case in parse_cases(args.cases):
         din, dout = ("f16", "f32") if args.dtype == "f16f32" else (args.dtype, args.dtype)
-        inputs = core_inputs(case, din, dout, args.swap)  # (the probe times the core kernel alone)
+        inputs = core_inputs(case, din, dout, args.swap, args.order)  # (the probe times the core kernel alone)
         if inputs is None:
             print(f"{case.num}: split-K schedule, skipped (tccg.split_probe times those)")
             continue
