@@ -369,6 +369,7 @@ struct TileLoader {
     } else {
 #pragma unroll
       for (int a = 0; a < TCA / 64; ++a) {
+        if (!live_atom(mn0, a)) continue;
         c[0] = int(mn0) + 64 * a, c[1] = int(k0), c[2] = int(bz), c[3] = 0;
         tma_box<R>(stage + a * TS * 64, map, bar, c);
       }
@@ -390,13 +391,29 @@ struct TileLoader {
     } else {  // (part p: the atoms p, p + 2, ...; an odd count leaves part 0 one more)
 #pragma unroll
       for (int a = 0; a < TCA / 64; ++a)
-        if ((a & 1) == int(part)) {
+        if ((a & 1) == int(part) && live_atom(mn0, a)) {
           c[0] = int(mn0) + 64 * a, c[1] = int(k0), c[2] = int(bz), c[3] = 0;
           tma_box_mc<R>(stage + a * TS * 64, map, bar, c, (unsigned short)3);
         }
     }
   }
-  static constexpr unsigned TX_BYTES = unsigned(TS * TCA * int(sizeof(T)));  // (the boxes' bytes)
+  // (mn-major) whether column atom a of the tile at mn0 holds any coordinate inside the extent: the others are
+  // not loaded (their columns feed only accumulators past M or N, which are never stored; an all-zero box
+  // cost #2's tiles a microsecond a stage, results/v14_h100/)
+  __device__ __forceinline__ static bool live_atom(U mn0, int a) {
+    return EXT_MN % TCA == 0 || mn0 + U(64 * a) < U(EXT_MN);
+  }
+  // the bytes the stage's boxes bring for the tile at mn0
+  __device__ __forceinline__ static unsigned tx_bytes(U mn0) {
+    if constexpr (KMAJOR || EXT_MN % TCA == 0) {
+      return unsigned(TS * TCA * int(sizeof(T)));
+    } else {
+      unsigned n = 0;
+#pragma unroll
+      for (int a = 0; a < TCA / 64; ++a) n += live_atom(mn0, a) ? 1u : 0u;
+      return n * unsigned(TS * 64 * int(sizeof(T)));
+    }
+  }
 
   // (2) apply the operand's op to the elements this thread copied into `stage`; elements with
   //     k >= K are set to 0 (so op(0) != 0 cannot leak into the sum).
@@ -819,6 +836,9 @@ struct Gett {
       //  per computing warp, of each CTA of a cluster, as a stage is filled in both; every barrier initialised
       //  in both CTAs of a cluster before either multicasts or arrives remotely)
       const unsigned crank = CLUSTER > 1 ? cluster_rank() : 0u;
+      if constexpr (Cfg::TMA_RANK > 0) {  // (the tensor maps into the TMA unit's cache before the first box)
+        if (tid == 0) asm volatile("prefetch.tensormap [%0];\nprefetch.tensormap [%1];\n" ::"l"(tmA), "l"(tmB) : "memory");
+      }
       if (tid == 0) {
         for (int s = 0; s < STAGES; ++s) {
           mbar_init(&bars[s], Cfg::TMA_RANK > 0 ? 1u : 128u);
@@ -859,7 +879,7 @@ struct Gett {
                 const int s = int(kstep % STAGES);
                 if (kstep >= STAGES) mbar_wait(&bars[STAGES + s], unsigned((kstep / STAGES - 1) & 1));
                 if constexpr (Cfg::TMA_RANK > 0) {  // (the whole stage in a few boxes)
-                  mbar_arrive_expect_tx(&bars[s], LA::TX_BYTES + LB::TX_BYTES);
+                  mbar_arrive_expect_tx(&bars[s], LA::tx_bytes(m0) + LB::tx_bytes(n0));
                   LA::template tma<Cfg::TMA_RANK, Cfg::A_TMA_SPLIT>(stA(s), tmA, &bars[s], m0, U(kt) * U(BK), bz);
                   if constexpr (CLUSTER > 1)  // (B: this CTA's half, into both; the other half comes from the peer)
                     LB::template tma_half<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK),
