@@ -189,6 +189,24 @@ def test_tma_orientations(la, lb, ld, bm, bn, stages, rng):
     assert spec.tile.tma and spec.tma_rank == 2
 
 
+SPLIT_TILES = [(104, 4, False, 1), (104, 4, True, 1), (208, 4, False, 2)]
+
+
+@pytest.mark.parametrize("bn,stages,persistent,cluster", SPLIT_TILES,
+                         ids=[f"{n}s{s}{'p' if p else ''}c{c}" for n, s, p, c in SPLIT_TILES])
+def test_tma_split_map(bn, stages, persistent, cluster, rng):
+    """TCCG #2's shape (abc-dca-bd, column-major): the big input's n = (a, c) read through a rank-3 tensor map,
+    boxes of rows of a within one c (104 or 208 of a's 208; a cluster's halves of 104); M = 24, so A's second
+    column atom is past M and not loaded; with C, f32 out."""
+    import dataclasses
+
+    ext = {"a": 208, "b": 24, "c": 40, "d": 136}
+    tile = dataclasses.replace(_ws(128, bn, stages, tma=True), persistent=persistent, cluster=cluster)
+    spec = run_forced(rng, "dca", "bd", "abc", ext, tile, order="F")
+    assert spec.tma_splits == (0, 208)
+    run_forced(rng, "dca", "bd", "abc", ext, tile, "f16", "f32", order="F", with_c=True, alpha=0.5, beta=2.0)
+
+
 @pytest.mark.parametrize("dts", [("f16", "f16"), ("bf16", "f32")])
 def test_tma_batch_and_small_shapes(dts, rng):
     """A batch mode (rank-3 tensor maps), and shapes smaller than one box."""

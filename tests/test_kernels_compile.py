@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 
+import numpy as np
 import pytest
 
 pytest.importorskip("cuda.bindings.nvrtc")
@@ -301,9 +302,9 @@ def test_kmajor_lines_on_narrow_tiles():
     from gettpy.plan.tiles import kernel_spec
 
     t2 = kernel_spec(tccg_plan("abc-dca-bd", (312, 24, 296, 312)), False).tile
-    assert (t2.bm, t2.bn, t2.bk, t2.stages, t2.wgmma) == (32, 256, 64, 3, False)
+    assert (t2.bm, t2.bn, t2.bk, t2.stages, t2.wgmma, t2.persistent) == (32, 256, 64, 3, False, True)
     t1 = kernel_spec(tccg_plan("abc-bda-dc", (312, 312, 24, 312)), False).tile
-    assert (t1.bm, t1.bn, t1.bk) == (32, 256, 32)
+    assert (t1.bm, t1.bn, t1.bk, t1.persistent) == (32, 256, 32, False)
     t5 = kernel_spec(tccg_plan("abcd-ebad-ce", (72, 72, 24, 72, 72)), False).tile  # (K = 72)
     assert t5.bk == 32
     f2 = kernel_spec(tccg_plan("abc-dca-bd", (312, 24, 296, 312), "f32"), False).tile
@@ -615,6 +616,39 @@ def test_tma_heuristic():
     assert not spec.tile.ws and (spec.tile.bm, spec.tile.bn) == (256, 128)
     assert not kernel_spec(tccg_plan("abcd-aebf-dfce", (72,) * 6, "f16"), False).tile.ws
     assert not kernel_spec(tccg_plan("abc-acd-db", (312, 296, 296, 312), "f16"), False).tile.ws
+
+
+def test_tma_geometry_split(cache):
+    """A k-major operand whose mn dimension is two stride terms (TCCG #2's big input: n = (a, c), a first)
+    gets a rank-3 map where the tile's rows divide a's extent, so that no tile straddles two values of c:
+    enumerated over every tile, box row and k, the map's address (coordinates k, n0 % 208 + row, n0 / 208)
+    is the element the tensor's own modes give. Tiles of other heights and mn-major reads get no map."""
+    import dataclasses
+
+    from gettpy.errors import KernelError
+    from gettpy.kernels.tma import geometry
+
+    ext = {"a": 208, "b": 24, "c": 40, "d": 136}
+    plan = tccg_plan("abc-dca-bd", tuple(ext.values()))  # column-major A[d, c, a]: strides 1, 136, 5440
+    tile = TileConfig(128, 104, 64, 4, wm=64, wn=104, wgmma=True, ws=True, tma=True)
+    spec = kernel_spec(plan, False, tile=tile)
+    assert plan.part.swapped and spec.b.kmajor and spec.tma_splits == (0, 208)
+    g = geometry(spec.b, 104, 64, 1)
+    assert (g.dims, g.strides, g.box, g.split, g.rank) == ((136, 208, 40), (10880, 272), (64, 104, 1), 208, 3)
+    n0 = np.arange(0, 208 * 40, 104)[:, None, None]
+    row, k = np.arange(104)[None, :, None], np.arange(136)[None, None, :]
+    c0, c1, c2 = k, n0 % g.split + row, n0 // g.split
+    got = 2 * c0 + c1 * g.strides[0] + c2 * g.strides[1]
+    n = n0 + row
+    a, c = n % ext["a"], n // ext["a"]
+    assert np.array_equal(got, 2 * (k + 136 * c + 5440 * a))
+    assert (c1 < g.dims[1]).all() and (c2 < g.dims[2]).all()
+    assert "B_TMA_SPLIT = 208LL" in render(spec)[0]
+    assert B.build(spec, ARCH).report.spill_stores == 0
+    assert geometry(spec.b, 128, 64, 1) is None  # (128 rows would straddle two values of c)
+    with pytest.raises(KernelError, match="no tensor map"):
+        kernel_spec(plan, False, tile=dataclasses.replace(tile, bn=128, wn=128))
+    assert geometry(dataclasses.replace(spec.b, kmajor=False), 104, 64, 1) is None
 
 
 @pytest.mark.parametrize("modes_a,strides_a,batch,want", [

@@ -296,7 +296,10 @@ def _kmajor_lines(tile: TileConfig, plan: Plan) -> TileConfig:
     vectors gets bk 64, 3 stages, where K >= 128: a k-tile then reads each row of that input as one
     128-byte line, not two 64-byte halves at different times (tccg/tile_probe.py on the H100,
     results/v9_h100/probe_f16_1.txt: #2 40.2 -> 35.2 us; #1, whose wide input is read mn-major, 48.9 ->
-    49.6-50.7, so not there); the tile unchanged otherwise.
+    49.6-50.7, so not there); the tile unchanged otherwise. It is also persistent: #2's tiles have 5
+    k-tiles each, and the next tile's loads then run during this one's epilogue (round-robin tile probes,
+    results/v14_h100/call7/, call8/: 34.6 -> 33.3 and 34.6 -> 33.4 us; smaller persistent tiles, which
+    balance the 132 CTAs better, were slower: 32 x 64 43.5 us, 32 x 128 36.8).
 
     The same for the f32 narrow simt tile of a long K (24 x 128 x 16, 3 x 4 threads): 32 x 128 x 32 / 3 with
     4 x 4 threads, the narrow side padded to 32 (results/v11_h100/call3/, call4/: #2 77.4 -> 69.9 us end to
@@ -315,7 +318,7 @@ def _kmajor_lines(tile: TileConfig, plan: Plan) -> TileConfig:
     if simt:
         return dataclasses.replace(tile, bm=32 if tile.bm < tile.bn else 128, bn=32 if tile.bn < tile.bm else 128,
                                    bk=32, stages=3, tm=4, tn=4)
-    return dataclasses.replace(tile, bk=64, stages=3)
+    return dataclasses.replace(tile, bk=64, stages=3, persistent=True)
 
 
 def _persistent(tile: TileConfig, M: int, N: int, K: int) -> TileConfig:
