@@ -35,13 +35,14 @@ def parse_tile(text: str):
     from gettpy.kernels.spec import TileConfig
 
     m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)([pxt]?p?)"
-                     r"(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?(?::c(\d+))?", text.strip())
+                     r"(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?(?::c(\d+))?(:e)?", text.strip())
     if not m:
         raise SystemExit(f"--tiles: cannot read {text!r} (want BMxBNxBK/STAGES@WMxWN, optional w or s suffix, "
                          f"optional p (persistent), x (warp-specialised) or t (TMA), optional :gN for N tile rows per "
                          f"rasterisation group, optional :bN for registers left for N CTAs per SM, optional :kN "
                          f"for N stream-K CTAs, then optional :sN for their aligned form: each tile of the last "
-                         f"partial wave cut into N k-slices, then optional :cN for clusters of N CTAs)")
+                         f"partial wave cut into N k-slices, then optional :cN for clusters of N CTAs, then "
+                         f"optional :e for a chunked epilogue on persistent warp-specialised tiles)")
     bm, bn, bk, st, x, y = (int(g) for g in m.groups()[:6])
     f = m.group(8)
     kw = {"persistent": f.endswith("p"), "ws": f[:1] in ("x", "t"), "tma": f[:1] == "t"}
@@ -55,6 +56,8 @@ def parse_tile(text: str):
         kw["sk_split"] = int(m.group(12))
     if m.group(13):
         kw["cluster"] = int(m.group(13))
+    if m.group(14):
+        kw["chunked"] = True
     if m.group(7) == "s":
         return TileConfig(bm, bn, bk, st, tm=x, tn=y, **kw)
     return TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **kw)
@@ -176,7 +179,7 @@ def main(argv=None) -> int:
             mark = "*" if i == 0 else " "
             pers = ("t" if tile.tma else "x" if tile.ws else "") + ("p" if tile.persistent else "")
             sk = f"k{tile.sk_ctas}" + (f"s{tile.sk_split}" if tile.sk_split else "")
-            cl = f" c{tile.cluster}" if tile.cluster > 1 else ""
+            cl = (f" c{tile.cluster}" if tile.cluster > 1 else "") + (" e" if tile.chunked else "")
             print(f"{case.num:2d} {mark} {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages}{pers} {spec.path:5s} "
                   f"warp {tile.wm or tile.tm}x{tile.wn or tile.tn} g{tile.group_m} b{tile.min_blocks} {sk}{cl} "
                   f"{ms:8.4f} ms {tf:6.1f} TFLOP/s err {err:.1e}{'  WRONG' if not err < 1e-2 else ''}")

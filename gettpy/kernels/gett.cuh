@@ -669,7 +669,14 @@ struct Gett {
   static constexpr bool DIRECT_D = Cfg::DIRECT_D;
   static_assert(!DIRECT_D || (PERSIST && Cfg::TMA_RANK > 0 && !Cfg::READ_C && D_NCONTIG && Cfg::D_VEC >= 2 &&
                               N % 2 == 0 && Cfg::D_RUN == 0), "direct stores of accumulator pairs along n");
-  static constexpr int EPI_BYTES = DIRECT_D ? 0 : round16(ES * EPITCH * int(sizeof(TE)));
+  // EPI_CHUNK (kernels/spec.py's TileConfig.chunked: persistent warp-specialised tiles, D stored along n in
+  // vectors, no C): the staging tile holds 64 rows, one 64-row block of a computing warpgroup at a time, each
+  // stored before the next is staged, so that the pipeline keeps most of shared memory (`store_chunked`)
+  static constexpr bool EPI_CHUNK = Cfg::EPI_CHUNK;
+  static_assert(!EPI_CHUNK || (PERSIST && WS && !DIRECT_D && !Cfg::READ_C && D_NCONTIG && Cfg::D_RUN == 0 &&
+                               LA::Perm::kIdentity && LB::Perm::kIdentity && sizeof(TE) == sizeof(TD)),
+                "chunked epilogues: persistent warp-specialised tiles storing D along n, no C");
+  static constexpr int EPI_BYTES = DIRECT_D ? 0 : round16((EPI_CHUNK ? 64 : ES) * EPITCH * int(sizeof(TE)));
   // (wgmma: + 1024 bytes to align the swizzle atoms, which need 1024-byte-aligned stages)
   // (WS: + two mbarriers per stage after the pipeline and epilogue buffers)
   static constexpr int BAR_OFFSET = PERSIST ? PIPE_BYTES + EPI_BYTES : PIPE_BYTES > EPI_BYTES ? PIPE_BYTES : EPI_BYTES;
@@ -1047,6 +1054,48 @@ struct Gett {
     }
   }
 
+  // (EPI_CHUNK) the epilogue 64 tile rows at a time through the 64-row staging tile es: block mi of computing
+  // warpgroup w, tile rows (w MI + mi) 64 .., is staged by its warpgroup as finished D values (accumulator pairs
+  // (n, n + 1) as one store), then stored by all the computing threads in D_VEC-wide vectors along n
+  template <int R>
+  __device__ __forceinline__ static void store_chunked(const TAcc (&acc)[R], TE* es, TD* __restrict__ D, TAcc alpha,
+                                                       U bz, U m0, U n0, int wm0) {
+    const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+    const int ct = int(threadIdx.x) - (THREADS - ETHREADS);  // (index among the computing threads)
+    constexpr int VD = Cfg::D_VEC, LVD = BN / VD;
+    auto fin = [alpha](TAcc v) {
+      v = alpha * v;
+      if constexpr (!Cfg::OpD::kIdentity) v = Cfg::OpD::template apply<TAcc>(v);
+      return TE(from_acc<TD>(v));
+    };
+    TD* Db = D + gett_offset<I>(bz, typename Cfg::MapDb{});
+#pragma unroll
+    for (int ch = 0; ch < BM / 64; ++ch) {
+      if (wm0 / MW == ch / MI) {  // (wm0: this warp's first row, 16 (warp % 4) into its warpgroup's rows)
+        const int mi = ch % MI;
+#pragma unroll
+        for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int m = wm0 % 64 + g + h * 8, n = ni * 8 + 2 * q, i = (mi * NI + ni) * 4 + 2 * h;
+            *reinterpret_cast<Pack<TE, 2>*>(&es[m * EPITCH + n]) = Pack<TE, 2>{{fin(acc[i]), fin(acc[i + 1])}};
+          }
+      }
+      sync_compute();
+#pragma unroll 1
+      for (int idx = ct; idx < 64 * LVD; idx += ETHREADS) {
+        const int n = (idx % LVD) * VD, m = idx / LVD;
+        const U gm = m0 + U(ch * 64 + m), gn = n0 + U(n);
+        if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < U(N))) continue;
+        Pack<TD, VD> out;
+        load_run<VD, VD>(out.e, &es[m * EPITCH + n]);
+        *reinterpret_cast<Pack<TD, VD>*>(Db + gett_offset<I>(gm, typename Cfg::MapDm{}) +
+                                         gett_offset<I>(gn, typename Cfg::MapDn{})) = out;
+      }
+      sync_compute();  // (the stores' reads of the staging tile before the next chunk is staged)
+    }
+  }
+
   // (DIRECT_D) a computing thread's accumulators straight to D: per wgmma fragment row, pairs of
   // neighbouring columns (n, n + 1) as one store (D_VEC >= 2: contiguous and aligned), the row and column
   // offsets each computed once
@@ -1231,6 +1280,10 @@ struct Gett {
     }
     if constexpr (DIRECT_D) {
       store_direct(acc, D, alpha, bz, m0, n0, wm0);
+      return;
+    }
+    if constexpr (EPI_CHUNK) {
+      store_chunked(acc, reinterpret_cast<TE*>(smem + PIPE_BYTES), D, alpha, bz, m0, n0, wm0);
       return;
     }
 

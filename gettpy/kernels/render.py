@@ -111,7 +111,8 @@ def render_prelude(spec: KernelSpec) -> str:
         f"  static constexpr int D_RUN = {spec.d.run}, D_CONT = {spec.d.cont};",
         f"  static constexpr bool A_KMAJOR = {_b(spec.a.kmajor)}, B_KMAJOR = {_b(spec.b.kmajor)}, "
         f"D_NCONTIG = {_b(spec.d.ncontig)};",
-        f"  static constexpr bool READ_C = {_b(spec.read_c)}, DIRECT_D = {_b(spec.direct_d)};",
+        f"  static constexpr bool READ_C = {_b(spec.read_c)}, DIRECT_D = {_b(spec.direct_d)}, "
+        f"EPI_CHUNK = {_b(spec.epi_chunk)};",
         f"  static constexpr bool REG_SPLIT = {_b(t.reg_split)};",
         f"  static constexpr int LOAD_REGS = {REG_SPLIT_REGS[0]}, COMPUTE_REGS = {REG_SPLIT_REGS[1]};",
         f"  using MapAm = {render_map(spec.a.mn)};",

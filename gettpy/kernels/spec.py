@@ -65,6 +65,10 @@ class TileConfig:
             nothing), and each loads half of their shared B stage with a TMA multicast into both, so
             that B crosses from L2 once per pair (group_m even, no stream-K). Persistent: the pairs walk
             pairs of tiles (an even grid).
+        chunked: (persistent warp-specialised tiles, D stored along n, no C) the epilogue stages D 64 tile rows at
+            a time in a buffer of its own, each chunk stored before the next is staged, instead of the
+            whole tile: the pipeline keeps the rest of shared memory while the next tile's loads run
+            during the stores (gett.cuh's EPI_CHUNK).
     """
 
     bm: int
@@ -85,6 +89,7 @@ class TileConfig:
     sk_ctas: int = 0
     sk_split: int = 0
     cluster: int = 1
+    chunked: bool = False
 
     def __post_init__(self):
         if self.stages < 2:
@@ -112,6 +117,8 @@ class TileConfig:
             raise KernelError(f"TileConfig {self}: a warp-specialised tile of more than 128 accumulators a computing "
                               f"thread (bm / 128 * bn > 256) needs TMA loaders (tma=True), which leave it their "
                               f"registers")
+        if self.chunked and not (self.persistent and self.ws):
+            raise KernelError(f"TileConfig {self}: a chunked epilogue is for persistent warp-specialised tiles")
         if self.tma and not self.ws:
             raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
         if self.wgmma:
@@ -279,6 +286,10 @@ class KernelSpec:
                     raise KernelError(f"operand {name}: a warp-specialised tile's 128 loading threads copy 16-byte "
                                       f"vectors, not {op.vec * ITEMSIZE[op.dtype]}-byte ones (the operand has no "
                                       f"16-byte run along the tile); give another tile")
+        if t.chunked and (self.read_c or not self.d.ncontig or self.d.run or self.a.vs != 1 or self.b.vs != 1):
+            raise KernelError(f"tile {t}: a chunked epilogue stores D along n with no C (here C is read, D's "
+                              f"layout has it along m or in runs, or the tile's slots are permuted); give "
+                              f"chunked=False")
         if (t.bn if self.d.ncontig else t.bm) % self.d.vec:
             raise KernelError(f"operand D: vector width {self.d.vec} does not divide the tile")
         if self.d.run and (self.d.run % self.d.vec or self.d.cont < 1):
@@ -366,13 +377,18 @@ class KernelSpec:
                           self.direct_d)
 
     @property
+    def epi_chunk(self) -> bool:
+        """Whether the epilogue stages D 64 rows at a time (TileConfig.chunked; gett.cuh's EPI_CHUNK)."""
+        return self.tile.chunked
+
+    @property
     def direct_d(self) -> bool:
         """Whether the epilogue stores the accumulators straight to D, with no staging tile (gett.cuh's
         DIRECT_D): persistent TMA tiles, D stored along n in vectors of 2 or more, N even, no C, no run-by-run
         walk."""
         t, d = self.tile, self.d
-        return (t.persistent and t.tma and not self.read_c and d.ncontig and d.vec >= 2 and self.N % 2 == 0
-                and d.run == 0)
+        return (t.persistent and t.tma and not t.chunked and not self.read_c and d.ncontig and d.vec >= 2
+                and self.N % 2 == 0 and d.run == 0)
 
 
 #: registers a thread of a REG_SPLIT tile's loading and computing warpgroups keep after setmaxnreg (gett.cuh's
@@ -402,8 +418,8 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     when D is stored along m and a thread owns groups of neighbouring, unpermuted columns). wgmma tiles
     are unpadded (swizzled, mn-major tiles in whole 64-wide column atoms) and get 1024 bytes more, to align
     the stages to 1024 bytes. A persistent tile keeps both (its loads of the next tile run during the
-    epilogue), but with `direct_d` (KernelSpec.direct_d) there is no epilogue tile; a warp-specialised one
-    adds two 8-byte mbarriers per stage.
+    epilogue), but with `direct_d` (KernelSpec.direct_d) there is no epilogue tile, and a chunked one
+    (TileConfig.chunked) holds 64 rows of it; a warp-specialised one adds two 8-byte mbarriers per stage.
     """
 
     def stage(op: OperandSpec, tmn: int) -> int:
@@ -414,7 +430,7 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     pipe = tile.stages * (stage(a, tile.bm) + stage(b, tile.bn))
     acc = 8 if compute == "f64" else 4
     item = ITEMSIZE[d_dtype] if not read_c and ITEMSIZE[d_dtype] < acc else acc
-    ec, es = (tile.bn, tile.bm) if d_ncontig else (tile.bm, tile.bn)
+    ec, es = (tile.bn, 64 if tile.chunked else tile.bm) if d_ncontig else (tile.bm, tile.bn)
     odd = not tile.mma and not d_ncontig and _group(tile.tn, b) > 1 and b.vs == 1
     pad = 1 if odd else (32 if tile.mma and item >= 4 else 16) // item
     epi = 0 if direct_d else _round16(es * (ec + pad) * item)
