@@ -1,0 +1,10 @@
+#!/bin/bash
+# Session 11, call 11: persistent TMA tiles with the chunked epilogue (D staged 64 rows at a time, ':e'),
+# cuBLAS's structure for #12 (persistent 256 x 160, 3 stages, 2 x 1 clusters), against the heuristic's
+# one-tile CTAs, round-robin; #12 f16 and f16 -> f32, #20 f16.
+export PYTHONUNBUFFERED=1
+cd "$(dirname "$0")/../../.."
+timeout 150 python3 -m tccg.tile_probe --cases 12 --dtype f16 --rounds 4 --tiles "256x160x64/3@64x160wtp:c2:e,256x160x64/3@64x160wtp:g4:c2:e" 2>&1 | tee $OUT/probe.txt
+timeout 100 python3 -m tccg.tile_probe --cases 12 --dtype f16f32 --rounds 3 --tiles "256x160x64/3@64x160wtp:c2:e" 2>&1 | tee -a $OUT/probe.txt
+timeout 150 python3 -m tccg.tile_probe --cases 20 --dtype f16 --rounds 4 --tiles "128x240x64/4@64x240wtp:e,128x240x64/3@64x240wtp:e,128x240x64/4@64x240wtp:c2:e" 2>&1 | tee -a $OUT/probe.txt
+echo "== summary"; grep " ms \|Error" $OUT/probe.txt
