@@ -670,13 +670,19 @@ struct Gett {
   static_assert(!DIRECT_D || (PERSIST && Cfg::TMA_RANK > 0 && !Cfg::READ_C && D_NCONTIG && Cfg::D_VEC >= 2 &&
                               N % 2 == 0 && Cfg::D_RUN == 0), "direct stores of accumulator pairs along n");
   // EPI_CHUNK (kernels/spec.py's TileConfig.chunked: persistent warp-specialised tiles, D stored along n in
-  // vectors, no C): the staging tile holds 64 rows, one 64-row block of a computing warpgroup at a time, each
-  // stored before the next is staged, so that the pipeline keeps most of shared memory (`store_chunked`)
+  // vectors, no C, K > 0): the epilogue stages EPI_ROWS tile rows at a time in the A buffer of the tile's last
+  // stage, which the computing warpgroups release only after it (`store_chunked`): no shared memory of its
+  // own, so that the pipeline keeps all its stages while the next tile's loads run during the stores
   static constexpr bool EPI_CHUNK = Cfg::EPI_CHUNK;
+  __host__ __device__ static constexpr bool epi_fits(int rows) {
+    return rows * (EC + EPAD) * int(sizeof(TE)) <= A_STAGE_BYTES;
+  }
+  static constexpr int EPI_ROWS = epi_fits(64) ? 64 : epi_fits(32) ? 32 : 16;
   static_assert(!EPI_CHUNK || (PERSIST && WS && !DIRECT_D && !Cfg::READ_C && D_NCONTIG && Cfg::D_RUN == 0 &&
-                               LA::Perm::kIdentity && LB::Perm::kIdentity && sizeof(TE) == sizeof(TD)),
-                "chunked epilogues: persistent warp-specialised tiles storing D along n, no C");
-  static constexpr int EPI_BYTES = DIRECT_D ? 0 : round16((EPI_CHUNK ? 64 : ES) * EPITCH * int(sizeof(TE)));
+                               K > 0 && LA::Perm::kIdentity && LB::Perm::kIdentity && sizeof(TE) == sizeof(TD) &&
+                               epi_fits(16)),
+                "chunked epilogues: persistent warp-specialised tiles storing D along n, no C, 16 rows in A's stage");
+  static constexpr int EPI_BYTES = DIRECT_D || EPI_CHUNK ? 0 : round16(ES * EPITCH * int(sizeof(TE)));
   // (wgmma: + 1024 bytes to align the swizzle atoms, which need 1024-byte-aligned stages)
   // (WS: + two mbarriers per stage after the pipeline and epilogue buffers)
   static constexpr int BAR_OFFSET = PERSIST ? PIPE_BYTES + EPI_BYTES : PIPE_BYTES > EPI_BYTES ? PIPE_BYTES : EPI_BYTES;
@@ -1054,38 +1060,41 @@ struct Gett {
     }
   }
 
-  // (EPI_CHUNK) the epilogue 64 tile rows at a time through the 64-row staging tile es: block mi of computing
-  // warpgroup w, tile rows (w MI + mi) 64 .., is staged by its warpgroup as finished D values (accumulator pairs
-  // (n, n + 1) as one store), then stored by all the computing threads in D_VEC-wide vectors along n
+  // (EPI_CHUNK) the epilogue EPI_ROWS tile rows at a time through the staging tile es (the A buffer of the tile's
+  // last stage): each warp stages its 16-row groups that fall in the chunk as finished D values (accumulator
+  // pairs (n, n + 1) as one store), then all the computing threads store the chunk in D_VEC-wide vectors along
+  // n; then the stage goes back to the loaders
   template <int R>
-  __device__ __forceinline__ static void store_chunked(const TAcc (&acc)[R], TE* es, TD* __restrict__ D, TAcc alpha,
-                                                       U bz, U m0, U n0, int wm0) {
+  __device__ __forceinline__ static void store_chunked(const TAcc (&acc)[R], TE* es, unsigned long long* empty,
+                                                       TD* __restrict__ D, TAcc alpha, U bz, U m0, U n0, int wm0) {
     const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
     const int ct = int(threadIdx.x) - (THREADS - ETHREADS);  // (index among the computing threads)
-    constexpr int VD = Cfg::D_VEC, LVD = BN / VD;
+    constexpr int VD = Cfg::D_VEC, LVD = BN / VD, CH = EPI_ROWS;
     auto fin = [alpha](TAcc v) {
       v = alpha * v;
       if constexpr (!Cfg::OpD::kIdentity) v = Cfg::OpD::template apply<TAcc>(v);
       return TE(from_acc<TD>(v));
     };
     TD* Db = D + gett_offset<I>(bz, typename Cfg::MapDb{});
+#pragma unroll 1
+    for (int r0 = 0; r0 < BM; r0 += CH) {
 #pragma unroll
-    for (int ch = 0; ch < BM / 64; ++ch) {
-      if (wm0 / MW == ch / MI) {  // (wm0: this warp's first row, 16 (warp % 4) into its warpgroup's rows)
-        const int mi = ch % MI;
+      for (int mi = 0; mi < MI; ++mi) {
+        const int wr = wm0 + mi * 64;  // (this warp's 16 rows of block mi)
+        if (wr < r0 || wr >= r0 + CH) continue;
 #pragma unroll
         for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            const int m = wm0 % 64 + g + h * 8, n = ni * 8 + 2 * q, i = (mi * NI + ni) * 4 + 2 * h;
+            const int m = wr - r0 + g + h * 8, n = ni * 8 + 2 * q, i = (mi * NI + ni) * 4 + 2 * h;
             *reinterpret_cast<Pack<TE, 2>*>(&es[m * EPITCH + n]) = Pack<TE, 2>{{fin(acc[i]), fin(acc[i + 1])}};
           }
       }
       sync_compute();
 #pragma unroll 1
-      for (int idx = ct; idx < 64 * LVD; idx += ETHREADS) {
+      for (int idx = ct; idx < CH * LVD; idx += ETHREADS) {
         const int n = (idx % LVD) * VD, m = idx / LVD;
-        const U gm = m0 + U(ch * 64 + m), gn = n0 + U(n);
+        const U gm = m0 + U(r0 + m), gn = n0 + U(n);
         if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < U(N))) continue;
         Pack<TD, VD> out;
         load_run<VD, VD>(out.e, &es[m * EPITCH + n]);
@@ -1094,6 +1103,9 @@ struct Gett {
       }
       sync_compute();  // (the stores' reads of the staging tile before the next chunk is staged)
     }
+    // (the loaders' TMA writes into the stage, async proxy, after these generic accesses)
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    release_stage(empty);
   }
 
   // (DIRECT_D) a computing thread's accumulators straight to D: per wgmma fragment row, pairs of
@@ -1182,7 +1194,8 @@ struct Gett {
       }
       kstep += kend - kbeg;
       // (the last step's stage, which the next share or tile reuses)
-      if ((SK || PERSIST) && kend > kbeg) release_stage(&bars[STAGES + int((kstep - 1) % STAGES)]);
+      // (EPI_CHUNK: after the epilogue, which stages D in it)
+      if ((SK || PERSIST) && !EPI_CHUNK && kend > kbeg) release_stage(&bars[STAGES + int((kstep - 1) % STAGES)]);
     } else {
     // (2) main loop over the k-tiles (the pipeline's stages go round across this CTA's tiles: kstep)
     long long kbeg = 0, kend = KTILES;  // (stream-K: a share of the k-tiles)
@@ -1283,7 +1296,8 @@ struct Gett {
       return;
     }
     if constexpr (EPI_CHUNK) {
-      store_chunked(acc, reinterpret_cast<TE*>(smem + PIPE_BYTES), D, alpha, bz, m0, n0, wm0);
+      const int last = int((kstep - 1) % STAGES);  // (the tile's last stage: K > 0)
+      store_chunked(acc, reinterpret_cast<TE*>(stA(last)), &bars[STAGES + last], D, alpha, bz, m0, n0, wm0);
       return;
     }
 

@@ -65,10 +65,11 @@ class TileConfig:
             nothing), and each loads half of their shared B stage with a TMA multicast into both, so
             that B crosses from L2 once per pair (group_m even, no stream-K). Persistent: the pairs walk
             pairs of tiles (an even grid).
-        chunked: (persistent warp-specialised tiles, D stored along n, no C) the epilogue stages D 64 tile rows at
-            a time in a buffer of its own, each chunk stored before the next is staged, instead of the
-            whole tile: the pipeline keeps the rest of shared memory while the next tile's loads run
-            during the stores (gett.cuh's EPI_CHUNK).
+        chunked: (persistent warp-specialised tiles, D stored along n, no C) the epilogue stages D 64, 32 or
+            16 tile rows at a time in the A buffer of the tile's last stage, each chunk stored before the
+            next is staged, and releases that stage after it: no staging tile of its own, so the pipeline
+            keeps all of its stages while the next tile's loads run during the stores (gett.cuh's
+            EPI_CHUNK).
     """
 
     bm: int
@@ -286,9 +287,11 @@ class KernelSpec:
                     raise KernelError(f"operand {name}: a warp-specialised tile's 128 loading threads copy 16-byte "
                                       f"vectors, not {op.vec * ITEMSIZE[op.dtype]}-byte ones (the operand has no "
                                       f"16-byte run along the tile); give another tile")
-        if t.chunked and (self.read_c or not self.d.ncontig or self.d.run or self.a.vs != 1 or self.b.vs != 1):
-            raise KernelError(f"tile {t}: a chunked epilogue stores D along n with no C (here C is read, D's "
-                              f"layout has it along m or in runs, or the tile's slots are permuted); give "
+        if t.chunked and (self.read_c or not self.d.ncontig or self.d.run or self.a.vs != 1 or self.b.vs != 1
+                          or self.K == 0 or self.epi_rows < 16):
+            raise KernelError(f"tile {t}: a chunked epilogue stores D along n with no C, K > 0, staging 16 rows "
+                              f"or more in A's stage (here C is read, D's layout has it along m or in runs, the "
+                              f"tile's slots are permuted, K = 0, or A's stage holds {self.epi_rows} rows); give "
                               f"chunked=False")
         if (t.bn if self.d.ncontig else t.bm) % self.d.vec:
             raise KernelError(f"operand D: vector width {self.d.vec} does not divide the tile")
@@ -378,8 +381,19 @@ class KernelSpec:
 
     @property
     def epi_chunk(self) -> bool:
-        """Whether the epilogue stages D 64 rows at a time (TileConfig.chunked; gett.cuh's EPI_CHUNK)."""
+        """Whether the epilogue stages D a few rows at a time in A's last stage (TileConfig.chunked; gett.cuh's
+        EPI_CHUNK)."""
         return self.tile.chunked
+
+    @property
+    def epi_rows(self) -> int:
+        """Rows of a chunked epilogue's chunk (gett.cuh's EPI_ROWS): 64, 32 or 16, the most whose staging rows
+        (bn + pad values of D's type, or f32 with a C) fit in A's stage; 0 where not even 16 do."""
+        t = self.tile
+        te = ITEMSIZE[self.d.dtype] if not self.read_c and ITEMSIZE[self.d.dtype] < 4 else 4
+        a_stage = (-(-t.bm // 64) * 64 if not self.a.kmajor else t.bm) * t.bk * ITEMSIZE[self.a.dtype]
+        row = (t.bn + (16 // te if te == 2 else 32 // te)) * te
+        return next((r for r in (64, 32, 16) if r * row <= a_stage), 0)
 
     @property
     def direct_d(self) -> bool:
@@ -418,8 +432,8 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     when D is stored along m and a thread owns groups of neighbouring, unpermuted columns). wgmma tiles
     are unpadded (swizzled, mn-major tiles in whole 64-wide column atoms) and get 1024 bytes more, to align
     the stages to 1024 bytes. A persistent tile keeps both (its loads of the next tile run during the
-    epilogue), but with `direct_d` (KernelSpec.direct_d) there is no epilogue tile, and a chunked one
-    (TileConfig.chunked) holds 64 rows of it; a warp-specialised one adds two 8-byte mbarriers per stage.
+    epilogue), but with `direct_d` (KernelSpec.direct_d) or a chunked epilogue (TileConfig.chunked, staged in
+    A's last stage) there is no epilogue tile; a warp-specialised one adds two 8-byte mbarriers per stage.
     """
 
     def stage(op: OperandSpec, tmn: int) -> int:
@@ -430,9 +444,9 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     pipe = tile.stages * (stage(a, tile.bm) + stage(b, tile.bn))
     acc = 8 if compute == "f64" else 4
     item = ITEMSIZE[d_dtype] if not read_c and ITEMSIZE[d_dtype] < acc else acc
-    ec, es = (tile.bn, 64 if tile.chunked else tile.bm) if d_ncontig else (tile.bm, tile.bn)
+    ec, es = (tile.bn, tile.bm) if d_ncontig else (tile.bm, tile.bn)
     odd = not tile.mma and not d_ncontig and _group(tile.tn, b) > 1 and b.vs == 1
     pad = 1 if odd else (32 if tile.mma and item >= 4 else 16) // item
-    epi = 0 if direct_d else _round16(es * (ec + pad) * item)
+    epi = 0 if direct_d or tile.chunked else _round16(es * (ec + pad) * item)
     return ((pipe + epi if tile.persistent else max(pipe, epi)) + (1024 if tile.wgmma else 0)
             + (16 * tile.stages if tile.ws else 0))
