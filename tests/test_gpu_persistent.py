@@ -89,6 +89,47 @@ def test_persistent_direct_stores(name, la, lb, ld, ext, tile, dts, order, op, r
     _walks(spec)
 
 
+@pytest.mark.parametrize("name,la,lb,ld,ext,tile,dts,order,op", DIRECT, ids=[c[0] for c in DIRECT])
+def test_persistent_chunked_epilogue(name, la, lb, ld, ext, tile, dts, order, op, rng):
+    """The same persistent TMA tiles with the chunked epilogue (TileConfig.chunked): D staged 64, 32 or 16 rows
+    at a time in the A buffer of each tile's last stage, which goes back to the loaders after the stores; no
+    epilogue tile (the smem of the one-tile kernel), partial tiles, clusters, alpha and an op on D."""
+    import dataclasses
+
+    from gettpy import ops
+
+    t = _p(**tile, wgmma=True, ws=True, tma=True, chunked=True)
+    spec = run_forced(rng, la, lb, ld, ext, t, dts[0], dts[1], order=order, alpha=0.75,
+                      ops=(None, None, None, ops.leaky_relu(0.2) if op else None))
+    # (rows whose staging fits A's stage of bm x 64 halves: 256 x (160 + 8) halves take 64; 128 x 64 halves
+    #  hold 16 rows of (224 + 8) floats or of (256 + 8) halves)
+    rows = {"256x160_c2": 64, "128x224_c2_mnmajor_f32out": 16, "128x256_bf16_op": 16}[name]
+    assert spec.epi_chunk and not spec.direct_d and spec.epi_rows == rows
+    assert spec.smem_bytes == dataclasses.replace(spec, tile=dataclasses.replace(t, persistent=False,
+                                                                                 chunked=False)).smem_bytes
+    _walks(spec)
+
+
+def test_chunked_epilogue_rules(rng):
+    """The chunked epilogue is refused with a C to read, and off persistent warp-specialised tiles; a cp.async
+    warp-specialised tile (no TMA) takes it too."""
+    import dataclasses
+
+    from gettpy.errors import KernelError
+    from gettpy.kernels.spec import TileConfig
+
+    with pytest.raises(KernelError, match="chunked"):
+        TileConfig(128, 128, 64, 4, wm=64, wn=128, wgmma=True, ws=True, chunked=True)
+    t = _p(bm=128, bn=128, bk=64, stages=4, wm=64, wn=128, wgmma=True, ws=True, chunked=True)
+    with pytest.raises(KernelError, match="chunked epilogue"):
+        run_forced(rng, "ik", "jk", "ij", {"i": 700, "j": 900, "k": 136}, t, with_c=True, beta=1.0)
+    spec = run_forced(rng, "ik", "jk", "ij", {"i": 1500, "j": 1900, "k": 136}, t)
+    assert spec.epi_chunk and spec.epi_rows == 32 and not spec.tile.tma
+    _walks(spec)
+    t2 = dataclasses.replace(t, bm=256, wn=128)
+    assert run_forced(rng, "ik", "kj", "ij", {"i": 1800, "j": 1700, "k": 72}, t2, "bf16", "f32").epi_rows == 32
+
+
 def test_persistent_batch_ops_and_tensor_maps(rng):
     """A batch mode f (its offsets change from tile to tile), multi-mode maps, ops on A, B, C and D."""
     from gettpy import ops

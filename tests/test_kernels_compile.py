@@ -596,13 +596,20 @@ def test_tma_heuristic():
     matrices without an op (#12); not with a relu on A (no in-kernel transform there), not for a layout of
     several stride terms per dimension (#20 in place), not for memory-bound shapes. Its shape: #12's
     M = 5120 makes 20 rows of 256, which pair up into clusters of two (B multicast), and with N = 5136
-    33 columns of 160: 660 CTAs, 5 waves of 132; M = N = 5184 (#20-#30 as packed) 41 rows of 128 (no
-    clusters) and 22 columns of 240: 902 CTAs, 6.8 waves (128 x 256: 861, 6.5 waves)."""
+    33 columns of 160: 660 tiles, 5 waves of 132, walked by persistent CTAs with a chunked epilogue (f16 D, no
+    C); M = N = 5184 (#20-#30 as packed) 41 rows of 128 (no clusters) and 22 columns of 240: 902 CTAs, 6.8
+    waves (128 x 256: 861, 6.5 waves)."""
     from gettpy.plan.tiles import TMA_LOAD_WEIGHT, _tma_cost
 
     spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
     assert spec.tile.tma and spec.tile.ws and (spec.tile.bm, spec.tile.bn, spec.tile.threads) == (256, 160, 384)
     assert spec.M == 5120 and spec.tile.cluster == 2 and spec.grid == 20 * 33
+    # (persistent, D staged 64 rows at a time in A's last stage: f16 D, no C; not for f32 D or with C)
+    assert spec.tile.persistent and spec.tile.chunked and spec.epi_rows == 64 and not spec.direct_d
+    assert "EPI_CHUNK = true" in render(spec)[0] and B.build(spec, ARCH).report.spill_stores == 0
+    for out, with_c in (("f32", False), ("f16", True)):
+        s = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16", out=out, with_c=with_c), with_c)
+        assert (s.tile.bm, s.tile.bn, s.tile.persistent, s.tile.chunked) == (256, 160, False, False)
     spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5184, 5136), "f16"), False)
     assert spec.tile.tma and spec.M == 5184
     spec = kernel_spec(tccg_plan("ab-ac-cb", (5184, 5184, 5184), "f16"), False)
