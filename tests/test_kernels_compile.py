@@ -356,8 +356,9 @@ def test_d_run_tiles():
 
 
 def test_persistent_heuristic():
-    """Persistent where measured faster: write-bound one-k-tile mma.sync tiles (ccsd_t) and the tall wgmma
-    tile (#16); not the 128x128 wgmma tiles, the narrow tiles or the simt tiles."""
+    """Persistent where measured faster: write-bound one-k-tile mma.sync tiles (ccsd_t), the tall wgmma
+    tile (#16), #2's narrow tile over its k-major input and #12's 256 x 160 TMA tile with f16 D (chunked
+    epilogue); not the 128x128 wgmma tiles, other narrow tiles, the simt tiles, #12 with f32 D."""
     ext = (24, 16, 16, 24, 16, 16, 24)
     assert kernel_spec(tccg_plan("abcdef-degb-gfac", ext, "f16"), False).tile.persistent
     assert kernel_spec(tccg_plan("abcdef-degc-gfab", ext, "f16"), False).tile.persistent
@@ -367,7 +368,8 @@ def test_persistent_heuristic():
     assert not spec.tile.persistent and spec.tile.bm == 256  # epilogue tile would not fit beside the pipeline)
     assert not kernel_spec(tccg_plan("abc-acd-db", (312, 296, 296, 312), "f16"), False).tile.persistent  # #15
     assert not kernel_spec(tccg_plan("abcde-efbad-cf", (48, 32, 24, 32, 48, 32), "f16"), False).tile.persistent
-    assert not kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False).tile.persistent
+    assert kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False).tile.persistent
+    assert not kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16", out="f32"), False).tile.persistent
     assert not kernel_spec(tccg_plan("ab-ac-cb", (64, 64, 0), "f16", with_c=True), True).tile.persistent  # (K = 0)
 
 
@@ -606,6 +608,7 @@ def test_tma_heuristic():
     assert spec.M == 5120 and spec.tile.cluster == 2 and spec.grid == 20 * 33
     # (persistent, D staged 64 rows at a time in A's last stage: f16 D, no C; not for f32 D or with C)
     assert spec.tile.persistent and spec.tile.chunked and spec.epi_rows == 64 and not spec.direct_d
+    assert spec.tile.group_m == 4
     assert "EPI_CHUNK = true" in render(spec)[0] and B.build(spec, ARCH).report.spill_stores == 0
     for out, with_c in (("f32", False), ("f16", True)):
         s = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16", out=out, with_c=with_c), with_c)

@@ -510,7 +510,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
                       _op_expr(op_a), _op_expr(op_b), _op_expr(op_c) if read_c else "", _op_expr(op_d),
                       read_c, index64, _semiring_exprs(p.semiring), tf32)
     if chosen and _chunked_epilogue(spec):
-        spec = dataclasses.replace(spec, tile=dataclasses.replace(tile, persistent=True, chunked=True))
+        spec = dataclasses.replace(spec, tile=dataclasses.replace(tile, persistent=True, chunked=True, group_m=4))
     if chosen and tile.persistent and spec.smem_bytes > SMEM_MAX:
         # (a heuristic persistent tile whose epilogue tile does not fit beside its pipeline: #16 with
         #  f32 output ran on the safe fallback tile, 1.53 -> 2.64x floor)
@@ -520,10 +520,11 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
 
 def _chunked_epilogue(spec: KernelSpec) -> bool:
     """Whether the heuristic's TMA tile of 256 x 160 becomes persistent with a chunked epilogue (D staged 64
-    rows at a time in A's last stage; TileConfig.chunked): where D is a 2-byte type stored along n and no C is
-    read. #12 f16 (round-robin tile probes on the H100, results/v14_h100/call12/): 0.4414 -> 0.4154 ms
-    (raster groups of 8), 0.4039 (of 4); a 4-byte D, staged 32 rows at a time, ran no faster (f16 -> f32:
-    0.4427 -> 0.4426), nor did the persistent 128 x 240 tiles of #20 (0.4383 -> 0.4505, one-tile CTAs kept)."""
+    rows at a time in A's last stage; TileConfig.chunked) and raster groups of 4: where D is a 2-byte type
+    stored along n and no C is read. #12 f16 (round-robin tile probes on the H100, results/v14_h100/call12/,
+    call13/): one-tile CTAs 0.4414 / 0.4392 ms, persistent in groups of 8 0.4154 / 0.4297, of 4 0.4039 /
+    0.4153; a 4-byte D, staged 32 rows at a time, ran no faster (f16 -> f32: 0.4427 -> 0.4426), nor did the
+    persistent 128 x 240 tiles of #20 (0.4383 -> 0.4505: one-tile CTAs kept there)."""
     t = spec.tile
     return (t.tma and (t.bm, t.bn) == (256, 160) and not t.persistent and not spec.read_c and spec.d.ncontig
             and not spec.d.run and ITEMSIZE[spec.d.dtype] == 2 and spec.K > 0 and spec.epi_rows == 64)
