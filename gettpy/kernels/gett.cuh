@@ -343,16 +343,17 @@ struct TileLoader {
   //      (mn-major), each landing in the swizzled layout `slot` describes; zero-filled outside the tensor.
   //      SPLIT > 0 (k-major): the mn dimension is two dims of the map, rows mn % SPLIT and slabs mn / SPLIT
   //      (a tile never straddles two slabs: kernels/tma.py)
+  // (a box's coordinates: the smem-contiguous dimension, the other (cut at SPLIT), the batch)
   template <long long SPLIT>
-  __device__ __forceinline__ static void box_coords(int (&c)[4], U inner, U mn, U bz) {
+  __device__ __forceinline__ static void box_coords(int (&c)[4], U inner, U outer, U bz) {
     static_assert(SPLIT == 0 || KMAJOR, "split mn dimensions on k-major tiles");
     c[0] = int(inner);
     if constexpr (SPLIT > 0) {
-      c[1] = int(mn % U(SPLIT));
-      c[2] = int(mn / U(SPLIT));
+      c[1] = int(outer % U(SPLIT));
+      c[2] = int(outer / U(SPLIT));
       c[3] = int(bz);
     } else {
-      c[1] = int(mn);
+      c[1] = int(outer);
       c[2] = int(bz);
       c[3] = 0;
     }
@@ -370,7 +371,7 @@ struct TileLoader {
 #pragma unroll
       for (int a = 0; a < TCA / 64; ++a) {
         if (!live_atom(mn0, a)) continue;
-        c[0] = int(mn0) + 64 * a, c[1] = int(k0), c[2] = int(bz), c[3] = 0;
+        box_coords<0>(c, mn0 + U(64 * a), k0, bz);
         tma_box<R>(stage + a * TS * 64, map, bar, c);
       }
     }
@@ -392,7 +393,7 @@ struct TileLoader {
 #pragma unroll
       for (int a = 0; a < TCA / 64; ++a)
         if ((a & 1) == int(part) && live_atom(mn0, a)) {
-          c[0] = int(mn0) + 64 * a, c[1] = int(k0), c[2] = int(bz), c[3] = 0;
+          box_coords<0>(c, mn0 + U(64 * a), k0, bz);
           tma_box_mc<R>(stage + a * TS * 64, map, bar, c, (unsigned short)3);
         }
     }
@@ -725,15 +726,16 @@ struct Gett {
       for (int i = 0; i < T; ++i) x[i] = TAcc(to_f(*L::at(const_cast<TS*>(s), kk, at(i))));
     }
   }
+  // the finished D value of an accumulator with no C to add: op_d(alpha * acc), rounded to D's type
+  __device__ __forceinline__ static TD finished(TAcc v, TAcc alpha) {
+    v = alpha * v;
+    if constexpr (!Cfg::OpD::kIdentity) v = Cfg::OpD::template apply<TAcc>(v);
+    return from_acc<TD>(v);
+  }
   // an accumulator as staged: itself, or (STAGE_D) the finished D value
   __device__ __forceinline__ static TE staged(TAcc v, TAcc alpha) {
-    if constexpr (STAGE_D) {
-      v = alpha * v;
-      if constexpr (!Cfg::OpD::kIdentity) v = Cfg::OpD::template apply<TAcc>(v);
-      return from_acc<TD>(v);
-    } else {
-      return v;
-    }
+    if constexpr (STAGE_D) return finished(v, alpha);
+    else return v;
   }
 
   // (0) which tile: batch outermost, then grouped rasterisation of the (m, n) tiles
@@ -1070,11 +1072,6 @@ struct Gett {
     const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
     const int ct = int(threadIdx.x) - (THREADS - ETHREADS);  // (index among the computing threads)
     constexpr int VD = Cfg::D_VEC, LVD = BN / VD, CH = EPI_ROWS;
-    auto fin = [alpha](TAcc v) {
-      v = alpha * v;
-      if constexpr (!Cfg::OpD::kIdentity) v = Cfg::OpD::template apply<TAcc>(v);
-      return TE(from_acc<TD>(v));
-    };
     TD* Db = D + gett_offset<I>(bz, typename Cfg::MapDb{});
 #pragma unroll 1
     for (int r0 = 0; r0 < BM; r0 += CH) {
@@ -1087,7 +1084,8 @@ struct Gett {
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
             const int m = wr - r0 + g + h * 8, n = ni * 8 + 2 * q, i = (mi * NI + ni) * 4 + 2 * h;
-            *reinterpret_cast<Pack<TE, 2>*>(&es[m * EPITCH + n]) = Pack<TE, 2>{{fin(acc[i]), fin(acc[i + 1])}};
+            *reinterpret_cast<Pack<TE, 2>*>(&es[m * EPITCH + n]) =
+                Pack<TE, 2>{{TE(finished(acc[i], alpha)), TE(finished(acc[i + 1], alpha))}};
           }
       }
       sync_compute();
@@ -1126,11 +1124,6 @@ struct Gett {
         rok[mi][h] = FULL_M || gm < U(M);
         roff[mi][h] = rok[mi][h] ? gett_offset<I>(gm, typename Cfg::MapDm{}) : I(0);
       }
-    auto fin = [&](TAcc v) {
-      v = alpha * v;
-      if constexpr (!Cfg::OpD::kIdentity) v = Cfg::OpD::template apply<TAcc>(v);
-      return from_acc<TD>(v);
-    };
 #pragma unroll
     for (int ni = 0; ni < NI; ++ni) {
       const U gn = n0 + U(ni * 8 + 2 * q);
@@ -1142,7 +1135,8 @@ struct Gett {
         for (int h = 0; h < 2; ++h) {
           if (!rok[mi][h]) continue;
           const TAcc* a = &acc[(mi * NI + ni) * 4 + 2 * h];
-          *reinterpret_cast<Pack<TD, 2>*>(Db + roff[mi][h] + coff) = Pack<TD, 2>{{fin(a[0]), fin(a[1])}};
+          *reinterpret_cast<Pack<TD, 2>*>(Db + roff[mi][h] + coff) = Pack<TD, 2>{{finished(a[0], alpha),
+                                                                                    finished(a[1], alpha)}};
         }
     }
   }

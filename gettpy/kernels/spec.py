@@ -390,10 +390,9 @@ class KernelSpec:
         """Rows of a chunked epilogue's chunk (gett.cuh's EPI_ROWS): 64, 32 or 16, the most whose staging rows
         (bn + pad values of D's type, or f32 with a C) fit in A's stage; 0 where not even 16 do."""
         t = self.tile
-        te = ITEMSIZE[self.d.dtype] if not self.read_c and ITEMSIZE[self.d.dtype] < 4 else 4
-        a_stage = (-(-t.bm // 64) * 64 if not self.a.kmajor else t.bm) * t.bk * ITEMSIZE[self.a.dtype]
-        row = (t.bn + (16 // te if te == 2 else 32 // te)) * te
-        return next((r for r in (64, 32, 16) if r * row <= a_stage), 0)
+        te, pad = _epi_item_pad(t, self.b, self.d.ncontig, self.compute, self.d.dtype, self.read_c)
+        row = (t.bn + pad) * te
+        return next((r for r in (64, 32, 16) if r * row <= _stage_bytes(t, self.a, t.bm)), 0)
 
     @property
     def direct_d(self) -> bool:
@@ -423,6 +422,24 @@ def _group(t: int, op: OperandSpec) -> int:
     return g
 
 
+def _stage_bytes(tile: TileConfig, op: OperandSpec, tmn: int) -> int:
+    """Bytes of one pipeline stage of operand `op` on tiles of `tmn` rows (gett.cuh's A_STAGE_BYTES /
+    B_STAGE_BYTES): padded rows, or on wgmma tiles swizzled ones, mn-major in whole 64-wide column atoms."""
+    item = ITEMSIZE[op.dtype]
+    tc, ts = (tile.bk, tmn) if op.kmajor else (-(-tmn // 64) * 64 if tile.wgmma else tmn, tile.bk)
+    return _round16(ts * (tc + (0 if tile.wgmma else 16 // item)) * item)
+
+
+def _epi_item_pad(tile: TileConfig, b: OperandSpec, d_ncontig: bool, compute: str, d_dtype: str,
+                  read_c: bool) -> tuple[int, int]:
+    """(bytes of a staged value, values of padding a staging row) of the epilogue tile (gett.cuh's TE and
+    EPAD): D's values where D is narrower than the accumulators and no C is read, else accumulators."""
+    acc = 8 if compute == "f64" else 4
+    item = ITEMSIZE[d_dtype] if not read_c and ITEMSIZE[d_dtype] < acc else acc
+    odd = not tile.mma and not d_ncontig and _group(tile.tn, b) > 1 and b.vs == 1
+    return item, 1 if odd else (32 if tile.mma and item >= 4 else 16) // item
+
+
 def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool, compute: str,
                d_dtype: str = "f32", read_c: bool = False, direct_d: bool = False) -> int:
     """Shared memory of the pipeline (STAGES x (A + B) tiles, padded rows) or of the epilogue tile.
@@ -436,17 +453,9 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     A's last stage) there is no epilogue tile; a warp-specialised one adds two 8-byte mbarriers per stage.
     """
 
-    def stage(op: OperandSpec, tmn: int) -> int:
-        item = ITEMSIZE[op.dtype]
-        tc, ts = (tile.bk, tmn) if op.kmajor else (-(-tmn // 64) * 64 if tile.wgmma else tmn, tile.bk)
-        return _round16(ts * (tc + (0 if tile.wgmma else 16 // item)) * item)
-
-    pipe = tile.stages * (stage(a, tile.bm) + stage(b, tile.bn))
-    acc = 8 if compute == "f64" else 4
-    item = ITEMSIZE[d_dtype] if not read_c and ITEMSIZE[d_dtype] < acc else acc
+    pipe = tile.stages * (_stage_bytes(tile, a, tile.bm) + _stage_bytes(tile, b, tile.bn))
+    item, pad = _epi_item_pad(tile, b, d_ncontig, compute, d_dtype, read_c)
     ec, es = (tile.bn, tile.bm) if d_ncontig else (tile.bm, tile.bn)
-    odd = not tile.mma and not d_ncontig and _group(tile.tn, b) > 1 and b.vs == 1
-    pad = 1 if odd else (32 if tile.mma and item >= 4 else 16) // item
     epi = 0 if direct_d or tile.chunked else _round16(es * (ec + pad) * item)
     return ((pipe + epi if tile.persistent else max(pipe, epi)) + (1024 if tile.wgmma else 0)
             + (16 * tile.stages if tile.ws else 0))

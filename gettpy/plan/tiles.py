@@ -327,7 +327,9 @@ def _persistent(tile: TileConfig, M: int, N: int, K: int) -> TileConfig:
     WRITE_BOUND times (ccsd_t: the next tile's loads then run during this tile's stores; #31 38.1 -> 36.0
     us, #32 37.7 -> 34.0, #33 35.6 -> 32.6, #38 36.7 -> 35.5), and the tall wgmma tile (#16 82.9 -> 76.7
     us). Not elsewhere: the 128x128 wgmma tiles (#9 54.7 -> 65.8 us, #15 93.9 -> 99.9), the narrow
-    tiles (#3, #6 2-4% slower) and the simt tiles (f32 ccsd_t 87.6 -> 97.2 us) were slower persistent."""
+    tiles (#3, #6 2-4% slower) and the simt tiles (f32 ccsd_t 87.6 -> 97.2 us) were slower persistent.
+    (`_kmajor_lines` makes its narrow tile persistent itself, and `_chunked_epilogue` the 256 x 160 TMA
+    tile where D allows: both rules need what this one is not given, the input's layout and D's.)"""
     one_k = tile.mma and not tile.wgmma and 0 < K <= tile.bk and M * N >= WRITE_BOUND * K * (M + N)
     tall = tile.wgmma and (tile.bm, tile.bn, tile.stages) == (256, 128, 3) and not compute_bound(M, N, K)
     return dataclasses.replace(tile, persistent=True) if one_k or tall else tile
