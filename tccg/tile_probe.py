@@ -31,18 +31,19 @@ WGMMA_TILES = [(128, 128, 3), (128, 128, 4), (128, 256, 3), (128, 256, 4), (256,
 def parse_tile(text: str):
     """A TileConfig from `BMxBNxBK/STAGES@WMxWN`, with a trailing `w` for wgmma or `s` for a simt thread tile,
     then `p` for a persistent tile, `x` for a warp-specialised (wgmma) one, `t` for one fed by TMA (`xp`, `tp`:
-    those persistent)."""
+    those persistent), then the options below (`:lN`: cp.async copies with an L2 prefetch of N bytes)."""
     from gettpy.kernels.spec import TileConfig
 
     m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)([pxt]?p?)"
-                     r"(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?(?::c(\d+))?(:e)?", text.strip())
+                     r"(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?(?::c(\d+))?(:e)?(?::l(\d+))?", text.strip())
     if not m:
         raise SystemExit(f"--tiles: cannot read {text!r} (want BMxBNxBK/STAGES@WMxWN, optional w or s suffix, "
                          f"optional p (persistent), x (warp-specialised) or t (TMA), optional :gN for N tile rows per "
                          f"rasterisation group, optional :bN for registers left for N CTAs per SM, optional :kN "
                          f"for N stream-K CTAs, then optional :sN for their aligned form: each tile of the last "
                          f"partial wave cut into N k-slices, then optional :cN for clusters of N CTAs, then "
-                         f"optional :e for a chunked epilogue on persistent warp-specialised tiles)")
+                         f"optional :e for a chunked epilogue on persistent warp-specialised tiles, then optional :lN "
+                         f"for cp.async copies with an L2 prefetch of N = 64, 128 or 256 bytes)")
     bm, bn, bk, st, x, y = (int(g) for g in m.groups()[:6])
     f = m.group(8)
     kw = {"persistent": f.endswith("p"), "ws": f[:1] in ("x", "t"), "tma": f[:1] == "t"}
@@ -58,21 +59,29 @@ def parse_tile(text: str):
         kw["cluster"] = int(m.group(13))
     if m.group(14):
         kw["chunked"] = True
+    if m.group(15):
+        kw["l2_prefetch"] = int(m.group(15))
     if m.group(7) == "s":
         return TileConfig(bm, bn, bk, st, tm=x, tn=y, **kw)
     return TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **kw)
 
 
-def core_inputs(case, din: str, dout: str, swap: bool = False, order: str = ""):
-    """(schedule, core plan, A and B as the core kernel reads them, D, float64 reference) of TCCG `case` with
-    random column-major inputs; the packs, if any, are made here, outside any timing. None for a split-K
-    schedule (tccg.split_probe times those). swap: the planner's partition with A and B trading roles.
-    order: the kernel's m or n modes in another order, e.g. "n=c,a" (fastest first; no interleave cut)."""
+def tile_from(text: str, heuristic):
+    """A `--tiles` entry: `H` (the heuristic's tile) or `P` (that made persistent), either followed by `:lN` (its
+    copies with an L2 prefetch of N bytes), or a tile for `parse_tile`."""
+    m = re.fullmatch(r"([HP])(?::l(\d+))?", text.strip())
+    if not m:
+        return parse_tile(text)
+    return dataclasses.replace(heuristic, persistent=heuristic.persistent or m.group(1) == "P",
+                               l2_prefetch=int(m.group(2) or 0))
+
+
+def core_schedule(case, din: str, dout: str, swap: bool = False, order: str = ""):
+    """The schedule of TCCG `case` (host only). swap: the planner's partition with A and B trading roles.
+    order: the kernel's m or n modes in another order, e.g. "n=c,a" (fastest first), its first mode
+    optionally cut, e.g. "n=a:8,c": a's first 8, then c, then the rest of a (Partition.split_n)."""
     import dataclasses
 
-    import cupy
-
-    from gettpy.backends.staged import _pack
     from gettpy.plan.partition import partition
     from gettpy.plan.schedule import make_schedule
 
@@ -82,12 +91,26 @@ def core_inputs(case, din: str, dout: str, swap: bool = False, order: str = ""):
         p = partition(problem)
         part = dataclasses.replace(p, m=p.n, n=p.m, swapped=not p.swapped, split_m=p.split_n, split_n=p.split_m)
     for item in filter(None, order.split(";")):
-        dim, modes = item.split("=")
+        dim, text = item.split("=")
+        modes = text.split(",")
+        first, _, cut = modes[0].partition(":")
+        modes[0] = first
         p = part or partition(problem)
-        if sorted(modes.split(",")) != sorted(getattr(p, dim)):
+        if sorted(modes) != sorted(getattr(p, dim)):
             raise SystemExit(f"--order {item}: the kernel's {dim} modes are {getattr(p, dim)}")
-        part = dataclasses.replace(p, **{dim: tuple(modes.split(",")), f"split_{dim}": 0})
-    sched = make_schedule(problem, part=part)
+        part = dataclasses.replace(p, **{dim: tuple(modes), f"split_{dim}": int(cut or 0)})
+    return make_schedule(problem, part=part)
+
+
+def core_inputs(case, din: str, dout: str, swap: bool = False, order: str = ""):
+    """(schedule, core plan, A and B as the core kernel reads them, D, float64 reference) of TCCG `case` with
+    random column-major inputs; the packs, if any, are made here, outside any timing. None for a split-K
+    schedule (tccg.split_probe times those). swap, order: as `core_schedule`."""
+    import cupy
+
+    from gettpy.backends.staged import _pack
+
+    sched = core_schedule(case, din, dout, swap, order)
     if sched.stage_d is not None:
         return None
     shapes = case.shapes()
@@ -114,6 +137,29 @@ def tile_run(plan, tile, ka, kb, d):
     return spec, lambda: launch(spec, *ptrs, 1.0, 0.0)
 
 
+def _prebuild(cases, din, dout, args, case_tiles) -> None:
+    """Compile every case's tiles into the disk cache first, in parallel threads (the timing loop then loads
+    them); a tile the planner refuses is left to the loop, which reports it."""
+    from gettpy.kernels.build import prebuild
+    from gettpy.plan.tiles import kernel_spec
+
+    specs = []
+    for case in cases:
+        sched = core_schedule(case, din, dout, args.swap, args.order)
+        if sched.stage_d is not None:
+            continue
+        for tile in case_tiles(sched.core):
+            try:
+                specs.append(kernel_spec(sched.core, False, tile=tile))
+            except Exception:  # noqa: BLE001 - reported by the timing loop
+                pass
+    print(f"compiling {len(specs)} kernels", flush=True)
+    try:
+        prebuild(specs)
+    except Exception as e:  # noqa: BLE001 - the timing loop compiles (and reports) them one by one
+        print(f"prebuild stopped: {type(e).__name__}: {str(e)[:150]}")
+
+
 def main(argv=None) -> int:
     import cupy
 
@@ -130,25 +176,32 @@ def main(argv=None) -> int:
     ap.add_argument("--paths", default="mma,wgmma", help="tile families to time besides the heuristic's")
     ap.add_argument("--tiles", default="", help="only these tiles besides the heuristic's, comma separated, "
                     "BMxBNxBK/STAGES@WMxWN (mma.sync), the same ending in 'w' (wgmma) or @TMxTN ending in 's' (simt), "
-                    "then 'p' for persistent, 'x' for warp-specialised, 't' for TMA; 'P' alone: the heuristic's "
-                    "tile made persistent")
+                    "then 'p' for persistent, 'x' for warp-specialised, 't' for TMA; 'H': the heuristic's tile, 'P': "
+                    "that made persistent, either with ':lN' for an L2 prefetch of N bytes on its copies")
     args = ap.parse_args(argv)
-    for case in parse_cases(args.cases):
-        din, dout = ("f16", "f32") if args.dtype == "f16f32" else (args.dtype, args.dtype)
+    din, dout = ("f16", "f32") if args.dtype == "f16f32" else (args.dtype, args.dtype)
+    sm90 = str(cupy.cuda.Device().compute_capability) == "90"
+
+    def case_tiles(plan):
+        base = kernel_spec(plan, False)
+        tiles = [base.tile]
+        if args.tiles:
+            tiles += [tile_from(t, base.tile) for t in args.tiles.split(",")]
+        elif "mma" in args.paths.split(","):
+            tiles += [TileConfig(bm, bn, bk, st, wm=wm, wn=wn) for bm, bn, bk, st, wm, wn in MMA_TILES]
+        if not args.tiles and "wgmma" in args.paths.split(",") and sm90:
+            tiles += [TileConfig(bm, bn, 64, st, wm=64, wn=bn, wgmma=True) for bm, bn, st in WGMMA_TILES]
+        return tiles
+
+    cases = parse_cases(args.cases)
+    _prebuild(cases, din, dout, args, case_tiles)
+    for case in cases:
         inputs = core_inputs(case, din, dout, args.swap, args.order)  # (the probe times the core kernel alone)
         if inputs is None:
             print(f"{case.num}: split-K schedule, skipped (tccg.split_probe times those)")
             continue
         _, plan, ka, kb, d, ref = inputs
-        base = kernel_spec(plan, False)
-        tiles = [base.tile]
-        if args.tiles:
-            tiles += [dataclasses.replace(base.tile, persistent=True) if t == "P" else parse_tile(t)
-                      for t in args.tiles.split(",")]
-        elif "mma" in args.paths.split(","):
-            tiles += [TileConfig(bm, bn, bk, st, wm=wm, wn=wn) for bm, bn, bk, st, wm, wn in MMA_TILES]
-        if not args.tiles and "wgmma" in args.paths.split(",") and str(cupy.cuda.Device().compute_capability) == "90":
-            tiles += [TileConfig(bm, bn, 64, st, wm=64, wn=bn, wgmma=True) for bm, bn, st in WGMMA_TILES]
+        tiles = case_tiles(plan)
         # verify every tile, then time them round-robin (`--rounds` rounds of 20 x 5 launches each, the
         # median of all): the H100's clocks drift down as it heats under its power cap, which favours
         # whichever tile is timed first when each is timed in one go (the same tile ran 0.4295 and
@@ -179,7 +232,8 @@ def main(argv=None) -> int:
             mark = "*" if i == 0 else " "
             pers = ("t" if tile.tma else "x" if tile.ws else "") + ("p" if tile.persistent else "")
             sk = f"k{tile.sk_ctas}" + (f"s{tile.sk_split}" if tile.sk_split else "")
-            cl = (f" c{tile.cluster}" if tile.cluster > 1 else "") + (" e" if tile.chunked else "")
+            cl = ((f" c{tile.cluster}" if tile.cluster > 1 else "") + (" e" if tile.chunked else "")
+                  + (f" l{tile.l2_prefetch}" if tile.l2_prefetch else ""))
             print(f"{case.num:2d} {mark} {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages}{pers} {spec.path:5s} "
                   f"warp {tile.wm or tile.tm}x{tile.wn or tile.tn} g{tile.group_m} b{tile.min_blocks} {sk}{cl} "
                   f"{ms:8.4f} ms {tf:6.1f} TFLOP/s err {err:.1e}{'  WRONG' if not err < 1e-2 else ''}")

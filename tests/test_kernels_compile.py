@@ -18,7 +18,7 @@ from gettpy import ops  # noqa: E402
 from gettpy.kernels import build as B  # noqa: E402
 from gettpy.kernels.render import render, render_map  # noqa: E402
 from gettpy.kernels.report import compile_suite, format_rows  # noqa: E402
-from gettpy.kernels.spec import KernelSpec, TileConfig  # noqa: E402
+from gettpy.kernels.spec import ITEMSIZE, KernelSpec, TileConfig  # noqa: E402
 from gettpy.layouts.descriptor import build_dim_map  # noqa: E402
 from gettpy.plan import ContractionProblem, TensorInfo, make_plan  # noqa: E402
 from gettpy.plan.tiles import choose_tile, kernel_spec  # noqa: E402
@@ -757,3 +757,63 @@ def test_stream_k_shares(nt, g, kt, split):
         for c in range(c_lo, c_hi + 1):
             slot = c * 2 + (0 if begin[c] > t0 else 1)  # (gett.cuh's sk_slot)
             assert used.setdefault(slot, t) == t, (slot, t)
+
+
+def _ptx(src: str, name: str, arch: str) -> str:
+    """The PTX NVRTC makes of `src` for the virtual architecture of `arch` (sm_90 -> compute_90)."""
+    from cuda.bindings import nvrtc
+
+    (prog,) = B._check(nvrtc.nvrtcCreateProgram(src.encode(), f"{name}.cu".encode(), 0, [], []), "create")
+    try:
+        opts = [o.encode() for o in (f"-arch={arch.replace('sm_', 'compute_')}", "-std=c++17",
+                                     f"-I{B.include_dir()}")]
+        (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+        assert int(err) == 0, f"NVRTC could not compile {name}"
+        (n,) = B._check(nvrtc.nvrtcGetPTXSize(prog), "ptx size")
+        ptx = b" " * n
+        B._check(nvrtc.nvrtcGetPTX(prog, ptx), "get ptx")
+        return ptx.rstrip(b"\x00 ").decode()
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+
+
+def _forced_problem(la, lb, ld, ext, dts, order):
+    """The ContractionProblem of tests/test_gpu_prefetch.py's cases (packed tensors of `order`, C read)."""
+    def info(name, modes, dt):
+        return TensorInfo(name, tuple(modes), _strides([ext[m] for m in modes], order), dt)
+    return ContractionProblem(info("A", la, dts[0]), info("B", lb, dts[0]), info("C", ld, dts[1]),
+                              info("D", ld, dts[1]), tuple(sorted(ext.items())))
+
+
+def test_l2_prefetch_copies(cache):
+    """TileConfig.l2_prefetch puts its size on every cp.async of the kernel (and 0 on none), on each tile the
+    GPU tests run with it (tests/test_gpu_prefetch.py: 16-, 8- and 4-byte copies; mma, simt, warp-specialised),
+    without changing the registers; TMA tiles and other sizes are refused."""
+    import re
+
+    from test_gpu_prefetch import CASES
+
+    from gettpy.errors import KernelError
+
+    copy_bytes = set()
+    for name, la, lb, ld, ext, tile, dts, order in CASES:
+        plan = make_plan(_forced_problem(la, lb, ld, ext, dts, order))
+        arch = "sm_90a" if tile.get("wgmma") else ARCH
+        regs = set()
+        for l2 in (0, 64, 256):
+            spec = kernel_spec(plan, True, tile=TileConfig(**tile, l2_prefetch=l2))
+            src, fname = render(spec)
+            assert f"L2_PREFETCH = {l2};" in src
+            copies = re.findall(r"cp\.async\.c[ag]\.shared\.global\S*", _ptx(src, fname, arch))
+            want = "" if l2 == 0 else f".L2::{l2}B"
+            assert copies and all(c.endswith("global" + want) for c in copies), (name, l2, set(copies))
+            k = B.build(spec, arch)
+            assert k.report.spill_stores == 0
+            regs.add(k.report.registers)
+        assert len(regs) == 1, (name, regs)
+        copy_bytes |= {spec.a.vec * ITEMSIZE[spec.a.dtype], spec.b.vec * ITEMSIZE[spec.b.dtype]}
+    assert {4, 8, 16} <= copy_bytes
+    with pytest.raises(KernelError, match="l2_prefetch"):
+        TileConfig(128, 128, 32, 3, wm=64, wn=64, l2_prefetch=32)
+    with pytest.raises(KernelError, match="l2_prefetch"):
+        TileConfig(128, 128, 64, 4, wm=64, wn=128, wgmma=True, ws=True, tma=True, l2_prefetch=128)

@@ -236,3 +236,39 @@ def test_summary_lists_cases_slower_than_the_faster_peer():
                                                                                cutensor_ms=2.0, torch_ms=3.0))]))
     assert ": none" in "\n".join(report.summarize([report.derived(dict(base, num=4, gettpy_ms=1.0,
                                                                           cutensor_ms=2.0, torch_ms=3.0))]))
+
+
+def test_tile_probe_options():
+    """tccg.tile_probe's tile strings: ':lN' sets the copies' L2 prefetch, 'H' / 'P' take the heuristic's tile
+    (P persistent) with it; '--order n=a:8,c' cuts the first mode (Partition.split_n), and the cut plan still
+    contracts correctly on the CPU executor (through its layout maps, against numpy float64)."""
+    import numpy as np
+
+    from gettpy.backends.cpu import execute
+    from gettpy.errors import KernelError
+    from gettpy.kernels.spec import TileConfig
+    from tccg.tile_probe import core_schedule, parse_tile, tile_from
+
+    t = parse_tile("32x256x64/3@32x32p:l256")
+    assert (t.bm, t.bn, t.bk, t.stages, t.wm, t.wn, t.persistent, t.l2_prefetch) == (32, 256, 64, 3, 32, 32, True, 256)
+    assert parse_tile("128x64x16/4@8x8s:b3:k396:l128") == TileConfig(128, 64, 16, 4, tm=8, tn=8, min_blocks=3,
+                                                                     sk_ctas=396, l2_prefetch=128)
+    with pytest.raises(KernelError, match="l2_prefetch"):
+        parse_tile("64x64x32/3@32x32:l100")
+    base = TileConfig(32, 256, 64, 3, wm=32, wn=32)
+    assert tile_from("H", base) == base
+    assert tile_from("H:l64", base) == TileConfig(32, 256, 64, 3, wm=32, wn=32, l2_prefetch=64)
+    assert tile_from("P:l128", base) == TileConfig(32, 256, 64, 3, wm=32, wn=32, persistent=True, l2_prefetch=128)
+    assert tile_from("32x128x64/3@32x32", base) == TileConfig(32, 128, 64, 3, wm=32, wn=32)
+
+    case = Case(2, "intensli", "abc-dca-bd", {"a": 40, "b": 24, "c": 30, "d": 50})
+    plan = core_schedule(case, "f32", "f32", order="n=a:8,c").core
+    assert plan.part.n == ("a", "c") and plan.part.split_n == 8
+    with pytest.raises(SystemExit, match="modes"):
+        core_schedule(case, "f32", "f32", order="n=a:8,d")
+    rng = np.random.default_rng(2)
+    a, b = (np.asfortranarray(rng.uniform(-1, 1, s).astype(np.float32)) for s in case.shapes()[:2])
+    d = np.zeros(case.shapes()[2], np.float32, order="F")
+    execute(plan, a, b, None, d)
+    ref = np.einsum(case.einsum_subscripts(), a.astype(np.float64), b.astype(np.float64))
+    assert np.abs(d - ref).max() <= 1e-5 * np.abs(ref).max()

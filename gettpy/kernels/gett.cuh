@@ -113,22 +113,40 @@ struct OpIdentity {
 // ------------------------------------------------------------------------------------------------
 // Global -> shared copies
 // ------------------------------------------------------------------------------------------------
-template <int BYTES, bool PRED>
+// L2P: the copy's L2 prefetch size (PTX .level::prefetch_size; 0 = no hint, 64, 128 or 256 bytes): the L2
+// fetches the aligned block of that size around the copied bytes, so the rest of a row that a tile reads
+// one k-tile at a time (k-major rows not aligned to 128 bytes: #2's 624-byte rows) comes from DRAM whole
+// (kernels/spec.py's TileConfig.l2_prefetch)
+#define GETT_COPY_ASYNC(HINT)                                                                                  \
+  if constexpr (BYTES == 16) {                                                                                  \
+    if constexpr (PRED)                                                                                         \
+      asm volatile("cp.async.cg.shared.global" HINT " [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(ok ? 16 : 0) \
+                   : "memory");                                                                                 \
+    else                                                                                                        \
+      asm volatile("cp.async.cg.shared.global" HINT " [%0], [%1], 16;\n" ::"r"(s), "l"(src) : "memory");        \
+  } else {                                                                                                      \
+    if constexpr (PRED)                                                                                         \
+      asm volatile("cp.async.ca.shared.global" HINT " [%0], [%1], %2, %3;\n" ::"r"(s), "l"(src), "n"(BYTES),     \
+                   "r"(ok ? BYTES : 0) : "memory");                                                             \
+    else                                                                                                        \
+      asm volatile("cp.async.ca.shared.global" HINT " [%0], [%1], %2;\n" ::"r"(s), "l"(src), "n"(BYTES)          \
+                   : "memory");                                                                                 \
+  }
+template <int BYTES, bool PRED, int L2P = 0>
 __device__ __forceinline__ void copy_async(void* dst, const void* src, bool ok) {
+  static_assert(L2P == 0 || L2P == 64 || L2P == 128 || L2P == 256, "L2 prefetch sizes: 0, 64, 128, 256 bytes");
   unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-  if constexpr (BYTES == 16) {
-    if constexpr (PRED)
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(ok ? 16 : 0) : "memory");
-    else
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src) : "memory");
+  if constexpr (L2P == 0) {
+    GETT_COPY_ASYNC("")
+  } else if constexpr (L2P == 64) {
+    GETT_COPY_ASYNC(".L2::64B")
+  } else if constexpr (L2P == 128) {
+    GETT_COPY_ASYNC(".L2::128B")
   } else {
-    if constexpr (PRED)
-      asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(src), "n"(BYTES),
-                   "r"(ok ? BYTES : 0) : "memory");
-    else
-      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(src), "n"(BYTES) : "memory");
+    GETT_COPY_ASYNC(".L2::256B")
   }
 }
+#undef GETT_COPY_ASYNC
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 template <int N>
@@ -228,6 +246,7 @@ __device__ __forceinline__ void named_sync(int id, int count) {
 //     swizzle (2-byte elements): atoms of 8 rows x 64 elements (1024 bytes), the 16-byte chunk j of
 //     row r stored at chunk j ^ (r % 8). K-major tiles have TC == 64 (one atom wide); MN-major tiles
 //     are cut into column atoms (TC rounded up to 64), each TS rows deep.
+//   L2P: the copies' L2 prefetch size (copy_async; 0 = none).
 //   VS (mn-contiguous tiles): the vector runs along the map term with divisor VS, i.e. its elements are
 //     the coordinates l, l + VS, ..., l + (V-1)*VS of the tile (a tile 2-D over two modes). They land in
 //     consecutive smem slots: coordinate l sits at slot perm(l) (below); VS == 1 is the identity.
@@ -251,7 +270,7 @@ struct SlotPerm {
 };
 
 template <class T, int TMN, int TBK, int V, bool KMAJOR, int THREADS, long long EXT_MN, long long EXT_K,
-          class MapMN, class MapK, class I, class U, int VS = 1, int SW = 0>
+          class MapMN, class MapK, class I, class U, int VS = 1, int SW = 0, int L2P = 0>
 struct TileLoader {
   static constexpr int TC = KMAJOR ? TBK : TMN;  // smem-contiguous extent
   static constexpr int TS = KMAJOR ? TMN : TBK;  // strided extent
@@ -328,7 +347,7 @@ struct TileLoader {
       const I off = ok ? I(mn_off[i] + gett_offset<I>(gk, MapK{})) : I(0);
       T* dst = stage + slot(sl, cv * V);
       if constexpr (ASYNC) {
-        copy_async<BYTES, !(FULL_MN && FULL_K)>(dst, base + off, ok);
+        copy_async<BYTES, !(FULL_MN && FULL_K), L2P>(dst, base + off, ok);
       } else {  // 2-byte scalar gather: guarded load, plain shared store
         static_assert(sizeof(T) == 2, "non-async copies are 2-byte scalars");
         unsigned short v = 0;
@@ -613,9 +632,9 @@ struct Gett {
   static constexpr int ETHREADS = WS ? THREADS - 128 : THREADS;  // threads that compute and store
 
   using LA = TileLoader<TA, BM, BK, Cfg::A_VEC, Cfg::A_KMAJOR, LTHREADS, M, K, typename Cfg::MapAm,
-                        typename Cfg::MapAk, I, U, Cfg::A_VS, WG>;
+                        typename Cfg::MapAk, I, U, Cfg::A_VS, WG, Cfg::L2_PREFETCH>;
   using LB = TileLoader<TB, BN, BK, Cfg::B_VEC, Cfg::B_KMAJOR, LTHREADS, N, K, typename Cfg::MapBn,
-                        typename Cfg::MapBk, I, U, Cfg::B_VS, WG>;
+                        typename Cfg::MapBk, I, U, Cfg::B_VS, WG, Cfg::L2_PREFETCH>;
   static_assert(Cfg::TMA_RANK == 0 || WS, "TMA boxes feed warp-specialised tiles");
   static_assert(!WS || (WG && MW % 64 == 0 && MW <= 128 && LA::ASYNC && LB::ASYNC && Cfg::OpA::kIdentity &&
                         Cfg::OpB::kIdentity), "warp-specialised tiles: wgmma, whole 64-row "

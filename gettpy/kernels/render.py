@@ -114,6 +114,7 @@ def render_prelude(spec: KernelSpec) -> str:
         f"  static constexpr bool READ_C = {_b(spec.read_c)}, DIRECT_D = {_b(spec.direct_d)}, "
         f"EPI_CHUNK = {_b(spec.epi_chunk)};",
         f"  static constexpr bool REG_SPLIT = {_b(t.reg_split)};",
+        f"  static constexpr int L2_PREFETCH = {t.l2_prefetch};",
         f"  static constexpr int LOAD_REGS = {REG_SPLIT_REGS[0]}, COMPUTE_REGS = {REG_SPLIT_REGS[1]};",
         f"  using MapAm = {render_map(spec.a.mn)};",
         f"  using MapAk = {render_map(spec.a.k)};",

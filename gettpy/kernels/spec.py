@@ -23,6 +23,8 @@ CUDA_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "f64": "d
 ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8}
 MMA_DTYPES = ("f16", "bf16")
 SIMT_DTYPES = ("f32", "f64")
+#: the L2 prefetch sizes a tile's cp.async copies may carry (TileConfig.l2_prefetch; 0 = no hint)
+L2_PREFETCH_BYTES = (0, 64, 128, 256)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +72,9 @@ class TileConfig:
             next is staged, and releases that stage after it: no staging tile of its own, so the pipeline
             keeps all of its stages while the next tile's loads run during the stores (gett.cuh's
             EPI_CHUNK).
+        l2_prefetch: the L2 prefetch size of the cp.async copies in bytes (PTX .level::prefetch_size; 0 =
+            no hint, 64, 128 or 256): the L2 fetches the aligned block around each copy's bytes from DRAM,
+            so a row read one k-tile at a time arrives whole. TMA tiles set theirs in the tensor maps.
     """
 
     bm: int
@@ -91,6 +96,7 @@ class TileConfig:
     sk_split: int = 0
     cluster: int = 1
     chunked: bool = False
+    l2_prefetch: int = 0
 
     def __post_init__(self):
         if self.stages < 2:
@@ -120,6 +126,9 @@ class TileConfig:
                               f"registers")
         if self.chunked and not (self.persistent and self.ws):
             raise KernelError(f"TileConfig {self}: a chunked epilogue is for persistent warp-specialised tiles")
+        if self.l2_prefetch not in L2_PREFETCH_BYTES or self.l2_prefetch and self.tma:
+            raise KernelError(f"TileConfig {self}: l2_prefetch={self.l2_prefetch}: one of {L2_PREFETCH_BYTES}, and "
+                              f"0 on TMA tiles (their tensor maps set the L2 promotion)")
         if self.tma and not self.ws:
             raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
         if self.wgmma:
