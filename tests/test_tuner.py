@@ -2,6 +2,7 @@
 and einsum picking up the tuned plan (in process, and through GETTPY_TUNE=1 from the database)."""
 from __future__ import annotations
 
+import dataclasses
 import importlib
 
 import numpy as np
@@ -12,6 +13,7 @@ import gettpy
 from gettpy.kernels.spec import TileConfig
 from gettpy.plan import cache as plan_cache
 from gettpy.plan.plan import make_plan
+from gettpy.plan.tiles import kernel_spec
 from gettpy.plan.tuner import Candidate, design_space, predicted_ms, tune, valid
 from gettpy.plan.tuning_db import TuningDB, problem_key
 
@@ -69,7 +71,13 @@ def test_tune_measures_verifies_and_ranks():
         return 1.0 + 0.1 * len(calls), True
 
     trials = tune(p, run, samples=20, top=5)
-    assert len(trials) == 5 and calls[0].tile is None  # the heuristic is always measured
+    assert len(trials) == 5 + 2 and calls[0].tile is None  # the heuristic is always measured
+    # (then its own tile with each L2 prefetch size on its copies, in the heuristic's partition)
+    heuristic = kernel_spec(make_plan(p, calls[0].part, None), False).tile
+    assert not heuristic.tma and heuristic.l2_prefetch == 0
+    assert [(c.part, c.tile) for c in calls[1:3]] == [
+        (calls[0].part, dataclasses.replace(heuristic, l2_prefetch=n)) for n in (128, 256)]
+    assert all(c.tile is None or c.tile.l2_prefetch == 0 for c in calls[3:])
     assert trials[0].ok and trials[0].measured_ms == min(t.measured_ms for t in trials if t.ok)
     assert not trials[-1].ok and trials[-1].candidate == calls[1]
 

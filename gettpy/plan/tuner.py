@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from ..kernels.spec import TileConfig
 from .partition import Partition, partition
@@ -172,10 +172,29 @@ class Trial:
     note: str = ""
 
 
+#: the L2 prefetch sizes the tuner measures on the heuristic's tile besides its own (TileConfig.l2_prefetch)
+PREFETCH_VARIANTS = (128, 256)
+
+
+def prefetch_variants(problem: ContractionProblem, heuristic: tuple[float, Candidate]) -> list[tuple[float, Candidate]]:
+    """(prediction, candidate) of the heuristic's tile with each of PREFETCH_VARIANTS on its cp.async copies
+    (none for a TMA tile, or where the heuristic already sets one). The model cannot tell them apart from
+    the heuristic's (it has no DRAM access pattern), so they are measured beside it, not ranked."""
+    from .tiles import kernel_spec
+
+    pred, c = heuristic
+    tile = kernel_spec(make_plan(problem, c.part, None), False).tile
+    if tile.tma or tile.l2_prefetch:
+        return []
+    return [(pred, Candidate(c.part, replace(tile, l2_prefetch=n))) for n in PREFETCH_VARIANTS]
+
+
 def tune(problem: ContractionProblem, run: Callable[[Candidate], tuple[float, bool]], samples: int = 48,
          top: int = 8, seed: int = 0, prepare: Callable[[list[Candidate]], None] | None = None,
          wgmma: bool = True) -> list[Trial]:
     """Sample, prune, then measure the `top` candidates with `run` (-> (ms, verified)); best first.
+
+    Measured besides them: the heuristic's tile with the L2 prefetch sizes of `prefetch_variants`.
 
     `prepare` (e.g. parallel compilation of the kernels) gets the candidates that will be measured.
     The heuristic candidate is always measured, so the result says how far the heuristic is from the best.
@@ -186,7 +205,8 @@ def tune(problem: ContractionProblem, run: Callable[[Candidate], tuple[float, bo
     for c in design_space(problem, samples, seed, wgmma):
         plan = make_plan(problem, c.part, c.tile)
         scored.append((predicted_ms(plan, c.tile or kernel_spec(plan, False).tile), c))
-    keep = [scored[0]] + sorted(scored[1:], key=lambda x: x[0])[: max(0, top - 1)]
+    ranked = sorted(scored[1:], key=lambda x: x[0])[: max(0, top - 1)]
+    keep = [scored[0]] + prefetch_variants(problem, scored[0]) + ranked
     if prepare is not None:
         prepare([c for _, c in keep])
     trials = []
