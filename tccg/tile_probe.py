@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import re
 import statistics
 
@@ -68,10 +69,13 @@ def parse_tile(text: str):
 
 def tile_from(text: str, heuristic):
     """A `--tiles` entry: `H` (the heuristic's tile) or `P` (that made persistent), either followed by `:lN` (its
-    copies with an L2 prefetch of N bytes), or a tile for `parse_tile`."""
+    copies with an L2 prefetch of N bytes; None where the heuristic's tile is a TMA one, which has no copies),
+    or a tile for `parse_tile`."""
     m = re.fullmatch(r"([HP])(?::l(\d+))?", text.strip())
     if not m:
         return parse_tile(text)
+    if heuristic.tma and m.group(2):
+        return None
     return dataclasses.replace(heuristic, persistent=heuristic.persistent or m.group(1) == "P",
                                l2_prefetch=int(m.group(2) or 0))
 
@@ -183,18 +187,22 @@ def main(argv=None) -> int:
     sm90 = str(cupy.cuda.Device().compute_capability) == "90"
 
     def case_tiles(plan):
+        """(label, tile) of the tiles to time, the heuristic's first."""
         base = kernel_spec(plan, False)
-        tiles = [base.tile]
+        tiles = [("heuristic", base.tile)]
         if args.tiles:
-            tiles += [tile_from(t, base.tile) for t in args.tiles.split(",")]
+            tiles += [(t, tile) for t in args.tiles.split(",") if (tile := tile_from(t, base.tile)) is not None]
         elif "mma" in args.paths.split(","):
-            tiles += [TileConfig(bm, bn, bk, st, wm=wm, wn=wn) for bm, bn, bk, st, wm, wn in MMA_TILES]
+            tiles += [(f"{bm}x{bn}x{bk}/{st}@{wm}x{wn}", TileConfig(bm, bn, bk, st, wm=wm, wn=wn))
+                      for bm, bn, bk, st, wm, wn in MMA_TILES]
         if not args.tiles and "wgmma" in args.paths.split(",") and sm90:
-            tiles += [TileConfig(bm, bn, 64, st, wm=64, wn=bn, wgmma=True) for bm, bn, st in WGMMA_TILES]
+            tiles += [(f"{bm}x{bn}x64/{st}@64x{bn}w", TileConfig(bm, bn, 64, st, wm=64, wn=bn, wgmma=True))
+                      for bm, bn, st in WGMMA_TILES]
         return tiles
 
     cases = parse_cases(args.cases)
-    _prebuild(cases, din, dout, args, case_tiles)
+    _prebuild(cases, din, dout, args, lambda plan: [t for _, t in case_tiles(plan)])
+    ratios: dict[str, list[tuple[int, float]]] = {}  # label -> (case, its time / the heuristic's)
     for case in cases:
         inputs = core_inputs(case, din, dout, args.swap, args.order)  # (the probe times the core kernel alone)
         if inputs is None:
@@ -207,13 +215,13 @@ def main(argv=None) -> int:
         # whichever tile is timed first when each is timed in one go (the same tile ran 0.4295 and
         # 0.4672 ms first and last in one call, results/v13_h100/call4/)
         runs = []
-        for i, tile in enumerate(tiles):
+        for i, (label, tile) in enumerate(tiles):
             try:
                 spec, run = tile_run(plan, tile, ka, kb, d)
                 d.fill(cupy.nan)
                 run()
                 err = float(cupy.abs(d.astype(cupy.float64) - ref).max() / cupy.abs(ref).max())
-                runs.append((i, tile, spec, run, err, []))
+                runs.append((i, label, tile, spec, run, err, []))
             except Exception as e:  # noqa: BLE001 - report and go on
                 print(f"{case.num:2d}   {tile}: {type(e).__name__}: {str(e)[:150]}")
         for _ in range(args.rounds):
@@ -226,8 +234,11 @@ def main(argv=None) -> int:
                     e1.record()
                     e1.synchronize()
                     times.append(cupy.cuda.get_elapsed_time(e0, e1) / 5)
-        for i, tile, spec, _, err, times in runs:
+        base_ms = statistics.median(runs[0][-1]) if runs and runs[0][0] == 0 else None
+        for i, label, tile, spec, _, err, times in runs:
             ms = statistics.median(times)
+            if i and base_ms and err < 1e-2:
+                ratios.setdefault(label, []).append((case.num, ms / base_ms))
             tf = 2 * plan.M * plan.N * plan.K * plan.batch / ms / 1e9
             mark = "*" if i == 0 else " "
             pers = ("t" if tile.tma else "x" if tile.ws else "") + ("p" if tile.persistent else "")
@@ -237,7 +248,21 @@ def main(argv=None) -> int:
             print(f"{case.num:2d} {mark} {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages}{pers} {spec.path:5s} "
                   f"warp {tile.wm or tile.tm}x{tile.wn or tile.tn} g{tile.group_m} b{tile.min_blocks} {sk}{cl} "
                   f"{ms:8.4f} ms {tf:6.1f} TFLOP/s err {err:.1e}{'  WRONG' if not err < 1e-2 else ''}")
+    print(summary(ratios))
     return 0
+
+
+def summary(ratios: dict[str, list[tuple[int, float]]], margin: float = 0.03) -> str:
+    """Per tile label: over the cases it ran (and verified) on, the geomean of its time over the heuristic's,
+    the cases more than `margin` faster / slower, and the extremes."""
+    lines = [f"== against the heuristic's tile (time / heuristic's; faster, slower: by more than {margin:.0%})"]
+    for label, rs in ratios.items():
+        gm = math.exp(sum(math.log(r) for _, r in rs) / len(rs))
+        faster = [f"#{c} {r:.3f}" for c, r in rs if r < 1 - margin]
+        slower = [f"#{c} {r:.3f}" for c, r in rs if r > 1 + margin]
+        lines.append(f"{label:>28s}  {len(rs):2d} cases  geomean {gm:.3f}  faster: {', '.join(faster) or '-'}  "
+                     f"slower: {', '.join(slower) or '-'}")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -242,12 +242,14 @@ def test_tile_probe_options():
     """tccg.tile_probe's tile strings: ':lN' sets the copies' L2 prefetch, 'H' / 'P' take the heuristic's tile
     (P persistent) with it; '--order n=a:8,c' cuts the first mode (Partition.split_n), and the cut plan still
     contracts correctly on the CPU executor (through its layout maps, against numpy float64)."""
+    import dataclasses
+
     import numpy as np
 
     from gettpy.backends.cpu import execute
     from gettpy.errors import KernelError
     from gettpy.kernels.spec import TileConfig
-    from tccg.tile_probe import core_schedule, parse_tile, tile_from
+    from tccg.tile_probe import core_schedule, parse_tile, summary, tile_from
 
     t = parse_tile("32x256x64/3@32x32p:l256")
     assert (t.bm, t.bn, t.bk, t.stages, t.wm, t.wn, t.persistent, t.l2_prefetch) == (32, 256, 64, 3, 32, 32, True, 256)
@@ -260,6 +262,11 @@ def test_tile_probe_options():
     assert tile_from("H:l64", base) == TileConfig(32, 256, 64, 3, wm=32, wn=32, l2_prefetch=64)
     assert tile_from("P:l128", base) == TileConfig(32, 256, 64, 3, wm=32, wn=32, persistent=True, l2_prefetch=128)
     assert tile_from("32x128x64/3@32x32", base) == TileConfig(32, 128, 64, 3, wm=32, wn=32)
+    tma = TileConfig(128, 256, 64, 4, wm=64, wn=256, wgmma=True, ws=True, tma=True)
+    assert tile_from("H:l128", tma) is None and tile_from("P", tma) == dataclasses.replace(tma, persistent=True)
+
+    text = summary({"H:l128": [(1, 0.5), (2, 2.0), (3, 1.0)]})
+    assert "3 cases  geomean 1.000  faster: #1 0.500  slower: #2 2.000" in text
 
     case = Case(2, "intensli", "abc-dca-bd", {"a": 40, "b": 24, "c": 30, "d": 50})
     plan = core_schedule(case, "f32", "f32", order="n=a:8,c").core
