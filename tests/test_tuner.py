@@ -58,6 +58,8 @@ def test_model_prefers_vector_loads_and_full_waves():
 def test_candidate_dict_round_trip():
     c = design_space(_problem(), 5, seed=3)[2]
     assert Candidate.from_dict(c.to_dict()) == c
+    c = dataclasses.replace(c, tile=dataclasses.replace(c.tile, l2_prefetch=256))
+    assert Candidate.from_dict(c.to_dict()) == c and c.to_dict()["tile"]["l2_prefetch"] == 256
 
 
 def test_tune_measures_verifies_and_ranks():
