@@ -802,6 +802,7 @@ def test_l2_prefetch_copies(cache):
         regs = set()
         for l2 in (0, 64, 256):
             spec = kernel_spec(plan, True, tile=TileConfig(**tile, l2_prefetch=l2))
+            assert spec.tile == TileConfig(**tile, l2_prefetch=l2)  # (as the GPU test asserts it)
             src, fname = render(spec)
             assert f"L2_PREFETCH = {l2};" in src
             copies = re.findall(r"cp\.async\.c[ag]\.shared\.global\S*", _ptx(src, fname, arch))
