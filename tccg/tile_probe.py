@@ -32,11 +32,13 @@ WGMMA_TILES = [(128, 128, 3), (128, 128, 4), (128, 256, 3), (128, 256, 4), (256,
 def parse_tile(text: str):
     """A TileConfig from `BMxBNxBK/STAGES@WMxWN`, with a trailing `w` for wgmma or `s` for a simt thread tile,
     then `p` for a persistent tile, `x` for a warp-specialised (wgmma) one, `t` for one fed by TMA (`xp`, `tp`:
-    those persistent), then the options below (`:lN`: cp.async copies with an L2 prefetch of N bytes)."""
+    those persistent), then the options below (`:lN`: cp.async copies with an L2 prefetch of N bytes, `:r`: A's
+    panel resident in shared memory)."""
     from gettpy.kernels.spec import TileConfig
 
     m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)([pxt]?p?)"
-                     r"(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?(?::c(\d+))?(:e)?(?::l(\d+))?", text.strip())
+                     r"(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?(?::c(\d+))?(:e)?(?::l(\d+))?(:r)?",
+                     text.strip())
     if not m:
         raise SystemExit(f"--tiles: cannot read {text!r} (want BMxBNxBK/STAGES@WMxWN, optional w or s suffix, "
                          f"optional p (persistent), x (warp-specialised) or t (TMA), optional :gN for N tile rows per "
@@ -44,7 +46,8 @@ def parse_tile(text: str):
                          f"for N stream-K CTAs, then optional :sN for their aligned form: each tile of the last "
                          f"partial wave cut into N k-slices, then optional :cN for clusters of N CTAs, then "
                          f"optional :e for a chunked epilogue on persistent warp-specialised tiles, then optional :lN "
-                         f"for cp.async copies with an L2 prefetch of N = 64, 128 or 256 bytes)")
+                         f"for cp.async copies with an L2 prefetch of N = 64, 128 or 256 bytes, then optional :r for "
+                         f"A's panel resident in shared memory)")
     bm, bn, bk, st, x, y = (int(g) for g in m.groups()[:6])
     f = m.group(8)
     kw = {"persistent": f.endswith("p"), "ws": f[:1] in ("x", "t"), "tma": f[:1] == "t"}
@@ -62,6 +65,8 @@ def parse_tile(text: str):
         kw["chunked"] = True
     if m.group(15):
         kw["l2_prefetch"] = int(m.group(15))
+    if m.group(16):
+        kw["resident_a"] = True
     if m.group(7) == "s":
         return TileConfig(bm, bn, bk, st, tm=x, tn=y, **kw)
     return TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **kw)
@@ -69,15 +74,15 @@ def parse_tile(text: str):
 
 def tile_from(text: str, heuristic):
     """A `--tiles` entry: `H` (the heuristic's tile) or `P` (that made persistent), either followed by `:lN` (its
-    copies with an L2 prefetch of N bytes; None where the heuristic's tile is a TMA one, which has no copies),
-    or a tile for `parse_tile`."""
-    m = re.fullmatch(r"([HP])(?::l(\d+))?", text.strip())
+    copies with an L2 prefetch of N bytes) and `:r` (A's panel resident), or a tile for `parse_tile`. None where
+    the heuristic's tile is a TMA one and an option is asked (it has no copies, and A has stages)."""
+    m = re.fullmatch(r"([HP])(?::l(\d+))?(:r)?", text.strip())
     if not m:
         return parse_tile(text)
-    if heuristic.tma and m.group(2):
+    if heuristic.tma and (m.group(2) or m.group(3)):
         return None
     return dataclasses.replace(heuristic, persistent=heuristic.persistent or m.group(1) == "P",
-                               l2_prefetch=int(m.group(2) or 0))
+                               l2_prefetch=int(m.group(2) or 0), resident_a=bool(m.group(3)))
 
 
 def core_schedule(case, din: str, dout: str, swap: bool = False, order: str = ""):
@@ -181,7 +186,8 @@ def main(argv=None) -> int:
     ap.add_argument("--tiles", default="", help="only these tiles besides the heuristic's, comma separated, "
                     "BMxBNxBK/STAGES@WMxWN (mma.sync), the same ending in 'w' (wgmma) or @TMxTN ending in 's' (simt), "
                     "then 'p' for persistent, 'x' for warp-specialised, 't' for TMA; 'H': the heuristic's tile, 'P': "
-                    "that made persistent, either with ':lN' for an L2 prefetch of N bytes on its copies")
+                    "that made persistent, either with ':lN' for an L2 prefetch of N bytes on its copies and ':r' for "
+                    "A's panel resident in shared memory")
     args = ap.parse_args(argv)
     din, dout = ("f16", "f32") if args.dtype == "f16f32" else (args.dtype, args.dtype)
     sm90 = str(cupy.cuda.Device().compute_capability) == "90"
@@ -244,7 +250,7 @@ def main(argv=None) -> int:
             pers = ("t" if tile.tma else "x" if tile.ws else "") + ("p" if tile.persistent else "")
             sk = f"k{tile.sk_ctas}" + (f"s{tile.sk_split}" if tile.sk_split else "")
             cl = ((f" c{tile.cluster}" if tile.cluster > 1 else "") + (" e" if tile.chunked else "")
-                  + (f" l{tile.l2_prefetch}" if tile.l2_prefetch else ""))
+                  + (f" l{tile.l2_prefetch}" if tile.l2_prefetch else "") + (" r" if tile.resident_a else ""))
             print(f"{case.num:2d} {mark} {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages}{pers} {spec.path:5s} "
                   f"warp {tile.wm or tile.tm}x{tile.wn or tile.tn} g{tile.group_m} b{tile.min_blocks} {sk}{cl} "
                   f"{ms:8.4f} ms {tf:6.1f} TFLOP/s err {err:.1e}{'  WRONG' if not err < 1e-2 else ''}")

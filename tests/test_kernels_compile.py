@@ -777,11 +777,12 @@ def _ptx(src: str, name: str, arch: str) -> str:
         nvrtc.nvrtcDestroyProgram(prog)
 
 
-def _forced_problem(la, lb, ld, ext, dts, order):
-    """The ContractionProblem of tests/test_gpu_prefetch.py's cases (packed tensors of `order`, C read)."""
-    def info(name, modes, dt):
-        return TensorInfo(name, tuple(modes), _strides([ext[m] for m in modes], order), dt)
-    return ContractionProblem(info("A", la, dts[0]), info("B", lb, dts[0]), info("C", ld, dts[1]),
+def _forced_problem(la, lb, ld, ext, dts, order, op_a=None):
+    """The ContractionProblem of tests/test_gpu_prefetch.py's and test_gpu_resident.py's cases (packed tensors
+    of `order`, C read)."""
+    def info(name, modes, dt, op=None):
+        return TensorInfo(name, tuple(modes), _strides([ext[m] for m in modes], order), dt, op=op or ops.identity)
+    return ContractionProblem(info("A", la, dts[0], op_a), info("B", lb, dts[0]), info("C", ld, dts[1]),
                               info("D", ld, dts[1]), tuple(sorted(ext.items())))
 
 
@@ -818,3 +819,36 @@ def test_l2_prefetch_copies(cache):
         TileConfig(128, 128, 32, 3, wm=64, wn=64, l2_prefetch=32)
     with pytest.raises(KernelError, match="l2_prefetch"):
         TileConfig(128, 128, 64, 4, wm=64, wn=128, wgmma=True, ws=True, tma=True, l2_prefetch=128)
+
+
+def test_resident_a_tiles_compile(cache):
+    """TileConfig.resident_a on each tile the GPU tests run with it (tests/test_gpu_resident.py): accepted as
+    given, compiled without spills, with shared memory as spec.py counts it (the kernel's static_assert):
+    the stages hold B alone and A's panel of K rounded up to whole k-tiles comes once; the refusals name why."""
+    from test_gpu_resident import CASES
+
+    from gettpy.errors import KernelError
+
+    for name, la, lb, ld, ext, tile, dts, order in CASES:
+        plan = make_plan(_forced_problem(la, lb, ld, ext, dts, order))
+        spec = kernel_spec(plan, True, tile=TileConfig(**tile, resident_a=True))
+        assert spec.tile == TileConfig(**tile, resident_a=True) and not spec.a.kmajor, name
+        k = B.build(spec, ARCH)
+        assert k.report.spill_stores == 0, name
+        t, item = spec.tile, ITEMSIZE[spec.a.dtype]
+        pitch = t.bm + 16 // item
+        rows = -(-spec.K // t.bk) * t.bk
+        staged = kernel_spec(plan, True, tile=TileConfig(**tile))
+        a_stages = t.stages * -(-t.bk * pitch * item // 16) * 16
+        assert spec.smem_bytes - -(-rows * pitch * item // 16) * 16 in (staged.smem_bytes - a_stages,
+                                                                         staged.smem_bytes), name
+    # refusals, each alone: A k-major, M over one tile row, an op on A; a wgmma tile
+    tile = TileConfig(32, 128, 32, 3, wm=32, wn=32, resident_a=True)
+    for (la, lb, ld, order), i, op, why in ((("ik", "jk", "ij", "C"), 24, None, "A is k-major"),
+                                            (("ik", "kj", "ji", "F"), 40, None, "M = 40 is more than one tile row"),
+                                            (("ik", "kj", "ji", "F"), 24, ops.leaky_relu(0.1), "an op on A")):
+        plan = make_plan(_forced_problem(la, lb, ld, {"i": i, "j": 300, "k": 64}, ("f16", "f16"), order, op))
+        with pytest.raises(KernelError, match=f"no resident A panel here: {why}[^;]*; give"):
+            kernel_spec(plan, False, tile=tile)
+    with pytest.raises(KernelError, match="resident A"):
+        TileConfig(128, 128, 64, 3, wm=64, wn=128, wgmma=True, resident_a=True)

@@ -84,6 +84,24 @@ def test_tune_measures_verifies_and_ranks():
     assert not trials[-1].ok and trials[-1].candidate == calls[1]
 
 
+def test_option_variants_of_a_narrow_contraction():
+    """TCCG #2 (abc-dca-bd: M = 24, A read m-contiguous, one tile row): the heuristic's tile with each L2
+    prefetch size and with A's panel resident, all in the heuristic's partition; none for #12's TMA tile."""
+    from gettpy.plan.tuner import option_variants
+
+    p = packed_problem("abc-dca-bd", {"a": 312, "b": 24, "c": 296, "d": 312})
+    c = design_space(p, 1)[0]
+    tile = kernel_spec(make_plan(p, c.part, None), False).tile
+    got = option_variants(p, (1.0, c))
+    assert [t for t, _ in got] == [1.0] * 3 and all(v.part == c.part for _, v in got)
+    assert [v.tile for _, v in got] == [dataclasses.replace(tile, l2_prefetch=128),
+                                        dataclasses.replace(tile, l2_prefetch=256),
+                                        dataclasses.replace(tile, resident_a=True)]
+    p12 = packed_problem("ab-ac-cb", {"a": 5136, "b": 5120, "c": 5136})
+    assert kernel_spec(make_plan(p12, design_space(p12, 1)[0].part, None), False).tile.tma
+    assert option_variants(p12, (1.0, design_space(p12, 1)[0])) == []
+
+
 @pytest.fixture
 def isolated(tmp_path, monkeypatch):
     monkeypatch.setenv("GETTPY_CACHE_DIR", str(tmp_path))

@@ -640,7 +640,19 @@ struct Gett {
                         Cfg::OpB::kIdentity), "warp-specialised tiles: wgmma, whole 64-row "
                 "blocks per computing warpgroup, cp.async copies, no op on A or B (applied in a pack instead)");
   __host__ __device__ static constexpr int round16(int x) { return (x + 15) / 16 * 16; }
-  static constexpr int A_STAGE_BYTES = round16(LA::STAGE_ELEMS * int(sizeof(TA)));
+  // RES_A (kernels/spec.py's TileConfig.resident_a: mma.sync / simt tiles, M <= BM, no batch, A mn-contiguous
+  // in smem, no op on A): A's panel of KTILES * BK rows is copied once per CTA, before its first k-tile, in
+  // the layout of a stage KTILES k-tiles deep (k-tile kt's rows are a stage's), and the stages hold B alone
+  static constexpr bool RES_A = Cfg::RES_A;
+  using LP = typename Cond<RES_A, TileLoader<TA, BM, int(KTILES * BK), Cfg::A_VEC, Cfg::A_KMAJOR, LTHREADS, M, K,
+                                             typename Cfg::MapAm, typename Cfg::MapAk, I, U, Cfg::A_VS, WG,
+                                             Cfg::L2_PREFETCH>,
+                           LA>::type;
+  static_assert(!RES_A || (!WG && !Cfg::A_KMAJOR && M <= BM && BATCH == 1 && Cfg::OpA::kIdentity && KTILES > 0 &&
+                           LP::PITCH == LA::PITCH),
+                "a resident A panel: mma.sync / simt tiles, one tile row, no batch, A mn-major, no op on A");
+  static constexpr int PANEL_BYTES = RES_A ? round16(LP::STAGE_ELEMS * int(sizeof(TA))) : 0;
+  static constexpr int A_STAGE_BYTES = RES_A ? 0 : round16(LA::STAGE_ELEMS * int(sizeof(TA)));
   static constexpr int B_STAGE_BYTES = round16(LB::STAGE_ELEMS * int(sizeof(TB)));
   static constexpr int PIPE_BYTES = STAGES * (A_STAGE_BYTES + B_STAGE_BYTES);
   static_assert(!WG || (A_STAGE_BYTES % 1024 == 0 && B_STAGE_BYTES % 1024 == 0), "wgmma stages are whole atoms");
@@ -706,7 +718,8 @@ struct Gett {
   // (wgmma: + 1024 bytes to align the swizzle atoms, which need 1024-byte-aligned stages)
   // (WS: + two mbarriers per stage after the pipeline and epilogue buffers)
   static constexpr int BAR_OFFSET = PERSIST ? PIPE_BYTES + EPI_BYTES : PIPE_BYTES > EPI_BYTES ? PIPE_BYTES : EPI_BYTES;
-  static constexpr int SMEM_BYTES = BAR_OFFSET + (WG ? 1024 : 0) + (WS ? 16 * STAGES : 0);
+  // (RES_A: A's panel after the pipeline and epilogue buffers, which it outlives)
+  static constexpr int SMEM_BYTES = BAR_OFFSET + PANEL_BYTES + (WG ? 1024 : 0) + (WS ? 16 * STAGES : 0);
 
   // MMA path: warps tile the block, each warp a WM x WN tile of 16x8 mma tiles
   static constexpr int WM = Cfg::WM, WN = Cfg::WN;
@@ -955,6 +968,13 @@ struct Gett {
       return;
     }
 
+    // (RES_A: A's panel, copied once; its copies join the first k-tile's group, whose wait covers them)
+    if constexpr (RES_A) {
+      LP lp;
+      lp.init(tid, U(0));
+      lp.load(reinterpret_cast<TA*>(smem + BAR_OFFSET), A, tid, U(0));
+    }
+
     // one tile (p == nullptr: all its k-tiles, bounds known at compile time) or a stream-K share p of one,
     // with a pipeline of its own: the prologue fills PF stages, tile_body computes them and stores (or
     // hands the share on)
@@ -967,7 +987,7 @@ struct Gett {
       start_tile(g, A, B, tid, bz, m0, n0, Ab, Bb, la, lb);
       auto load_k = [&](int s, long long nk) {
         if (nk < (p ? p->ke : KTILES)) {
-          la.load(stA(s), Ab, tid, U(nk) * U(BK));
+          if constexpr (!RES_A) la.load(stA(s), Ab, tid, U(nk) * U(BK));
           lb.load(stB(s), Bb, tid, U(nk) * U(BK));
         }
         cp_async_commit();
@@ -1005,7 +1025,7 @@ struct Gett {
       // issue the copies of the next k-tile into stage s and move on (to the next tile after the last k-tile)
       auto load_next = [&](int s, long long) {
         if (KTILES > 0 && ltile < NTILES) {  // (K == 0: nothing to load, only C to scale)
-          la.load(stA(s), lAb, tid, U(lk) * U(BK));
+          if constexpr (!RES_A) la.load(stA(s), lAb, tid, U(lk) * U(BK));
           lb.load(stB(s), lBb, tid, U(lk) * U(BK));
           if (++lk == KTILES) {
             lk = 0;
@@ -1211,6 +1231,7 @@ struct Gett {
       if ((SK || PERSIST) && !EPI_CHUNK && kend > kbeg) release_stage(&bars[STAGES + int((kstep - 1) % STAGES)]);
     } else {
     // (2) main loop over the k-tiles (the pipeline's stages go round across this CTA's tiles: kstep)
+    [[maybe_unused]] const TA* panel = reinterpret_cast<const TA*>(smem + BAR_OFFSET);  // (RES_A)
     long long kbeg = 0, kend = KTILES;  // (stream-K: a share of the k-tiles)
     if constexpr (SK) {
       if (piece) kbeg = piece->kb, kend = piece->ke;
@@ -1228,7 +1249,7 @@ struct Gett {
       //      computed STAGES - PF iterations ago (the barrier above is after every warp finished reading it)
       load_next(int((ks + PF) % STAGES), kt + PF);
       // (2b) compute stage s
-      const TA* As = stA(s);
+      const TA* As = RES_A ? panel + U(kt) * U(BK * LA::PITCH) : stA(s);
       const TB* Bs = stB(s);
       if constexpr (WG) {
         // BK / 16 wgmmas of this warpgroup's 64 rows x BN; WG_INFLIGHT of these batches stay in flight

@@ -13,7 +13,7 @@ Two compute paths:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import KernelError
 from ..layouts.descriptor import DimMap
@@ -75,6 +75,10 @@ class TileConfig:
         l2_prefetch: the L2 prefetch size of the cp.async copies in bytes (PTX .level::prefetch_size; 0 =
             no hint, 64, 128 or 256): the L2 fetches the aligned block around each copy's bytes from DRAM,
             so a row read one k-tile at a time arrives whole. TMA tiles set theirs in the tensor maps.
+        resident_a: A's whole panel (bm rows x K, padded to whole k-tiles) is copied into shared memory once
+            per CTA, before its first k-tile, and the stages hold B alone: for a narrow A that one tile row
+            covers (M <= bm, no batch; a persistent CTA then reads A once for all of its tiles). mma.sync or
+            simt tiles, A mn-contiguous in shared memory, no op on A (KernelSpec checks the operands).
     """
 
     bm: int
@@ -97,6 +101,7 @@ class TileConfig:
     cluster: int = 1
     chunked: bool = False
     l2_prefetch: int = 0
+    resident_a: bool = False
 
     def __post_init__(self):
         if self.stages < 2:
@@ -129,6 +134,8 @@ class TileConfig:
         if self.l2_prefetch not in L2_PREFETCH_BYTES or self.l2_prefetch and self.tma:
             raise KernelError(f"TileConfig {self}: l2_prefetch={self.l2_prefetch}: one of {L2_PREFETCH_BYTES}, and "
                               f"0 on TMA tiles (their tensor maps set the L2 promotion)")
+        if self.resident_a and (self.wgmma or self.chunked):
+            raise KernelError(f"TileConfig {self}: a resident A panel is for mma.sync and simt tiles (not wgmma)")
         if self.tma and not self.ws:
             raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
         if self.wgmma:
@@ -302,6 +309,18 @@ class KernelSpec:
                               f"or more in A's stage (here C is read, D's layout has it along m or in runs, the "
                               f"tile's slots are permuted, K = 0, or A's stage holds {self.epi_rows} rows); give "
                               f"chunked=False")
+        if t.resident_a:
+            rows = -(-self.K // t.bk) * t.bk
+            why = [w for bad, w in (
+                (self.M > t.bm, f"M = {self.M} is more than one tile row of {t.bm}"),
+                (self.batch > 1, f"a batch of {self.batch}"),
+                (self.a.kmajor, "A is k-major in shared memory"),
+                (bool(self.op_a), f"an op on A ({self.op_a})"),
+                (self.K == 0, "K = 0"),
+                ((t.bm // self.a.vec) * rows > 32 * t.threads,
+                 f"its {rows} rows take more than 32 copies a thread")) if bad]
+            if why:
+                raise KernelError(f"tile {t}: no resident A panel here: {'; '.join(why)}; give resident_a=False")
         if (t.bn if self.d.ncontig else t.bm) % self.d.vec:
             raise KernelError(f"operand D: vector width {self.d.vec} does not divide the tile")
         if self.d.run and (self.d.run % self.d.vec or self.d.cont < 1):
@@ -386,7 +405,7 @@ class KernelSpec:
     def smem_bytes(self) -> int:
         """Dynamic shared memory; equals gett::Gett<Cfg>::SMEM_BYTES (the wrapper static_asserts it)."""
         return smem_bytes(self.tile, self.a, self.b, self.d.ncontig, self.compute, self.d.dtype, self.read_c,
-                          self.direct_d)
+                          self.direct_d, self.K)
 
     @property
     def epi_chunk(self) -> bool:
@@ -450,7 +469,7 @@ def _epi_item_pad(tile: TileConfig, b: OperandSpec, d_ncontig: bool, compute: st
 
 
 def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool, compute: str,
-               d_dtype: str = "f32", read_c: bool = False, direct_d: bool = False) -> int:
+               d_dtype: str = "f32", read_c: bool = False, direct_d: bool = False, k: int = 0) -> int:
     """Shared memory of the pipeline (STAGES x (A + B) tiles, padded rows) or of the epilogue tile.
 
     The epilogue tile holds accumulators, or D's values when D is narrower and no C is read (rows
@@ -460,11 +479,14 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     the stages to 1024 bytes. A persistent tile keeps both (its loads of the next tile run during the
     epilogue), but with `direct_d` (KernelSpec.direct_d) or a chunked epilogue (TileConfig.chunked, staged in
     A's last stage) there is no epilogue tile; a warp-specialised one adds two 8-byte mbarriers per stage.
+    With TileConfig.resident_a the stages hold B alone, and A's panel of `k` rows rounded up to whole
+    k-tiles (padded like a stage's rows) comes after the rest.
     """
-
-    pipe = tile.stages * (_stage_bytes(tile, a, tile.bm) + _stage_bytes(tile, b, tile.bn))
+    stage_a = 0 if tile.resident_a else _stage_bytes(tile, a, tile.bm)
+    pipe = tile.stages * (stage_a + _stage_bytes(tile, b, tile.bn))
     item, pad = _epi_item_pad(tile, b, d_ncontig, compute, d_dtype, read_c)
     ec, es = (tile.bn, tile.bm) if d_ncontig else (tile.bm, tile.bn)
     epi = 0 if direct_d or tile.chunked else _round16(es * (ec + pad) * item)
-    return ((pipe + epi if tile.persistent else max(pipe, epi)) + (1024 if tile.wgmma else 0)
+    panel = _stage_bytes(replace(tile, bk=-(-k // tile.bk) * tile.bk), a, tile.bm) if tile.resident_a else 0
+    return ((pipe + epi if tile.persistent else max(pipe, epi)) + panel + (1024 if tile.wgmma else 0)
             + (16 * tile.stages if tile.ws else 0))

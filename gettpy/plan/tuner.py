@@ -176,17 +176,26 @@ class Trial:
 PREFETCH_VARIANTS = (128, 256)
 
 
-def prefetch_variants(problem: ContractionProblem, heuristic: tuple[float, Candidate]) -> list[tuple[float, Candidate]]:
-    """(prediction, candidate) of the heuristic's tile with each of PREFETCH_VARIANTS on its cp.async copies
-    (none for a TMA tile, or where the heuristic already sets one). The model cannot tell them apart from
-    the heuristic's (it has no DRAM access pattern), so they are measured beside it, not ranked."""
+def option_variants(problem: ContractionProblem, heuristic: tuple[float, Candidate]) -> list[tuple[float, Candidate]]:
+    """(prediction, candidate) of the heuristic's tile with each of PREFETCH_VARIANTS on its cp.async copies, and
+    with A's panel resident in shared memory (TileConfig.resident_a) where the kernel takes one; none for a TMA
+    tile. The model cannot tell them from the heuristic's (it sees neither DRAM's access pattern nor the
+    stages' copies), so they are measured beside it, not ranked."""
+    from ..errors import KernelError
     from .tiles import kernel_spec
 
     pred, c = heuristic
-    tile = kernel_spec(make_plan(problem, c.part, None), False).tile
-    if tile.tma or tile.l2_prefetch:
+    plan = make_plan(problem, c.part, None)
+    tile = kernel_spec(plan, False).tile
+    if tile.tma:
         return []
-    return [(pred, Candidate(c.part, replace(tile, l2_prefetch=n))) for n in PREFETCH_VARIANTS]
+    tiles = [replace(tile, l2_prefetch=n) for n in PREFETCH_VARIANTS if n != tile.l2_prefetch]
+    if not tile.resident_a and not tile.wgmma:
+        try:
+            tiles.append(kernel_spec(plan, False, tile=replace(tile, resident_a=True)).tile)
+        except KernelError:
+            pass
+    return [(pred, Candidate(c.part, t)) for t in tiles]
 
 
 def tune(problem: ContractionProblem, run: Callable[[Candidate], tuple[float, bool]], samples: int = 48,
@@ -194,7 +203,7 @@ def tune(problem: ContractionProblem, run: Callable[[Candidate], tuple[float, bo
          wgmma: bool = True) -> list[Trial]:
     """Sample, prune, then measure the `top` candidates with `run` (-> (ms, verified)); best first.
 
-    Measured besides them: the heuristic's tile with the L2 prefetch sizes of `prefetch_variants`.
+    Measured besides them: the heuristic's tile with the options of `option_variants`.
 
     `prepare` (e.g. parallel compilation of the kernels) gets the candidates that will be measured.
     The heuristic candidate is always measured, so the result says how far the heuristic is from the best.
@@ -206,7 +215,7 @@ def tune(problem: ContractionProblem, run: Callable[[Candidate], tuple[float, bo
         plan = make_plan(problem, c.part, c.tile)
         scored.append((predicted_ms(plan, c.tile or kernel_spec(plan, False).tile), c))
     ranked = sorted(scored[1:], key=lambda x: x[0])[: max(0, top - 1)]
-    keep = [scored[0]] + prefetch_variants(problem, scored[0]) + ranked
+    keep = [scored[0]] + option_variants(problem, scored[0]) + ranked
     if prepare is not None:
         prepare([c for _, c in keep])
     trials = []
