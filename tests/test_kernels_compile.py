@@ -850,5 +850,10 @@ def test_resident_a_tiles_compile(cache):
         plan = make_plan(_forced_problem(la, lb, ld, {"i": i, "j": 300, "k": 64}, ("f16", "f16"), order, op))
         with pytest.raises(KernelError, match=f"no resident A panel here: {why}[^;]*; give"):
             kernel_spec(plan, False, tile=tile)
+    # (a panel that would take the CTA over 227 KB: 128 rows x 240 k of f32, beside 4 stages and the epilogue)
+    plan = make_plan(_forced_problem("ik", "kj", "ji", {"i": 128, "j": 3000, "k": 240}, ("f32", "f32"), "F"))
+    big = TileConfig(128, 128, 16, 4, tm=8, tn=8, persistent=True, resident_a=True)
+    with pytest.raises(KernelError, match="no resident A panel here: [0-9]+ bytes of shared memory, over 232448"):
+        kernel_spec(plan, False, tile=big)
     with pytest.raises(KernelError, match="resident A"):
         TileConfig(128, 128, 64, 3, wm=64, wn=128, wgmma=True, resident_a=True)

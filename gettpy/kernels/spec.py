@@ -23,6 +23,8 @@ CUDA_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "f64": "d
 ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8}
 MMA_DTYPES = ("f16", "bf16")
 SIMT_DTYPES = ("f32", "f64")
+#: shared memory a CTA may have on the H100 (227 KB)
+SMEM_LIMIT = 227 * 1024
 #: the L2 prefetch sizes a tile's cp.async copies may carry (TileConfig.l2_prefetch; 0 = no hint)
 L2_PREFETCH_BYTES = (0, 64, 128, 256)
 
@@ -313,12 +315,13 @@ class KernelSpec:
             rows = -(-self.K // t.bk) * t.bk
             why = [w for bad, w in (
                 (self.M > t.bm, f"M = {self.M} is more than one tile row of {t.bm}"),
-                (self.batch > 1, f"a batch of {self.batch}"),
+                (self.batch != 1, f"a batch of {self.batch}"),
                 (self.a.kmajor, "A is k-major in shared memory"),
                 (bool(self.op_a), f"an op on A ({self.op_a})"),
                 (self.K == 0, "K = 0"),
                 ((t.bm // self.a.vec) * rows > 32 * t.threads,
-                 f"its {rows} rows take more than 32 copies a thread")) if bad]
+                 f"its {rows} rows take more than 32 copies a thread"),
+                (self.smem_bytes > SMEM_LIMIT, f"{self.smem_bytes} bytes of shared memory, over {SMEM_LIMIT}")) if bad]
             if why:
                 raise KernelError(f"tile {t}: no resident A panel here: {'; '.join(why)}; give resident_a=False")
         if (t.bn if self.d.ncontig else t.bm) % self.d.vec:

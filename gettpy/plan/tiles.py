@@ -37,7 +37,7 @@ import math
 
 from ..dtypes import TF32_MODES, accumulate_type
 from ..errors import KernelError
-from ..kernels.spec import ITEMSIZE, MMA_DTYPES, KernelSpec, OperandSpec, OutputSpec, TileConfig
+from ..kernels.spec import ITEMSIZE, MMA_DTYPES, SMEM_LIMIT, KernelSpec, OperandSpec, OutputSpec, TileConfig
 from ..layouts.descriptor import OperandLayout
 from ..ops import cuda_literal
 from .plan import Plan
@@ -53,7 +53,7 @@ TALL = 64
 #: K from which a shape too small for a wave of 128x128 tiles takes 128x64 wgmma tiles anyway
 LONG_K = 1024
 #: shared memory a CTA may have on the H100 (bytes)
-SMEM_MAX = 227 * 1024
+SMEM_MAX = SMEM_LIMIT
 #: output elements per input element from which a one-k-tile mma.sync shape is write-bound (persistent tiles)
 WRITE_BOUND = 16
 #: K up to which an f32 (simt) shape takes 64x64 tiles: its CTAs are mostly epilogue (D written once per
