@@ -8,5 +8,5 @@ export PYTHONUNBUFFERED=1
 cd "$(dirname "$0")/../../.."
 timeout 300 python3 -m tccg.tile_probe --cases all --dtype f32 --rounds 3 --tiles "H:l128,H:l256" 2>&1 | tee $OUT/probe_f32.txt
 timeout 80 python3 -m tccg.tile_probe --cases 2,4,5,6,8 --dtype f32 --rounds 3 --tiles "H:r,P:r,P:l128:r,H:l128" 2>&1 | tee $OUT/probe_res_f32.txt
-timeout 200 python3 -m tccg.tile_probe --cases all --dtype f16f32 --rounds 3 --tiles "H:l256" 2>&1 | tee $OUT/probe_f16f32.txt
+timeout 200 python3 -m tccg.tile_probe --cases all --dtype f16f32 --rounds 3 --tiles "H:l128,P:r,P:l128:r" 2>&1 | tee $OUT/probe_f16f32.txt
 echo "== summary"; grep -A4 "^== against" $OUT/probe_f32.txt $OUT/probe_res_f32.txt $OUT/probe_f16f32.txt
