@@ -172,6 +172,7 @@ def _prebuild(cases, din, dout, args, case_tiles) -> None:
 def main(argv=None) -> int:
     import cupy
 
+    from gettpy.errors import KernelError
     from gettpy.kernels.spec import TileConfig
     from gettpy.plan.tiles import kernel_spec
 
@@ -196,9 +197,15 @@ def main(argv=None) -> int:
         """(label, tile) of the tiles to time, the heuristic's first."""
         base = kernel_spec(plan, False)
         tiles = [("heuristic", base.tile)]
-        if args.tiles:
-            tiles += [(t, tile) for t in args.tiles.split(",") if (tile := tile_from(t, base.tile)) is not None]
-        elif "mma" in args.paths.split(","):
+        for t in args.tiles.split(",") if args.tiles else ():
+            try:
+                tile = tile_from(t, base.tile)
+            except KernelError as e:  # (an option this tile cannot take: a resident panel on a wgmma tile)
+                print(f"{t}: {str(e)[-120:]}")
+                continue
+            if tile is not None:
+                tiles.append((t, tile))
+        if not args.tiles and "mma" in args.paths.split(","):
             tiles += [(f"{bm}x{bn}x{bk}/{st}@{wm}x{wn}", TileConfig(bm, bn, bk, st, wm=wm, wn=wn))
                       for bm, bn, bk, st, wm, wn in MMA_TILES]
         if not args.tiles and "wgmma" in args.paths.split(",") and sm90:

@@ -357,8 +357,9 @@ def test_d_run_tiles():
 
 def test_persistent_heuristic():
     """Persistent where measured faster: write-bound one-k-tile mma.sync tiles (ccsd_t), the tall wgmma
-    tile (#16), #2's narrow tile over its k-major input and #12's 256 x 160 TMA tile with f16 D (chunked
-    epilogue); not the 128x128 wgmma tiles, other narrow tiles, the simt tiles, #12 with f32 D."""
+    tile (#16), #2's narrow tile over its k-major input, the narrow mma.sync tiles with A's panel resident
+    (#6) and #12's 256 x 160 TMA tile with f16 D (chunked epilogue); not the 128x128 wgmma tiles, the simt
+    tiles, #12 with f32 D."""
     ext = (24, 16, 16, 24, 16, 16, 24)
     assert kernel_spec(tccg_plan("abcdef-degb-gfac", ext, "f16"), False).tile.persistent
     assert kernel_spec(tccg_plan("abcdef-degc-gfab", ext, "f16"), False).tile.persistent
@@ -367,7 +368,8 @@ def test_persistent_heuristic():
     spec = kernel_spec(tccg_plan("abc-ad-bdc", (312, 312, 296, 296), "f16", out="f32"), False)  # (f32 D: the
     assert not spec.tile.persistent and spec.tile.bm == 256  # epilogue tile would not fit beside the pipeline)
     assert not kernel_spec(tccg_plan("abc-acd-db", (312, 296, 296, 312), "f16"), False).tile.persistent  # #15
-    assert not kernel_spec(tccg_plan("abcde-efbad-cf", (48, 32, 24, 32, 48, 32), "f16"), False).tile.persistent
+    t = kernel_spec(tccg_plan("abcde-efbad-cf", (48, 32, 24, 32, 48, 32), "f16"), False).tile  # (#6)
+    assert t.persistent and t.resident_a
     assert kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False).tile.persistent
     assert not kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16", out="f32"), False).tile.persistent
     assert not kernel_spec(tccg_plan("ab-ac-cb", (64, 64, 0), "f16", with_c=True), True).tile.persistent  # (K = 0)
@@ -857,3 +859,33 @@ def test_resident_a_tiles_compile(cache):
         kernel_spec(plan, False, tile=big)
     with pytest.raises(KernelError, match="resident A"):
         TileConfig(128, 128, 64, 3, wm=64, wn=128, wgmma=True, resident_a=True)
+
+
+def test_narrow_copies_heuristic():
+    """The heuristic's narrow cp.async tiles (a side of 32 or less: TCCG #1-#8) copy with a 128-byte L2 prefetch,
+    and where the mma.sync kernel can keep A's panel (M <= bm, A mn-major, no op on A) they keep it, persistent;
+    simt tiles, wider tiles and TMA / wgmma tiles are left as they were (results/v15_h100/call1/, call2/)."""
+    from _util import packed_problem
+
+    from gettpy.plan.schedule import make_schedule
+    from gettpy.plan.tiles import NARROW_PREFETCH
+    from tccg.suite import SUITE
+
+    got = {}
+    for case in SUITE:
+        for dt in ("f16", "f32"):
+            t = kernel_spec(make_schedule(packed_problem(case.contraction, case.extents, dt)).core, False).tile
+            got[case.num, dt] = (t.l2_prefetch, t.resident_a, t.persistent)
+            if t.l2_prefetch or t.resident_a:
+                assert t.l2_prefetch == NARROW_PREFETCH and min(t.bm, t.bn) <= 32 and not (t.wgmma or t.tma)
+            elif not (t.wgmma or t.tma):
+                assert min(t.bm, t.bn) > 32, (case.num, dt, t)
+    assert {n for (n, dt), v in got.items() if v[1]} == {2, 4, 5, 6, 8}
+    assert all(got[n, "f16"] == (128, True, True) for n in (2, 4, 5, 6, 8))
+    assert all(got[n, "f32"][:2] == (128, False) for n in range(1, 9)) and got[1, "f16"][:2] == (128, False)
+    assert got[12, "f16"] == (0, False, True) and got[20, "f32"] == (0, False, False)
+    # (an op on A keeps the panel out: it would have to be applied in shared memory)
+    plan = tccg_plan("abc-bd-dca", (312, 24, 296, 312), "f16", op_a=ops.leaky_relu(0.1))  # (#2, op on bd)
+    assert kernel_spec(plan, False).op_a
+    t = kernel_spec(plan, False).tile
+    assert t.l2_prefetch == NARROW_PREFETCH and not t.resident_a

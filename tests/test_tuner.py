@@ -74,7 +74,7 @@ def test_tune_measures_verifies_and_ranks():
 
     trials = tune(p, run, samples=20, top=5)
     assert len(trials) == 5 + 2 and calls[0].tile is None  # the heuristic is always measured
-    # (then its own tile with each L2 prefetch size on its copies, in the heuristic's partition)
+    # (then its own tile with the other L2 prefetch sizes on its copies, in the heuristic's partition)
     heuristic = kernel_spec(make_plan(p, calls[0].part, None), False).tile
     assert not heuristic.tma and heuristic.l2_prefetch == 0
     assert [(c.part, c.tile) for c in calls[1:3]] == [
@@ -85,18 +85,20 @@ def test_tune_measures_verifies_and_ranks():
 
 
 def test_option_variants_of_a_narrow_contraction():
-    """TCCG #2 (abc-dca-bd: M = 24, A read m-contiguous, one tile row): the heuristic's tile with each L2
-    prefetch size and with A's panel resident, all in the heuristic's partition; none for #12's TMA tile."""
+    """TCCG #2 (abc-dca-bd: M = 24, A read m-contiguous, one tile row; the heuristic's tile copies with 128 B
+    of L2 prefetch and keeps A's panel): the tile with 0 and 256 B, and without the panel, all in the
+    heuristic's partition; none for #12's TMA tile."""
     from gettpy.plan.tuner import option_variants
 
     p = packed_problem("abc-dca-bd", {"a": 312, "b": 24, "c": 296, "d": 312})
     c = design_space(p, 1)[0]
     tile = kernel_spec(make_plan(p, c.part, None), False).tile
+    assert tile.l2_prefetch == 128 and tile.resident_a
     got = option_variants(p, (1.0, c))
     assert [t for t, _ in got] == [1.0] * 3 and all(v.part == c.part for _, v in got)
-    assert [v.tile for _, v in got] == [dataclasses.replace(tile, l2_prefetch=128),
+    assert [v.tile for _, v in got] == [dataclasses.replace(tile, l2_prefetch=0),
                                         dataclasses.replace(tile, l2_prefetch=256),
-                                        dataclasses.replace(tile, resident_a=True)]
+                                        dataclasses.replace(tile, resident_a=False)]
     p12 = packed_problem("ab-ac-cb", {"a": 5136, "b": 5120, "c": 5136})
     assert kernel_spec(make_plan(p12, design_space(p12, 1)[0].part, None), False).tile.tma
     assert option_variants(p12, (1.0, design_space(p12, 1)[0])) == []

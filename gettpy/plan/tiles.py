@@ -517,7 +517,37 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
         # (a heuristic persistent tile whose epilogue tile does not fit beside its pipeline: #16 with
         #  f32 output ran on the safe fallback tile, 1.53 -> 2.64x floor)
         spec = dataclasses.replace(spec, tile=dataclasses.replace(tile, persistent=False))
+    if chosen:
+        spec = _narrow_copies(spec)
     return spec
+
+
+#: the L2 prefetch size of the heuristic's narrow cp.async tiles (TileConfig.l2_prefetch)
+NARROW_PREFETCH = 128
+
+
+def _narrow_copies(spec: KernelSpec) -> KernelSpec:
+    """The heuristic's narrow cp.async tiles (a side of 32 or less: TCCG's intensli #1-#8, M = 24) copy with an
+    L2 prefetch of NARROW_PREFETCH bytes, and on the mma.sync path they keep A's panel resident in shared
+    memory on a persistent tile, where the kernel takes one (TileConfig.resident_a).
+
+    Measured on the H100, round-robin tile probes of the core kernels (results/v15_h100/call1/, call2/):
+    - 128 B on the heuristic's tiles: f16 #2 / #5-#8 0.946-0.966 of their time, the other 26 cp.async cores
+      0.978-1.013 (geomean 0.990); f32 #3, #4, #6-#8 0.936-0.964, #2 / #5 1.005 / 1.003, but the simt
+      compute-bound 128 x 64 tiles of #20-#30 1.001-1.050. 256 B: f16 1.035 on geomean, #16-#19 1.12-1.15.
+    - persistent + resident + 128 B, f16: #2 0.956, #5 0.773, #6 0.687, #8 0.691 (persistent alone 0.96-1.15,
+      resident alone 0.99-1.00); f32 (simt): 1.02 on geomean, so not there.
+    """
+    t = spec.tile
+    if t.wgmma or t.tma or min(t.bm, t.bn) > 32:
+        return spec
+    tile = dataclasses.replace(t, l2_prefetch=NARROW_PREFETCH)
+    if t.mma and not t.sk_ctas:
+        try:  # (KernelSpec refuses a panel it cannot keep: see TileConfig.resident_a)
+            return dataclasses.replace(spec, tile=dataclasses.replace(tile, persistent=True, resident_a=True))
+        except KernelError:
+            pass
+    return dataclasses.replace(spec, tile=tile)
 
 
 def _chunked_epilogue(spec: KernelSpec) -> bool:

@@ -172,15 +172,15 @@ class Trial:
     note: str = ""
 
 
-#: the L2 prefetch sizes the tuner measures on the heuristic's tile besides its own (TileConfig.l2_prefetch)
-PREFETCH_VARIANTS = (128, 256)
+#: the L2 prefetch sizes the tuner measures on the heuristic's tile (TileConfig.l2_prefetch)
+PREFETCH_SIZES = (0, 128, 256)
 
 
 def option_variants(problem: ContractionProblem, heuristic: tuple[float, Candidate]) -> list[tuple[float, Candidate]]:
-    """(prediction, candidate) of the heuristic's tile with each of PREFETCH_VARIANTS on its cp.async copies, and
-    with A's panel resident in shared memory (TileConfig.resident_a) where the kernel takes one; none for a TMA
-    tile. The model cannot tell them from the heuristic's (it sees neither DRAM's access pattern nor the
-    stages' copies), so they are measured beside it, not ranked."""
+    """(prediction, candidate) of the heuristic's tile with each other of PREFETCH_SIZES on its cp.async copies,
+    and with A's panel resident in shared memory (TileConfig.resident_a) switched the other way where the kernel
+    takes that; none for a TMA tile. The model cannot tell them from the heuristic's (it sees neither DRAM's
+    access pattern nor the stages' copies), so they are measured beside it, not ranked."""
     from ..errors import KernelError
     from .tiles import kernel_spec
 
@@ -189,10 +189,10 @@ def option_variants(problem: ContractionProblem, heuristic: tuple[float, Candida
     tile = kernel_spec(plan, False).tile
     if tile.tma:
         return []
-    tiles = [replace(tile, l2_prefetch=n) for n in PREFETCH_VARIANTS if n != tile.l2_prefetch]
-    if not tile.resident_a and not tile.wgmma:
+    tiles = [replace(tile, l2_prefetch=n) for n in PREFETCH_SIZES if n != tile.l2_prefetch]
+    if not tile.wgmma:
         try:
-            tiles.append(kernel_spec(plan, False, tile=replace(tile, resident_a=True)).tile)
+            tiles.append(kernel_spec(plan, False, tile=replace(tile, resident_a=not tile.resident_a)).tile)
         except KernelError:
             pass
     return [(pred, Candidate(c.part, t)) for t in tiles]
