@@ -3,7 +3,8 @@ rows x K, zero-filled to whole k-tiles) is copied once per CTA and the stages ho
 
 Each tile is checked against numpy float64 with C read (alpha, beta), on the mma and simt paths, persistent
 (a CTA's later tiles reuse the panel), one tile per CTA and stream-K (a CTA's several shares reuse it), with
-M short of the tile's rows, K not a multiple of bk, and together with an L2 prefetch size.
+M short of the tile's rows, K not a multiple of bk, together with an L2 prefetch size, and with ops on A
+(applied to the panel once), B and C.
 """
 from __future__ import annotations
 
@@ -38,3 +39,16 @@ def test_resident_a_tiles(name, la, lb, ld, ext, tile, dts, order, rng):
     spec = run_forced(rng, la, lb, ld, ext, TileConfig(**tile, resident_a=True), dts[0], dts[1], order=order,
                       with_c=True, alpha=1.5, beta=-0.5)
     assert spec.tile.resident_a and not spec.a.kmajor and spec.M <= spec.tile.bm
+
+
+@pytest.mark.parametrize("name", ["mma_persistent", "mma_partial_f32out", "mma_stream_k", "simt_partial"])
+def test_resident_a_with_ops(name, rng):
+    """An op on A is applied to the panel once (zero past K), ops on B and C as ever: leaky_relu on A, B and C."""
+    from gettpy import ops
+    from gettpy.kernels.spec import TileConfig
+
+    _, la, lb, ld, ext, tile, dts, order = next(c for c in CASES if c[0] == name)
+    op = ops.leaky_relu(0.1)
+    spec = run_forced(rng, la, lb, ld, ext, TileConfig(**tile, resident_a=True), dts[0], dts[1], order=order,
+                      with_c=True, alpha=1.5, beta=-0.5, ops=(op, op, op, None))
+    assert spec.tile.resident_a and spec.op_a and spec.op_b

@@ -844,12 +844,16 @@ def test_resident_a_tiles_compile(cache):
         a_stages = t.stages * -(-t.bk * pitch * item // 16) * 16
         assert spec.smem_bytes - -(-rows * pitch * item // 16) * 16 in (staged.smem_bytes - a_stages,
                                                                          staged.smem_bytes), name
-    # refusals, each alone: A k-major, M over one tile row, an op on A; a wgmma tile
+    # an op on A is applied to the panel once (the stages' transform is compiled out)
     tile = TileConfig(32, 128, 32, 3, wm=32, wn=32, resident_a=True)
-    for (la, lb, ld, order), i, op, why in ((("ik", "jk", "ij", "C"), 24, None, "A is k-major"),
-                                            (("ik", "kj", "ji", "F"), 40, None, "M = 40 is more than one tile row"),
-                                            (("ik", "kj", "ji", "F"), 24, ops.leaky_relu(0.1), "an op on A")):
-        plan = make_plan(_forced_problem(la, lb, ld, {"i": i, "j": 300, "k": 64}, ("f16", "f16"), order, op))
+    op = ops.leaky_relu(0.1)
+    spec = kernel_spec(make_plan(_forced_problem("ik", "kj", "ji", {"i": 24, "j": 300, "k": 64}, ("f16", "f16"), "F",
+                                                 op)), False, tile=tile)
+    assert spec.op_a and spec.tile.resident_a and B.build(spec, ARCH).report.spill_stores == 0
+    # refusals, each alone: A k-major, M over one tile row; a wgmma tile
+    for (la, lb, ld, order), i, why in ((("ik", "jk", "ij", "C"), 24, "A is k-major"),
+                                        (("ik", "kj", "ji", "F"), 40, "M = 40 is more than one tile row")):
+        plan = make_plan(_forced_problem(la, lb, ld, {"i": i, "j": 300, "k": 64}, ("f16", "f16"), order))
         with pytest.raises(KernelError, match=f"no resident A panel here: {why}[^;]*; give"):
             kernel_spec(plan, False, tile=tile)
     # (a panel that would take the CTA over 227 KB: 128 rows x 240 k of f32, beside 4 stages and the epilogue)
@@ -863,7 +867,7 @@ def test_resident_a_tiles_compile(cache):
 
 def test_narrow_copies_heuristic():
     """The heuristic's narrow cp.async tiles (a side of 32 or less: TCCG #1-#8) copy with a 128-byte L2 prefetch,
-    and where the mma.sync kernel can keep A's panel (M <= bm, A mn-major, no op on A) they keep it, persistent;
+    and where the mma.sync kernel can keep A's panel (M <= bm, A mn-major) they keep it, persistent;
     simt tiles, wider tiles and TMA / wgmma tiles are left as they were (results/v15_h100/call1/, call2/)."""
     from _util import packed_problem
 
@@ -884,8 +888,8 @@ def test_narrow_copies_heuristic():
     assert all(got[n, "f16"] == (128, True, True) for n in (2, 4, 5, 6, 8))
     assert all(got[n, "f32"][:2] == (128, False) for n in range(1, 9)) and got[1, "f16"][:2] == (128, False)
     assert got[12, "f16"] == (0, False, True) and got[20, "f32"] == (0, False, False)
-    # (an op on A keeps the panel out: it would have to be applied in shared memory)
+    # (an op on A: applied to the panel once)
     plan = tccg_plan("abc-bd-dca", (312, 24, 296, 312), "f16", op_a=ops.leaky_relu(0.1))  # (#2, op on bd)
     assert kernel_spec(plan, False).op_a
     t = kernel_spec(plan, False).tile
-    assert t.l2_prefetch == NARROW_PREFETCH and not t.resident_a
+    assert t.l2_prefetch == NARROW_PREFETCH and t.resident_a and t.persistent

@@ -641,16 +641,16 @@ struct Gett {
                 "blocks per computing warpgroup, cp.async copies, no op on A or B (applied in a pack instead)");
   __host__ __device__ static constexpr int round16(int x) { return (x + 15) / 16 * 16; }
   // RES_A (kernels/spec.py's TileConfig.resident_a: mma.sync / simt tiles, M <= BM, no batch, A mn-contiguous
-  // in smem, no op on A): A's panel of KTILES * BK rows is copied once per CTA, before its first k-tile, in
-  // the layout of a stage KTILES k-tiles deep (k-tile kt's rows are a stage's), and the stages hold B alone
+  // in smem): A's panel of KTILES * BK rows is copied once per CTA, before its first k-tile, in the layout of
+  // a stage KTILES k-tiles deep (k-tile kt's rows are a stage's), and the stages hold B alone; an op on A is
+  // applied to the panel once
   static constexpr bool RES_A = Cfg::RES_A;
   using LP = typename Cond<RES_A, TileLoader<TA, BM, int(KTILES * BK), Cfg::A_VEC, Cfg::A_KMAJOR, LTHREADS, M, K,
                                              typename Cfg::MapAm, typename Cfg::MapAk, I, U, Cfg::A_VS, WG,
                                              Cfg::L2_PREFETCH>,
                            LA>::type;
-  static_assert(!RES_A || (!WG && !Cfg::A_KMAJOR && M <= BM && BATCH == 1 && Cfg::OpA::kIdentity && KTILES > 0 &&
-                           LP::PITCH == LA::PITCH),
-                "a resident A panel: mma.sync / simt tiles, one tile row, no batch, A mn-major, no op on A");
+  static_assert(!RES_A || (!WG && !Cfg::A_KMAJOR && M <= BM && BATCH == 1 && KTILES > 0 && LP::PITCH == LA::PITCH),
+                "a resident A panel: mma.sync / simt tiles, one tile row, no batch, A mn-major");
   static constexpr int PANEL_BYTES = RES_A ? round16(LP::STAGE_ELEMS * int(sizeof(TA))) : 0;
   static constexpr int A_STAGE_BYTES = RES_A ? 0 : round16(LA::STAGE_ELEMS * int(sizeof(TA)));
   static constexpr int B_STAGE_BYTES = round16(LB::STAGE_ELEMS * int(sizeof(TB)));
@@ -968,11 +968,19 @@ struct Gett {
       return;
     }
 
-    // (RES_A: A's panel, copied once; its copies join the first k-tile's group, whose wait covers them)
+    // (RES_A: A's panel, copied once; its copies join the first k-tile's group, whose wait covers them. With
+    //  an op on A, the panel lands first and each thread applies it to the values it copied; the first
+    //  k-tile's barrier then orders those stores before any thread reads the panel)
     if constexpr (RES_A) {
+      TA* pan = reinterpret_cast<TA*>(smem + BAR_OFFSET);
       LP lp;
       lp.init(tid, U(0));
-      lp.load(reinterpret_cast<TA*>(smem + BAR_OFFSET), A, tid, U(0));
+      lp.load(pan, A, tid, U(0));
+      if constexpr (!Cfg::OpA::kIdentity) {
+        cp_async_commit();
+        cp_async_wait<0>();
+        lp.template transform<typename Cfg::OpA>(pan, tid, U(0));
+      }
     }
 
     // one tile (p == nullptr: all its k-tiles, bounds known at compile time) or a stream-K share p of one,
@@ -1240,7 +1248,8 @@ struct Gett {
       const long long ks = PERSIST ? kstep++ : kt - kbeg;  // (one tile per CTA: the ring starts with it)
       const int s = int(ks % STAGES);
       cp_async_wait<PF - 1>();
-      if constexpr (!Cfg::OpA::kIdentity) LA{}.template transform<typename Cfg::OpA>(stA(s), tid, U(kt) * U(BK));
+      if constexpr (!Cfg::OpA::kIdentity && !RES_A)
+        LA{}.template transform<typename Cfg::OpA>(stA(s), tid, U(kt) * U(BK));
       if constexpr (!Cfg::OpB::kIdentity) LB{}.template transform<typename Cfg::OpB>(stB(s), tid, U(kt) * U(BK));
       // (the wgmma reads shared memory through the async proxy: make this thread's writes visible to it)
       if constexpr (WG) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");

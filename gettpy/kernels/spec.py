@@ -79,8 +79,9 @@ class TileConfig:
             so a row read one k-tile at a time arrives whole. TMA tiles set theirs in the tensor maps.
         resident_a: A's whole panel (bm rows x K, padded to whole k-tiles) is copied into shared memory once
             per CTA, before its first k-tile, and the stages hold B alone: for a narrow A that one tile row
-            covers (M <= bm, no batch; a persistent CTA then reads A once for all of its tiles). mma.sync or
-            simt tiles, A mn-contiguous in shared memory, no op on A (KernelSpec checks the operands).
+            covers (M <= bm, no batch; a persistent CTA then reads A once for all of its tiles; an op on A is
+            applied to the panel once). mma.sync or simt tiles, A mn-contiguous in shared memory (KernelSpec
+            checks the operands).
     """
 
     bm: int
@@ -317,7 +318,6 @@ class KernelSpec:
                 (self.M > t.bm, f"M = {self.M} is more than one tile row of {t.bm}"),
                 (self.batch != 1, f"a batch of {self.batch}"),
                 (self.a.kmajor, "A is k-major in shared memory"),
-                (bool(self.op_a), f"an op on A ({self.op_a})"),
                 (self.K == 0, "K = 0"),
                 ((t.bm // self.a.vec) * rows > 32 * t.threads,
                  f"its {rows} rows take more than 32 copies a thread"),
