@@ -33,11 +33,11 @@ def parse_tile(text: str):
     """A TileConfig from `BMxBNxBK/STAGES@WMxWN`, with a trailing `w` for wgmma or `s` for a simt thread tile,
     then `p` for a persistent tile, `x` for a warp-specialised (wgmma) one, `t` for one fed by TMA (`xp`, `tp`:
     those persistent), then the options below (`:lN`: cp.async copies with an L2 prefetch of N bytes, `:r`: A's
-    panel resident in shared memory)."""
+    panel resident in shared memory, `:f`: the op on B applied to B's fragments)."""
     from gettpy.kernels.spec import TileConfig
 
     m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)([pxt]?p?)"
-                     r"(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?(?::c(\d+))?(:e)?(?::l(\d+))?(:r)?",
+                     r"(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?(?::c(\d+))?(:e)?(?::l(\d+))?(:r)?(:f)?",
                      text.strip())
     if not m:
         raise SystemExit(f"--tiles: cannot read {text!r} (want BMxBNxBK/STAGES@WMxWN, optional w or s suffix, "
@@ -47,7 +47,8 @@ def parse_tile(text: str):
                          f"partial wave cut into N k-slices, then optional :cN for clusters of N CTAs, then "
                          f"optional :e for a chunked epilogue on persistent warp-specialised tiles, then optional :lN "
                          f"for cp.async copies with an L2 prefetch of N = 64, 128 or 256 bytes, then optional :r for "
-                         f"A's panel resident in shared memory)")
+                         f"A's panel resident in shared memory, then optional :f for the op on B applied to its "
+                         f"fragments)")
     bm, bn, bk, st, x, y = (int(g) for g in m.groups()[:6])
     f = m.group(8)
     kw = {"persistent": f.endswith("p"), "ws": f[:1] in ("x", "t"), "tma": f[:1] == "t"}
@@ -67,6 +68,8 @@ def parse_tile(text: str):
         kw["l2_prefetch"] = int(m.group(15))
     if m.group(16):
         kw["resident_a"] = True
+    if m.group(17):
+        kw["frag_op_b"] = True
     if m.group(7) == "s":
         return TileConfig(bm, bn, bk, st, tm=x, tn=y, **kw)
     return TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **kw)
@@ -74,27 +77,31 @@ def parse_tile(text: str):
 
 def tile_from(text: str, heuristic):
     """A `--tiles` entry: `H` (the heuristic's tile) or `P` (that made persistent), either followed by `:lN` (its
-    copies with an L2 prefetch of N bytes) and `:r` (A's panel resident), or a tile for `parse_tile`. None where
+    copies with an L2 prefetch of N bytes), `:r` (A's panel resident) and `:f` (the op on B applied to its
+    fragments), the options not given left as the heuristic has them; or a tile for `parse_tile`. None where
     the heuristic's tile is a TMA one and an option is asked (it has no copies, and A has stages)."""
-    m = re.fullmatch(r"([HP])(?::l(\d+))?(:r)?", text.strip())
+    m = re.fullmatch(r"([HP])(?::l(\d+))?(:r)?(:f)?", text.strip())
     if not m:
         return parse_tile(text)
-    if heuristic.tma and (m.group(2) or m.group(3)):
+    if heuristic.tma and (m.group(2) or m.group(3) or m.group(4)):
         return None
-    return dataclasses.replace(heuristic, persistent=heuristic.persistent or m.group(1) == "P",
-                               l2_prefetch=int(m.group(2) or 0), resident_a=bool(m.group(3)))
+    h = heuristic
+    return dataclasses.replace(h, persistent=h.persistent or m.group(1) == "P",
+                               l2_prefetch=int(m.group(2)) if m.group(2) else h.l2_prefetch,
+                               resident_a=h.resident_a or bool(m.group(3)), frag_op_b=h.frag_op_b or bool(m.group(4)))
 
 
-def core_schedule(case, din: str, dout: str, swap: bool = False, order: str = ""):
+def core_schedule(case, din: str, dout: str, swap: bool = False, order: str = "", op: str | None = None):
     """The schedule of TCCG `case` (host only). swap: the planner's partition with A and B trading roles.
     order: the kernel's m or n modes in another order, e.g. "n=c,a" (fastest first), its first mode
-    optionally cut, e.g. "n=a:8,c": a's first 8, then c, then the rest of a (Partition.split_n)."""
+    optionally cut, e.g. "n=a:8,c": a's first 8, then c, then the rest of a (Partition.split_n). op: a
+    gettpy op name (e.g. "leaky_relu") on A, B and the result, as `python -m tccg --ops` poses it."""
     import dataclasses
 
     from gettpy.plan.partition import partition
     from gettpy.plan.schedule import make_schedule
 
-    problem = case_problem(case, din, dout)
+    problem = case_problem(case, din, dout, op=op)
     part = None
     if swap:
         p = partition(problem)
@@ -111,15 +118,16 @@ def core_schedule(case, din: str, dout: str, swap: bool = False, order: str = ""
     return make_schedule(problem, part=part)
 
 
-def core_inputs(case, din: str, dout: str, swap: bool = False, order: str = ""):
+def core_inputs(case, din: str, dout: str, swap: bool = False, order: str = "", op: str | None = None):
     """(schedule, core plan, A and B as the core kernel reads them, D, float64 reference) of TCCG `case` with
     random column-major inputs; the packs, if any, are made here, outside any timing. None for a split-K
-    schedule (tccg.split_probe times those). swap, order: as `core_schedule`."""
+    schedule (tccg.split_probe times those). swap, order, op: as `core_schedule`."""
     import cupy
 
     from gettpy.backends.staged import _pack
+    from gettpy.ops import as_op
 
-    sched = core_schedule(case, din, dout, swap, order)
+    sched = core_schedule(case, din, dout, swap, order, op)
     if sched.stage_d is not None:
         return None
     shapes = case.shapes()
@@ -128,7 +136,12 @@ def core_inputs(case, din: str, dout: str, swap: bool = False, order: str = ""):
     a = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, shapes[0]).astype(dt)), order="F")
     b = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, shapes[1]).astype(dt)), order="F")
     d = cupy.empty(shapes[2], dtype=np.float16 if dout == "f16" else np.float32, order="F")
-    ref = cupy.einsum(case.einsum_subscripts(), a.astype(cupy.float64), b.astype(cupy.float64))
+    g = as_op(op)
+
+    def f64(x):  # (op(x) in float64, on the host: the op's numpy twin)
+        x = x.astype(cupy.float64)
+        return x if g.is_identity else cupy.asarray(g(cupy.asnumpy(x)))
+    ref = f64(cupy.einsum(case.einsum_subscripts(), f64(a), f64(b)))
     ext = dict(sched.problem.extents)
     pa = _pack(cupy, a, sched.problem.a, sched.pack_a, ext) if sched.pack_a is not None else a
     pb = _pack(cupy, b, sched.problem.b, sched.pack_b, ext) if sched.pack_b is not None else b
@@ -154,7 +167,7 @@ def _prebuild(cases, din, dout, args, case_tiles) -> None:
 
     specs = []
     for case in cases:
-        sched = core_schedule(case, din, dout, args.swap, args.order)
+        sched = core_schedule(case, din, dout, args.swap, args.order, args.op)
         if sched.stage_d is not None:
             continue
         for tile in case_tiles(sched.core):
@@ -183,6 +196,8 @@ def main(argv=None) -> int:
     ap.add_argument("--swap", action="store_true", help="A and B trading roles (the other transpose flag)")
     ap.add_argument("--order", default="", help="the kernel's m / n modes in this order, e.g. 'n=c,a' or "
                     "'m=b;n=c,a' (fastest first), instead of the planner's")
+    ap.add_argument("--op", default=None, help="a gettpy op (e.g. leaky_relu) on A, B and the result, as "
+                    "`python -m tccg --ops` poses it; ops the schedule pre-applies in a pack are made beforehand")
     ap.add_argument("--paths", default="mma,wgmma", help="tile families to time besides the heuristic's")
     ap.add_argument("--tiles", default="", help="only these tiles besides the heuristic's, comma separated, "
                     "BMxBNxBK/STAGES@WMxWN (mma.sync), the same ending in 'w' (wgmma) or @TMxTN ending in 's' (simt), "
@@ -217,7 +232,7 @@ def main(argv=None) -> int:
     _prebuild(cases, din, dout, args, lambda plan: [t for _, t in case_tiles(plan)])
     ratios: dict[str, list[tuple[int, float]]] = {}  # label -> (case, its time / the heuristic's)
     for case in cases:
-        inputs = core_inputs(case, din, dout, args.swap, args.order)  # (the probe times the core kernel alone)
+        inputs = core_inputs(case, din, dout, args.swap, args.order, args.op)  # (the core kernel alone)
         if inputs is None:
             print(f"{case.num}: split-K schedule, skipped (tccg.split_probe times those)")
             continue
@@ -257,7 +272,8 @@ def main(argv=None) -> int:
             pers = ("t" if tile.tma else "x" if tile.ws else "") + ("p" if tile.persistent else "")
             sk = f"k{tile.sk_ctas}" + (f"s{tile.sk_split}" if tile.sk_split else "")
             cl = ((f" c{tile.cluster}" if tile.cluster > 1 else "") + (" e" if tile.chunked else "")
-                  + (f" l{tile.l2_prefetch}" if tile.l2_prefetch else "") + (" r" if tile.resident_a else ""))
+                  + (f" l{tile.l2_prefetch}" if tile.l2_prefetch else "") + (" r" if tile.resident_a else "")
+                  + (" f" if tile.frag_op_b else ""))
             print(f"{case.num:2d} {mark} {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages}{pers} {spec.path:5s} "
                   f"warp {tile.wm or tile.tm}x{tile.wn or tile.tn} g{tile.group_m} b{tile.min_blocks} {sk}{cl} "
                   f"{ms:8.4f} ms {tf:6.1f} TFLOP/s err {err:.1e}{'  WRONG' if not err < 1e-2 else ''}")

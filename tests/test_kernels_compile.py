@@ -893,3 +893,28 @@ def test_narrow_copies_heuristic():
     assert kernel_spec(plan, False).op_a
     t = kernel_spec(plan, False).tile
     assert t.l2_prefetch == NARROW_PREFETCH and t.resident_a and t.persistent
+
+
+def test_frag_op_b_compiles(cache):
+    """TileConfig.frag_op_b on each tile the GPU tests run with it (tests/test_gpu_frag_ops.py): accepted as
+    given, compiled without spills; refused without an op on B, and on wgmma / simt tiles."""
+    import dataclasses
+
+    from test_gpu_frag_ops import CASES, _inf_at_zero
+
+    from gettpy.errors import KernelError
+
+    f = _inf_at_zero()
+    for name, la, lb, ld, ext, tile, dts, order in CASES:
+        p = _forced_problem(la, lb, ld, ext, dts, order, f)
+        plan = make_plan(dataclasses.replace(p, b=dataclasses.replace(p.b, op=f)))
+        spec = kernel_spec(plan, True, tile=TileConfig(**tile, frag_op_b=True))
+        assert spec.tile == TileConfig(**tile, frag_op_b=True) and spec.op_b, name
+        assert B.build(spec, ARCH).report.spill_stores == 0, name
+        with pytest.raises(KernelError, match="fragments need an op on B"):
+            kernel_spec(make_plan(_forced_problem(la, lb, ld, ext, dts, order)), True,
+                        tile=TileConfig(**tile, frag_op_b=True))
+    with pytest.raises(KernelError, match="mma.sync"):
+        TileConfig(128, 128, 64, 3, wm=64, wn=128, wgmma=True, frag_op_b=True)
+    with pytest.raises(KernelError, match="mma.sync"):
+        TileConfig(64, 64, 16, 3, tm=4, tn=4, frag_op_b=True)

@@ -262,6 +262,10 @@ def test_tile_probe_options():
     assert tile_from("H:l64", base) == TileConfig(32, 256, 64, 3, wm=32, wn=32, l2_prefetch=64)
     assert tile_from("P:l128", base) == TileConfig(32, 256, 64, 3, wm=32, wn=32, persistent=True, l2_prefetch=128)
     assert tile_from("32x128x64/3@32x32", base) == TileConfig(32, 128, 64, 3, wm=32, wn=32)
+    kept = TileConfig(32, 256, 64, 3, wm=32, wn=32, persistent=True, l2_prefetch=128, resident_a=True)
+    assert tile_from("H", kept) == kept and tile_from("H:l0", kept) == dataclasses.replace(kept, l2_prefetch=0)
+    assert tile_from("H:f", kept) == dataclasses.replace(kept, frag_op_b=True)
+    assert parse_tile("32x256x64/3@32x32p:l128:r:f") == dataclasses.replace(kept, frag_op_b=True)
     tma = TileConfig(128, 256, 64, 4, wm=64, wn=256, wgmma=True, ws=True, tma=True)
     assert tile_from("H:l128", tma) is None and tile_from("P", tma) == dataclasses.replace(tma, persistent=True)
 

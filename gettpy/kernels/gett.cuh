@@ -60,6 +60,15 @@ __device__ __forceinline__ I gett_offset(U g, Map<Ts...>) {
   return (I(0) + ... + gett_term<I, U>(g, Ts{}));
 }
 
+// the bits of a 2-byte value, and back (an mma fragment register holds two)
+__device__ __forceinline__ unsigned short to_bits(__half x) { return __half_as_ushort(x); }
+__device__ __forceinline__ unsigned short to_bits(__nv_bfloat16 x) { return __bfloat16_as_ushort(x); }
+template <class T> __device__ __forceinline__ T from_bits(unsigned b);
+template <> __device__ __forceinline__ __half from_bits<__half>(unsigned b) { return __ushort_as_half((unsigned short)b); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_bits<__nv_bfloat16>(unsigned b) {
+  return __ushort_as_bfloat16((unsigned short)b);
+}
+
 // ------------------------------------------------------------------------------------------------
 // Element conversions: to_f gives the op compute type of a storage type (float, or double for f64)
 // ------------------------------------------------------------------------------------------------
@@ -758,6 +767,26 @@ struct Gett {
       for (int i = 0; i < T; ++i) x[i] = TAcc(to_f(*L::at(const_cast<TS*>(s), kk, at(i))));
     }
   }
+  // FRAG_OP_B (kernels/spec.py's TileConfig.frag_op_b: mma.sync tiles, an op on B): op_b is applied to B's
+  // fragments in registers after ldmatrix, not to the stage in shared memory between its wait and its barrier.
+  // A thread's 16 x 8 fragment holds k = 2 (lane % 4) + {0, 1} of the k-step (register 0) and 8 more
+  // (register 1); values past K are zero after the op, as on a transformed stage
+  static constexpr bool FRAG_OP_B = Cfg::FRAG_OP_B;
+  static_assert(!FRAG_OP_B || (MMA && !WG && !TF32 && !Cfg::OpB::kIdentity),
+                "ops on B's fragments: mma.sync tiles (not wgmma, not tf32) with an op on B");
+  __device__ __forceinline__ static void frag_op_b(unsigned (&r)[2], U k0, int lane) {
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      unsigned out = 0;
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const float x = Cfg::OpB::template apply<float>(to_f(from_bits<TB>((r[j] >> (16 * e)) & 0xffffu)));
+        const TB y = from_acc<TB>(FULL_K || k0 + U(2 * (lane & 3) + e + 8 * j) < U(K) ? x : 0.0f);
+        out |= unsigned(to_bits(y)) << (16 * e);
+      }
+      r[j] = out;
+    }
+  }
   // the finished D value of an accumulator with no C to add: op_d(alpha * acc), rounded to D's type
   __device__ __forceinline__ static TD finished(TAcc v, TAcc alpha) {
     v = alpha * v;
@@ -1250,7 +1279,8 @@ struct Gett {
       cp_async_wait<PF - 1>();
       if constexpr (!Cfg::OpA::kIdentity && !RES_A)
         LA{}.template transform<typename Cfg::OpA>(stA(s), tid, U(kt) * U(BK));
-      if constexpr (!Cfg::OpB::kIdentity) LB{}.template transform<typename Cfg::OpB>(stB(s), tid, U(kt) * U(BK));
+      if constexpr (!Cfg::OpB::kIdentity && !FRAG_OP_B)
+        LB{}.template transform<typename Cfg::OpB>(stB(s), tid, U(kt) * U(BK));
       // (the wgmma reads shared memory through the async proxy: make this thread's writes visible to it)
       if constexpr (WG) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
       __syncthreads();
@@ -1289,6 +1319,7 @@ struct Gett {
               ldmatrix_x2<false>(bf[ni], Bs + (ncol + lr) * LB::PITCH + kk + j * (KSTEP / 2));
             else
               ldmatrix_x2<true>(bf[ni], Bs + (kk + j * 8 + lr) * LB::PITCH + ncol);
+            if constexpr (FRAG_OP_B) frag_op_b(bf[ni], U(kt) * U(BK) + U(kk), lane);
           }
           if constexpr (TF32) {
             mma_tf32_tile<TF32, MI, NI>(acc, af, bf);

@@ -82,6 +82,9 @@ class TileConfig:
             covers (M <= bm, no batch; a persistent CTA then reads A once for all of its tiles; an op on A is
             applied to the panel once). mma.sync or simt tiles, A mn-contiguous in shared memory (KernelSpec
             checks the operands).
+        frag_op_b: (mma.sync tiles, an op on B) op_b is applied to B's fragments in registers after they are
+            loaded from shared memory, instead of to each stage in shared memory between the stage's wait and
+            the CTA's barrier. Each warp applies it to the columns it reads: bm / wm times per value.
     """
 
     bm: int
@@ -105,6 +108,7 @@ class TileConfig:
     chunked: bool = False
     l2_prefetch: int = 0
     resident_a: bool = False
+    frag_op_b: bool = False
 
     def __post_init__(self):
         if self.stages < 2:
@@ -139,6 +143,8 @@ class TileConfig:
                               f"0 on TMA tiles (their tensor maps set the L2 promotion)")
         if self.resident_a and (self.wgmma or self.chunked):
             raise KernelError(f"TileConfig {self}: a resident A panel is for mma.sync and simt tiles (not wgmma)")
+        if self.frag_op_b and (self.wgmma or not self.mma):
+            raise KernelError(f"TileConfig {self}: ops on B's fragments are for mma.sync tiles")
         if self.tma and not self.ws:
             raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
         if self.wgmma:
@@ -324,6 +330,9 @@ class KernelSpec:
                 (self.smem_bytes > SMEM_LIMIT, f"{self.smem_bytes} bytes of shared memory, over {SMEM_LIMIT}")) if bad]
             if why:
                 raise KernelError(f"tile {t}: no resident A panel here: {'; '.join(why)}; give resident_a=False")
+        if t.frag_op_b and (not self.op_b or self.tf32):
+            raise KernelError(f"tile {t}: ops on B's fragments need an op on B (here {self.op_b!r}) and no tf32 "
+                              f"({self.tf32}); give frag_op_b=False")
         if (t.bn if self.d.ncontig else t.bm) % self.d.vec:
             raise KernelError(f"operand D: vector width {self.d.vec} does not divide the tile")
         if self.d.run and (self.d.run % self.d.vec or self.d.cont < 1):

@@ -178,15 +178,17 @@ PREFETCH_SIZES = (0, 128, 256)
 
 def option_variants(problem: ContractionProblem, heuristic: tuple[float, Candidate]) -> list[tuple[float, Candidate]]:
     """(prediction, candidate) of the heuristic's tile with each other of PREFETCH_SIZES on its cp.async copies,
-    and with A's panel resident in shared memory (TileConfig.resident_a) switched the other way where the kernel
-    takes that; none for a TMA tile. The model cannot tell them from the heuristic's (it sees neither DRAM's
+    with A's panel resident in shared memory (TileConfig.resident_a) switched the other way where the kernel
+    takes that, and on mma.sync tiles with an op on B that op applied the other way (TileConfig.frag_op_b);
+    none for a TMA tile. The model cannot tell them from the heuristic's (it sees neither DRAM's
     access pattern nor the stages' copies), so they are measured beside it, not ranked."""
     from ..errors import KernelError
     from .tiles import kernel_spec
 
     pred, c = heuristic
     plan = make_plan(problem, c.part, None)
-    tile = kernel_spec(plan, False).tile
+    spec = kernel_spec(plan, False)
+    tile = spec.tile
     if tile.tma:
         return []
     tiles = [replace(tile, l2_prefetch=n) for n in PREFETCH_SIZES if n != tile.l2_prefetch]
@@ -195,6 +197,8 @@ def option_variants(problem: ContractionProblem, heuristic: tuple[float, Candida
             tiles.append(kernel_spec(plan, False, tile=replace(tile, resident_a=not tile.resident_a)).tile)
         except KernelError:
             pass
+    if tile.mma and not tile.wgmma and spec.op_b and not spec.tf32:
+        tiles.append(replace(tile, frag_op_b=not tile.frag_op_b))
     return [(pred, Candidate(c.part, t)) for t in tiles]
 
 

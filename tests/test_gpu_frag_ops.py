@@ -1,0 +1,44 @@
+"""GPU tests of an op on B applied to B's mma fragments in registers (TileConfig.frag_op_b) instead of to each
+shared-memory stage: checked against numpy float64 with K not a multiple of bk (values past K must be zero
+after the op), partial tiles, persistent, resident-A and stream-K tiles, f16 and bf16.
+
+The op `inf_at_zero` maps 0 to infinity: the zero-filled slots past K would then put inf * 0 = NaN into the
+sums unless they are zeroed after the op, as a transformed stage zeroes them.
+"""
+from __future__ import annotations
+
+import pytest
+from test_gpu_wgmma import run_forced
+
+pytestmark = pytest.mark.gpu
+
+CASES = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, order): M = i
+    ("narrow_resident", "ik", "kj", "ji", {"i": 24, "j": 5000, "k": 312},
+     dict(bm=32, bn=256, bk=64, stages=3, wm=32, wn=32, persistent=True, resident_a=True, l2_prefetch=128),
+     ("f16", "f16"), "F"),
+    ("partial_f32out", "ki", "kj", "ij", {"i": 200, "j": 333, "k": 100},
+     dict(bm=128, bn=128, bk=32, stages=3, wm=64, wn=64), ("f16", "f32"), "F"),
+    ("bf16_stream_k", "ik", "jk", "ij", {"i": 256, "j": 700, "k": 400},
+     dict(bm=64, bn=128, bk=32, stages=3, wm=32, wn=64, sk_ctas=8), ("bf16", "bf16"), "C"),
+]
+
+
+def _inf_at_zero():
+    import numpy as np
+
+    from gettpy import ops
+
+    return ops.custom("(x == T(0) ? T(1) / x : x)", numpy=lambda x: np.where(x == 0, np.inf, x),
+                      name="inf_at_zero")
+
+
+@pytest.mark.parametrize("op", ["leaky_relu", "inf_at_zero"])
+@pytest.mark.parametrize("name,la,lb,ld,ext,tile,dts,order", CASES, ids=[c[0] for c in CASES])
+def test_frag_op_b(name, la, lb, ld, ext, tile, dts, order, op, rng):
+    from gettpy import ops
+    from gettpy.kernels.spec import TileConfig
+
+    f = ops.leaky_relu(0.1) if op == "leaky_relu" else _inf_at_zero()
+    spec = run_forced(rng, la, lb, ld, ext, TileConfig(**tile, frag_op_b=True), dts[0], dts[1], order=order,
+                      with_c=True, alpha=1.5, beta=-0.5, ops=(f, f, None, None))
+    assert spec.tile.frag_op_b and spec.op_b and spec.K % spec.tile.bk
