@@ -880,6 +880,7 @@ def test_narrow_copies_heuristic():
         for dt in ("f16", "f32"):
             t = kernel_spec(make_schedule(packed_problem(case.contraction, case.extents, dt)).core, False).tile
             got[case.num, dt] = (t.l2_prefetch, t.resident_a, t.persistent)
+            assert not t.frag_op_b  # (no op on B here)
             if t.l2_prefetch or t.resident_a:
                 assert t.l2_prefetch == NARROW_PREFETCH and min(t.bm, t.bn) <= 32 and not (t.wgmma or t.tma)
             elif not (t.wgmma or t.tma):
@@ -888,11 +889,14 @@ def test_narrow_copies_heuristic():
     assert all(got[n, "f16"] == (128, True, True) for n in (2, 4, 5, 6, 8))
     assert all(got[n, "f32"][:2] == (128, False) for n in range(1, 9)) and got[1, "f16"][:2] == (128, False)
     assert got[12, "f16"] == (0, False, True) and got[20, "f32"] == (0, False, False)
-    # (an op on A: applied to the panel once)
+    # (an op on A: applied to the panel once; an op on B: to B's fragments, on the mma.sync tiles only)
     plan = tccg_plan("abc-bd-dca", (312, 24, 296, 312), "f16", op_a=ops.leaky_relu(0.1))  # (#2, op on bd)
     assert kernel_spec(plan, False).op_a
     t = kernel_spec(plan, False).tile
-    assert t.l2_prefetch == NARROW_PREFETCH and t.resident_a and t.persistent
+    assert t.l2_prefetch == NARROW_PREFETCH and t.resident_a and t.persistent and not t.frag_op_b
+    for dt, frag in (("f16", True), ("f32", False)):
+        spec = kernel_spec(tccg_plan("abc-dca-bd", (312, 24, 296, 312), dt, op_a=ops.leaky_relu(0.1)), False)
+        assert spec.op_b and spec.tile.frag_op_b == frag and spec.tile.l2_prefetch == NARROW_PREFETCH
 
 
 def test_frag_op_b_compiles(cache):

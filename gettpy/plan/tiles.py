@@ -529,7 +529,8 @@ NARROW_PREFETCH = 128
 def _narrow_copies(spec: KernelSpec) -> KernelSpec:
     """The heuristic's narrow cp.async tiles (a side of 32 or less: TCCG's intensli #1-#8, M = 24) copy with an
     L2 prefetch of NARROW_PREFETCH bytes, and on the mma.sync path they keep A's panel resident in shared
-    memory on a persistent tile, where the kernel takes one (TileConfig.resident_a).
+    memory on a persistent tile, where the kernel takes one (TileConfig.resident_a), and apply an op on B to
+    B's fragments (TileConfig.frag_op_b).
 
     Measured on the H100, round-robin tile probes of the core kernels (results/v15_h100/call1/, call2/):
     - 128 B on the heuristic's tiles: f16 #2 / #5-#8 0.946-0.966 of their time, the other 26 cp.async cores
@@ -537,11 +538,13 @@ def _narrow_copies(spec: KernelSpec) -> KernelSpec:
       compute-bound 128 x 64 tiles of #20-#30 1.001-1.050. 256 B: f16 1.035 on geomean, #16-#19 1.12-1.15.
     - persistent + resident + 128 B, f16: #2 0.956, #5 0.773, #6 0.687, #8 0.691 (persistent alone 0.96-1.15,
       resident alone 0.99-1.00); f32 (simt): 1.02 on geomean, so not there.
+    With an op on B, the mma.sync tiles apply it to B's fragments (TileConfig.frag_op_b): leaky_relu on A, B and
+    D, f16 #2 0.934, #5 0.906, #6 0.955, #8 0.950 of the stage transform's time (results/v15_h100/call4/).
     """
     t = spec.tile
     if t.wgmma or t.tma or min(t.bm, t.bn) > 32:
         return spec
-    tile = dataclasses.replace(t, l2_prefetch=NARROW_PREFETCH)
+    tile = dataclasses.replace(t, l2_prefetch=NARROW_PREFETCH, frag_op_b=t.mma and bool(spec.op_b) and not spec.tf32)
     if t.mma and not t.sk_ctas:
         try:  # (KernelSpec refuses a panel it cannot keep: see TileConfig.resident_a)
             return dataclasses.replace(spec, tile=dataclasses.replace(tile, persistent=True, resident_a=True))
