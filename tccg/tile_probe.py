@@ -29,6 +29,17 @@ WGMMA_TILES = [(128, 128, 3), (128, 128, 4), (128, 256, 3), (128, 256, 4), (256,
                (192, 128, 4), (128, 192, 4), (128, 64, 4), (256, 192, 3), (192, 256, 3)]  # (bm, bn, stages), bk 64
 
 
+#: the copy options of a `--tiles` entry (parse_tile, tile_from): `:lN` an L2 prefetch of N bytes on the
+#: cp.async copies, `:r` A's panel resident in shared memory, `:f` the op on B applied to B's fragments
+_COPY_OPTS = r"(?::l(\d+))?(:r)?(:f)?"
+
+
+def _copy_kw(l2, resident, frag) -> dict:
+    """TileConfig keywords of the copy options given (the _COPY_OPTS groups)."""
+    kw = {"l2_prefetch": int(l2)} if l2 else {}
+    return kw | ({"resident_a": True} if resident else {}) | ({"frag_op_b": True} if frag else {})
+
+
 def parse_tile(text: str):
     """A TileConfig from `BMxBNxBK/STAGES@WMxWN`, with a trailing `w` for wgmma or `s` for a simt thread tile,
     then `p` for a persistent tile, `x` for a warp-specialised (wgmma) one, `t` for one fed by TMA (`xp`, `tp`:
@@ -37,7 +48,7 @@ def parse_tile(text: str):
     from gettpy.kernels.spec import TileConfig
 
     m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)([pxt]?p?)"
-                     r"(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?(?::c(\d+))?(:e)?(?::l(\d+))?(:r)?(:f)?",
+                     r"(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?(?::c(\d+))?(:e)?" + _COPY_OPTS,
                      text.strip())
     if not m:
         raise SystemExit(f"--tiles: cannot read {text!r} (want BMxBNxBK/STAGES@WMxWN, optional w or s suffix, "
@@ -64,12 +75,7 @@ def parse_tile(text: str):
         kw["cluster"] = int(m.group(13))
     if m.group(14):
         kw["chunked"] = True
-    if m.group(15):
-        kw["l2_prefetch"] = int(m.group(15))
-    if m.group(16):
-        kw["resident_a"] = True
-    if m.group(17):
-        kw["frag_op_b"] = True
+    kw |= _copy_kw(*m.groups()[14:17])
     if m.group(7) == "s":
         return TileConfig(bm, bn, bk, st, tm=x, tn=y, **kw)
     return TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **kw)
@@ -80,15 +86,13 @@ def tile_from(text: str, heuristic):
     copies with an L2 prefetch of N bytes), `:r` (A's panel resident) and `:f` (the op on B applied to its
     fragments), the options not given left as the heuristic has them; or a tile for `parse_tile`. None where
     the heuristic's tile is a TMA one and an option is asked (it has no copies, and A has stages)."""
-    m = re.fullmatch(r"([HP])(?::l(\d+))?(:r)?(:f)?", text.strip())
+    m = re.fullmatch(r"([HP])" + _COPY_OPTS, text.strip())
     if not m:
         return parse_tile(text)
-    if heuristic.tma and (m.group(2) or m.group(3) or m.group(4)):
+    kw = _copy_kw(*m.groups()[1:])
+    if heuristic.tma and kw:
         return None
-    h = heuristic
-    return dataclasses.replace(h, persistent=h.persistent or m.group(1) == "P",
-                               l2_prefetch=int(m.group(2)) if m.group(2) else h.l2_prefetch,
-                               resident_a=h.resident_a or bool(m.group(3)), frag_op_b=h.frag_op_b or bool(m.group(4)))
+    return dataclasses.replace(heuristic, persistent=heuristic.persistent or m.group(1) == "P", **kw)
 
 
 def core_schedule(case, din: str, dout: str, swap: bool = False, order: str = "", op: str | None = None):

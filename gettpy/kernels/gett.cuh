@@ -661,6 +661,9 @@ struct Gett {
   static_assert(!RES_A || (!WG && !Cfg::A_KMAJOR && M <= BM && BATCH == 1 && KTILES > 0 && LP::PITCH == LA::PITCH),
                 "a resident A panel: mma.sync / simt tiles, one tile row, no batch, A mn-major");
   static constexpr int PANEL_BYTES = RES_A ? round16(LP::STAGE_ELEMS * int(sizeof(TA))) : 0;
+  __device__ __forceinline__ static TA* panel_of(unsigned char* smem) {  // (at BAR_OFFSET: see SMEM_BYTES)
+    return reinterpret_cast<TA*>(smem + BAR_OFFSET);
+  }
   static constexpr int A_STAGE_BYTES = RES_A ? 0 : round16(LA::STAGE_ELEMS * int(sizeof(TA)));
   static constexpr int B_STAGE_BYTES = round16(LB::STAGE_ELEMS * int(sizeof(TB)));
   static constexpr int PIPE_BYTES = STAGES * (A_STAGE_BYTES + B_STAGE_BYTES);
@@ -779,7 +782,7 @@ struct Gett {
     for (int j = 0; j < 2; ++j) {
       unsigned out = 0;
 #pragma unroll
-      for (int e = 0; e < 2; ++e) {
+      for (int e = 0; e < 2; ++e) {  // (TileLoader::transform's arithmetic, on a register's two values)
         const float x = Cfg::OpB::template apply<float>(to_f(from_bits<TB>((r[j] >> (16 * e)) & 0xffffu)));
         const TB y = from_acc<TB>(FULL_K || k0 + U(2 * (lane & 3) + e + 8 * j) < U(K) ? x : 0.0f);
         out |= unsigned(to_bits(y)) << (16 * e);
@@ -1001,7 +1004,7 @@ struct Gett {
     //  an op on A, the panel lands first and each thread applies it to the values it copied; the first
     //  k-tile's barrier then orders those stores before any thread reads the panel)
     if constexpr (RES_A) {
-      TA* pan = reinterpret_cast<TA*>(smem + BAR_OFFSET);
+      TA* pan = panel_of(smem);
       LP lp;
       lp.init(tid, U(0));
       lp.load(pan, A, tid, U(0));
@@ -1268,7 +1271,6 @@ struct Gett {
       if ((SK || PERSIST) && !EPI_CHUNK && kend > kbeg) release_stage(&bars[STAGES + int((kstep - 1) % STAGES)]);
     } else {
     // (2) main loop over the k-tiles (the pipeline's stages go round across this CTA's tiles: kstep)
-    [[maybe_unused]] const TA* panel = reinterpret_cast<const TA*>(smem + BAR_OFFSET);  // (RES_A)
     long long kbeg = 0, kend = KTILES;  // (stream-K: a share of the k-tiles)
     if constexpr (SK) {
       if (piece) kbeg = piece->kb, kend = piece->ke;
@@ -1288,7 +1290,7 @@ struct Gett {
       //      computed STAGES - PF iterations ago (the barrier above is after every warp finished reading it)
       load_next(int((ks + PF) % STAGES), kt + PF);
       // (2b) compute stage s
-      const TA* As = RES_A ? panel + U(kt) * U(BK * LA::PITCH) : stA(s);
+      const TA* As = RES_A ? panel_of(smem) + U(kt) * U(BK * LA::PITCH) : stA(s);
       const TB* Bs = stB(s);
       if constexpr (WG) {
         // BK / 16 wgmmas of this warpgroup's 64 rows x BN; WG_INFLIGHT of these batches stay in flight

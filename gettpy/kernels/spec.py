@@ -13,7 +13,7 @@ Two compute paths:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..errors import KernelError
 from ..layouts.descriptor import DimMap
@@ -319,7 +319,7 @@ class KernelSpec:
                               f"tile's slots are permuted, K = 0, or A's stage holds {self.epi_rows} rows); give "
                               f"chunked=False")
         if t.resident_a:
-            rows = -(-self.K // t.bk) * t.bk
+            rows = _whole_ktiles(self.K, t.bk)
             why = [w for bad, w in (
                 (self.M > t.bm, f"M = {self.M} is more than one tile row of {t.bm}"),
                 (self.batch != 1, f"a batch of {self.batch}"),
@@ -462,11 +462,17 @@ def _group(t: int, op: OperandSpec) -> int:
     return g
 
 
-def _stage_bytes(tile: TileConfig, op: OperandSpec, tmn: int) -> int:
-    """Bytes of one pipeline stage of operand `op` on tiles of `tmn` rows (gett.cuh's A_STAGE_BYTES /
-    B_STAGE_BYTES): padded rows, or on wgmma tiles swizzled ones, mn-major in whole 64-wide column atoms."""
-    item = ITEMSIZE[op.dtype]
-    tc, ts = (tile.bk, tmn) if op.kmajor else (-(-tmn // 64) * 64 if tile.wgmma else tmn, tile.bk)
+def _whole_ktiles(k: int, bk: int) -> int:
+    """k rounded up to whole k-tiles of bk (the rows of a resident A panel: gett.cuh's KTILES * BK)."""
+    return -(-k // bk) * bk
+
+
+def _stage_bytes(tile: TileConfig, op: OperandSpec, tmn: int, bk: int = 0) -> int:
+    """Bytes of one pipeline stage of operand `op` on tiles of `tmn` rows and `bk` k (tile.bk by default; a
+    resident A panel is one stage of whole K) (gett.cuh's A_STAGE_BYTES / B_STAGE_BYTES / PANEL_BYTES): padded
+    rows, or on wgmma tiles swizzled ones, mn-major in whole 64-wide column atoms."""
+    item, bk = ITEMSIZE[op.dtype], bk or tile.bk
+    tc, ts = (bk, tmn) if op.kmajor else (-(-tmn // 64) * 64 if tile.wgmma else tmn, bk)
     return _round16(ts * (tc + (0 if tile.wgmma else 16 // item)) * item)
 
 
@@ -499,6 +505,6 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     item, pad = _epi_item_pad(tile, b, d_ncontig, compute, d_dtype, read_c)
     ec, es = (tile.bn, tile.bm) if d_ncontig else (tile.bm, tile.bn)
     epi = 0 if direct_d or tile.chunked else _round16(es * (ec + pad) * item)
-    panel = _stage_bytes(replace(tile, bk=-(-k // tile.bk) * tile.bk), a, tile.bm) if tile.resident_a else 0
+    panel = _stage_bytes(tile, a, tile.bm, _whole_ktiles(k, tile.bk)) if tile.resident_a else 0
     return ((pipe + epi if tile.persistent else max(pipe, epi)) + panel + (1024 if tile.wgmma else 0)
             + (16 * tile.stages if tile.ws else 0))

@@ -52,8 +52,6 @@ SIMT_COMPUTE_BOUND_INTENSITY = 36
 TALL = 64
 #: K from which a shape too small for a wave of 128x128 tiles takes 128x64 wgmma tiles anyway
 LONG_K = 1024
-#: shared memory a CTA may have on the H100 (bytes)
-SMEM_MAX = SMEM_LIMIT
 #: output elements per input element from which a one-k-tile mma.sync shape is write-bound (persistent tiles)
 WRITE_BOUND = 16
 #: K up to which an f32 (simt) shape takes 64x64 tiles: its CTAs are mostly epilogue (D written once per
@@ -513,7 +511,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
                       read_c, index64, _semiring_exprs(p.semiring), tf32)
     if chosen and _chunked_epilogue(spec):
         spec = dataclasses.replace(spec, tile=dataclasses.replace(tile, persistent=True, chunked=True, group_m=4))
-    if chosen and tile.persistent and spec.smem_bytes > SMEM_MAX:
+    if chosen and tile.persistent and spec.smem_bytes > SMEM_LIMIT:
         # (a heuristic persistent tile whose epilogue tile does not fit beside its pipeline: #16 with
         #  f32 output ran on the safe fallback tile, 1.53 -> 2.64x floor)
         spec = dataclasses.replace(spec, tile=dataclasses.replace(tile, persistent=False))
