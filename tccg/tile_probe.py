@@ -30,21 +30,36 @@ WGMMA_TILES = [(128, 128, 3), (128, 128, 4), (128, 256, 3), (128, 256, 4), (256,
 
 
 #: the copy options of a `--tiles` entry (parse_tile, tile_from): `:lN` an L2 prefetch of N bytes on the
-#: cp.async copies, `:r` A's panel resident in shared memory, `:f` the op on B applied to B's fragments
-_COPY_OPTS = r"(?::l(\d+))?(:r)?(:f)?"
+#: cp.async copies, `:r` A's panel resident in shared memory, `:f` the ops on A and B applied to their
+#: fragments (where the core has them, A's not on a resident panel), `:s` both applied to the stages
+_COPY_OPTS = r"(?::l(\d+))?(:r)?(:[fs])?"
 
 
-def _copy_kw(l2, resident, frag) -> dict:
-    """TileConfig keywords of the copy options given (the _COPY_OPTS groups)."""
+def _copy_kw(l2, resident) -> dict:
+    """TileConfig keywords of the copy options given (the _COPY_OPTS groups but the last)."""
     kw = {"l2_prefetch": int(l2)} if l2 else {}
-    return kw | ({"resident_a": True} if resident else {}) | ({"frag_op_b": True} if frag else {})
+    return kw | ({"resident_a": True} if resident else {})
+
+
+def _with_frag(tile, frag):
+    """`tile` with the ops option of _COPY_OPTS's last group: `:f` both fragment ops (A's not beside a resident
+    panel, which takes A's op itself; `fit_frag_ops` trims them to the core's ops), `:s` neither."""
+    if not frag:
+        return tile
+    return dataclasses.replace(tile, frag_op_a=frag == ":f" and not tile.resident_a, frag_op_b=frag == ":f")
+
+
+def fit_frag_ops(tile, op_a: str, op_b: str):
+    """`tile` with its fragment ops only where the core has an op on that input."""
+    return dataclasses.replace(tile, frag_op_a=tile.frag_op_a and bool(op_a), frag_op_b=tile.frag_op_b and bool(op_b))
 
 
 def parse_tile(text: str):
     """A TileConfig from `BMxBNxBK/STAGES@WMxWN`, with a trailing `w` for wgmma or `s` for a simt thread tile,
     then `p` for a persistent tile, `x` for a warp-specialised (wgmma) one, `t` for one fed by TMA (`xp`, `tp`:
     those persistent), then the options below (`:lN`: cp.async copies with an L2 prefetch of N bytes, `:r`: A's
-    panel resident in shared memory, `:f`: the op on B applied to B's fragments)."""
+    panel resident in shared memory, `:f`: the ops on A and B applied to their fragments, `:s`: to the
+    stages)."""
     from gettpy.kernels.spec import TileConfig
 
     m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)([pxt]?p?)"
@@ -58,8 +73,8 @@ def parse_tile(text: str):
                          f"partial wave cut into N k-slices, then optional :cN for clusters of N CTAs, then "
                          f"optional :e for a chunked epilogue on persistent warp-specialised tiles, then optional :lN "
                          f"for cp.async copies with an L2 prefetch of N = 64, 128 or 256 bytes, then optional :r for "
-                         f"A's panel resident in shared memory, then optional :f for the op on B applied to its "
-                         f"fragments)")
+                         f"A's panel resident in shared memory, then optional :f for the ops on A and B applied to "
+                         f"their fragments or :s for them applied to the stages)")
     bm, bn, bk, st, x, y = (int(g) for g in m.groups()[:6])
     f = m.group(8)
     kw = {"persistent": f.endswith("p"), "ws": f[:1] in ("x", "t"), "tma": f[:1] == "t"}
@@ -75,24 +90,27 @@ def parse_tile(text: str):
         kw["cluster"] = int(m.group(13))
     if m.group(14):
         kw["chunked"] = True
-    kw |= _copy_kw(*m.groups()[14:17])
+    kw |= _copy_kw(*m.groups()[14:16])
     if m.group(7) == "s":
-        return TileConfig(bm, bn, bk, st, tm=x, tn=y, **kw)
-    return TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **kw)
+        return _with_frag(TileConfig(bm, bn, bk, st, tm=x, tn=y, **kw), m.group(17))
+    return _with_frag(TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **kw), m.group(17))
 
 
 def tile_from(text: str, heuristic):
     """A `--tiles` entry: `H` (the heuristic's tile) or `P` (that made persistent), either followed by `:lN` (its
-    copies with an L2 prefetch of N bytes), `:r` (A's panel resident) and `:f` (the op on B applied to its
-    fragments), the options not given left as the heuristic has them; or a tile for `parse_tile`. None where
+    copies with an L2 prefetch of N bytes), `:r` (A's panel resident) and `:f` / `:s` (the ops on A and B
+    applied to their fragments / stages), the options not given left as the heuristic has them; or a tile for `parse_tile`. None where
     the heuristic's tile is a TMA one and an option is asked (it has no copies, and A has stages)."""
     m = re.fullmatch(r"([HP])" + _COPY_OPTS, text.strip())
     if not m:
         return parse_tile(text)
-    kw = _copy_kw(*m.groups()[1:])
-    if heuristic.tma and kw:
+    kw = _copy_kw(*m.groups()[1:3])
+    if heuristic.tma and (kw or m.group(4)):
         return None
-    return dataclasses.replace(heuristic, persistent=heuristic.persistent or m.group(1) == "P", **kw)
+    if kw.get("resident_a"):  # (the panel takes A's op)
+        kw["frag_op_a"] = False
+    return _with_frag(dataclasses.replace(heuristic, persistent=heuristic.persistent or m.group(1) == "P", **kw),
+                      m.group(4))
 
 
 def core_schedule(case, din: str, dout: str, swap: bool = False, order: str = "", op: str | None = None):
@@ -219,6 +237,7 @@ def main(argv=None) -> int:
         for t in args.tiles.split(",") if args.tiles else ():
             try:
                 tile = tile_from(t, base.tile)
+                tile = tile and fit_frag_ops(tile, base.op_a, base.op_b)
             except KernelError as e:  # (an option this tile cannot take: a resident panel on a wgmma tile)
                 print(f"{t}: {str(e)[-120:]}")
                 continue
@@ -277,7 +296,7 @@ def main(argv=None) -> int:
             sk = f"k{tile.sk_ctas}" + (f"s{tile.sk_split}" if tile.sk_split else "")
             cl = ((f" c{tile.cluster}" if tile.cluster > 1 else "") + (" e" if tile.chunked else "")
                   + (f" l{tile.l2_prefetch}" if tile.l2_prefetch else "") + (" r" if tile.resident_a else "")
-                  + (" f" if tile.frag_op_b else ""))
+                  + (" fa" if tile.frag_op_a else "") + (" fb" if tile.frag_op_b else ""))
             print(f"{case.num:2d} {mark} {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages}{pers} {spec.path:5s} "
                   f"warp {tile.wm or tile.tm}x{tile.wn or tile.tn} g{tile.group_m} b{tile.min_blocks} {sk}{cl} "
                   f"{ms:8.4f} ms {tf:6.1f} TFLOP/s err {err:.1e}{'  WRONG' if not err < 1e-2 else ''}")

@@ -899,9 +899,10 @@ def test_narrow_copies_heuristic():
         assert spec.op_b and spec.tile.frag_op_b == frag and spec.tile.l2_prefetch == NARROW_PREFETCH
 
 
-def test_frag_op_b_compiles(cache):
-    """TileConfig.frag_op_b on each tile the GPU tests run with it (tests/test_gpu_frag_ops.py): accepted as
-    given, compiled without spills; refused without an op on B, and on wgmma / simt tiles."""
+def test_frag_ops_compile(cache):
+    """TileConfig.frag_op_a / frag_op_b on each tile the GPU tests run with them (tests/test_gpu_frag_ops.py):
+    accepted as given, compiled without spills, A both k-major and m-major in shared memory among them;
+    refused without an op on that input, beside a resident panel (A), and on wgmma / simt tiles."""
     import dataclasses
 
     from test_gpu_frag_ops import CASES, _inf_at_zero
@@ -909,16 +910,27 @@ def test_frag_op_b_compiles(cache):
     from gettpy.errors import KernelError
 
     f = _inf_at_zero()
+    kmajor = set()
     for name, la, lb, ld, ext, tile, dts, order in CASES:
         p = _forced_problem(la, lb, ld, ext, dts, order, f)
         plan = make_plan(dataclasses.replace(p, b=dataclasses.replace(p.b, op=f)))
-        spec = kernel_spec(plan, True, tile=TileConfig(**tile, frag_op_b=True))
-        assert spec.tile == TileConfig(**tile, frag_op_b=True) and spec.op_b, name
+        both = TileConfig(**tile, frag_op_a=not tile.get("resident_a"), frag_op_b=True)
+        spec = kernel_spec(plan, True, tile=both)
+        assert spec.tile == both and spec.op_a and spec.op_b, name
         assert B.build(spec, ARCH).report.spill_stores == 0, name
+        if both.frag_op_a:
+            kmajor.add(spec.a.kmajor)
+        bare = make_plan(_forced_problem(la, lb, ld, ext, dts, order))
         with pytest.raises(KernelError, match="fragments need an op on B"):
-            kernel_spec(make_plan(_forced_problem(la, lb, ld, ext, dts, order)), True,
-                        tile=TileConfig(**tile, frag_op_b=True))
-    with pytest.raises(KernelError, match="mma.sync"):
-        TileConfig(128, 128, 64, 3, wm=64, wn=128, wgmma=True, frag_op_b=True)
-    with pytest.raises(KernelError, match="mma.sync"):
-        TileConfig(64, 64, 16, 3, tm=4, tn=4, frag_op_b=True)
+            kernel_spec(bare, True, tile=TileConfig(**tile, frag_op_b=True))
+        if both.frag_op_a:
+            with pytest.raises(KernelError, match="fragments need an op on A"):
+                kernel_spec(bare, True, tile=TileConfig(**tile, frag_op_a=True))
+    assert kmajor == {True, False}
+    with pytest.raises(KernelError, match="resident A panel applies"):
+        TileConfig(32, 256, 64, 3, wm=32, wn=32, resident_a=True, frag_op_a=True)
+    for kw in ({"frag_op_a": True}, {"frag_op_b": True}):
+        with pytest.raises(KernelError, match="mma.sync"):
+            TileConfig(128, 128, 64, 3, wm=64, wn=128, wgmma=True, **kw)
+        with pytest.raises(KernelError, match="mma.sync"):
+            TileConfig(64, 64, 16, 3, tm=4, tn=4, **kw)

@@ -352,6 +352,37 @@ def test_ops_of_reread_inputs_are_packed_in_memory_bound_shapes_too():
     assert s.core.kernel_a.op.is_identity and s.core.kernel_b.op.is_identity
 
 
+@pytest.mark.parametrize("num", [1, 2])
+def test_narrow_small_input_with_an_op(num):
+    """TCCG #1 / #2 shapes (M = 24, the small input re-read by every CTA column) with leaky_relu on A, B and D:
+    #2's small input is A's resident panel, which applies the op itself, so nothing is packed; #1's is
+    k-major (no panel), so it is packed with the op, and D, interleaved with the big input, is still staged
+    through a workspace (the pack is not the big input). End to end on the CPU executor against numpy
+    float64 of op(op(A) op(B))."""
+    from gettpy import ops
+    from gettpy.backends import cpu, staged
+    from tccg.runner import case_problem
+    from tccg.suite import SUITE, Case
+
+    row = SUITE[num - 1]
+    ext = {"a": 48, "b": 48, "c": 24, "d": 176} if num == 1 else {"a": 48, "b": 24, "c": 48, "d": 176}
+    lr = ops.leaky_relu(0.1)
+    for case in (row, Case(num, row.group, row.contraction, ext)):
+        s = make_schedule(case_problem(case, "f16", "f16", op=lr))
+        assert s.pack_b is not None and s.pack_b.op.is_identity if num == 1 else not s.staged
+        assert (s.stage_d is not None) == (num == 1) and s.split_mode is None
+        spec = kernel_spec(s.core, False)
+        assert spec.op_b and spec.op_d and bool(spec.op_a) == (num == 2)  # (#1's A: packed with the op)
+        assert spec.tile.resident_a == (num == 2) and spec.tile.frag_op_b
+    rng = np.random.default_rng(num)
+    a, b = (np.asfortranarray(rng.uniform(-1, 1, sh).astype(np.float16)) for sh in case.shapes()[:2])
+    d = np.full(case.shapes()[2], np.nan, np.float16, order="F")
+    staged.run(s, np, cpu.execute, a, b, None, d)
+    f = lambda x: np.where(x > 0, x, 0.1 * x)  # noqa: E731
+    fa, fb = (f(x.astype(np.float64)).astype(np.float16).astype(np.float64) for x in (a, b))
+    assert_close(d, f(np.einsum(case.einsum_subscripts(), fa, fb)), np.float16)
+
+
 def _short(dtype) -> str:
     return {np.dtype(np.float16): "f16", np.dtype(np.float32): "f32"}[np.dtype(dtype)]
 

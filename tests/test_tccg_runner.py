@@ -249,7 +249,7 @@ def test_tile_probe_options():
     from gettpy.backends.cpu import execute
     from gettpy.errors import KernelError
     from gettpy.kernels.spec import TileConfig
-    from tccg.tile_probe import core_schedule, parse_tile, summary, tile_from
+    from tccg.tile_probe import core_schedule, fit_frag_ops, parse_tile, summary, tile_from
 
     t = parse_tile("32x256x64/3@32x32p:l256")
     assert (t.bm, t.bn, t.bk, t.stages, t.wm, t.wn, t.persistent, t.l2_prefetch) == (32, 256, 64, 3, 32, 32, True, 256)
@@ -264,8 +264,15 @@ def test_tile_probe_options():
     assert tile_from("32x128x64/3@32x32", base) == TileConfig(32, 128, 64, 3, wm=32, wn=32)
     kept = TileConfig(32, 256, 64, 3, wm=32, wn=32, persistent=True, l2_prefetch=128, resident_a=True)
     assert tile_from("H", kept) == kept and tile_from("H:l0", kept) == dataclasses.replace(kept, l2_prefetch=0)
+    # (':f': both fragment ops, A's not beside a resident panel; ':s': neither; fit_frag_ops: the core's ops only)
     assert tile_from("H:f", kept) == dataclasses.replace(kept, frag_op_b=True)
     assert parse_tile("32x256x64/3@32x32p:l128:r:f") == dataclasses.replace(kept, frag_op_b=True)
+    both = TileConfig(128, 128, 32, 3, wm=64, wn=64, frag_op_a=True, frag_op_b=True)
+    assert parse_tile("128x128x32/3@64x64:f") == both and tile_from("H:s", both) == dataclasses.replace(
+        both, frag_op_a=False, frag_op_b=False)
+    assert tile_from("H:r", both) == dataclasses.replace(both, resident_a=True, frag_op_a=False)
+    assert fit_frag_ops(both, "", "x") == dataclasses.replace(both, frag_op_a=False)
+    assert fit_frag_ops(both, "x", "") == dataclasses.replace(both, frag_op_b=False)
     tma = TileConfig(128, 256, 64, 4, wm=64, wn=256, wgmma=True, ws=True, tma=True)
     assert tile_from("H:l128", tma) is None and tile_from("P", tma) == dataclasses.replace(tma, persistent=True)
 

@@ -770,21 +770,25 @@ struct Gett {
       for (int i = 0; i < T; ++i) x[i] = TAcc(to_f(*L::at(const_cast<TS*>(s), kk, at(i))));
     }
   }
-  // FRAG_OP_B (kernels/spec.py's TileConfig.frag_op_b: mma.sync tiles, an op on B): op_b is applied to B's
-  // fragments in registers after ldmatrix, not to the stage in shared memory between its wait and its barrier.
-  // A thread's 16 x 8 fragment holds k = 2 (lane % 4) + {0, 1} of the k-step (register 0) and 8 more
-  // (register 1); values past K are zero after the op, as on a transformed stage
-  static constexpr bool FRAG_OP_B = Cfg::FRAG_OP_B;
+  // FRAG_OP_A / FRAG_OP_B (kernels/spec.py's TileConfig.frag_op_a / frag_op_b: mma.sync tiles, an op on the
+  // operand): the op is applied to the operand's fragments in registers after ldmatrix, not to the stage in
+  // shared memory between its wait and its barrier. A thread's register j of a fragment holds k = 2 (lane % 4)
+  // + {0, 1} of the k-step, 8 more in the second half of the registers (A's 16 x 16: registers 2, 3; B's
+  // 16 x 8: register 1); values past K are zero after the op, as on a transformed stage
+  static constexpr bool FRAG_OP_A = Cfg::FRAG_OP_A, FRAG_OP_B = Cfg::FRAG_OP_B;
+  static_assert(!FRAG_OP_A || (MMA && !WG && !TF32 && !RES_A && !Cfg::OpA::kIdentity),
+                "ops on A's fragments: mma.sync tiles (not wgmma, not tf32, no resident panel) with an op on A");
   static_assert(!FRAG_OP_B || (MMA && !WG && !TF32 && !Cfg::OpB::kIdentity),
                 "ops on B's fragments: mma.sync tiles (not wgmma, not tf32) with an op on B");
-  __device__ __forceinline__ static void frag_op_b(unsigned (&r)[2], U k0, int lane) {
+  template <class Op, class T, int R>
+  __device__ __forceinline__ static void frag_op(unsigned (&r)[R], U k0, int lane) {
 #pragma unroll
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < R; ++j) {
       unsigned out = 0;
 #pragma unroll
       for (int e = 0; e < 2; ++e) {  // (TileLoader::transform's arithmetic, on a register's two values)
-        const float x = Cfg::OpB::template apply<float>(to_f(from_bits<TB>((r[j] >> (16 * e)) & 0xffffu)));
-        const TB y = from_acc<TB>(FULL_K || k0 + U(2 * (lane & 3) + e + 8 * j) < U(K) ? x : 0.0f);
+        const float x = Op::template apply<float>(to_f(from_bits<T>((r[j] >> (16 * e)) & 0xffffu)));
+        const T y = from_acc<T>(FULL_K || k0 + U(2 * (lane & 3) + e + 8 * (j / (R / 2))) < U(K) ? x : 0.0f);
         out |= unsigned(to_bits(y)) << (16 * e);
       }
       r[j] = out;
@@ -1279,7 +1283,7 @@ struct Gett {
       const long long ks = PERSIST ? kstep++ : kt - kbeg;  // (one tile per CTA: the ring starts with it)
       const int s = int(ks % STAGES);
       cp_async_wait<PF - 1>();
-      if constexpr (!Cfg::OpA::kIdentity && !RES_A)
+      if constexpr (!Cfg::OpA::kIdentity && !RES_A && !FRAG_OP_A)
         LA{}.template transform<typename Cfg::OpA>(stA(s), tid, U(kt) * U(BK));
       if constexpr (!Cfg::OpB::kIdentity && !FRAG_OP_B)
         LB{}.template transform<typename Cfg::OpB>(stB(s), tid, U(kt) * U(BK));
@@ -1311,6 +1315,7 @@ struct Gett {
               ldmatrix_x4<false>(af[mi], As + (mrow + lr) * LA::PITCH + kcol);
             else
               ldmatrix_x4<true>(af[mi], As + (kcol + lr) * LA::PITCH + mrow);
+            if constexpr (FRAG_OP_A) frag_op<typename Cfg::OpA, TA>(af[mi], U(kt) * U(BK) + U(kk), lane);
           }
 #pragma unroll
           for (int ni = 0; ni < NI; ++ni) {
@@ -1321,7 +1326,7 @@ struct Gett {
               ldmatrix_x2<false>(bf[ni], Bs + (ncol + lr) * LB::PITCH + kk + j * (KSTEP / 2));
             else
               ldmatrix_x2<true>(bf[ni], Bs + (kk + j * 8 + lr) * LB::PITCH + ncol);
-            if constexpr (FRAG_OP_B) frag_op_b(bf[ni], U(kt) * U(BK) + U(kk), lane);
+            if constexpr (FRAG_OP_B) frag_op<typename Cfg::OpB, TB>(bf[ni], U(kt) * U(BK) + U(kk), lane);
           }
           if constexpr (TF32) {
             mma_tf32_tile<TF32, MI, NI>(acc, af, bf);

@@ -85,6 +85,8 @@ class TileConfig:
         frag_op_b: (mma.sync tiles, an op on B) op_b is applied to B's fragments in registers after they are
             loaded from shared memory, instead of to each stage in shared memory between the stage's wait and
             the CTA's barrier. Each warp applies it to the columns it reads: bm / wm times per value.
+        frag_op_a: the same for an op on A (bn / wn times per value), with no resident panel (which takes the
+            op once itself).
     """
 
     bm: int
@@ -109,6 +111,7 @@ class TileConfig:
     l2_prefetch: int = 0
     resident_a: bool = False
     frag_op_b: bool = False
+    frag_op_a: bool = False
 
     def __post_init__(self):
         if self.stages < 2:
@@ -143,8 +146,10 @@ class TileConfig:
                               f"0 on TMA tiles (their tensor maps set the L2 promotion)")
         if self.resident_a and (self.wgmma or self.chunked):
             raise KernelError(f"TileConfig {self}: a resident A panel is for mma.sync and simt tiles (not wgmma)")
-        if self.frag_op_b and (self.wgmma or not self.mma):
-            raise KernelError(f"TileConfig {self}: ops on B's fragments are for mma.sync tiles")
+        if (self.frag_op_a or self.frag_op_b) and (self.wgmma or not self.mma):
+            raise KernelError(f"TileConfig {self}: ops on fragments (frag_op_a, frag_op_b) are for mma.sync tiles")
+        if self.frag_op_a and self.resident_a:
+            raise KernelError(f"TileConfig {self}: a resident A panel applies A's op itself; give frag_op_a=False")
         if self.tma and not self.ws:
             raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
         if self.wgmma:
@@ -333,6 +338,9 @@ class KernelSpec:
         if t.frag_op_b and (not self.op_b or self.tf32):
             raise KernelError(f"tile {t}: ops on B's fragments need an op on B (here {self.op_b!r}) and no tf32 "
                               f"({self.tf32}); give frag_op_b=False")
+        if t.frag_op_a and (not self.op_a or self.tf32):
+            raise KernelError(f"tile {t}: ops on A's fragments need an op on A (here {self.op_a!r}) and no tf32 "
+                              f"({self.tf32}); give frag_op_a=False")
         if (t.bn if self.d.ncontig else t.bm) % self.d.vec:
             raise KernelError(f"operand D: vector width {self.d.vec} does not divide the tile")
         if self.d.run and (self.d.run % self.d.vec or self.d.cont < 1):

@@ -39,7 +39,10 @@ CuPy copy made #8 five times slower, so outputs are written in place except for 
   instead of packing for the memory-bound shapes made #15, #18, #19 1.9-2.0x and ccsd_t 1.2-1.3x their
   no-op time, against 1.1-1.25x with the packs, results/v8_h100/final_1/), and any pack made for
   another reason applies the op on the way. Only for f16, f32 and f64 inputs; the pack computes the op
-  in the kernel's compute type and rounds to the input type, as the fused path does.
+  in the kernel's compute type and rounds to the input type, as the fused path does. Not for an A whose
+  panel the kernel keeps resident in shared memory (plan/tiles.py's panel_fits): the panel takes the op
+  once per CTA, with no launch (H100, leaky_relu on A, B and D: #2 f16 1.088 -> 1.041x its no-op time,
+  results/v16_h100/call1/).
 
 The CPU executor runs the same schedule (the packing and reductions through numpy), so CI checks
 the transformations end to end; the GPU backend runs them with CuPy.
@@ -190,7 +193,7 @@ def _mn_first(plan: Plan, tile) -> bool:
     register tiles load mn-contiguous shared-memory rows as vectors but a k-major tile's as scalars
     (compute-bound by the tensor-core measure, which the square #12 / #20-#30 pass: the f32 one would
     pack the small k-major inputs of #14, #15, #18 and #19 too, unmeasured)."""
-    from .tiles import compute_bound
+    from .tiles import compute_bound, panel_fits
 
     return tile.tm > 0 and compute_bound(plan.M, plan.N, plan.K)
 
@@ -349,16 +352,18 @@ def _stage_interleaved(plan: Plan, prob: ContractionProblem, pa, pb, ext) -> Ten
     the H100 those kernels take 29-34 us, back to back 46-65 us (Nsight Compute, results/v9_h100/
     ncu_warm/): the scattered pieces' write-back is the cost. So the core writes a packed workspace whose
     modes run in the input's order (its reads and writes then both run along one mode), and a tiled copy
-    moves it into D: for memory-bound shapes with no C, no packed input, and the input STAGE_D_RATIO
+    moves it into D: for memory-bound shapes with no C, that input not packed (the other may be: #1's small
+    input, packed for its op), and that input STAGE_D_RATIO
     times D's size or more (the copy moves D twice more), twice that where D's pieces are whole 32-byte
     sectors (results/v9_h100/stage_d/: f16 #3 2.52 -> 1.98x floor, #4 2.57 -> 2.12, #1 1.95 -> 1.60, f32
     #1 1.94 -> 1.59; f32 #3 / #4, 32-byte pieces and 3 times D, were 4-10% slower staged)."""
     part, d = plan.part, prob.d
-    if (not (part.split_m or part.split_n) or prob.c is not None or pa is not None or pb is not None
-            or _size(d, ext) == 0):
+    if not (part.split_m or part.split_n) or prob.c is not None or _size(d, ext) == 0:
         return None
     x = part.m[0] if part.split_m else part.n[0]
     holder = next((t for t in (prob.a, prob.b) if x in t.modes), None)
+    if holder is not None and holder in (pa, pb):  # (a packed holder: its reads are dense already)
+        return None
     ratio = 0 if holder is None else _size(holder, ext) * holder.itemsize / (_size(d, ext) * d.itemsize)
     piece = (part.split_m or part.split_n) * d.itemsize  # (bytes of D a tile stores in one run)
     if ratio < STAGE_D_RATIO or piece >= 32 and ratio < 2 * STAGE_D_RATIO:
@@ -381,7 +386,7 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
     rereads_a, rereads_b = _rereads(plan, sm_count)
     new_ka, new_kb = ka, kb
     t = _tile(plan, sm_count)
-    from .tiles import compute_bound
+    from .tiles import compute_bound, panel_fits
 
     heavy = compute_bound(plan.M, plan.N, plan.K)
     mn_first = _mn_first(plan, t)
@@ -394,8 +399,9 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
             continue
         mn = "m" if which == "a" else "n"
         can_op = not info.op.is_identity and info.dtype in ("f16", "f32", "f64")  # (a pack can apply the op)
-        op_first = can_op and rereads >= OP_PACK_MIN_REREADS
         read = _read(lay, mn, info.dtype, t)
+        panel = which == "a" and panel_fits(t, plan.M, plan.batch, read.kmajor)  # (the panel takes the op)
+        op_first = can_op and rereads >= OP_PACK_MIN_REREADS and not panel
         small_permuted = (rereads >= OP_PACK_MIN_REREADS and _size(info, ext) * SMALL_PACK <= _size(problem.d, ext)
                           and _permuted(read))
         short_runs = (heavy and info.itemsize == 2 and rereads >= OP_PACK_MIN_REREADS and _read_run(read) < PACK_RUN)

@@ -551,6 +551,15 @@ def _narrow_copies(spec: KernelSpec) -> KernelSpec:
     return dataclasses.replace(spec, tile=tile)
 
 
+def panel_fits(tile: TileConfig, M: int, batch: int, a_kmajor: bool) -> bool:
+    """Whether `_narrow_copies` keeps A's panel resident on the heuristic's `tile` as far as the shape tells: a
+    narrow mma.sync tile, M within one tile row, no batch, A mn-major in shared memory (KernelSpec checks the
+    rest: shared memory, copies a thread). The panel applies an op on A once per CTA, so the schedule packs
+    no A for its op there (plan/schedule.py)."""
+    return (tile.mma and not (tile.wgmma or tile.tma or tile.sk_ctas) and min(tile.bm, tile.bn) <= 32
+            and M <= tile.bm and batch == 1 and not a_kmajor)
+
+
 def _chunked_epilogue(spec: KernelSpec) -> bool:
     """Whether the heuristic's TMA tile of 256 x 160 becomes persistent with a chunked epilogue (D staged 64
     rows at a time in A's last stage; TileConfig.chunked) and raster groups of 4: where D is a 2-byte type

@@ -179,7 +179,8 @@ PREFETCH_SIZES = (0, 128, 256)
 def option_variants(problem: ContractionProblem, heuristic: tuple[float, Candidate]) -> list[tuple[float, Candidate]]:
     """(prediction, candidate) of the heuristic's tile with each other of PREFETCH_SIZES on its cp.async copies,
     with A's panel resident in shared memory (TileConfig.resident_a) switched the other way where the kernel
-    takes that, and on mma.sync tiles with an op on B that op applied the other way (TileConfig.frag_op_b);
+    takes that, and on mma.sync tiles with ops on A or B those applied the other way: to the fragments or to the
+    stages (TileConfig.frag_op_a / frag_op_b);
     none for a TMA tile. The model cannot tell them from the heuristic's (it sees neither DRAM's
     access pattern nor the stages' copies), so they are measured beside it, not ranked."""
     from ..errors import KernelError
@@ -192,13 +193,19 @@ def option_variants(problem: ContractionProblem, heuristic: tuple[float, Candida
     if tile.tma:
         return []
     tiles = [replace(tile, l2_prefetch=n) for n in PREFETCH_SIZES if n != tile.l2_prefetch]
+    frag = tile.frag_op_a or tile.frag_op_b
+
+    def ops_on(t, on: bool):  # (t with the ops on its fragments, or on its stages)
+        return replace(t, frag_op_a=on and bool(spec.op_a) and not t.resident_a, frag_op_b=on and bool(spec.op_b))
+
     if not tile.wgmma:
         try:
-            tiles.append(kernel_spec(plan, False, tile=replace(tile, resident_a=not tile.resident_a)).tile)
+            flip = replace(tile, resident_a=not tile.resident_a, frag_op_a=False)
+            tiles.append(kernel_spec(plan, False, tile=ops_on(flip, frag) if frag else flip).tile)
         except KernelError:
             pass
-    if tile.mma and not tile.wgmma and spec.op_b and not spec.tf32:
-        tiles.append(replace(tile, frag_op_b=not tile.frag_op_b))
+    if tile.mma and not tile.wgmma and (spec.op_a or spec.op_b) and not spec.tf32:
+        tiles.append(ops_on(tile, not frag))
     return [(pred, Candidate(c.part, t)) for t in tiles]
 
 
