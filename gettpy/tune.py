@@ -2,8 +2,8 @@
 
     trials = gettpy.tune("abcd,cdij->abij", a, b, samples=48, top=8)
 
-Every measured candidate's result is checked against a float64 reference before it is timed (CUDA
-events on the GPU, the host clock on the CPU executor). The best verified candidate goes into the
+Every measured candidate's result is checked against a float64 reference before it is timed (CUDA-graph
+replays between CUDA events on the GPU, the host clock on the CPU executor). The best verified candidate goes into the
 tuning database of the device (`TuningDB`, under ``GETTPY_CACHE_DIR``) and into this process's tuned
 table, which the plan cache consults: later `einsum` calls with the same (canonical) problem run the
 tuned plan. With ``GETTPY_TUNE=1`` the plan cache also reads earlier processes' entries from the
@@ -57,6 +57,54 @@ def tune(subscripts: str, a, b, out=None, dtype=None, ops=None, op_out=None, sam
     return trials
 
 
+def _device_ms(call, reps: int) -> float:
+    """Median GPU ms of `call` (cupy work): back-to-back calls filling ~0.5 ms, captured into one CUDA graph
+    on a non-blocking stream and replayed `reps` times between CUDA events, as `python -m tccg` times the
+    plan the tuner picks; eager launches between the events where capture fails. Timed eagerly, a
+    schedule's host time (a pack's launch in Python) could hide its GPU time: on the H100 the tuner then
+    picked plans of ccsd_t #35-#47 that ran 0.072-0.077 ms against the heuristic's 0.034
+    (results/v16_h100/call2/tune_f16.txt)."""
+    import cupy
+
+    stream = cupy.cuda.Stream(non_blocking=True)
+    e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
+    with stream:
+        call()  # (warm: the memory pool then holds the workspace a capture reuses)
+        e0.record(stream)
+        call()
+        e1.record(stream)
+        e1.synchronize()
+        inner = max(1, min(50, int(0.5 / max(cupy.cuda.get_elapsed_time(e0, e1), 1e-3))))
+        graph = None
+        try:
+            stream.begin_capture()
+            try:
+                for _ in range(inner):
+                    call()
+            finally:
+                graph = stream.end_capture()
+        except Exception:  # noqa: BLE001 - capture refused (an allocation, a sync): eager launches
+            graph = None
+            stream.synchronize()
+
+        def launch():
+            if graph is not None:
+                graph.launch(stream)
+            else:
+                for _ in range(inner):
+                    call()
+
+        launch()
+        times = []
+        for _ in range(reps):
+            e0.record(stream)
+            launch()
+            e1.record(stream)
+            e1.synchronize()
+            times.append(cupy.cuda.get_elapsed_time(e0, e1) / inner)
+    return statistics.median(times)
+
+
 def tune_problem(problem, backend: str, a, b, result, samples: int = 48, top: int = 8, reps: int = 5,
                  seed: int = 0) -> list[Trial]:
     """Tune a planned binary problem on its operands `a`, `b` (the problem's A and B); `result` is the
@@ -75,31 +123,13 @@ def tune_problem(problem, backend: str, a, b, result, samples: int = 48, top: in
         got = d.get() if backend == "cupy" else d
         if not float(np.max(np.abs(got.astype(np.float64) - ref), initial=0.0)) <= tol * scale:
             return 0.0, False
-        times = []
-        inner = 1
         if backend == "cupy":
-            # (back-to-back launches filling ~0.5 ms per timing: the events around one launch of a 30-us
-            #  kernel measured host gaps, and chose slower ccsd_t plans on the H100)
-            import cupy
-
-            e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
-            e0.record()
-            backends.execute(backend, sched, a, b, None, d, 1.0, 0.0)
-            e1.record()
-            e1.synchronize()
-            inner = max(1, min(50, int(0.5 / max(cupy.cuda.get_elapsed_time(e0, e1), 1e-3))))
+            return _device_ms(lambda: backends.execute(backend, sched, a, b, None, d, 1.0, 0.0), reps), True
+        times = []
         for _ in range(reps):
-            if backend == "cupy":
-                e0.record()
-                for _ in range(inner):
-                    backends.execute(backend, sched, a, b, None, d, 1.0, 0.0)
-                e1.record()
-                e1.synchronize()
-                times.append(cupy.cuda.get_elapsed_time(e0, e1) / inner)
-            else:
-                t0 = time.perf_counter()
-                backends.execute(backend, sched, a, b, None, d, 1.0, 0.0)
-                times.append(1e3 * (time.perf_counter() - t0))
+            t0 = time.perf_counter()
+            backends.execute(backend, sched, a, b, None, d, 1.0, 0.0)
+            times.append(1e3 * (time.perf_counter() - t0))
         return statistics.median(times), True
 
     def prepare(cands):  # compile every measured kernel in parallel before timing (GPU only)

@@ -99,8 +99,9 @@ def parse_tile(text: str):
 def tile_from(text: str, heuristic):
     """A `--tiles` entry: `H` (the heuristic's tile) or `P` (that made persistent), either followed by `:lN` (its
     copies with an L2 prefetch of N bytes), `:r` (A's panel resident) and `:f` / `:s` (the ops on A and B
-    applied to their fragments / stages), the options not given left as the heuristic has them; or a tile for `parse_tile`. None where
-    the heuristic's tile is a TMA one and an option is asked (it has no copies, and A has stages)."""
+    applied to their fragments / stages), the options not given left as the heuristic has them; or a tile
+    for `parse_tile`. None where the heuristic's tile is a TMA one and an option is asked (it has no copies,
+    and A has stages)."""
     m = re.fullmatch(r"([HP])" + _COPY_OPTS, text.strip())
     if not m:
         return parse_tile(text)
@@ -225,7 +226,8 @@ def main(argv=None) -> int:
                     "BMxBNxBK/STAGES@WMxWN (mma.sync), the same ending in 'w' (wgmma) or @TMxTN ending in 's' (simt), "
                     "then 'p' for persistent, 'x' for warp-specialised, 't' for TMA; 'H': the heuristic's tile, 'P': "
                     "that made persistent, either with ':lN' for an L2 prefetch of N bytes on its copies and ':r' for "
-                    "A's panel resident in shared memory")
+                    "A's panel resident in shared memory, and ':f' / ':s' for the ops on A and B applied to their "
+                    "fragments / stages")
     args = ap.parse_args(argv)
     din, dout = ("f16", "f32") if args.dtype == "f16f32" else (args.dtype, args.dtype)
     sm90 = str(cupy.cuda.Device().compute_capability) == "90"

@@ -193,7 +193,7 @@ def _mn_first(plan: Plan, tile) -> bool:
     register tiles load mn-contiguous shared-memory rows as vectors but a k-major tile's as scalars
     (compute-bound by the tensor-core measure, which the square #12 / #20-#30 pass: the f32 one would
     pack the small k-major inputs of #14, #15, #18 and #19 too, unmeasured)."""
-    from .tiles import compute_bound, panel_fits
+    from .tiles import compute_bound
 
     return tile.tm > 0 and compute_bound(plan.M, plan.N, plan.K)
 

@@ -34,4 +34,4 @@ timeout 150 python3 -m tccg.tile_probe --dtype f16 --op leaky_relu --cases 9,10,
   2>&1 | grep -v "tccg gpu" > $OUT/probe_mem.txt
 timeout 60 python3 -m tccg.tile_probe --dtype f16 --op leaky_relu --cases 1,3,7,31,33,35,41 --rounds 3 --tiles "H:s" \
   2>&1 | grep -v "tccg gpu" > $OUT/probe_frag.txt
-tail -4 $OUT/probe_mem.txt $OUT/probe_frag.txt
+tail -n 4 $OUT/probe_mem.txt $OUT/probe_frag.txt
