@@ -86,7 +86,8 @@ class TileConfig:
             loaded from shared memory, instead of to each stage in shared memory between the stage's wait and
             the CTA's barrier. Each warp applies it to the columns it reads: bm / wm times per value.
         frag_op_a: the same for an op on A (bn / wn times per value), with no resident panel (which takes the
-            op once itself).
+            op once itself). A tuner option: on the H100 it ran TCCG #3 / #7's narrow tiles (eight warps
+            repeating each A fragment) slower than A's transformed stages (tccg/results/v16_h100/call1/).
     """
 
     bm: int
