@@ -18,6 +18,7 @@ import numpy as np
 
 from . import backends
 from .errors import GettpyError
+from .graphs import replayable
 from .plan.cache import clear_plan_cache, record_tuned
 from .plan.tuner import Candidate, Trial, schedule_of
 from .plan.tuner import tune as search
@@ -75,25 +76,7 @@ def _device_ms(call, reps: int) -> float:
         e1.record(stream)
         e1.synchronize()
         inner = max(1, min(50, int(0.5 / max(cupy.cuda.get_elapsed_time(e0, e1), 1e-3))))
-        graph = None
-        try:
-            stream.begin_capture()
-            try:
-                for _ in range(inner):
-                    call()
-            finally:
-                graph = stream.end_capture()
-        except Exception:  # noqa: BLE001 - capture refused (an allocation, a sync): eager launches
-            graph = None
-            stream.synchronize()
-
-        def launch():
-            if graph is not None:
-                graph.launch(stream)
-            else:
-                for _ in range(inner):
-                    call()
-
+        launch, _ = replayable([call], inner, stream)
         launch()
         times = []
         for _ in range(reps):

@@ -19,6 +19,8 @@ import math
 import statistics
 from collections.abc import Callable, Sequence
 
+from gettpy.graphs import replayable
+
 WARMUP = 3
 REPS = 20
 TARGET_MS = 2.0  # aim for graphs of about this length
@@ -68,28 +70,7 @@ def time_cupy(calls: Sequence[Callable[[], object]], warmup: int = WARMUP, reps:
         est = cupy.cuda.get_elapsed_time(e0, e1) / n
         batch = choose_batch(est, n, target_ms)
 
-        graph = None
-        try:
-            stream.begin_capture()
-            try:
-                for i in range(batch):
-                    calls[i % n]()
-            finally:
-                graph = stream.end_capture()
-        except Exception:  # noqa: BLE001 - any capture failure: fall back to eager launches
-            graph = None
-            stream.synchronize()
-        if graph is not None:
-            how = "graph"
-
-            def launch():
-                graph.launch(stream)
-        else:
-            how = "events"
-
-            def launch():
-                for i in range(batch):
-                    calls[i % n]()
+        launch, how = replayable(calls, batch, stream)
 
         for _ in range(warmup):
             launch()

@@ -543,8 +543,8 @@ def _narrow_copies(spec: KernelSpec) -> KernelSpec:
     if t.wgmma or t.tma or min(t.bm, t.bn) > 32:
         return spec
     tile = dataclasses.replace(t, l2_prefetch=NARROW_PREFETCH, frag_op_b=t.mma and bool(spec.op_b) and not spec.tf32)
-    if t.mma and not t.sk_ctas:
-        try:  # (KernelSpec refuses a panel it cannot keep: see TileConfig.resident_a)
+    if panel_fits(t, spec.M, spec.batch, spec.a.kmajor):
+        try:  # (KernelSpec refuses a panel it cannot keep in shared memory: see TileConfig.resident_a)
             return dataclasses.replace(spec, tile=dataclasses.replace(tile, persistent=True, resident_a=True))
         except KernelError:
             pass
@@ -552,7 +552,7 @@ def _narrow_copies(spec: KernelSpec) -> KernelSpec:
 
 
 def panel_fits(tile: TileConfig, M: int, batch: int, a_kmajor: bool) -> bool:
-    """Whether `_narrow_copies` keeps A's panel resident on the heuristic's `tile` as far as the shape tells: a
+    """Whether the heuristic keeps A's panel resident on `tile` (`_narrow_copies`) as far as the shape tells: a
     narrow mma.sync tile, M within one tile row, no batch, A mn-major in shared memory (KernelSpec checks the
     rest: shared memory, copies a thread). The panel applies an op on A once per CTA, so the schedule packs
     no A for its op there (plan/schedule.py)."""
