@@ -218,6 +218,19 @@ def same_layout(r, d) -> bool:
     return all(n <= 1 or int(x) == int(y) for n, x, y in zip(r.shape, r.stride(), dst, strict=True))
 
 
+def empty_in_layout(r, dtype):
+    """An empty cupy array of `dtype` with the shape of torch tensor `r` and its (dense) stride order, e.g.
+    the layout torch.einsum chose for its result, so gettpy can be timed writing that same layout."""
+    import cupy
+
+    order = sorted(range(r.dim()), key=lambda i: (-int(r.stride(i)), -i))  # slowest first
+    buf = cupy.empty(tuple(int(r.shape[i]) for i in order), dtype=dtype)
+    out = buf.transpose([order.index(i) for i in range(r.dim())])
+    if not same_layout(r, out):
+        raise ValueError(f"torch result strides {tuple(r.stride())} are not a dense permutation of {tuple(r.shape)}")
+    return out
+
+
 def cutensor_call(modes: tuple[str, str, str], a, b, c, dtype: str, op: str, algo: int):
     """cupyx.cutensor.contraction(1, A, B, 0, C) with algorithm `algo`; ops as separate kernels."""
     from cupyx import cutensor

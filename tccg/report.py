@@ -43,7 +43,8 @@ COLUMNS = (
     "gettpy_gflops", "gettpy_gbs", "gettpy_over_floor", "speedup_vs_cutensor", "speedup_vs_cutensor_best",
     "speedup_vs_torch", "speedup_vs_cupy",
     "cutensor_best_algo", "cutensor_err", "torch_err", "cupy_err", "gettpy_how", "n_sets",
-    "pad_gettpy_ms", "pad_ms", "unpad_ms", "heuristic_ms", "tune_s", "torch_into_ms", "note", "error",
+    "pad_gettpy_ms", "pad_ms", "unpad_ms", "heuristic_ms", "tune_s", "torch_into_ms",
+    "gettpy_torch_layout_ms", "note", "error",
 )
 
 
@@ -94,24 +95,32 @@ def bound(nbytes: float, flops: float, bandwidth: float, peak: float) -> str:
     return "mem" if nbytes / bandwidth >= flops / peak else "compute"
 
 
-def _usable(x) -> bool:
+def usable(x) -> bool:
     return x is not None and isinstance(x, int | float) and math.isfinite(x) and x > 0
+
+
+def _like_for_like(r: dict) -> str:
+    """'#N ms (x torch; x torch_into)': gettpy in torch's result layout against torch, and gettpy into D against
+    torch with its copy into D."""
+    t = r["gettpy_torch_layout_ms"]
+    into = f"; {r['gettpy_ms'] / r['torch_into_ms']:.3f}x" if usable(r.get("torch_into_ms")) else ""
+    return f"#{r['num']} {t:.4f} ({t / r['torch_ms']:.3f}x{into})"
 
 
 def geomean(values: Iterable[float | None]) -> float:
     """Geometric mean of the positive finite values (others skipped); nan when none is left."""
-    logs = [math.log(v) for v in values if _usable(v)]
+    logs = [math.log(v) for v in values if usable(v)]
     return math.exp(sum(logs) / len(logs)) if logs else math.nan
 
 
 def ratio(num: float | None, den: float | None) -> float | None:
     """num / den, or None when either is missing or not positive."""
-    return num / den if _usable(num) and _usable(den) else None
+    return num / den if usable(num) and usable(den) else None
 
 
 def gm1_gm2(rel_perfs: Iterable[float | None]) -> tuple[float, float]:
     """(GM1, GM2) of the seed paper: geomean(rel_perf) and geomean(max(1, rel_perf))."""
-    r = [v for v in rel_perfs if _usable(v)]
+    r = [v for v in rel_perfs if usable(v)]
     return geomean(r), geomean(max(1.0, v) for v in r)
 
 
@@ -127,7 +136,7 @@ def max_rel_err(got, ref) -> float:
 def derived(row: dict) -> dict:
     """Fill the columns computed from the measured ones (GFLOP/s, GB/s, ratios, speedups)."""
     g = row.get("gettpy_ms")
-    if _usable(g):
+    if usable(g):
         row["gettpy_gflops"] = row["flops"] / (g * 1e-3) / 1e9
         row["gettpy_gbs"] = row["bytes"] / (g * 1e-3) / 1e9
     row["gettpy_over_floor"] = ratio(g, row.get("floor_ms"))
@@ -246,7 +255,7 @@ def summarize(rows: Sequence[dict]) -> list[str]:
         for label, key in (("cuTENSOR", "speedup_vs_cutensor"), ("cuTENSOR best algo", "speedup_vs_cutensor_best"),
                            ("torch.einsum", "speedup_vs_torch"), ("cupy.einsum", "speedup_vs_cupy")):
             vals = [r.get(key) for r in good]
-            n = sum(1 for v in vals if _usable(v))
+            n = sum(1 for v in vals if usable(v))
             if n:
                 g1, g2 = gm1_gm2(vals)
                 parts.append(f"  vs {label:<18} GM1 = {g1:.3f}  GM2 = {g2:.3f}  (n={n})")
@@ -261,25 +270,30 @@ def summarize(rows: Sequence[dict]) -> list[str]:
         parts.append("  geomean time/floor: " + ", ".join(tf))
         slower = []
         for r in good:
-            peer = [r.get(k) for k in ("cutensor_ms", "torch_ms") if _usable(r.get(k))]
-            if peer and _usable(r.get("gettpy_ms")) and r["gettpy_ms"] > min(peer):
+            peer = [r.get(k) for k in ("cutensor_ms", "torch_ms") if usable(r.get(k))]
+            if peer and usable(r.get("gettpy_ms")) and r["gettpy_ms"] > min(peer):
                 slower.append(f"#{r['num']} {r['gettpy_ms'] / min(peer):.3f}x")
-        if any(_usable(r.get(k)) for r in good for k in ("cutensor_ms", "torch_ms")):
+        if any(usable(r.get(k)) for r in good for k in ("cutensor_ms", "torch_ms")):
             parts.append("  slower than the faster of cuTENSOR and torch.einsum: " + (", ".join(slower) or "none"))
-        moved = [r for r in good if _usable(r.get("torch_into_ms")) and _usable(r.get("torch_ms"))]
+        moved = [r for r in good if usable(r.get("torch_into_ms")) and usable(r.get("torch_ms"))]
         if moved:
             parts.append("  torch.einsum results not in D's layout (ms, then with the copy into D): " + ", ".join(
                 f"#{r['num']} {r['torch_ms']:.4f} -> {r['torch_into_ms']:.4f}" for r in moved))
-        tuned = [r for r in good if _usable(r.get("heuristic_ms")) and _usable(r.get("gettpy_ms"))]
+        like = [r for r in good if usable(r.get("gettpy_torch_layout_ms")) and usable(r.get("torch_ms"))]
+        if like:
+            parts.append("  where torch.einsum was faster writing a layout of its own: gettpy in that layout "
+                         "(ms, x torch), gettpy into D against torch + its copy into D: "
+                         + ", ".join(_like_for_like(r) for r in like))
+        tuned = [r for r in good if usable(r.get("heuristic_ms")) and usable(r.get("gettpy_ms"))]
         if tuned:
             h = geomean(r["heuristic_ms"] / r["gettpy_ms"] for r in tuned)
-            hf = geomean(r["heuristic_ms"] / r["floor_ms"] for r in tuned if _usable(r.get("floor_ms")))
+            hf = geomean(r["heuristic_ms"] / r["floor_ms"] for r in tuned if usable(r.get("floor_ms")))
             worst = max(tuned, key=lambda r: r["heuristic_ms"] / r["gettpy_ms"])
             parts.append(f"  autotuning (n={len(tuned)}): geomean t(heuristic)/t(tuned) = {h:.3f} (goal <= 1.3), "
                          f"heuristic time/floor {hf:.2f}; largest gain #{worst['num']} "
                          f"{worst['heuristic_ms'] / worst['gettpy_ms']:.2f}x; tuning took "
                          f"{sum(r.get('tune_s') or 0 for r in tuned):.0f} s in all")
-        padded = [r for r in good if _usable(r.get("pad_gettpy_ms")) and _usable(r.get("gettpy_ms"))]
+        padded = [r for r in good if usable(r.get("pad_gettpy_ms")) and usable(r.get("gettpy_ms"))]
         if padded:
             pr = geomean(r["pad_gettpy_ms"] / r["gettpy_ms"] for r in padded)
             full = geomean((r["pad_gettpy_ms"] + (r.get("pad_ms") or 0) + (r.get("unpad_ms") or 0)) / r["gettpy_ms"]

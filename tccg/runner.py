@@ -440,6 +440,21 @@ def gpu_case(gpu: _Gpu, case: Case, dtype: str, order: str, op: str, args) -> di
     return report.derived(row)
 
 
+def _time_gettpy_like_torch(subs, sets, r, out_dtype, dtype, op, verify, row, notes, args) -> None:
+    """Where torch.einsum beat gettpy while writing a layout of its own choosing (`r`'s strides, not D's):
+    verify and time gettpy writing that same layout (gettpy_torch_layout_ms), the like-for-like figure."""
+    from . import timing
+
+    outs = [peers.empty_in_layout(r, out_dtype) for _ in sets]
+    err = verify(lambda a, b, c: peers.gettpy_call(subs, a, b, outs[0], dtype, op))
+    if not err <= row["tol"]:
+        notes.append(f"gettpy in torch's layout: wrong result (rel err {err:.1e}), not timed")
+        return
+    calls = [peers.gettpy_call(subs, a, b, c, dtype, op) for (a, b), c in zip(sets, outs, strict=True)]
+    row["gettpy_torch_layout_ms"], _, _ = timing.time_cupy(calls, reps=args.reps)
+    notes.append("gettpy_torch_layout_ms: gettpy writing torch's result layout (torch_ms < gettpy_ms here)")
+
+
 def _time_peers(gpu: _Gpu, case: Case, subs, sets, outs, dtype, op, verify, row, notes, args) -> None:
     """Verify and time cupy.einsum, torch.einsum and cuTENSOR (every algorithm) into `row`."""
     from . import timing
@@ -471,6 +486,8 @@ def _time_peers(gpu: _Gpu, case: Case, subs, sets, outs, dtype, op, verify, row,
                 row["torch_into_ms"], _, _ = timing.time_torch(calls, reps=args.reps)
                 notes.append(f"torch.einsum's result has strides {tuple(r.stride())}, not D's: torch_into_ms adds "
                              f"its copy into D")
+                if report.usable(row.get("gettpy_ms")) and row["torch_ms"] < row["gettpy_ms"]:
+                    _time_gettpy_like_torch(subs, sets, r, outs[0].dtype, dtype, op, verify, row, notes, args)
         except Exception as e:  # noqa: BLE001
             notes.append(f"torch failed: {_err_text(e)}")
     else:

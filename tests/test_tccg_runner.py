@@ -232,6 +232,12 @@ def test_summary_lists_cases_slower_than_the_faster_peer():
     text = "\n".join(report.summarize(rows))
     assert "slower than the faster of cuTENSOR and torch.einsum: #1 1.250x, #3 1.250x" in text
     assert "#3 0.9000 -> 1.4000" in text
+    assert "gettpy in that layout" not in text  # (measured only where torch won in its own layout)
+    like = report.derived(dict(base, num=5, gettpy_ms=1.2, cutensor_ms=3.0, torch_ms=1.0, torch_into_ms=1.5,
+                               gettpy_torch_layout_ms=0.8))
+    text = "\n".join(report.summarize([like]))
+    assert "#5 1.200x" in text  # (still listed as slower: the strict comparison stands)
+    assert "#5 0.8000 (0.800x; 0.800x)" in text  # 0.8 / 1.0, and 1.2 / 1.5
     assert "slower than" in "\n".join(report.summarize([report.derived(dict(base, num=4, gettpy_ms=1.0,
                                                                                cutensor_ms=2.0, torch_ms=3.0))]))
     assert ": none" in "\n".join(report.summarize([report.derived(dict(base, num=4, gettpy_ms=1.0,
