@@ -776,9 +776,6 @@ struct Gett {
   // + {0, 1} of the k-step, 8 more in the second half of the registers (A's 16 x 16: registers 2, 3; B's
   // 16 x 8: register 1); values past K are zero after the op, as on a transformed stage
   static constexpr bool FRAG_OP_A = Cfg::FRAG_OP_A, FRAG_OP_B = Cfg::FRAG_OP_B;
-  // an op applied to A's or B's stages in shared memory (not on a resident panel, not on fragments)
-  static constexpr bool STAGE_OP_A = !Cfg::OpA::kIdentity && !RES_A && !FRAG_OP_A;
-  static constexpr bool STAGE_OP_B = !Cfg::OpB::kIdentity && !FRAG_OP_B;
   static_assert(!FRAG_OP_A || (MMA && !WG && !TF32 && !RES_A && !Cfg::OpA::kIdentity),
                 "ops on A's fragments: mma.sync tiles (not wgmma, not tf32, no resident panel) with an op on A");
   static_assert(!FRAG_OP_B || (MMA && !WG && !TF32 && !Cfg::OpB::kIdentity),
@@ -1286,20 +1283,16 @@ struct Gett {
       const long long ks = PERSIST ? kstep++ : kt - kbeg;  // (one tile per CTA: the ring starts with it)
       const int s = int(ks % STAGES);
       cp_async_wait<PF - 1>();
-      // (2a) prefetch the k-tile PF steps ahead (of this tile or, persistent, the next) into the stage
-      //      computed STAGES - PF iterations ago, after a barrier that every warp reaches done reading it.
-      //      With an op on a stage, the prefetch goes out before the transform, so PF k-tiles stay in flight
-      //      while this one is transformed (each thread transforms what it copied: its wait covers it)
-      if constexpr (STAGE_OP_A || STAGE_OP_B) {
-        __syncthreads();
-        load_next(int((ks + PF) % STAGES), kt + PF);
-        if constexpr (STAGE_OP_A) LA{}.template transform<typename Cfg::OpA>(stA(s), tid, U(kt) * U(BK));
-        if constexpr (STAGE_OP_B) LB{}.template transform<typename Cfg::OpB>(stB(s), tid, U(kt) * U(BK));
-      }
+      if constexpr (!Cfg::OpA::kIdentity && !RES_A && !FRAG_OP_A)
+        LA{}.template transform<typename Cfg::OpA>(stA(s), tid, U(kt) * U(BK));
+      if constexpr (!Cfg::OpB::kIdentity && !FRAG_OP_B)
+        LB{}.template transform<typename Cfg::OpB>(stB(s), tid, U(kt) * U(BK));
       // (the wgmma reads shared memory through the async proxy: make this thread's writes visible to it)
       if constexpr (WG) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
       __syncthreads();
-      if constexpr (!(STAGE_OP_A || STAGE_OP_B)) load_next(int((ks + PF) % STAGES), kt + PF);
+      // (2a) prefetch the k-tile PF steps ahead (of this tile or, persistent, the next) into the stage
+      //      computed STAGES - PF iterations ago (the barrier above is after every warp finished reading it)
+      load_next(int((ks + PF) % STAGES), kt + PF);
       // (2b) compute stage s
       const TA* As = RES_A ? panel_of(smem) + U(kt) * U(BK * LA::PITCH) : stA(s);
       const TB* Bs = stB(s);
