@@ -4,6 +4,8 @@ same numbers (CPU executor against numpy float64); the kernel's shared-memory sl
 bijection that puts every vector in consecutive slots."""
 from __future__ import annotations
 
+from dataclasses import replace as dataclass_replace
+
 import numpy as np
 import pytest
 from _util import packed_problem
@@ -98,6 +100,51 @@ def test_write_bound_shapes_put_the_output_run_on_the_kernels_m():
     big = dict(ext, g=240)
     plan = make_plan(_problem("abcdef-degc-gfab", big))
     assert "a" in plan.part.n
+
+
+def test_long_narrow_gemm_puts_its_kmajor_wide_input_on_the_kernels_m():
+    """TCCG #2 (abc-dca-bd: M = 92352 along a, c; N = 24; K = 312 along d, the wide input's stride-1 mode):
+    the wide input is the kernel's A (plan/partition.py narrow_kmajor_wide), in f16, bf16 and f16 -> f32 alike;
+    the other flag (D's stride-1 set on the kernel's N, the docstring's rule) with an op on either input, in
+    f32, under the wide side's NARROW_WIDE rows, or with K under NARROW_KMAJOR_K; over the 48 TCCG cases only #2
+    takes it. A plan at the rule's edge contracts correctly on the CPU executor (against numpy float64)."""
+    from gettpy import ops
+    from gettpy.plan.partition import NARROW_WIDE, narrow_kmajor_wide, partition
+    from tccg.runner import case_problem
+    from tccg.suite import SUITE
+
+    two = {"a": 312, "b": 24, "c": 296, "d": 312}
+    for dt in ("f16", "bf16"):
+        part = partition(_problem("abc-dca-bd", two, dt))
+        assert part.m == ("a", "c") and part.n == ("b",) and not part.swapped
+    p = _problem("abc-dca-bd", two)
+    assert partition(ContractionProblem(p.a, p.b, p.c, dataclass_replace(p.d, dtype="f32"), p.extents)).m == ("a", "c")
+    assert partition(_problem("abc-dca-bd", two, "f32")).swapped  # (f32: the simt path, the usual flag)
+    q = ContractionProblem(dataclass_replace(p.a, op=ops.leaky_relu(0.1)), p.b, p.c, p.d, p.extents)
+    assert partition(q).swapped  # (an op on an input: warp-specialised tiles apply none)
+    assert partition(_problem("abc-dca-bd", dict(two, c=16))).swapped  # (M = 4992 rows only)
+    assert partition(_problem("abc-dca-bd", dict(two, d=128))).swapped  # (K = 128)
+    hits = []
+    for case in SUITE:
+        for dt in ("f16", "f32"):
+            pr = case_problem(case, dt, dt)
+            ext = dict(pr.extents)
+            a, b, d = set(pr.a.modes), set(pr.b.modes), set(pr.d.modes)
+            sets = (tuple((a & d) - b), tuple((b & d) - a), tuple((a | b) - d), tuple(a & b & d))
+            if narrow_kmajor_wide(pr, *sets, ext):
+                hits.append((case.num, dt))
+    assert hits == [(2, "f16")]
+    # the edge: exactly NARROW_WIDE rows (a x c), K = 256; through the CPU executor
+    ext = {"a": 132, "b": 24, "c": NARROW_WIDE // 132, "d": 256}
+    assert make_plan(_problem("abc-dca-bd", ext)).part.m == ("a", "c")
+    rng = np.random.default_rng(2)
+    ha = rng.uniform(-1, 1, (ext["d"], ext["c"], ext["a"])).astype(np.float16)
+    hb = rng.uniform(-1, 1, (ext["b"], ext["d"])).astype(np.float16)
+    a_, b_ = np.asfortranarray(ha), np.asfortranarray(hb)
+    out = np.empty((ext["a"], ext["b"], ext["c"]), np.float16, order="F")
+    gettpy.einsum("dca,bd->abc", a_, b_, out=out)
+    ref = np.einsum("dca,bd->abc", ha.astype(np.float64), hb.astype(np.float64))
+    np.testing.assert_allclose(out.astype(np.float64), ref, rtol=2e-2, atol=2e-2)
 
 
 def test_short_output_run_continues_in_the_other_set():

@@ -296,13 +296,20 @@ def test_f32_register_caps():
 
 
 def test_kmajor_lines_on_narrow_tiles():
-    """#2 (its wide input read k-major): the narrow mma.sync tile reads 128-byte lines, bk 64 / 3 stages;
+    """#2 (its wide input read k-major, on the kernel's M: plan/partition.py narrow_kmajor_wide): without wgmma
+    the narrow mma.sync tile reads 128-byte lines, bk 64 / 3 stages; on sm_90 the persistent warp-specialised
+    wgmma tile of 256 x 32 x 64 / 4 with the narrow tiles' 128-byte prefetch (plan/tiles.py _narrow_ws).
     #1 (wide input mn-major) and a short K keep bk 32. The f32 narrow simt tile of #2 (24 x 128 x 16,
     3 x 4 threads) becomes 32 x 128 x 32 / 3 with 4 x 4 threads; #1's and a short K's stay."""
     from gettpy.plan.tiles import kernel_spec
 
-    t2 = kernel_spec(tccg_plan("abc-dca-bd", (312, 24, 296, 312)), False).tile
-    assert (t2.bm, t2.bn, t2.bk, t2.stages, t2.wgmma, t2.persistent) == (32, 256, 64, 3, False, True)
+    p2 = tccg_plan("abc-dca-bd", (312, 24, 296, 312))
+    t2 = kernel_spec(p2, False, wgmma=False).tile
+    assert (p2.M, p2.N) == (92352, 24) and (t2.bm, t2.bn, t2.bk, t2.stages, t2.wgmma, t2.persistent) == (
+        256, 32, 64, 3, False, True)
+    w2 = kernel_spec(p2, False).tile
+    assert w2 == TileConfig(256, 32, 64, 4, wm=64, wn=32, wgmma=True, ws=True, persistent=True, l2_prefetch=128)
+    assert B.build(kernel_spec(p2, False), ARCH).report.spill_stores == 0
     t1 = kernel_spec(tccg_plan("abc-bda-dc", (312, 312, 24, 312)), False).tile
     assert (t1.bm, t1.bn, t1.bk, t1.persistent) == (32, 256, 32, False)
     t5 = kernel_spec(tccg_plan("abcd-ebad-ce", (72, 72, 24, 72, 72)), False).tile  # (K = 72)
@@ -881,12 +888,13 @@ def test_narrow_copies_heuristic():
             t = kernel_spec(make_schedule(packed_problem(case.contraction, case.extents, dt)).core, False).tile
             got[case.num, dt] = (t.l2_prefetch, t.resident_a, t.persistent)
             assert not t.frag_op_b  # (no op on B here)
-            if t.l2_prefetch or t.resident_a:
-                assert t.l2_prefetch == NARROW_PREFETCH and min(t.bm, t.bn) <= 32 and not (t.wgmma or t.tma)
+            if t.l2_prefetch or t.resident_a:  # (#2 f16: the warp-specialised wgmma tile of _narrow_ws)
+                assert t.l2_prefetch == NARROW_PREFETCH and min(t.bm, t.bn) <= 32 and not t.tma
+                assert not t.wgmma or (case.num, dt, t.ws, t.resident_a) == (2, "f16", True, False)
             elif not (t.wgmma or t.tma):
                 assert min(t.bm, t.bn) > 32, (case.num, dt, t)
-    assert {n for (n, dt), v in got.items() if v[1]} == {2, 4, 5, 6, 8}
-    assert all(got[n, "f16"] == (128, True, True) for n in (2, 4, 5, 6, 8))
+    assert {n for (n, dt), v in got.items() if v[1]} == {4, 5, 6, 8}
+    assert all(got[n, "f16"] == (128, True, True) for n in (4, 5, 6, 8)) and got[2, "f16"] == (128, False, True)
     assert all(got[n, "f32"][:2] == (128, False) for n in range(1, 9)) and got[1, "f16"][:2] == (128, False)
     assert got[12, "f16"] == (0, False, True) and got[20, "f32"] == (0, False, False)
     # (an op on A: applied to the panel once; an op on B: to B's fragments, on the mma.sync tiles only)

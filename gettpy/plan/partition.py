@@ -25,8 +25,10 @@ least 16 bytes of D; when x is short enough it is not cut (split = extent of x, 
 The same applies to the other set when D's run is short and continues there (`output_leads`).
 
 Transpose flag (`swapped`). The kernel writes its output tile along n (each thread holds consecutive n),
-so when D's stride-1 mode falls in I_m and not in I_n, A and B trade roles (D^T = B^T A^T). One
-measured exception: write-bound shapes (`WRITE_BOUND_K`) put D's stride-1 set on the kernel's M.
+so when D's stride-1 mode falls in I_m and not in I_n, A and B trade roles (D^T = B^T A^T). Two
+measured exceptions: write-bound shapes (`WRITE_BOUND_K`) put D's stride-1 set on the kernel's M, and a
+long narrow GEMM whose wide input is read k-major over a long K (`narrow_kmajor_wide`) puts that input on
+the kernel's M, where a warpgroup-MMA tile takes it (plan/tiles.py `_narrow_ws`).
 """
 from __future__ import annotations
 
@@ -87,6 +89,30 @@ SMALL_INPUT = 4
 
 #: write-bound shapes (K at most this, M and N at least WRITE_BOUND_MN) put D's stride-1 set on the kernel's M
 WRITE_BOUND_K, WRITE_BOUND_MN = 32, 1024
+
+#: narrow_kmajor_wide: the narrow side's extents (a multiple of 8 in between), the least K, and the least wide
+#: side (one 256-row tile for each of the H100's 132 SMs)
+NARROW_SIDE, NARROW_KMAJOR_K, NARROW_WIDE = (17, 32), 256, 256 * 132
+
+
+def narrow_kmajor_wide(p: ContractionProblem, mset, nset, kset, bset, ext: dict[str, int]) -> str | None:
+    """"a" or "b": the wide input of a long narrow GEMM (one side in NARROW_SIDE, the other at least NARROW_WIDE)
+    of 2-byte tensor-core inputs (f16 / bf16, f32 accumulation) with no op on either, no batch and K >=
+    NARROW_KMAJOR_K, whose wide input has its stride-1 mode among the summed ones (it is read k-major); None
+    otherwise. TCCG #2 (``abc-dca-bd``: M = 92352 along a and c, N = 24, K = 312 along d)."""
+    if bset or p.a.dtype != p.b.dtype or p.a.dtype not in ("f16", "bf16") or p.semiring is not None \
+            or p.compute != "f32" or not (p.a.op.is_identity and p.b.op.is_identity):
+        return None
+    em, en, ek = (math.prod(ext[m] for m in s) for s in (mset, nset, kset))
+    narrow, wide = min(em, en), max(em, en)
+    if not (NARROW_SIDE[0] <= narrow <= NARROW_SIDE[1] and narrow % 8 == 0 and wide >= NARROW_WIDE
+            and ek >= NARROW_KMAJOR_K):
+        return None
+    t = p.a if em > en else p.b
+    if not any(t.stride_of().get(m) == 1 and ext[m] > 1 for m in kset):
+        return None
+    return "a" if t is p.a else "b"
+
 
 #: an output run along one GEMM dimension shorter than this (bytes) continues in the other dimension
 SHORT_RUN_BYTES = 128
@@ -217,6 +243,10 @@ def partition(p: ContractionProblem) -> Partition:
         # opposite transpose flag; a probe of both flags over #31-#48 found the flipped one faster on
         # 15 of the 18 (by 2-14%) and slower on #38 (11%)
         swapped = unit_in_n and not unit_in_m
+    wide = None if split_m or split_n else narrow_kmajor_wide(p, mset, nset, kset, bset, ext)
+    if wide is not None:
+        # the wide input on the kernel's M (its A), where plan/tiles.py `_narrow_ws` reads it on sm_90
+        swapped = wide == "b"
     if swapped:
         return Partition(part_n, part_m, part_k, part_b, True, split_n, split_m)
     return Partition(part_m, part_n, part_k, part_b, False, split_m, split_n)

@@ -40,6 +40,7 @@ from ..errors import KernelError
 from ..kernels.spec import ITEMSIZE, MMA_DTYPES, SMEM_LIMIT, KernelSpec, OperandSpec, OutputSpec, TileConfig
 from ..layouts.descriptor import OperandLayout
 from ..ops import cuda_literal
+from .partition import NARROW_KMAJOR_K, NARROW_SIDE, NARROW_WIDE
 from .plan import Plan
 
 SM_COUNT = 132  # H100 SXM
@@ -319,6 +320,34 @@ def _kmajor_lines(tile: TileConfig, plan: Plan) -> TileConfig:
     return dataclasses.replace(tile, bk=64, stages=3, persistent=True)
 
 
+def _narrow_ws(tile: TileConfig, plan: Plan) -> TileConfig:
+    """On sm_90, a long narrow GEMM with its wide input read k-major on the kernel's M (where the partitioner
+    puts it: plan/partition.py `narrow_kmajor_wide`, TCCG #2) runs on a persistent warp-specialised wgmma tile
+    of 256 x 32 x 64, 4 stages, fed by cp.async loaders with the narrow tiles' L2 prefetch (NARROW_PREFETCH);
+    the tile unchanged otherwise (and on other devices, where the swapped plan keeps a narrow mma.sync tile).
+
+    Measured on the H100 (round-robin tile probes of #2's cores, results/v17_h100/call5/, call6/), against the
+    heuristic's narrow mma.sync tile on the other transpose flag (32 x 256 x 64 / 3, persistent, A's panel
+    resident: 0.0325 / 0.0318 ms before / after in f16, 0.0333 / 0.0335 in f16 -> f32): f16 0.0298 (5 stages
+    0.0308, not persistent 0.0312, prefetch 256 B 0.0319, 64 B 0.0317), f16 -> f32 0.0321; 128 x 32 tiles of
+    6-8 stages 0.0327-0.0338; the swapped plan's own mma.sync tile 0.0330. Nsight Compute (call4/) had the
+    mma.sync tile at 60% of DRAM bandwidth against 67% for cuBLAS's warp-specialised kernel of 7 stages,
+    which read the same bytes."""
+    p, ta = plan.problem, plan.kernel_a
+    if not (tile.mma and not tile.wgmma and not tile.tma and ta.dtype == plan.kernel_b.dtype
+            and ta.dtype in ("f16", "bf16") and p.compute == "f32" and p.semiring is None and plan.batch == 1):
+        return tile
+    lo, hi = NARROW_SIDE
+    if not (lo <= plan.N <= hi and plan.N % 8 == 0 and plan.M >= NARROW_WIDE and plan.K >= NARROW_KMAJOR_K):
+        return tile
+    if _op_expr(plan.ops[0]) or _op_expr(plan.ops[1]):  # (a warp-specialised tile applies no op to A or B)
+        return tile
+    a = input_spec(plan.layout_a, "m", ta.dtype, 256, 64)
+    if not (a.kmajor and a.vec * ITEMSIZE[ta.dtype] == 16):
+        return tile
+    return TileConfig(256, 32, 64, 4, wm=64, wn=32, wgmma=True, ws=True, persistent=True, l2_prefetch=NARROW_PREFETCH)
+
+
 def _persistent(tile: TileConfig, M: int, N: int, K: int) -> TileConfig:
     """The heuristic tile made persistent where that measured faster on the H100 (tccg/tile_probe.py,
     results/v8_h100/probe_persistent.txt): mma.sync tiles of one k-tile whose output outweighs the inputs
@@ -458,6 +487,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
         tile = choose_tile(plan.M, plan.N, plan.K, plan.batch, ta.dtype, va, vb, sm_count, tb.dtype, p.compute,
                            p.semiring is not None, wgmma)
         tile = _persistent(_run_aligned(_kmajor_lines(tile, plan), plan.layout_d), plan.M, plan.N, plan.K)
+        tile = _narrow_ws(tile, plan) if wgmma else tile
     tf32 = TF32_MODES.get(p.compute, 0) if tile.mma else 0
     if tile.mma and not tf32 and (ta.dtype not in MMA_DTYPES or tb.dtype != ta.dtype or p.compute != "f32"):
         raise KernelError(f"tile {tile} is an mma tile but A, B are {ta.dtype}, {tb.dtype} (compute {p.compute})")

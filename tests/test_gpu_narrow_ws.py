@@ -1,0 +1,64 @@
+"""GPU test of the long narrow GEMM rule (plan/partition.py `narrow_kmajor_wide`, plan/tiles.py `_narrow_ws`):
+TCCG #2's shape family runs with its k-major wide input on the kernel's M, on the persistent warp-specialised
+wgmma tile fed by cp.async loaders (sm_90), and the result matches numpy float64 at every element: f16, bf16
+and f16 -> f32, a partial last tile row, a partial last k-tile, and #2 at its full size."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.gpu
+
+CASES = [  # (id, extents a, b, c, d of abc-dca-bd, input dtype, output dtype)
+    ("edge_f16", (132, 24, 256, 256), "f16", "f16"),
+    ("ragged_m_and_k_f16", (133, 24, 256, 264), "f16", "f16"),
+    ("f16_to_f32", (133, 24, 256, 264), "f16", "f32"),
+    ("bf16", (140, 32, 250, 320), "bf16", "bf16"),
+    ("tccg2_f16", (312, 24, 296, 312), "f16", "f16"),
+]
+
+
+@pytest.mark.parametrize("name,ext,din,dout", CASES, ids=[c[0] for c in CASES])
+def test_narrow_kmajor_wide_on_the_ws_tile(name, ext, din, dout):
+    import cupy as cp
+
+    import gettpy
+    from gettpy.backends.gpu import _target
+    from gettpy.plan import make_plan
+    from gettpy.plan.problem import ContractionProblem, TensorInfo
+    from gettpy.plan.tiles import kernel_spec
+
+    ea, eb, ec, ed = ext
+    sa, sb, sd = (ed, ec, ea), (eb, ed), (ea, eb, ec)
+    rng = np.random.default_rng(sum(ext))
+    ha = rng.uniform(-1, 1, sa).astype(np.float32)
+    hb = rng.uniform(-1, 1, sb).astype(np.float32)
+    if din == "bf16":
+        torch = pytest.importorskip("torch")
+        # (column-major bf16 tensors: the transposed C-order copy, its axes reversed)
+        a = torch.from_numpy(np.ascontiguousarray(ha.T)).to("cuda", torch.bfloat16).permute(2, 1, 0)
+        b = torch.from_numpy(np.ascontiguousarray(hb.T)).to("cuda", torch.bfloat16).permute(1, 0)
+        ha, hb = (t.float().cpu().numpy() for t in (a, b))  # (the values as rounded to bf16)
+        d = torch.empty(sd[::-1], device="cuda", dtype=torch.bfloat16).permute(2, 1, 0)
+    else:
+        ha, hb = ha.astype(np.float16), hb.astype(np.float16)
+        a, b = cp.asarray(np.asfortranarray(ha)), cp.asarray(np.asfortranarray(hb))
+        d = cp.empty(sd, dtype=np.float16 if dout == "f16" else np.float32, order="F")
+
+    # the plan: the wide input (A, rows of d) on the kernel's M, and on sm_90 the warp-specialised tile
+    def info(n, modes, shape, dt):
+        st = np.cumprod((1,) + shape[:-1]).tolist()
+        return TensorInfo(n, tuple(modes), tuple(int(x) for x in st), dt)
+    p = ContractionProblem(info("A", "dca", sa, din), info("B", "bd", sb, din), None, info("D", "abc", sd, dout),
+                           tuple(sorted(zip("abcd", ext, strict=True))))
+    plan = make_plan(p)
+    assert plan.part.m == ("a", "c") and not plan.part.swapped
+    if _target()[1]:
+        t = kernel_spec(plan, False).tile
+        assert t.wgmma and t.ws and t.persistent and (t.bm, t.bn, t.l2_prefetch) == (256, 32, 128)
+
+    gettpy.einsum("dca,bd->abc", a, b, out=d)
+    got = (d.float().cpu().numpy() if din == "bf16" else cp.asnumpy(d)).astype(np.float64)
+    ref = np.einsum("dca,bd->abc", ha.astype(np.float64), hb.astype(np.float64))
+    tol = {"f16": 2e-3, "bf16": 1.6e-2, "f32": 1e-4}[dout] * np.sqrt(ed)
+    np.testing.assert_allclose(got, ref, rtol=0, atol=tol)
