@@ -440,11 +440,16 @@ def gpu_case(gpu: _Gpu, case: Case, dtype: str, order: str, op: str, args) -> di
     return report.derived(row)
 
 
-def _time_gettpy_like_torch(subs, sets, r, out_dtype, dtype, op, verify, row, notes, args) -> None:
+def _time_gettpy_like_torch(subs, sets, r, dtype, op, verify, row, notes, args) -> None:
     """Where torch.einsum beat gettpy while writing a layout of its own choosing (`r`'s strides, not D's):
-    verify and time gettpy writing that same layout (gettpy_torch_layout_ms), the like-for-like figure."""
+    verify and time gettpy writing that same layout (gettpy_torch_layout_ms), the like-for-like figure.
+    Not for bf16 (its outputs are torch tensors, which `peers.empty_in_layout` does not make)."""
     from . import timing
 
+    if dtype == "bf16":
+        notes.append("gettpy in torch's layout: not timed for bf16")
+        return
+    out_dtype = {"f16": "float16", "f16f32": "float32", "f32": "float32", "f64": "float64"}[dtype]
     outs = [peers.empty_in_layout(r, out_dtype) for _ in sets]
     err = verify(lambda a, b, c: peers.gettpy_call(subs, a, b, outs[0], dtype, op))
     if not err <= row["tol"]:
@@ -487,7 +492,10 @@ def _time_peers(gpu: _Gpu, case: Case, subs, sets, outs, dtype, op, verify, row,
                 notes.append(f"torch.einsum's result has strides {tuple(r.stride())}, not D's: torch_into_ms adds "
                              f"its copy into D")
                 if report.usable(row.get("gettpy_ms")) and row["torch_ms"] < row["gettpy_ms"]:
-                    _time_gettpy_like_torch(subs, sets, r, outs[0].dtype, dtype, op, verify, row, notes, args)
+                    try:
+                        _time_gettpy_like_torch(subs, sets, r, dtype, op, verify, row, notes, args)
+                    except Exception as e:  # noqa: BLE001
+                        notes.append(f"gettpy in torch's layout failed: {_err_text(e)}")
         except Exception as e:  # noqa: BLE001
             notes.append(f"torch failed: {_err_text(e)}")
     else:
