@@ -2,6 +2,7 @@
 `python -m tccg` times every library (tccg/timing.py), so that both measure the same thing."""
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable, Sequence
 
 
@@ -32,4 +33,39 @@ def replayable(calls: Sequence[Callable[[], object]], batch: int, stream) -> tup
     return eager, "events"
 
 
-__all__ = ["replayable"]
+def replay_ms(calls: Sequence[Callable[[], object]], batch_for: Callable[[float], int], reps: int, warmup: int = 0,
+              stream=None) -> tuple[float, str, int]:
+    """(median ms per call, how, batch) of `calls` (CuPy work, one per input set) on a non-blocking CuPy stream
+    (or `stream`): every call once (warm: kernels compiled, memory pools filled), a timed eager pass whose ms
+    per call `batch_for` turns into the batch, the batch made `replayable`, launched `warmup` times, then
+    `reps` times between CUDA events; each rep's time over the batch, median. How `gettpy.tune` times its
+    candidates and `python -m tccg` every library (tccg/timing.py)."""
+    import cupy
+
+    stream = stream if stream is not None else cupy.cuda.Stream(non_blocking=True)
+    e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
+    with stream:
+        for f in calls:
+            f()
+        stream.synchronize()
+        e0.record(stream)
+        for f in calls:
+            f()
+        e1.record(stream)
+        e1.synchronize()
+        batch = batch_for(cupy.cuda.get_elapsed_time(e0, e1) / len(calls))
+        launch, how = replayable(calls, batch, stream)
+        for _ in range(warmup):
+            launch()
+        times = []
+        for _ in range(reps):
+            e0.record(stream)
+            launch()
+            e1.record(stream)
+            e1.synchronize()
+            times.append(cupy.cuda.get_elapsed_time(e0, e1) / batch)
+        stream.synchronize()
+    return statistics.median(times), how, batch
+
+
+__all__ = ["replay_ms", "replayable"]

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import backends
 from .errors import GettpyError
-from .graphs import replayable
+from .graphs import replay_ms
 from .plan.cache import clear_plan_cache, record_tuned
 from .plan.tuner import Candidate, Trial, schedule_of
 from .plan.tuner import tune as search
@@ -65,27 +65,8 @@ def _device_ms(call, reps: int) -> float:
     schedule's host time (a pack's launch in Python) could hide its GPU time: on the H100 the tuner then
     picked plans of ccsd_t #35-#47 that ran 0.072-0.077 ms against the heuristic's 0.034
     (results/v16_h100/call2/tune_f16.txt)."""
-    import cupy
-
-    stream = cupy.cuda.Stream(non_blocking=True)
-    e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
-    with stream:
-        call()  # (warm: the memory pool then holds the workspace a capture reuses)
-        e0.record(stream)
-        call()
-        e1.record(stream)
-        e1.synchronize()
-        inner = max(1, min(50, int(0.5 / max(cupy.cuda.get_elapsed_time(e0, e1), 1e-3))))
-        launch, _ = replayable([call], inner, stream)
-        launch()
-        times = []
-        for _ in range(reps):
-            e0.record(stream)
-            launch()
-            e1.record(stream)
-            e1.synchronize()
-            times.append(cupy.cuda.get_elapsed_time(e0, e1) / inner)
-    return statistics.median(times)
+    # (~0.5 ms of calls a replay, at most 50)
+    return replay_ms([call], lambda est: max(1, min(50, int(0.5 / max(est, 1e-3)))), reps, warmup=1)[0]
 
 
 def tune_problem(problem, backend: str, a, b, result, samples: int = 48, top: int = 8, reps: int = 5,

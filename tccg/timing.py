@@ -19,7 +19,7 @@ import math
 import statistics
 from collections.abc import Callable, Sequence
 
-from gettpy.graphs import replayable
+from gettpy.graphs import replay_ms
 
 WARMUP = 3
 REPS = 20
@@ -53,36 +53,7 @@ def n_input_sets(bytes_per_set: int, l2_bytes: int, max_sets: int = 8, budget_by
 def time_cupy(calls: Sequence[Callable[[], object]], warmup: int = WARMUP, reps: int = REPS,
               target_ms: float = TARGET_MS) -> tuple[float, str, int]:
     """Median ms per call of `calls` (one per input set, cupy-stream work); returns (ms, how, batch)."""
-    import cupy
-
-    stream = cupy.cuda.Stream(non_blocking=True)
-    e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
-    n = len(calls)
-    with stream:
-        for f in calls:
-            f()
-        stream.synchronize()
-        e0.record(stream)
-        for f in calls:
-            f()
-        e1.record(stream)
-        e1.synchronize()
-        est = cupy.cuda.get_elapsed_time(e0, e1) / n
-        batch = choose_batch(est, n, target_ms)
-
-        launch, how = replayable(calls, batch, stream)
-
-        for _ in range(warmup):
-            launch()
-        times = []
-        for _ in range(reps):
-            e0.record(stream)
-            launch()
-            e1.record(stream)
-            e1.synchronize()
-            times.append(cupy.cuda.get_elapsed_time(e0, e1) / batch)
-        stream.synchronize()
-    return statistics.median(times), how, batch
+    return replay_ms(calls, lambda est: choose_batch(est, len(calls), target_ms), reps, warmup)
 
 
 def time_torch(calls: Sequence[Callable[[], object]], warmup: int = WARMUP, reps: int = REPS,
