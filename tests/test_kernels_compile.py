@@ -300,7 +300,8 @@ def test_kmajor_lines_on_narrow_tiles():
     the narrow mma.sync tile reads 128-byte lines, bk 64 / 3 stages; on sm_90 the persistent warp-specialised
     wgmma tile of 256 x 32 x 64 / 4 with the narrow tiles' 128-byte prefetch (plan/tiles.py _narrow_ws).
     #1 (wide input mn-major) and a short K keep bk 32. The f32 narrow simt tile of #2 (24 x 128 x 16,
-    3 x 4 threads) becomes 32 x 128 x 32 / 3 with 4 x 4 threads; #1's and a short K's stay."""
+    3 x 4 threads) becomes one wave of 24 x 704 x 16 / 3 tiles of 12 x 4 threads (plan/tiles.py
+    _narrow_simt_wave); #1's and a short K's stay."""
     from gettpy.plan.tiles import kernel_spec
 
     p2 = tccg_plan("abc-dca-bd", (312, 24, 296, 312))
@@ -315,11 +316,42 @@ def test_kmajor_lines_on_narrow_tiles():
     t5 = kernel_spec(tccg_plan("abcd-ebad-ce", (72, 72, 24, 72, 72)), False).tile  # (K = 72)
     assert t5.bk == 32
     f2 = kernel_spec(tccg_plan("abc-dca-bd", (312, 24, 296, 312), "f32"), False).tile
-    assert (f2.bm, f2.bn, f2.bk, f2.stages, f2.tm, f2.tn, f2.mma) == (32, 128, 32, 3, 4, 4, False)
+    assert (f2.bm, f2.bn, f2.bk, f2.stages, f2.tm, f2.tn, f2.mma, f2.l2_prefetch) == (24, 704, 16, 3, 12, 4, False,
+                                                                                      128)
+    r2 = B.build(kernel_spec(tccg_plan("abc-dca-bd", (312, 24, 296, 312), "f32"), False), ARCH).report
+    assert 0 < r2.registers <= 65536 // f2.threads and r2.spill_stores == 0
     f1 = kernel_spec(tccg_plan("abc-bda-dc", (312, 312, 24, 312), "f32"), False).tile
     assert (f1.bm, f1.bn, f1.bk, f1.tm, f1.tn) == (24, 128, 16, 3, 4)
     f5 = kernel_spec(tccg_plan("abcd-ebad-ce", (72, 72, 24, 72, 72), "f32"), False).tile
     assert (f5.bm, f5.bn, f5.bk) == (24, 256, 16)
+
+
+@pytest.mark.parametrize("ext,sm,want", [
+    ((312, 24, 296, 312), 132, (24, 704)),  # TCCG #2: 92352 wide, 132 tiles of 704 (352 threads)
+    ((400, 24, 500, 312), 132, (24, 768)),  # 200000 wide: two waves (the one-wave tile would pass 384 threads)
+    ((128, 24, 132, 256), 132, (24, 128)),  # 16896 = 128 x 132 wide: the shortest side that takes the rule
+    ((127, 24, 132, 256), 132, (32, 128)),  # one column shorter: the padded 32 x 128 x 32 tile
+    ((312, 24, 296, 312), 78, (24, 640)),   # fewer SMs: 92352 / 78 over 768, so two waves of 640
+])
+def test_narrow_simt_wave(ext, sm, want):
+    """f32 #2's family (abc-dca-bd: 24 x (a c) x d, the wide input k-major): one wave of 24-row tiles W wide
+    (W the least multiple of 64 covering the wide side in `sm` tiles, or two waves of at most 768), each
+    of two rows of 12 x 4 thread tiles; a wide side under 128 x sm the padded 32 x 128 x 32 tile of 4 x 4."""
+    import math
+
+    from gettpy.plan.tiles import kernel_spec
+
+    plan = tccg_plan("abc-dca-bd", ext, "f32")
+    t = kernel_spec(plan, False, sm_count=sm).tile
+    assert (plan.M, t.bm, t.bn) == (24, *want)
+    wide = ext[0] * ext[2]
+    if t.bm == 24:
+        assert (t.bk, t.stages, t.tm, t.tn, t.threads) == (16, 3, 12, 4, t.bn // 2)
+        assert t.threads % 32 == 0 and t.threads <= 384
+        tiles = math.ceil(wide / t.bn)
+        assert tiles <= sm * math.ceil(tiles / sm) and math.ceil(wide / (t.bn - 64)) > sm * math.ceil(tiles / sm)
+    else:
+        assert (t.bk, t.stages, t.tm, t.tn) == (32, 3, 4, 4)
 
 
 def test_spec_validation():

@@ -300,24 +300,58 @@ def _kmajor_lines(tile: TileConfig, plan: Plan) -> TileConfig:
     results/v14_h100/call7/, call8/: 34.6 -> 33.3 and 34.6 -> 33.4 us; smaller persistent tiles, which
     balance the 132 CTAs better, were slower: 32 x 64 43.5 us, 32 x 128 36.8).
 
-    The same for the f32 narrow simt tile of a long K (24 x 128 x 16, 3 x 4 threads): 32 x 128 x 32 / 3 with
-    4 x 4 threads, the narrow side padded to 32 (results/v11_h100/call3/, call4/: #2 77.4 -> 69.9 us end to
-    end; 24 x 128 x 32 and 32 x 128 x 16 alone no faster; #1, wide input mn-major, 73.2 -> 75.8, so not
-    there)."""
-    simt = not tile.mma and tile.bk == 16 and plan.K >= 256 and 16 < min(tile.bm, tile.bn) < 32 \
-        and max(tile.bm, tile.bn) == 128 and plan.problem.compute == "f32"
-    if not simt and (not tile.mma or tile.wgmma or tile.bk != 32 or plan.K < 128 or min(tile.bm, tile.bn) > 32):
+    The f32 narrow simt tile of a long K over such an input takes `_narrow_simt_wave` instead."""
+    if not tile.mma or tile.wgmma or tile.bk != 32 or plan.K < 128 or min(tile.bm, tile.bn) > 32:
         return tile
+    if not _wide_kmajor(tile, plan, 64):
+        return tile
+    return dataclasses.replace(tile, bk=64, stages=3, persistent=True)
+
+
+def _wide_kmajor(tile: TileConfig, plan: Plan, bk: int) -> bool:
+    """Whether a narrow tile's wide side reads its input k-major in 16-byte vectors, at k-tiles of `bk`."""
     wide = ("m", plan.layout_a, plan.kernel_a.dtype, tile.bm) if tile.bm > tile.bn else \
         ("n", plan.layout_b, plan.kernel_b.dtype, tile.bn)
-    bk = 32 if simt else 64
     op = input_spec(wide[1], wide[0], wide[2], wide[3], bk)
-    if not (op.kmajor and op.vec * ITEMSIZE[wide[2]] == 16) or simt and wide[2] != "f32":  # (measured on f32)
+    return op.kmajor and op.vec * ITEMSIZE[wide[2]] == 16
+
+
+#: the most threads of `_narrow_simt_wave`'s tiles: their 12 x 4 thread tiles take 167 registers (384 x 168
+#: of the SM's 65536)
+NARROW_WAVE_THREADS = 384
+
+
+def _narrow_simt_wave(tile: TileConfig, plan: Plan, sm_count: int = SM_COUNT) -> TileConfig:
+    """The f32 narrow simt tile of a long K (`choose_tile`'s 24 x 128 x 16, 3 x 4 threads) whose wide side
+    reads its input k-major in 16-byte vectors (TCCG #2) becomes one wave of wide tiles, one CTA per SM,
+    where that side is at least 128 x sm_count long: side x W x 16 / 3 with two rows of side/2 x 4 thread
+    tiles, W the least multiple of 64 (whole warps) that covers the wide side in sm_count tiles, or in a
+    multiple of sm_count where W would pass NARROW_WAVE_THREADS threads. A shorter wide side takes 32 x 128 x
+    32 / 3 with 4 x 4 threads, the narrow side padded to 32 (results/v11_h100/call3/, call4/: #2 77.4 -> 69.9
+    us end to end before this rule; 24 x 128 x 32 and 32 x 128 x 16 no faster; #1, wide input mn-major, 73.2
+    -> 75.8, so not there). The tile unchanged otherwise.
+
+    Measured on the H100 (round-robin tile probes of #2's core, results/v18_h100/call2/, call3/): 24 x 704 x
+    16 / 3 (352 threads, 132 tiles) 0.0612 / 0.0626 ms against 0.0733 / 0.0739 for the earlier rule's 32 x
+    128 x 32 / 3 of 4 x 4 threads (24 rows padded to 32; results/v11_h100/call3/, call4/), 0.836 / 0.847;
+    2 stages 0.857, 4 stages 0.89, bk 8 0.87-0.89, no L2 prefetch 1.027, 256 B 0.868, 6 x 8 thread tiles
+    0.868, 24 x 768 (121 CTAs) 0.887, 24 x 384 (two CTAs an SM, 241 tiles) 0.864; the 24-row tiles of more
+    CTAs, 24 x 128 / 6 stages 0.969 (64 threads) to 24 x 256 of 24 x 4 threads 1.41 (results/v18_h100/
+    call1/)."""
+    side, long_side = (tile.bm, plan.N) if tile.bm < tile.bn else (tile.bn, plan.M)
+    if (tile.mma or tile.bk != 16 or plan.K < 256 or not 16 < side < 32 or max(tile.bm, tile.bn) != 128
+            or plan.problem.compute != "f32" or plan.kernel_a.dtype != "f32" or plan.kernel_b.dtype != "f32"
+            or not _wide_kmajor(tile, plan, 16)):  # (measured on f32 inputs)
         return tile
-    if simt:
+    if long_side < 128 * sm_count:
         return dataclasses.replace(tile, bm=32 if tile.bm < tile.bn else 128, bn=32 if tile.bn < tile.bm else 128,
                                    bk=32, stages=3, tm=4, tn=4)
-    return dataclasses.replace(tile, bk=64, stages=3, persistent=True)
+    most = NARROW_WAVE_THREADS // 2 * 4  # (the widest tile: two thread rows of 4 columns a thread)
+    waves = math.ceil(long_side / (sm_count * most))
+    w = 64 * math.ceil(long_side / (sm_count * waves * 64))
+    if tile.bm < tile.bn:
+        return TileConfig(side, w, 16, 3, tm=side // 2, tn=4, group_m=tile.group_m)
+    return TileConfig(w, side, 16, 3, tm=4, tn=side // 2, group_m=tile.group_m)
 
 
 def _narrow_ws(tile: TileConfig, plan: Plan) -> TileConfig:
@@ -487,6 +521,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
         tile = choose_tile(plan.M, plan.N, plan.K, plan.batch, ta.dtype, va, vb, sm_count, tb.dtype, p.compute,
                            p.semiring is not None, wgmma)
         tile = _persistent(_run_aligned(_kmajor_lines(tile, plan), plan.layout_d), plan.M, plan.N, plan.K)
+        tile = _narrow_simt_wave(tile, plan, sm_count)
         tile = _narrow_ws(tile, plan) if wgmma else tile
     tf32 = TF32_MODES.get(p.compute, 0) if tile.mma else 0
     if tile.mma and not tf32 and (ta.dtype not in MMA_DTYPES or tb.dtype != ta.dtype or p.compute != "f32"):
