@@ -259,10 +259,6 @@ __device__ __forceinline__ void named_sync(int id, int count) {
 //   VS (mn-contiguous tiles): the vector runs along the map term with divisor VS, i.e. its elements are
 //     the coordinates l, l + VS, ..., l + (V-1)*VS of the tile (a tile 2-D over two modes). They land in
 //     consecutive smem slots: coordinate l sits at slot perm(l) (below); VS == 1 is the identity.
-//   KROW (mn-contiguous tiles of whole rows: each thread's ITERS vectors fit in one row): a thread's vectors
-//     lie in one k row, LV / ITERS threads to a row, vector i of thread t at column (t % (LV / ITERS)) +
-//     i * (LV / ITERS), so its copies share one k offset a k-tile (simt tiles; elsewhere vector i of thread t
-//     is vector t + i * THREADS of the stage, row after row).
 // Each thread owns ITERS vectors; the mn offsets and predicates of its vectors are hoisted (init),
 // the k offsets are evaluated per k-tile.
 // ------------------------------------------------------------------------------------------------
@@ -283,7 +279,7 @@ struct SlotPerm {
 };
 
 template <class T, int TMN, int TBK, int V, bool KMAJOR, int THREADS, long long EXT_MN, long long EXT_K,
-          class MapMN, class MapK, class I, class U, int VS = 1, int SW = 0, int L2P = 0, bool KROW_ASKED = false>
+          class MapMN, class MapK, class I, class U, int VS = 1, int SW = 0, int L2P = 0>
 struct TileLoader {
   static constexpr int TC = KMAJOR ? TBK : TMN;  // smem-contiguous extent
   static constexpr int TS = KMAJOR ? TMN : TBK;  // strided extent
@@ -307,23 +303,7 @@ struct TileLoader {
   static_assert(VS == 1 || (!KMAJOR && TMN % (VS * V) == 0), "vector step VS needs an mn-contiguous tile");
   static_assert(!SW || (sizeof(T) == 2 && TS % 8 == 0 && (KMAJOR ? TC == 64 : TC % 16 == 0)),
                 "the 128-byte swizzle holds 2-byte elements in atoms of 8 rows x 64");
-  static constexpr bool KROW = KROW_ASKED && !KMAJOR && EVEN && ITERS > 1 && LV % ITERS == 0;
-  static constexpr int ROWT = KROW ? LV / ITERS : 1;  // (KROW: threads to a row)
   using Perm = SlotPerm<KMAJOR ? 1 : V, KMAJOR ? 1 : VS>;
-
-  // (smem-contiguous vector cv, strided row sl) of this thread's vector i; false past the stage's vectors
-  __device__ __forceinline__ static bool vec_at(int tid, int i, int& cv, int& sl) {
-    if constexpr (KROW) {
-      cv = tid % ROWT + i * ROWT;
-      sl = tid / ROWT;
-      return true;
-    } else {
-      const int idx = tid + i * THREADS;
-      cv = idx % LV;
-      sl = idx / LV;
-      return EVEN || idx < NV;
-    }
-  }
   // wgmma descriptor strides (bytes): LBO between 64-wide column atoms (MN-major; unused K-major),
   // SBO between groups of 8 rows
   static constexpr unsigned WG_LBO = KMAJOR ? 16u : unsigned(TS * 128), WG_SBO = 1024u;
@@ -355,10 +335,10 @@ struct TileLoader {
     mn_ok = 0;
 #pragma unroll
     for (int i = 0; i < ITERS; ++i) {
-      int cv, sl;
-      const bool in = vec_at(tid, i, cv, sl);
+      const int idx = tid + i * THREADS;
+      const int cv = idx % LV, sl = idx / LV;
       const U g = mn0 + U(KMAJOR ? sl : Perm::vector_coord(cv));
-      const bool ok = in && (FULL_MN || g < U(EXT_MN));
+      const bool ok = (EVEN || idx < NV) && (FULL_MN || g < U(EXT_MN));
       mn_off[i] = ok ? gett_offset<I>(g, MapMN{}) : I(0);
       mn_ok |= (ok ? 1u : 0u) << i;
     }
@@ -368,8 +348,9 @@ struct TileLoader {
   __device__ __forceinline__ void load(T* stage, const T* base, int tid, U k0) const {
 #pragma unroll
     for (int i = 0; i < ITERS; ++i) {
-      int cv, sl;
-      if (!vec_at(tid, i, cv, sl)) continue;
+      const int idx = tid + i * THREADS;
+      if (!EVEN && idx >= NV) continue;
+      const int cv = idx % LV, sl = idx / LV;
       const U gk = k0 + U(KMAJOR ? cv * V : sl);
       const bool ok = ((mn_ok >> i) & 1u) && (FULL_K || gk < U(EXT_K));
       const I off = ok ? I(mn_off[i] + gett_offset<I>(gk, MapK{})) : I(0);
@@ -469,8 +450,9 @@ struct TileLoader {
   __device__ __forceinline__ void transform(T* stage, int tid, U k0) const {
 #pragma unroll
     for (int i = 0; i < ITERS; ++i) {
-      int cv, sl;
-      if (!vec_at(tid, i, cv, sl)) continue;
+      const int idx = tid + i * THREADS;
+      if (!EVEN && idx >= NV) continue;
+      const int cv = idx % LV, sl = idx / LV;
       const U gk = k0 + U(KMAJOR ? cv * V : sl);
       // one vector load and one vector store per copy (the copy's destination is V-aligned)
       Pack<T, V>* pp = reinterpret_cast<Pack<T, V>*>(stage + slot(sl, cv * V));
@@ -616,7 +598,6 @@ struct Gett {
   static_assert(CLUSTER == 1 || (CLUSTER == 2 && Cfg::WS && Cfg::TMA_RANK > 0 && Cfg::SK_CTAS == 0 &&
                                  Cfg::GROUP_M % 2 == 0), "clusters of two TMA tiles, an even raster group");
   static constexpr long long KTILES = (K + BK - 1) / BK;
-  static_assert(KTILES < (1ll << 31), "the k-loop counts k-tiles in ints");
   static constexpr int GROUP_M = Cfg::GROUP_M;
   // one group holds every tile row and one B (per batch) outgrows half the L2: walk down each column of
   // tiles, so that its B panel comes from DRAM once (row by row, it came back for every tile row: #15 on
@@ -660,9 +641,9 @@ struct Gett {
   static constexpr int ETHREADS = WS ? THREADS - 128 : THREADS;  // threads that compute and store
 
   using LA = TileLoader<TA, BM, BK, Cfg::A_VEC, Cfg::A_KMAJOR, LTHREADS, M, K, typename Cfg::MapAm,
-                        typename Cfg::MapAk, I, U, Cfg::A_VS, WG, Cfg::L2_PREFETCH, !MMA>;
+                        typename Cfg::MapAk, I, U, Cfg::A_VS, WG, Cfg::L2_PREFETCH>;
   using LB = TileLoader<TB, BN, BK, Cfg::B_VEC, Cfg::B_KMAJOR, LTHREADS, N, K, typename Cfg::MapBn,
-                        typename Cfg::MapBk, I, U, Cfg::B_VS, WG, Cfg::L2_PREFETCH, !MMA>;
+                        typename Cfg::MapBk, I, U, Cfg::B_VS, WG, Cfg::L2_PREFETCH>;
   static_assert(Cfg::TMA_RANK == 0 || WS, "TMA boxes feed warp-specialised tiles");
   static_assert(!WS || (WG && MW % 64 == 0 && MW <= 128 && LA::ASYNC && LB::ASYNC && Cfg::OpA::kIdentity &&
                         Cfg::OpB::kIdentity), "warp-specialised tiles: wgmma, whole 64-row "
@@ -1293,16 +1274,14 @@ struct Gett {
       // (EPI_CHUNK: after the epilogue, which stages D in it)
       if ((SK || PERSIST) && !EPI_CHUNK && kend > kbeg) release_stage(&bars[STAGES + int((kstep - 1) % STAGES)]);
     } else {
-    // (2) main loop over the k-tiles (the pipeline's stages go round across this CTA's tiles: kstep; one
-    //     tile per CTA: the ring starts with it), counted in ints with running stage indices (s computed,
-    //     sp refilled)
-    int kbeg = 0, kend = int(KTILES);  // (stream-K: a share of the k-tiles)
+    // (2) main loop over the k-tiles (the pipeline's stages go round across this CTA's tiles: kstep)
+    long long kbeg = 0, kend = KTILES;  // (stream-K: a share of the k-tiles)
     if constexpr (SK) {
-      if (piece) kbeg = int(piece->kb), kend = int(piece->ke);
+      if (piece) kbeg = piece->kb, kend = piece->ke;
     }
-    int s = PERSIST ? int(kstep % STAGES) : 0, sp = (s + PF) % STAGES;
-    if constexpr (PERSIST) kstep += kend - kbeg;
-    for (int kt = kbeg; kt < kend; ++kt, s = s + 1 == STAGES ? 0 : s + 1, sp = sp + 1 == STAGES ? 0 : sp + 1) {
+    for (long long kt = kbeg; kt < kend; ++kt) {
+      const long long ks = PERSIST ? kstep++ : kt - kbeg;  // (one tile per CTA: the ring starts with it)
+      const int s = int(ks % STAGES);
       cp_async_wait<PF - 1>();
       if constexpr (!Cfg::OpA::kIdentity && !RES_A && !FRAG_OP_A)
         LA{}.template transform<typename Cfg::OpA>(stA(s), tid, U(kt) * U(BK));
@@ -1313,7 +1292,7 @@ struct Gett {
       __syncthreads();
       // (2a) prefetch the k-tile PF steps ahead (of this tile or, persistent, the next) into the stage
       //      computed STAGES - PF iterations ago (the barrier above is after every warp finished reading it)
-      load_next(sp, (long long)kt + PF);
+      load_next(int((ks + PF) % STAGES), kt + PF);
       // (2b) compute stage s
       const TA* As = RES_A ? panel_of(smem) + U(kt) * U(BK * LA::PITCH) : stA(s);
       const TB* Bs = stB(s);
