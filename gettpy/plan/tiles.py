@@ -24,7 +24,8 @@
 
 `kernel_spec` makes the write-bound one-k-tile mma.sync tiles and the tall wgmma tile persistent
 (`_persistent`), the compute-bound wgmma tile a TMA-fed warp-specialised one where both inputs have
-tensor maps and no op (`_tma_tile`), narrow mma.sync tiles over a k-major input bk 64 (`_kmajor_lines`),
+tensor maps and no op (`_tma_tile`), narrow mma.sync tiles over a k-major input bk 64 (`_kmajor_lines`), the
+f32 narrow tile of a long K over a k-major input one wave of 24 x W tiles (`_narrow_simt_wave`),
 caps the f32 simt tiles' registers for more CTAs per SM (`_min_blocks`), and adds what the layouts
 decide: for each input, the smem orientation and vector width (the dimension with the widest
 16-byte-aligned stride-1 run, else a scalar gather along the smaller stride), D's store direction and
