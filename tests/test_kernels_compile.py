@@ -348,8 +348,8 @@ def test_narrow_simt_wave(ext, sm, want):
     if t.bm == 24:
         assert (t.bk, t.stages, t.tm, t.tn, t.threads) == (16, 3, 12, 4, t.bn // 2)
         assert t.threads % 32 == 0 and t.threads <= 384
-        tiles = math.ceil(wide / t.bn)
-        assert tiles <= sm * math.ceil(tiles / sm) and math.ceil(wide / (t.bn - 64)) > sm * math.ceil(tiles / sm)
+        waves = math.ceil(wide / (sm * 768))  # (768 columns: two rows of 192 threads)
+        assert math.ceil(wide / t.bn) <= sm * waves < math.ceil(wide / (t.bn - 64))  # (64 narrower: too many tiles)
     else:
         assert (t.bk, t.stages, t.tm, t.tn) == (32, 3, 4, 4)
 
