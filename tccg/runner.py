@@ -256,6 +256,10 @@ def _rand_torch_bf16(shape, order: str):
     return (t * 2 - 1).to(torch.bfloat16)
 
 
+#: the output dtype (a cupy dtype name) of each benchmark dtype but bf16, whose outputs are torch tensors
+OUT_DTYPES = {"f16": "float16", "f16f32": "float32", "f32": "float32", "f64": "float64"}
+
+
 def _empty_out(shape, dtype: str, order: str):
     if dtype == "bf16":
         import torch
@@ -266,8 +270,7 @@ def _empty_out(shape, dtype: str, order: str):
         return torch.empty(tuple(shape), device="cuda", dtype=torch.bfloat16)
     import cupy
 
-    dt = {"f16": cupy.float16, "f16f32": cupy.float32, "f32": cupy.float32, "f64": cupy.float64}[dtype]
-    return cupy.empty(shape, dtype=dt, order=order)
+    return cupy.empty(shape, dtype=OUT_DTYPES[dtype], order=order)
 
 
 def _as_f64(x):
@@ -449,8 +452,7 @@ def _time_gettpy_like_torch(subs, sets, r, dtype, op, verify, row, notes, args) 
     if dtype == "bf16":
         notes.append("gettpy in torch's layout: not timed for bf16")
         return
-    out_dtype = {"f16": "float16", "f16f32": "float32", "f32": "float32", "f64": "float64"}[dtype]
-    outs = [peers.empty_in_layout(r, out_dtype) for _ in sets]
+    outs = [peers.empty_in_layout(r, OUT_DTYPES[dtype]) for _ in sets]
     err = verify(lambda a, b, c: peers.gettpy_call(subs, a, b, outs[0], dtype, op))
     if not err <= row["tol"]:
         notes.append(f"gettpy in torch's layout: wrong result (rel err {err:.1e}), not timed")

@@ -309,12 +309,17 @@ def _kmajor_lines(tile: TileConfig, plan: Plan) -> TileConfig:
     return dataclasses.replace(tile, bk=64, stages=3, persistent=True)
 
 
+def _kmajor16(plan: Plan, dim: str, width: int, bk: int) -> bool:
+    """Whether the input on the kernel's `dim` ("m": A, "n": B) is read k-major in 16-byte vectors by a tile
+    `width` wide along `dim`, at k-tiles of `bk`."""
+    layout, dtype = (plan.layout_a, plan.kernel_a.dtype) if dim == "m" else (plan.layout_b, plan.kernel_b.dtype)
+    op = input_spec(layout, dim, dtype, width, bk)
+    return op.kmajor and op.vec * ITEMSIZE[dtype] == 16
+
+
 def _wide_kmajor(tile: TileConfig, plan: Plan, bk: int) -> bool:
     """Whether a narrow tile's wide side reads its input k-major in 16-byte vectors, at k-tiles of `bk`."""
-    wide = ("m", plan.layout_a, plan.kernel_a.dtype, tile.bm) if tile.bm > tile.bn else \
-        ("n", plan.layout_b, plan.kernel_b.dtype, tile.bn)
-    op = input_spec(wide[1], wide[0], wide[2], wide[3], bk)
-    return op.kmajor and op.vec * ITEMSIZE[wide[2]] == 16
+    return _kmajor16(plan, "m", tile.bm, bk) if tile.bm > tile.bn else _kmajor16(plan, "n", tile.bn, bk)
 
 
 #: the most threads of `_narrow_simt_wave`'s tiles: their 12 x 4 thread tiles take 167 registers (384 x 168
@@ -377,8 +382,7 @@ def _narrow_ws(tile: TileConfig, plan: Plan) -> TileConfig:
         return tile
     if _op_expr(plan.ops[0]) or _op_expr(plan.ops[1]):  # (a warp-specialised tile applies no op to A or B)
         return tile
-    a = input_spec(plan.layout_a, "m", ta.dtype, 256, 64)
-    if not (a.kmajor and a.vec * ITEMSIZE[ta.dtype] == 16):
+    if not _kmajor16(plan, "m", 256, 64):
         return tile
     return TileConfig(256, 32, 64, 4, wm=64, wn=32, wgmma=True, ws=True, persistent=True, l2_prefetch=NARROW_PREFETCH)
 
