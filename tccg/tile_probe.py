@@ -114,17 +114,20 @@ def tile_from(text: str, heuristic):
                       m.group(4))
 
 
-def core_schedule(case, din: str, dout: str, swap: bool = False, order: str = "", op: str | None = None):
+def core_schedule(case, din: str, dout: str, swap: bool = False, order: str = "", op: str | None = None,
+                  compute: str = ""):
     """The schedule of TCCG `case` (host only). swap: the planner's partition with A and B trading roles.
     order: the kernel's m or n modes in another order, e.g. "n=c,a" (fastest first), its first mode
     optionally cut, e.g. "n=a:8,c": a's first 8, then c, then the rest of a (Partition.split_n). op: a
-    gettpy op name (e.g. "leaky_relu") on A, B and the result, as `python -m tccg --ops` poses it."""
-    import dataclasses
+    gettpy op name (e.g. "leaky_relu") on A, B and the result, as `python -m tccg --ops` poses it. compute: the
+    problem's compute type ("" for the default)."""
 
     from gettpy.plan.partition import partition
     from gettpy.plan.schedule import make_schedule
 
     problem = case_problem(case, din, dout, op=op)
+    if compute:
+        problem = dataclasses.replace(problem, compute=compute)
     part = None
     if swap:
         p = partition(problem)
@@ -141,16 +144,17 @@ def core_schedule(case, din: str, dout: str, swap: bool = False, order: str = ""
     return make_schedule(problem, part=part)
 
 
-def core_inputs(case, din: str, dout: str, swap: bool = False, order: str = "", op: str | None = None):
+def core_inputs(case, din: str, dout: str, swap: bool = False, order: str = "", op: str | None = None,
+                compute: str = ""):
     """(schedule, core plan, A and B as the core kernel reads them, D, float64 reference) of TCCG `case` with
     random column-major inputs; the packs, if any, are made here, outside any timing. None for a split-K
-    schedule (tccg.split_probe times those). swap, order, op: as `core_schedule`."""
+    schedule (tccg.split_probe times those). swap, order, op, compute: as `core_schedule`."""
     import cupy
 
     from gettpy.backends.staged import _pack
     from gettpy.ops import as_op
 
-    sched = core_schedule(case, din, dout, swap, order, op)
+    sched = core_schedule(case, din, dout, swap, order, op, compute)
     if sched.stage_d is not None:
         return None
     shapes = case.shapes()
@@ -190,7 +194,7 @@ def _prebuild(cases, din, dout, args, case_tiles) -> None:
 
     specs = []
     for case in cases:
-        sched = core_schedule(case, din, dout, args.swap, args.order, args.op)
+        sched = core_schedule(case, din, dout, args.swap, args.order, args.op, args.compute)
         if sched.stage_d is not None:
             continue
         for tile in case_tiles(sched.core):
@@ -221,6 +225,8 @@ def main(argv=None) -> int:
                     "'m=b;n=c,a' (fastest first), instead of the planner's")
     ap.add_argument("--op", default=None, help="a gettpy op (e.g. leaky_relu) on A, B and the result, as "
                     "`python -m tccg --ops` poses it; ops the schedule pre-applies in a pack are made beforehand")
+    ap.add_argument("--compute", default="", help="the problem's compute type (e.g. f64: f32 inputs summed in f64, "
+                    "on the f64 tensor cores on an mma tile), instead of the default")
     ap.add_argument("--paths", default="mma,wgmma", help="tile families to time besides the heuristic's")
     ap.add_argument("--tiles", default="", help="only these tiles besides the heuristic's, comma separated, "
                     "BMxBNxBK/STAGES@WMxWN (mma.sync), the same ending in 'w' (wgmma) or @TMxTN ending in 's' (simt), "
@@ -257,7 +263,7 @@ def main(argv=None) -> int:
     _prebuild(cases, din, dout, args, lambda plan: [t for _, t in case_tiles(plan)])
     ratios: dict[str, list[tuple[int, float]]] = {}  # label -> (case, its time / the heuristic's)
     for case in cases:
-        inputs = core_inputs(case, din, dout, args.swap, args.order, args.op)  # (the core kernel alone)
+        inputs = core_inputs(case, din, dout, args.swap, args.order, args.op, args.compute)  # (the core alone)
         if inputs is None:
             print(f"{case.num}: split-K schedule, skipped (tccg.split_probe times those)")
             continue

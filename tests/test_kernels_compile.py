@@ -218,7 +218,7 @@ def test_narrow_k48_tiles_compile(dtype, compute, sa, sb):
     spec = kernel_spec(make_plan(p), False)
     B.build(spec, "sm_90")  # (raises KernelError if NVRTC rejects it)
     assert spec.tile.bk == (48 if sa == (48, 1) else 32)
-    assert choose_tile(5184, 5184, 5184, dtype="f32").tm > 0
+    assert choose_tile(5184, 5184, 5184, dtype="f32", wgmma=False).tm > 0  # (sm_90: the f64 tensor cores)
     t = choose_tile(6144, 6144, 24, dtype="f32")  # f32, short K (ccsd_t): 64x64 tiles, 3 k-tiles of 8
     assert (t.bm, t.bn, t.bk, t.stages, t.tm, t.tn) == (64, 64, 8, 4, 4, 4)  # (4 stages: every load at once)
     t = choose_tile(6144, 6144, 72, dtype="f32")  # K = 72: 80 columns of bk 16 (11% zero-fill) stays
@@ -249,7 +249,7 @@ def test_f32_tiles_least_padded_work():
     for (M, N, K), want in [((296, 92352, 312), (64, 128)), ((92352, 312, 296), (128, 64)),
                             ((312, 92352, 296), (64, 128)), ((5136, 5120, 5136), (128, 128)),
                             ((5184, 5184, 5184), (128, 128))]:
-        t = choose_tile(M, N, K, dtype="f32")
+        t = choose_tile(M, N, K, dtype="f32", wgmma=False)  # (sm_90: the squares on the f64 tensor cores)
         assert (t.bm, t.bn) == want and t.tm * t.tn * t.threads == t.bm * t.bn
         for bm, bn in [(128, 128), (128, 64), (64, 128), (64, 64)]:  # (the enumeration, independently)
             assert work(M, N, t) <= work(M, N, TileConfig(bm, bn, 16, 3, tm=bm // 16, tn=bn // 16))

@@ -16,7 +16,7 @@ from gettpy.plan import schedule as sched
 from gettpy.plan.cache import clear_plan_cache
 from gettpy.plan.problem import ContractionProblem, TensorInfo
 from gettpy.plan.schedule import make_schedule
-from gettpy.plan.tiles import kernel_spec
+from gettpy.plan.tiles import DMMA_TILE, kernel_spec
 
 einsum_mod = importlib.import_module("gettpy.einsum")  # the module (gettpy.einsum is the function)
 
@@ -215,10 +215,11 @@ def test_simt_split_tile_choice_and_stream_k_gate():
     (29, "f16", (True, True)),
     (12, "f16", (False, False)),  # a plain GEMM's runs are thousands long
     (28, "f16", (True, True)),  # both (with TMA tiles; on mma.sync tiles the pair measured slower)
-    (20, "f32", (False, False)),  # simt: both inputs m / n-contiguous already
-    (21, "f32", (False, True)),  # simt: B read k-major is packed m / n first (tiles of vector loads)
-    (12, "f32", (False, True)),
-    (28, "f32", (True, True)),
+    # f32: the f64 tensor cores read both inputs k-major; an input not k-contiguous is packed k first
+    (20, "f32", (True, True)),
+    (21, "f32", (True, False)),
+    (12, "f32", (True, False)),
+    (28, "f32", (False, True)),
 ])
 def test_short_run_packs(num, dtype, packs):
     row = TCCG48[num - 1]
@@ -226,12 +227,13 @@ def test_short_run_packs(num, dtype, packs):
     assert (s.pack_a is not None, s.pack_b is not None) == packs
     if all(packs) and dtype == "f16":  # both packed inputs are read k-major with 16-byte vectors
         assert [lay.vector_width("k") * lay.itemsize for lay in (s.core.layout_a, s.core.layout_b)] == [16, 16]
-    if dtype == "f32":  # compute-bound simt: every input (packed or not) is read m / n-contiguous
+    if dtype == "f32":  # compute-bound f32 on sm_90: every input (packed or not) read k-major in 16-byte vectors
         spec = kernel_spec(s.core, False)
-        assert not spec.a.kmajor and not spec.b.kmajor and (spec.tile.bm, spec.tile.bn) == (128, 64)
+        assert spec.tf32 == 2 and spec.compute == "f64" and spec.tile == DMMA_TILE
+        assert (spec.a.kmajor, spec.b.kmajor, spec.a.vec, spec.b.vec) == (True, True, 4, 4)
         for pk in (s.pack_a, s.pack_b):
-            if pk is not None:  # (packed m / n modes first)
-                assert pk.modes[0] not in s.core.part.k
+            if pk is not None:  # (packed k modes first)
+                assert pk.modes[0] in s.core.part.k
 
 
 def test_forced_split_and_its_errors():

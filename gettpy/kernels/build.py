@@ -244,8 +244,12 @@ def build_source(src: str, name: str, arch: str | None = None, use_cache: bool =
 
 
 def spec_arch(spec: KernelSpec, arch: str | None = None) -> str:
-    """The architecture `spec` compiles for on `arch`: wgmma tiles need sm_90a (an sm_90 device only)."""
+    """The architecture `spec` compiles for on `arch`: wgmma tiles need sm_90a (an sm_90 device only), the f64
+    tensor-core tiles of f32 inputs (KernelSpec.tf32 = 2) sm_90 or newer."""
     arch = normalize_arch(arch)
+    if spec.tf32 == 2 and int(re.match(r"sm_(\d+)", arch).group(1)) < 90:
+        raise KernelError(f"tile {spec.tile}: f32 inputs on an mma tile run on the f64 tensor cores "
+                          f"(mma.m16n8k8.f64), which need sm_90 or newer, not {arch}: give a simt tile")
     if spec.tile.wgmma:
         if arch not in ("sm_90", "sm_90a"):
             raise KernelError(f"tile {spec.tile}: wgmma kernels run on sm_90 devices only, not {arch}")

@@ -98,6 +98,8 @@ struct alignas(sizeof(T) * V) Pack { T e[V]; };
 
 template <bool B, class T, class F> struct Cond { using type = T; };
 template <class T, class F> struct Cond<false, T, F> { using type = F; };
+template <class T, class U> struct Same { static constexpr bool value = false; };
+template <class T> struct Same<T, T> { static constexpr bool value = true; };
 
 // V contiguous values from shared memory at p (aligned to MAXV * sizeof(T) or to 16 bytes), in loads
 // of up to MAXV values and 16 bytes
@@ -516,6 +518,25 @@ __device__ __forceinline__ void round_tf32(unsigned (&x)[R][C], unsigned (&small
       x[i][j] = big;
     }
 }
+// f64 tensor cores for f32 inputs (mode 2, sm_90): an f32 value widened to f64 is exact, so is the product
+// of two (48 of f64's 53 bits), and the sums are f64's. mma.m16n8k8.f64 places its fragments where
+// m16n8k8.tf32 does (A: (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4); B: (t, g), (t + 4, g); C: (g, 2t + {0,
+// 1}), (g + 8, ...); g = lane / 4, t = lane % 4), so the tf32 path's ldmatrix loads of k-major f32 tiles feed it
+__device__ __forceinline__ void mma_f64(double* c, const unsigned (&a)[4], const unsigned (&b)[2]) {
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+               "{%0,%1,%2,%3};\n"
+               : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+               : "d"(double(__uint_as_float(a[0]))), "d"(double(__uint_as_float(a[1]))),
+                 "d"(double(__uint_as_float(a[2]))), "d"(double(__uint_as_float(a[3]))),
+                 "d"(double(__uint_as_float(b[0]))), "d"(double(__uint_as_float(b[1]))));
+}
+template <int MI, int NI>
+__device__ __forceinline__ void mma_f64_tile(double* acc, const unsigned (&af)[MI][4], const unsigned (&bf)[NI][2]) {
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < NI; ++ni) mma_f64(&acc[(mi * NI + ni) * 4], af[mi], bf[ni]);
+}
 template <int MODE, int MI, int NI>
 __device__ __forceinline__ void mma_tf32_tile(float* acc, unsigned (&af)[MI][4], unsigned (&bf)[NI][2]) {
   unsigned as[MI][4], bs[NI][2];  // (the small parts: 3xTF32 only)
@@ -585,7 +606,7 @@ struct Gett {
   static constexpr bool WG = Cfg::WGMMA;  // the mma path on wgmma (warpgroups of 64 x BN)
   static_assert(!WG || (MMA && !Cfg::TF32 && sizeof(typename Cfg::TA) == 2 && Cfg::WM == 64 && Cfg::WN == Cfg::BN
                         && Cfg::BK % 16 == 0 && (Cfg::WS ? 384 : (Cfg::BM / 64) * 128) == Cfg::THREADS), "bad wgmma tile");
-  static constexpr int TF32 = Cfg::TF32;  // 0: f16/bf16 m16n8k16 (or simt); 1: tf32, 3: 3xtf32 (f32 inputs)
+  static constexpr int TF32 = Cfg::TF32;  // 0: f16/bf16 m16n8k16 (or simt); 1: tf32, 3: 3xtf32, 2: f64 mma (f32 inputs)
   static constexpr int KSTEP = TF32 ? 8 : 16;  // k of one mma
   static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
   static constexpr int THREADS = Cfg::THREADS;
@@ -744,6 +765,8 @@ struct Gett {
   static_assert(!MMA || WG || (BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0 && BK % 16 == 0 &&
                                (BM / WM) * (BN / WN) * 32 == THREADS), "bad MMA tile configuration");
   static_assert(!TF32 || (MMA && Cfg::A_KMAJOR && Cfg::B_KMAJOR), "tf32 fragments come from k-major tiles");
+  static_assert(!MMA || (TF32 == 2) == Same<TAcc, double>::value,
+                "an mma tile accumulates in f64 exactly on the f64 tensor-core path (TF32 == 2)");
   static_assert(MMA || (BM % TM == 0 && BN % TN == 0 && TMS * TNS == THREADS), "bad SIMT tile configuration");
 
   // a barrier of the threads that compute and store (all of them, but the loaders of a WS tile)
@@ -1328,7 +1351,9 @@ struct Gett {
               ldmatrix_x2<true>(bf[ni], Bs + (kk + j * 8 + lr) * LB::PITCH + ncol);
             if constexpr (FRAG_OP_B) frag_op<typename Cfg::OpB, TB>(bf[ni], U(kt) * U(BK) + U(kk), lane);
           }
-          if constexpr (TF32) {
+          if constexpr (TF32 == 2) {
+            mma_f64_tile<MI, NI>(acc, af, bf);
+          } else if constexpr (TF32) {
             mma_tf32_tile<TF32, MI, NI>(acc, af, bf);
           } else {
 #pragma unroll

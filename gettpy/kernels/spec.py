@@ -245,8 +245,9 @@ class KernelSpec:
         index64: 64-bit offsets and coordinates.
         semiring: () for the ordinary sum, else CUDA expressions (add in a, b; mul in x, y; zero) of
             gettpy.ops.Semiring (simt path only).
-        tf32: 0, or for f32 inputs on an mma tile 1 (TF32 tensor cores) or 3 (3xTF32: each operand split
-            into two tf32 parts, three mmas, close to fp32 accuracy); both inputs k-major in smem.
+        tf32: 0, or for f32 inputs on an mma tile 1 (TF32 tensor cores), 3 (3xTF32: each operand split
+            into two tf32 parts, three mmas, close to fp32 accuracy) or 2 (f64 tensor cores, sm_90: the f32
+            values widened to f64, exact products, f64 sums; compute "f64"); both inputs k-major in smem.
     """
 
     tile: TileConfig
@@ -269,8 +270,11 @@ class KernelSpec:
     tf32: int = 0
 
     def __post_init__(self):
-        if self.tf32 not in (0, 1, 3):
-            raise KernelError(f"tf32={self.tf32}: 0 (off), 1 (TF32) or 3 (3xTF32)")
+        if self.tf32 not in (0, 1, 2, 3):
+            raise KernelError(f"tf32={self.tf32}: 0 (off), 1 (TF32), 2 (f64 tensor cores) or 3 (3xTF32)")
+        if self.tf32 and (self.compute == "f64") != (self.tf32 == 2):
+            raise KernelError(f"tf32={self.tf32} with compute {self.compute}: the f64 tensor-core path (2) and "
+                              f"only it accumulates in f64")
         if self.tf32 and not (self.tile.mma and self.a.dtype == self.b.dtype == "f32" and self.a.kmajor
                               and self.b.kmajor and self.tile.bk % 8 == 0):
             raise KernelError("tf32 needs f32 inputs, an mma tile with bk % 8 == 0 and k-major A and B tiles")

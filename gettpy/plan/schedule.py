@@ -159,11 +159,12 @@ def _gathered(layout, dims: tuple[str, str], tile_mn: int) -> bool:
     return all((layout.vector_width(d) if d == "k" else layout.vector_access(d, tile_mn)[0]) == 1 for d in dims)
 
 
-def _read(layout, mn: str, dtype: str, tile):
-    """How the kernel reads this input on `tile` (its OperandSpec: smem orientation, vector, slot step)."""
+def _read(layout, mn: str, dtype: str, tile, kmajor_only: bool = False):
+    """How the kernel reads this input on `tile` (its OperandSpec: smem orientation, vector, slot step);
+    kmajor_only: on a tile whose fragments come from k-major tiles (tiles.input_spec)."""
     from .tiles import input_spec
 
-    return input_spec(layout, mn, dtype, tile.bm if mn == "m" else tile.bn, tile.bk)
+    return input_spec(layout, mn, dtype, tile.bm if mn == "m" else tile.bn, tile.bk, kmajor_only)
 
 
 def _permuted(spec) -> bool:
@@ -386,10 +387,11 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
     rereads_a, rereads_b = _rereads(plan, sm_count)
     new_ka, new_kb = ka, kb
     t = _tile(plan, sm_count)
-    from .tiles import compute_bound, panel_fits
+    from .tiles import _tf32_mode, compute_bound, panel_fits
 
     heavy = compute_bound(plan.M, plan.N, plan.K)
     mn_first = _mn_first(plan, t)
+    dmma = t.mma and _tf32_mode(problem.compute, ka.dtype, kb.dtype) == 2
     sides = (("a", ka, rereads_a, plan.layout_a, t.bm, va), ("b", kb, rereads_b, plan.layout_b, t.bn, vb))
     # (short-run packs: tensor-core inputs only -- on the H100 they made the f32 simt cases 1.17 -> 1.35x;
     #  beside a gathered input's pack they made #28 / #30 1.75 -> 1.93x on mma.sync tiles, but on the TMA
@@ -406,7 +408,9 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
                           and _permuted(read))
         short_runs = (heavy and info.itemsize == 2 and rereads >= OP_PACK_MIN_REREADS and _read_run(read) < PACK_RUN)
         simt_kmajor = mn_first and read.kmajor and rereads >= OP_PACK_MIN_REREADS
-        if (op_first or small_permuted or short_runs or simt_kmajor
+        # (the f64 tensor-core tiles read both inputs k-major: one not k-contiguous comes as 4-byte copies)
+        dmma_scalar = dmma and rereads >= OP_PACK_MIN_REREADS and _read(lay, mn, info.dtype, t, True).vec == 1
+        if (op_first or small_permuted or short_runs or simt_kmajor or dmma_scalar
                 or rereads >= PACK_MIN_REREADS and _gathered(lay, (mn, "k"), tmn)):
             new = packed(info, _pack_order(plan, mn, vec, mn_first), ext, apply_op=can_op)  # (the op once)
             new_ka, new_kb = (new, new_kb) if which == "a" else (new_ka, new)

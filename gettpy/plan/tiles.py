@@ -63,6 +63,12 @@ WRITE_BOUND = 16
 SIMT_SHORT_K = 32
 
 # (bm, bn, wm, wn) of the mma path, (bm, bn, tm, tn) of the simt path
+#: f32 inputs of a compute-bound GEMM on an sm_90 device (compute f32 or f64, no TF32 mode): the f64 tensor
+#: cores (KernelSpec.tf32 = 2), which the H100 runs faster than its f32 FMA units (cuBLAS 5184^3: DGEMM
+#: 4.81 ms, SGEMM 6.19 ms; results/v19_h100/call1/). 4 warps of 64 x 32 (f64 accumulators: 128 registers a
+#: thread), 2 CTAs per SM, bk 32 in 3 stages: against the f32 simt heuristic's core, #20 5.90 -> 5.27 ms, #21
+#: 5.78 -> 5.52, #28 5.71 -> 5.37, #12 5.53 -> 5.43 (call2/, the pack of any input not k-contiguous not timed)
+DMMA_TILE = TileConfig(128, 64, 32, 3, wm=64, wn=32, min_blocks=2)
 _MMA_WIDE = [(128, 128, 64, 32), (128, 64, 64, 32), (64, 128, 32, 64), (64, 64, 32, 32)]
 # (narrow side 17..32: 256 wide, so that an interleaved pair (16 of the output's mode x 8 of the input's
 #  y, 128 coordinates) is read as 16 of y: 32-byte runs, whole sectors; tccg/tile_probe.py on the H100,
@@ -110,14 +116,19 @@ def compute_bound(M: int, N: int, K: int, simt: bool = False) -> bool:
 
 def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_a: int = 8, vec_b: int = 8,
                 sm_count: int = SM_COUNT, dtype_b: str | None = None, compute: str = "f32",
-                semiring: bool = False, wgmma: bool = True) -> TileConfig:
+                semiring: bool = False, wgmma: bool = True, dmma: bool = True) -> TileConfig:
     """Heuristic TileConfig for a GEMM of M x N x K (times batch) with `dtype` (A) / `dtype_b` inputs.
 
     The mma path is taken when both inputs are f16 or both bf16, the accumulate type is f32 and the
     sum is the ordinary one (no semiring); every other combination runs on the simt path. vec_a / vec_b:
     vector widths of the inputs (1 = gathers; reserved for the tuner, the heuristic does not use them yet).
     wgmma: the target is an sm_90 device, where the wide f16/bf16 tiles run on warpgroup MMA.
+    dmma: f32 inputs of a compute-bound GEMM (at least 128 x 128) may run on the f64 tensor cores of such a
+    device (DMMA_TILE), which read both inputs k-major: False where one would come as 4-byte copies.
     """
+    if (dmma and wgmma and compute in ("f32", "f64") and dtype == (dtype_b or dtype) == "f32" and not semiring
+            and min(M, N) >= 128 and compute_bound(M, N, K)):
+        return DMMA_TILE
     tf32 = compute in TF32_MODES and dtype == (dtype_b or dtype) == "f32" and not semiring
     mma = (dtype in MMA_DTYPES and (dtype_b or dtype) == dtype and compute == "f32" and not semiring) or tf32
     if not mma and dtype not in ("f32", "f64"):
@@ -217,6 +228,14 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
 def _first_stride(layout: OperandLayout, dim: str) -> float:
     dm = layout.dim(dim)
     return abs(dm.strides[0]) if dm.strides else math.inf
+
+
+def _tf32_mode(compute: str, dtype_a: str, dtype_b: str) -> int:
+    """KernelSpec.tf32 of an mma tile: the TF32 modes' number; 2 (the f64 tensor cores) for f32 inputs
+    computed in f32 or f64, whose exact products and f64 sums are at least as accurate as either; else 0."""
+    if compute in ("f32", "f64") and dtype_a == dtype_b == "f32":
+        return 2
+    return TF32_MODES.get(compute, 0)
 
 
 def input_spec(layout: OperandLayout, mn: str, dtype: str, tile_mn: int, bk: int, kmajor_only=False) -> OperandSpec:
@@ -523,12 +542,15 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
     if chosen:
         va = max(plan.layout_a.vector_width("k"), plan.layout_a.vector_access("m")[0])
         vb = max(plan.layout_b.vector_width("k"), plan.layout_b.vector_access("n")[0])
+        kvec = min(plan.layout_a.vector_width("k"), plan.layout_b.vector_width("k"))
         tile = choose_tile(plan.M, plan.N, plan.K, plan.batch, ta.dtype, va, vb, sm_count, tb.dtype, p.compute,
-                           p.semiring is not None, wgmma)
+                           p.semiring is not None, wgmma, dmma=kvec >= 4)
         tile = _persistent(_run_aligned(_kmajor_lines(tile, plan), plan.layout_d), plan.M, plan.N, plan.K)
         tile = _narrow_simt_wave(tile, plan, sm_count)
         tile = _narrow_ws(tile, plan) if wgmma else tile
-    tf32 = TF32_MODES.get(p.compute, 0) if tile.mma else 0
+    tf32 = _tf32_mode(p.compute, ta.dtype, tb.dtype) if tile.mma else 0
+    if tf32 == 2 and tile.wgmma:  # (no warpgroup MMA on f64: refused below as f32 inputs on a wgmma tile)
+        tf32 = 0
     if tile.mma and not tf32 and (ta.dtype not in MMA_DTYPES or tb.dtype != ta.dtype or p.compute != "f32"):
         raise KernelError(f"tile {tile} is an mma tile but A, B are {ta.dtype}, {tb.dtype} (compute {p.compute})")
     if tile.ws and (_op_expr(plan.ops[0]) or _op_expr(plan.ops[1])):
@@ -569,7 +591,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
     big = 2**31 - 1 - 1024
     index64 = any(lay.needs_64bit for lay in layouts) or max(plan.M, plan.N, plan.K, plan.batch) >= big
     op_a, op_b, op_c, op_d = plan.ops
-    compute = accumulate_type(p.compute)
+    compute = "f64" if tf32 == 2 else accumulate_type(p.compute)
     if compute not in ("f32", "f64"):
         raise KernelError(f"no GPU kernel for compute type {compute} (a complex plan runs as real launches of "
                           f"gettpy.backends.gpu_complex.real_plan; kernel_spec takes real plans only)")
