@@ -155,7 +155,9 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
             (``gettpy.ops.semiring(...)`` builds one from CUDA expressions with numpy twins).
         compute: None, or for float32 operands the opt-in tensor-core modes "tf32" (inputs rounded to
             TF32, float32 accumulation) and "3xtf32" (each input split into two TF32 parts, three
-            products: close to float32 accuracy).
+            products: close to float32 accuracy). With None, a large compute-bound float32 contraction on
+            an sm_90 GPU runs on the float64 tensor cores: inputs widened to float64 (exact), float64 sums,
+            the result rounded to float32 once (more accurate than a float32 sum, and faster there).
         **options: numpy's ``casting`` (default "safe") rules `dtype` and `out`; ``order`` is accepted and
             ignored (results are C-ordered).
 

@@ -387,11 +387,11 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
     rereads_a, rereads_b = _rereads(plan, sm_count)
     new_ka, new_kb = ka, kb
     t = _tile(plan, sm_count)
-    from .tiles import _tf32_mode, compute_bound, panel_fits
+    from .tiles import compute_bound, panel_fits, tf32_mode
 
     heavy = compute_bound(plan.M, plan.N, plan.K)
     mn_first = _mn_first(plan, t)
-    dmma = t.mma and _tf32_mode(problem.compute, ka.dtype, kb.dtype) == 2
+    dmma = t.mma and tf32_mode(problem.compute, ka.dtype, kb.dtype) == 2
     sides = (("a", ka, rereads_a, plan.layout_a, t.bm, va), ("b", kb, rereads_b, plan.layout_b, t.bn, vb))
     # (short-run packs: tensor-core inputs only -- on the H100 they made the f32 simt cases 1.17 -> 1.35x;
     #  beside a gathered input's pack they made #28 / #30 1.75 -> 1.93x on mma.sync tiles, but on the TMA

@@ -230,7 +230,7 @@ def _first_stride(layout: OperandLayout, dim: str) -> float:
     return abs(dm.strides[0]) if dm.strides else math.inf
 
 
-def _tf32_mode(compute: str, dtype_a: str, dtype_b: str) -> int:
+def tf32_mode(compute: str, dtype_a: str, dtype_b: str) -> int:
     """KernelSpec.tf32 of an mma tile: the TF32 modes' number; 2 (the f64 tensor cores) for f32 inputs
     computed in f32 or f64, whose exact products and f64 sums are at least as accurate as either; else 0."""
     if compute in ("f32", "f64") and dtype_a == dtype_b == "f32":
@@ -548,7 +548,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
         tile = _persistent(_run_aligned(_kmajor_lines(tile, plan), plan.layout_d), plan.M, plan.N, plan.K)
         tile = _narrow_simt_wave(tile, plan, sm_count)
         tile = _narrow_ws(tile, plan) if wgmma else tile
-    tf32 = _tf32_mode(p.compute, ta.dtype, tb.dtype) if tile.mma else 0
+    tf32 = tf32_mode(p.compute, ta.dtype, tb.dtype) if tile.mma else 0
     if tf32 == 2 and tile.wgmma:  # (no warpgroup MMA on f64: refused below as f32 inputs on a wgmma tile)
         tf32 = 0
     if tile.mma and not tf32 and (ta.dtype not in MMA_DTYPES or tb.dtype != ta.dtype or p.compute != "f32"):
