@@ -121,7 +121,6 @@ def core_schedule(case, din: str, dout: str, swap: bool = False, order: str = ""
     optionally cut, e.g. "n=a:8,c": a's first 8, then c, then the rest of a (Partition.split_n). op: a
     gettpy op name (e.g. "leaky_relu") on A, B and the result, as `python -m tccg --ops` poses it. compute: the
     problem's compute type ("" for the default)."""
-
     from gettpy.plan.partition import partition
     from gettpy.plan.schedule import make_schedule
 

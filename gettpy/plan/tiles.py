@@ -62,13 +62,13 @@ WRITE_BOUND = 16
 #: 0.085-0.089 ms on 64x64x8/3)
 SIMT_SHORT_K = 32
 
-# (bm, bn, wm, wn) of the mma path, (bm, bn, tm, tn) of the simt path
 #: f32 inputs of a compute-bound GEMM on an sm_90 device (compute f32 or f64, no TF32 mode): the f64 tensor
 #: cores (KernelSpec.tf32 = 2), which the H100 runs faster than its f32 FMA units (cuBLAS 5184^3: DGEMM
 #: 4.81 ms, SGEMM 6.19 ms; results/v19_h100/call1/). 4 warps of 64 x 32 (f64 accumulators: 128 registers a
 #: thread), 2 CTAs per SM, bk 32 in 3 stages: against the f32 simt heuristic's core, #20 5.90 -> 5.27 ms, #21
 #: 5.78 -> 5.52, #28 5.71 -> 5.37, #12 5.53 -> 5.43 (call2/, the pack of any input not k-contiguous not timed)
 DMMA_TILE = TileConfig(128, 64, 32, 3, wm=64, wn=32, min_blocks=2)
+# (bm, bn, wm, wn) of the mma path, (bm, bn, tm, tn) of the simt path
 _MMA_WIDE = [(128, 128, 64, 32), (128, 64, 64, 32), (64, 128, 32, 64), (64, 64, 32, 32)]
 # (narrow side 17..32: 256 wide, so that an interleaved pair (16 of the output's mode x 8 of the input's
 #  y, 128 coordinates) is read as 16 of y: 32-byte runs, whole sectors; tccg/tile_probe.py on the H100,
@@ -126,7 +126,7 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
     dmma: f32 inputs of a compute-bound GEMM (at least 128 x 128) may run on the f64 tensor cores of such a
     device (DMMA_TILE), which read both inputs k-major: False where one would come as 4-byte copies.
     """
-    if (dmma and wgmma and compute in ("f32", "f64") and dtype == (dtype_b or dtype) == "f32" and not semiring
+    if (dmma and wgmma and tf32_mode(compute, dtype, dtype_b or dtype) == 2 and not semiring
             and min(M, N) >= 128 and compute_bound(M, N, K)):
         return DMMA_TILE
     tf32 = compute in TF32_MODES and dtype == (dtype_b or dtype) == "f32" and not semiring
