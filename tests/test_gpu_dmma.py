@@ -2,7 +2,8 @@
 result against numpy float64 at every element, to within f32's rounding of the exact sum (f64 products and
 sums leave only the final rounding): through the heuristic (a compute-bound contraction with partial tiles
 and k-tiles, inputs packed k first), with the tile forced for the four k-major / m-n-major input layouts (the
-mn-major ones read as 4-byte copies) under alpha / beta with C, and with leaky_relu on A, B and D."""
+mn-major ones read as 4-byte copies) under alpha / beta with C, with leaky_relu on A, B and D; and the split
+cores (schedule.DMMA_SPLIT_TILE) of #14's contraction within their slices' f32 roundings."""
 from __future__ import annotations
 
 import numpy as np
@@ -83,3 +84,30 @@ def test_dmma_leaky_relu():
     ref = f(f(ha.astype(np.float64)) @ f(hb.astype(np.float64)))
     # (the ops' f32 roundings of A and B, then f32's of the result: far under an f32 sum's ~sqrt(K) ulps)
     assert np.abs(got - ref).max() <= 2e-7 * np.abs(ref).max()
+
+
+@pytest.mark.parametrize("ext", [{"a": 150, "b": 140, "c": 64, "d": 200}, {"a": 200, "b": 190, "c": 96, "d": 160}])
+def test_dmma_split_core(ext):
+    """ab-cad-dcb (TCCG #14's contraction) at sizes whose schedule splits K (16 / 24 slices of c) onto the f64
+    split tile (partial 64 x 64 tiles at 140 x 150 and 190 x 200): each slice's sum is f64's rounded to f32 in
+    the workspace, then the slices are summed in f32: at most slices + 1 f32 roundings."""
+    _need_sm90()
+    import cupy as cp
+
+    import gettpy
+    from gettpy.plan.schedule import make_schedule
+    from gettpy.plan.tiles import kernel_spec
+    from tccg.runner import case_problem
+    from tccg.suite import Case
+
+    sched = make_schedule(case_problem(Case(14, "ccsd", "ab-cad-dcb", ext), "f32", "f32", "F"))
+    assert sched.split_mode and kernel_spec(sched.core, False).tf32 == 2
+    rng = np.random.default_rng(14)
+    ha = rng.uniform(-1, 1, [ext[m] for m in "cad"]).astype(np.float32)
+    hb = rng.uniform(-1, 1, [ext[m] for m in "dcb"]).astype(np.float32)
+    got = cp.asnumpy(gettpy.einsum("cad,dcb->ab", cp.asarray(np.asfortranarray(ha)),
+                                   cp.asarray(np.asfortranarray(hb)))).astype(np.float64)
+    ref = np.einsum("cad,dcb->ab", ha.astype(np.float64), hb.astype(np.float64))
+    # (each slice's rounding and the f32 sum of the slices: at most (slices + 1) roundings of sum |a b|)
+    mag = np.einsum("cad,dcb->ab", np.abs(ha).astype(np.float64), np.abs(hb).astype(np.float64))
+    assert np.all(np.abs(got - ref) <= (sched.core.batch + 1) * 2.0**-24 * mag)

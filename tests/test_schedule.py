@@ -132,22 +132,23 @@ def test_split_k_on_the_f32_short_side_tile():
     waves, 864 k each; 3 and 4 slices leave under 1.5 waves, 8 a third wave) and the split core keeps the
     72 x 128 tile; #13 in f32 (M, N = 296, 312) splits onto 64 x 64 tiles (64 threads of 8 x 8, 6 CTAs per
     SM: 320 x 320 padded, not 384 x 320), 74 slices, with stream-K over its 792 slots (1850 tiles: 2.3
-    waves); #14, 52 slices, 1300 tiles: under two waves, no stream-K."""
+    waves); #14, 52 slices, 1300 tiles: under two waves, no stream-K. (A target without the f64 tensor cores:
+    on sm_90 the f32 split cores run on DMMA_SPLIT_TILE, tests/test_dmma.py.)"""
     from gettpy.plan.tiles import kernel_spec
 
     row = TCCG48[19 - 1]
-    s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3]), "f32"))
+    s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3]), "f32"), f64_cores=False)
     assert s.split_mode == "d" + sched.SPLIT_SUFFIX and (s.core.batch, s.core.M, s.core.K) == (6, 72, 864)
     tile = kernel_spec(s.core, False).tile
     assert (tile.bm, tile.bn, tile.bk, tile.tm, tile.tn) == (72, 128, 16, 9, 4)
     row = TCCG48[13 - 1]
-    s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3]), "f32"))
+    s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3]), "f32"), f64_cores=False)
     assert s.split_mode == "c" + sched.SPLIT_SUFFIX and s.core.batch == 74
     tile = kernel_spec(s.core, False).tile
     assert (tile.bm, tile.bn, tile.tm, tile.tn, tile.min_blocks, tile.mma, tile.sk_ctas) == \
         (64, 64, 8, 8, 6, False, 792)
     row = TCCG48[14 - 1]
-    s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3]), "f32"))
+    s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3]), "f32"), f64_cores=False)
     assert s.split_mode == "c" + sched.SPLIT_SUFFIX and s.core.batch == 52
     tile = kernel_spec(s.core, False).tile
     assert (tile.bm, tile.bn, tile.min_blocks, tile.sk_ctas) == (64, 64, 6, 0)
@@ -189,7 +190,7 @@ def test_simt_split_tile_choice_and_stream_k_gate():
     row = TCCG48[13 - 1]
     plan = sched.make_plan(_f_problem(row[2], full_extents(row[2], row[3]), "f32"))
     ext = dict(plan.problem.extents)
-    tiles = sched._simt_split_tiles(plan, 132)
+    tiles = sched._simt_split_tiles(plan, 132, f64_cores=False)
     assert [(t.bm, t.bn, t.min_blocks, c) for t, c in tiles] == [(128, 64, 3, 1.0), (64, 64, 6, 1.10)]
     per = {128: 15, 64: 25}
 

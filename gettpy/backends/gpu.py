@@ -46,8 +46,9 @@ def _target() -> tuple[int, bool]:
 
 
 def safe_tile(spec: KernelSpec) -> TileConfig:
-    """A small configuration every plan compiles and launches with (few registers, little smem)."""
-    if spec.tile.mma:
+    """A small configuration every plan compiles and launches with (few registers, little smem); f32 inputs on
+    the f64 tensor cores (sm_90 only, KernelSpec.tf32 = 2) fall back to a simt tile."""
+    if spec.tile.mma and spec.tf32 != 2:
         return TileConfig(64, 64, 32, 2, wm=32, wn=32)
     return TileConfig(64, 64, 8 if spec.compute == "f64" else 16, 2, tm=4, tn=4)
 

@@ -51,14 +51,34 @@ def _tuned_candidate(canonical: ContractionProblem, backend: str | None):
     return None if entry is None else Candidate.from_dict(entry["config"])
 
 
+def _f64_cores(backend: str | None) -> bool:
+    """Whether the executor's device runs f32 GEMMs on f64 tensor cores (make_schedule's f64_cores): the
+    current GPU's (an sm_90 one) for the GPU executor, or where `backend` is None and there is a GPU; the
+    CPU executor plans as for the H100, as every other rule of the planner does. (On einsum's cached path:
+    the GPU's answer comes from gpu._target's per-device cache.)"""
+    if backend == "numpy":
+        return True
+    try:
+        from ..backends.gpu import _target
+
+        if backend is None:
+            import cupy
+
+            if cupy.cuda.runtime.getDeviceCount() == 0:
+                return True
+        return _target()[1]
+    except Exception:  # noqa: BLE001 - no CuPy / no GPU
+        return True
+
+
 @lru_cache(maxsize=PLAN_CACHE_SIZE)
-def _cached_schedule(canonical: ContractionProblem, backend: str | None) -> Schedule:
+def _cached_schedule(canonical: ContractionProblem, backend: str | None, f64_cores: bool) -> Schedule:
     c = _tuned_candidate(canonical, backend)
     if c is not None:
         from .tuner import schedule_of
 
         return schedule_of(canonical, c)
-    return make_schedule(canonical)
+    return make_schedule(canonical, f64_cores=f64_cores)
 
 
 def cached_schedule(problem: ContractionProblem, backend: str | None = None) -> Schedule:
@@ -69,7 +89,7 @@ def cached_schedule(problem: ContractionProblem, backend: str | None = None) -> 
     The schedule keeps the canonical problem: executors read only its layouts and mode names that
     are consistent within it, never the caller's names.
     """
-    return _cached_schedule(problem.canonical(), backend)
+    return _cached_schedule(problem.canonical(), backend, _f64_cores(backend))
 
 
 def plan_cache_info():

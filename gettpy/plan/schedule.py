@@ -91,6 +91,13 @@ SPLIT_SUFFIX = "~split"
 #: (padded to 320 x 320 rather than 384 x 320): #13 641 -> 597 us on 74 slices, #14 660 -> 608 on 52
 #: (results/v11_h100/call1-3/); its FMAs cost about 10% more in the model (the measured times over it)
 SIMT_SPLIT_TILES = ((128, 64, 16, 4, 8, 8, 3, 1.0), (64, 64, 16, 3, 8, 8, 6, 1.10))
+#: the f32 split core on an sm_90 device: the f64 tensor cores (tiles.DMMA_TILE's path) on 64 x 64 tiles of
+#: 4 warps of 32 x 32, 3 CTAs per SM, over at least SPLIT_DMMA_MIN_WAVES waves of those slots (H100,
+#: results/v19_h100/call3/, packs + core + sum: #14 611 -> 473 us on 52 slices of c, 26 / 78 slices 478 /
+#: 475, 39 slices (2.5 waves) 498; #13 553 -> 548 on 74 slices of c, 37 slices (2.3 waves) 579; bk 32 / 3
+#: stages and 128 x 64 / 64 x 128 tiles slower)
+DMMA_SPLIT_TILE = (64, 64, 16, 4, 32, 32, 3)
+SPLIT_DMMA_MIN_WAVES = 3
 #: stream-K on a split core (its CTA slots as stream-K CTAs, `tiles._stream_k`) only where this many
 #: waves of tiles come first: #13 on 64 x 64, 74 slices (2.3 waves of 792 slots) 597 -> 550 us; #14,
 #: 52 slices (1.6 waves: every tile shared) 608 -> 715 us, 78 slices (2.5 waves) 637 -> 685 (call2, call3)
@@ -205,13 +212,13 @@ def _pack_order(plan: Plan, mn: str, vec: int, mn_first: bool = False) -> tuple[
     return p.k + mns + p.b if plan.K % vec == 0 and not mn_first else mns + p.k + p.b
 
 
-def _core_order(problem, prob, pa, pb, part, tile, ext, sm_count: int):
+def _core_order(problem, prob, pa, pb, part, tile, ext, sm_count: int, f64_cores: bool = True):
     """The packs re-laid out in the mode orders of the core planned on them, where those differ from the
     orders they were packed in (the planner orders a packed input's m or n modes by the output's
     strides): each GEMM dimension of a packed input is then one stride term, a plain (batched) matrix
     that the kernel reads in long runs and TMA can load. Returns (pack_a, pack_b, problem on the packs)."""
     core = make_plan(prob, part, tile)
-    mn_first = _mn_first(core, _tile(core, sm_count))
+    mn_first = _mn_first(core, _tile(core, sm_count, f64_cores))
     out = {"a": pa, "b": pb}
     for name, pk in (("a", pa), ("b", pb)):
         if pk is None:
@@ -226,19 +233,19 @@ def _core_order(problem, prob, pa, pb, part, tile, ext, sm_count: int):
     return out["a"], out["b"], replace(problem, a=out["a"] or problem.a, b=out["b"] or problem.b)
 
 
-def _tile(plan: Plan, sm_count: int):
-    """The plan's tile (autotuner) or the heuristic's."""
+def _tile(plan: Plan, sm_count: int, f64_cores: bool = True):
+    """The plan's tile (autotuner) or the heuristic's (f64_cores: as make_schedule's)."""
     from .tiles import choose_tile
 
     if plan.tile is not None:
         return plan.tile
     return choose_tile(plan.M, plan.N, plan.K, plan.batch, plan.kernel_a.dtype, dtype_b=plan.kernel_b.dtype,
-                       compute=plan.problem.compute, sm_count=sm_count)
+                       compute=plan.problem.compute, sm_count=sm_count, dmma=f64_cores)
 
 
-def _rereads(plan: Plan, sm_count: int) -> tuple[int, int]:
+def _rereads(plan: Plan, sm_count: int, f64_cores: bool = True) -> tuple[int, int]:
     """How many CTA columns read each A element and CTA rows read each B element."""
-    t = _tile(plan, sm_count)
+    t = _tile(plan, sm_count, f64_cores)
     return math.ceil(plan.N / t.bn), math.ceil(plan.M / t.bm)
 
 
@@ -255,17 +262,20 @@ def _split_candidates(plan: Plan, ext):
                 yield mode, s
 
 
-def _simt_split_tiles(plan: Plan, sm_count: int):
+def _simt_split_tiles(plan: Plan, sm_count: int, f64_cores: bool = True):
     """The f32 simt split core's candidate tiles as (TileConfig, FMA cost): SIMT_SPLIT_TILES, or the plain
-    tile where it is a short-side one; [] for the other paths."""
+    tile where it is a short-side one, or with f64_cores DMMA_SPLIT_TILE; [] for the other paths."""
     from ..kernels.spec import TileConfig
-    from .tiles import short_side
+    from .tiles import short_side, tf32_mode
 
-    t = _tile(plan, sm_count)
+    t = _tile(plan, sm_count, f64_cores)
     if t.mma or plan.problem.compute != "f32":
         return []
     if short_side(t):
         return [(t, 1.0)]
+    if f64_cores and tf32_mode(plan.problem.compute, plan.kernel_a.dtype, plan.kernel_b.dtype) == 2:
+        bm, bn, bk, st, wm, wn, blocks = DMMA_SPLIT_TILE
+        return [(TileConfig(bm, bn, bk, st, wm=wm, wn=wn, min_blocks=blocks), 1.0)]
     return [(TileConfig(bm, bn, bk, st, tm=tm, tn=tn, min_blocks=blocks), cost)
             for bm, bn, bk, st, tm, tn, blocks, cost in SIMT_SPLIT_TILES]
 
@@ -294,8 +304,9 @@ def _simt_slices(plan: Plan, tiles, sm_count: int, ext, splits=None):
     every = list(_split_candidates(plan, ext)) if splits is None else list(splits)
     if not tiles or not every:
         return None
+    waves = lambda t: SPLIT_DMMA_MIN_WAVES if t.mma else SPLIT_SIMT_MIN_WAVES  # noqa: E731
     cands = [(tc, ms) for tc in tiles for ms in every
-             if per(tc[0]) * ms[1] >= SPLIT_SIMT_MIN_WAVES * sm_count * max(1, tc[0].min_blocks)]
+             if per(tc[0]) * ms[1] >= waves(tc[0]) * sm_count * max(1, tc[0].min_blocks)]
     if not cands:  # (a small output: as many slices as there may be; #19 on 4 slices took 184 us, unsplit 340)
         (t, _), (mode, s) = tiles[0], max(every, key=lambda ms: ms[1])
     else:
@@ -305,15 +316,15 @@ def _simt_slices(plan: Plan, tiles, sm_count: int, ext, splits=None):
     return mode, s, _stream_k(t, plan.M, plan.N, plan.K // s, plan.batch * s, sm_count, SPLIT_SK_MIN_WAVES)
 
 
-def _split_factor(plan: Plan, sm_count: int, ext):
+def _split_factor(plan: Plan, sm_count: int, ext, f64_cores: bool = True):
     """(k mode to split, S, the split core's tile or None for the heuristic's) when split-K pays, else None."""
     if not plan.part.k or plan.problem.semiring is not None:  # (the slices are summed with +)
         return None
-    t = _tile(plan, sm_count)  # the tile decides how many CTAs the plain grid has
+    t = _tile(plan, sm_count, f64_cores)  # the tile decides how many CTAs the plain grid has
     ctas = math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch
     if ctas >= SPLIT_MAX_WAVE * sm_count or plan.K < 2 * SPLIT_MIN_K:
         return None
-    simt = _simt_split_tiles(plan, sm_count)
+    simt = _simt_split_tiles(plan, sm_count, f64_cores)
     if simt:
         return _simt_slices(plan, simt, sm_count, ext)
     # enough slices for two waves of the widest tile (128 x 128): the split core then runs on it
@@ -376,17 +387,19 @@ def _stage_interleaved(plan: Plan, prob: ContractionProblem, pa, pb, ext) -> Ten
 
 
 def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, tile=None,
-                  split: tuple[str, int] | None = None) -> Schedule:
+                  split: tuple[str, int] | None = None, f64_cores: bool = True) -> Schedule:
     """The schedule of `problem` (see the module docstring for the stagings): heuristic, or around the
     partition and tile of an autotuner candidate; `split` = (k mode, slices) forces that split-K
-    (the mode's extent must be a multiple of the slices; tccg/split_probe.py)."""
+    (the mode's extent must be a multiple of the slices; tccg/split_probe.py). f64_cores: the target runs
+    f32 GEMMs on f64 tensor cores (an sm_90 device: tiles.DMMA_TILE, DMMA_SPLIT_TILE); False keeps f32 on
+    simt tiles and their packs."""
     plan = make_plan(problem, part, tile)
     ext = dict(problem.extents)
     ka, kb = plan.kernel_a, plan.kernel_b  # the kernel's A and B (the problem's, possibly swapped)
     va, vb = 16 // ka.itemsize, 16 // kb.itemsize
-    rereads_a, rereads_b = _rereads(plan, sm_count)
+    rereads_a, rereads_b = _rereads(plan, sm_count, f64_cores)
     new_ka, new_kb = ka, kb
-    t = _tile(plan, sm_count)
+    t = _tile(plan, sm_count, f64_cores)
     from .tiles import compute_bound, panel_fits, tf32_mode
 
     heavy = compute_bound(plan.M, plan.N, plan.K)
@@ -422,7 +435,7 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
     pb = new_b if new_b is not problem.b else None
     prob = replace(problem, a=new_a, b=new_b)
     if pa or pb:
-        pa, pb, prob = _core_order(problem, prob, pa, pb, part, tile, ext, sm_count)
+        pa, pb, prob = _core_order(problem, prob, pa, pb, part, tile, ext, sm_count, f64_cores)
     w_order = plan.part.n + plan.part.m + plan.part.b
     on_packs = make_plan(prob, part, tile) if (pa or pb) else plan
     if split is not None:
@@ -430,10 +443,10 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
         if mode not in plan.part.k or slices < 2 or ext[mode] % slices:
             raise ValueError(f"make_schedule: cannot split k mode {mode!r} (extent {ext.get(mode)}) into "
                              f"{slices} slices; k modes: {plan.part.k}")
-        simt = _simt_slices(on_packs, _simt_split_tiles(on_packs, sm_count), sm_count, ext, [split])
+        simt = _simt_slices(on_packs, _simt_split_tiles(on_packs, sm_count, f64_cores), sm_count, ext, [split])
         split = (mode, slices, simt[2] if simt else None)
     else:
-        split = _split_factor(on_packs, sm_count, ext)
+        split = _split_factor(on_packs, sm_count, ext, f64_cores)
     if split is not None:
         core_problem, w, out = _split_problem(prob, split[0], split[1], w_order)
         if tile is None:  # (f32: the split core's own tile)
