@@ -63,14 +63,15 @@ def parse_tile(text: str):
     from gettpy.kernels.spec import TileConfig
 
     m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)([pxt]?p?)"
-                     r"(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?(?::c(\d+))?(:e)?" + _COPY_OPTS,
+                     r"(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?(?::c(\d+)(n?))?(:e)?" + _COPY_OPTS,
                      text.strip())
     if not m:
         raise SystemExit(f"--tiles: cannot read {text!r} (want BMxBNxBK/STAGES@WMxWN, optional w or s suffix, "
                          f"optional p (persistent), x (warp-specialised) or t (TMA), optional :gN for N tile rows per "
                          f"rasterisation group, optional :bN for registers left for N CTAs per SM, optional :kN "
                          f"for N stream-K CTAs, then optional :sN for their aligned form: each tile of the last "
-                         f"partial wave cut into N k-slices, then optional :cN for clusters of N CTAs, then "
+                         f"partial wave cut into N k-slices, then optional :cN for clusters of N CTAs (:cNn: along n, "
+                         f"sharing A), then "
                          f"optional :e for a chunked epilogue on persistent warp-specialised tiles, then optional :lN "
                          f"for cp.async copies with an L2 prefetch of N = 64, 128 or 256 bytes, then optional :r for "
                          f"A's panel resident in shared memory, then optional :f for the ops on A and B applied to "
@@ -88,12 +89,13 @@ def parse_tile(text: str):
         kw["sk_split"] = int(m.group(12))
     if m.group(13):
         kw["cluster"] = int(m.group(13))
-    if m.group(14):
+        kw["cluster_n"] = m.group(14) == "n"
+    if m.group(15):
         kw["chunked"] = True
-    kw |= _copy_kw(*m.groups()[14:16])
+    kw |= _copy_kw(*m.groups()[15:17])
     if m.group(7) == "s":
-        return _with_frag(TileConfig(bm, bn, bk, st, tm=x, tn=y, **kw), m.group(17))
-    return _with_frag(TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **kw), m.group(17))
+        return _with_frag(TileConfig(bm, bn, bk, st, tm=x, tn=y, **kw), m.group(18))
+    return _with_frag(TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **kw), m.group(18))
 
 
 def tile_from(text: str, heuristic):
@@ -232,18 +234,21 @@ def main(argv=None) -> int:
                     "then 'p' for persistent, 'x' for warp-specialised, 't' for TMA; 'H': the heuristic's tile, 'P': "
                     "that made persistent, either with ':lN' for an L2 prefetch of N bytes on its copies and ':r' for "
                     "A's panel resident in shared memory, and ':f' / ':s' for the ops on A and B applied to their "
-                    "fragments / stages")
+                    "fragments / stages; a tile starting with '~' runs on the plan with A and B trading roles")
     args = ap.parse_args(argv)
     din, dout = ("f16", "f32") if args.dtype == "f16f32" else (args.dtype, args.dtype)
     sm90 = str(cupy.cuda.Device().compute_capability) == "90"
 
-    def case_tiles(plan):
-        """(label, tile) of the tiles to time, the heuristic's first."""
+    def case_tiles(plan, flipped=None):
+        """(label, tile) of the tiles to time, the heuristic's first. An entry '~T' is tile T on the plan with
+        A and B trading roles (`flipped`; skipped without it): its label keeps the '~'."""
         base = kernel_spec(plan, False)
         tiles = [("heuristic", base.tile)]
         for t in args.tiles.split(",") if args.tiles else ():
+            if t.startswith("~") != (flipped is not None):
+                continue
             try:
-                tile = tile_from(t, base.tile)
+                tile = tile_from(t.lstrip("~"), kernel_spec(flipped, False).tile if flipped else base.tile)
                 tile = tile and fit_frag_ops(tile, base.op_a, base.op_b)
             except KernelError as e:  # (an option this tile cannot take: a resident panel on a wgmma tile)
                 print(f"{t}: {str(e)[-120:]}")
@@ -260,6 +265,10 @@ def main(argv=None) -> int:
 
     cases = parse_cases(args.cases)
     _prebuild(cases, din, dout, args, lambda plan: [t for _, t in case_tiles(plan)])
+    if "~" in args.tiles:
+        flip_args = argparse.Namespace(**{**vars(args), "swap": not args.swap})
+        _prebuild(cases, din, dout, flip_args,
+                  lambda plan: [t for _, t in case_tiles(plan, plan)[1:]])
     ratios: dict[str, list[tuple[int, float]]] = {}  # label -> (case, its time / the heuristic's)
     for case in cases:
         inputs = core_inputs(case, din, dout, args.swap, args.order, args.op, args.compute)  # (the core alone)
@@ -267,19 +276,24 @@ def main(argv=None) -> int:
             print(f"{case.num}: split-K schedule, skipped (tccg.split_probe times those)")
             continue
         _, plan, ka, kb, d, ref = inputs
-        tiles = case_tiles(plan)
+        tiles = [(label, tile, plan, ka, kb) for label, tile in case_tiles(plan)]
+        if "~" in args.tiles:  # (tiles on the flipped plan: its own core inputs, the same random values)
+            flip = core_inputs(case, din, dout, not args.swap, args.order, args.op, args.compute)
+            if flip is not None:
+                tiles += [(label, tile, flip[1], flip[2], flip[3])
+                          for label, tile in case_tiles(plan, flip[1])[1:]]
         # verify every tile, then time them round-robin (`--rounds` rounds of 20 x 5 launches each, the
         # median of all): the H100's clocks drift down as it heats under its power cap, which favours
         # whichever tile is timed first when each is timed in one go (the same tile ran 0.4295 and
         # 0.4672 ms first and last in one call, results/v13_h100/call4/)
         runs = []
-        for i, (label, tile) in enumerate(tiles):
+        for i, (label, tile, tplan, ta, tb) in enumerate(tiles):
             try:
-                spec, run = tile_run(plan, tile, ka, kb, d)
+                spec, run = tile_run(tplan, tile, ta, tb, d)
                 d.fill(cupy.nan)
                 run()
                 err = float(cupy.abs(d.astype(cupy.float64) - ref).max() / cupy.abs(ref).max())
-                runs.append((i, label, tile, spec, run, err, []))
+                runs.append((i, label, tile, spec, run, err, []))  # (D in its own layout either way)
             except Exception as e:  # noqa: BLE001 - report and go on
                 print(f"{case.num:2d}   {tile}: {type(e).__name__}: {str(e)[:150]}")
         for _ in range(args.rounds):
@@ -301,7 +315,7 @@ def main(argv=None) -> int:
             mark = "*" if i == 0 else " "
             pers = ("t" if tile.tma else "x" if tile.ws else "") + ("p" if tile.persistent else "")
             sk = f"k{tile.sk_ctas}" + (f"s{tile.sk_split}" if tile.sk_split else "")
-            cl = ((f" c{tile.cluster}" if tile.cluster > 1 else "") + (" e" if tile.chunked else "")
+            cl = ((f" c{tile.cluster}{'n' if tile.cluster_n else ''}" if tile.cluster > 1 else "") + (" e" if tile.chunked else "")
                   + (f" l{tile.l2_prefetch}" if tile.l2_prefetch else "") + (" r" if tile.resident_a else "")
                   + (" fa" if tile.frag_op_a else "") + (" fb" if tile.frag_op_b else ""))
             print(f"{case.num:2d} {mark} {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages}{pers} {spec.path:5s} "
