@@ -312,10 +312,10 @@ def main(argv=None) -> int:
             if i and base_ms and err < 1e-2:
                 ratios.setdefault(label, []).append((case.num, ms / base_ms))
             tf = 2 * plan.M * plan.N * plan.K * plan.batch / ms / 1e9
-            mark = "*" if i == 0 else " "
+            mark = "*" if i == 0 else "~" if label.startswith("~") else " "
             pers = ("t" if tile.tma else "x" if tile.ws else "") + ("p" if tile.persistent else "")
             sk = f"k{tile.sk_ctas}" + (f"s{tile.sk_split}" if tile.sk_split else "")
-            cl = ((f" c{tile.cluster}{'n' if tile.cluster_n else ''}" if tile.cluster > 1 else "") + (" e" if tile.chunked else "")
+            cl = ((f" c{tile.cluster}{'n' * tile.cluster_n}" if tile.cluster > 1 else "") + (" e" * tile.chunked)
                   + (f" l{tile.l2_prefetch}" if tile.l2_prefetch else "") + (" r" if tile.resident_a else "")
                   + (" fa" if tile.frag_op_a else "") + (" fb" if tile.frag_op_b else ""))
             print(f"{case.num:2d} {mark} {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages}{pers} {spec.path:5s} "

@@ -3,9 +3,9 @@ tiles m, m + 1 of one column, each loads half of their B stage and multicasts it
 stage is released to both CTAs' loaders. Every case is checked against numpy float64 (run_forced): both
 orientations of B (k-major: the box cut in rows; mn-major: the column atoms shared out), partial tiles in
 m, n and k, an odd number of tile rows (the padding CTA computes nothing and stores nothing, also where M
-is a whole number of tiles), a batch mode (rank-3 maps), f32 and bf16 outputs, C read with alpha / beta. Clusters along n
-(TileConfig.cluster_n: tiles n, n + 1 of one row sharing A's stage) likewise, one-tile and persistent (the
-serpentine walk over a partial last tile row), with the chunked epilogue along n and along m.
+is a whole number of tiles), a batch mode (rank-3 maps), f32 and bf16 outputs, C read with alpha / beta.
+Clusters along n (TileConfig.cluster_n: tiles n, n + 1 of one row sharing A's stage) likewise, one-tile and
+persistent (the serpentine walk over a partial last tile row), with the chunked epilogue along n and along m.
 Skipped without an sm_90 device.
 """
 from __future__ import annotations

@@ -206,7 +206,8 @@ class _Launcher:
             from ..kernels.tma import geometry
 
             t = spec.tile
-            self.tma = tuple(geometry(op, rows, t.bk, spec.batch) for op, rows in zip((spec.a, spec.b), t.tma_rows, strict=True))
+            self.tma = tuple(geometry(op, rows, t.bk, spec.batch)
+                             for op, rows in zip((spec.a, spec.b), t.tma_rows, strict=True))
             self.vals += ((ctypes.c_ubyte * 128)(), (ctypes.c_ubyte * 128)())
         self.has_ws = spec.workspace_bytes > 0
         if self.has_ws:  # (stream-K: the workspace comes last)
