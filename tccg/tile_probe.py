@@ -63,15 +63,14 @@ def parse_tile(text: str):
     from gettpy.kernels.spec import TileConfig
 
     m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)([pxt]?p?)"
-                     r"(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?(?::c(\d+)(n?))?(:e)?" + _COPY_OPTS,
+                     r"(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?(?::c(\d+))?(:e)?" + _COPY_OPTS,
                      text.strip())
     if not m:
         raise SystemExit(f"--tiles: cannot read {text!r} (want BMxBNxBK/STAGES@WMxWN, optional w or s suffix, "
                          f"optional p (persistent), x (warp-specialised) or t (TMA), optional :gN for N tile rows per "
                          f"rasterisation group, optional :bN for registers left for N CTAs per SM, optional :kN "
                          f"for N stream-K CTAs, then optional :sN for their aligned form: each tile of the last "
-                         f"partial wave cut into N k-slices, then optional :cN for clusters of N CTAs (:cNn: along n, "
-                         f"sharing A), then "
+                         f"partial wave cut into N k-slices, then optional :cN for clusters of N CTAs, then "
                          f"optional :e for a chunked epilogue on persistent warp-specialised tiles, then optional :lN "
                          f"for cp.async copies with an L2 prefetch of N = 64, 128 or 256 bytes, then optional :r for "
                          f"A's panel resident in shared memory, then optional :f for the ops on A and B applied to "
@@ -89,13 +88,12 @@ def parse_tile(text: str):
         kw["sk_split"] = int(m.group(12))
     if m.group(13):
         kw["cluster"] = int(m.group(13))
-        kw["cluster_n"] = m.group(14) == "n"
-    if m.group(15):
+    if m.group(14):
         kw["chunked"] = True
-    kw |= _copy_kw(*m.groups()[15:17])
+    kw |= _copy_kw(*m.groups()[14:16])
     if m.group(7) == "s":
-        return _with_frag(TileConfig(bm, bn, bk, st, tm=x, tn=y, **kw), m.group(18))
-    return _with_frag(TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **kw), m.group(18))
+        return _with_frag(TileConfig(bm, bn, bk, st, tm=x, tn=y, **kw), m.group(17))
+    return _with_frag(TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **kw), m.group(17))
 
 
 def tile_from(text: str, heuristic):
@@ -315,7 +313,7 @@ def main(argv=None) -> int:
             mark = "*" if i == 0 else "~" if label.startswith("~") else " "
             pers = ("t" if tile.tma else "x" if tile.ws else "") + ("p" if tile.persistent else "")
             sk = f"k{tile.sk_ctas}" + (f"s{tile.sk_split}" if tile.sk_split else "")
-            cl = ((f" c{tile.cluster}{'n' * tile.cluster_n}" if tile.cluster > 1 else "") + (" e" * tile.chunked)
+            cl = ((f" c{tile.cluster}" if tile.cluster > 1 else "") + (" e" * tile.chunked)
                   + (f" l{tile.l2_prefetch}" if tile.l2_prefetch else "") + (" r" if tile.resident_a else "")
                   + (" fa" if tile.frag_op_a else "") + (" fb" if tile.frag_op_b else ""))
             print(f"{case.num:2d} {mark} {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages}{pers} {spec.path:5s} "

@@ -104,7 +104,7 @@ def test_persistent_chunked_epilogue(name, la, lb, ld, ext, tile, dts, order, op
     # (rows whose staging fits A's stage of bm x 64 halves: 256 x (160 + 8) halves take 64; 128 x 64 halves
     #  hold 16 rows of (224 + 8) floats or of (256 + 8) halves)
     rows = {"256x160_c2": 64, "128x224_c2_mnmajor_f32out": 16, "128x256_bf16_op": 16}[name]
-    assert spec.epi_chunk and not spec.direct_d and spec.epi_lines == rows
+    assert spec.epi_chunk and not spec.direct_d and spec.epi_rows == rows
     assert spec.smem_bytes == dataclasses.replace(spec, tile=dataclasses.replace(t, persistent=False,
                                                                                  chunked=False)).smem_bytes
     _walks(spec)
@@ -124,10 +124,10 @@ def test_chunked_epilogue_rules(rng):
     with pytest.raises(KernelError, match="chunked epilogue"):
         run_forced(rng, "ik", "jk", "ij", {"i": 700, "j": 900, "k": 136}, t, with_c=True, beta=1.0)
     spec = run_forced(rng, "ik", "jk", "ij", {"i": 1500, "j": 1900, "k": 136}, t)
-    assert spec.epi_chunk and spec.epi_lines == 32 and not spec.tile.tma
+    assert spec.epi_chunk and spec.epi_rows == 32 and not spec.tile.tma
     _walks(spec)
     t2 = dataclasses.replace(t, bm=256, wn=128)
-    assert run_forced(rng, "ik", "kj", "ij", {"i": 1800, "j": 1704, "k": 72}, t2, "bf16", "f32").epi_lines == 32
+    assert run_forced(rng, "ik", "kj", "ij", {"i": 1800, "j": 1704, "k": 72}, t2, "bf16", "f32").epi_rows == 32
 
 
 def test_persistent_batch_ops_and_tensor_maps(rng):

@@ -20,11 +20,8 @@ def _sm90() -> bool:
     return str(cupy.cuda.Device().compute_capability) == "90"
 
 
-def _plan(modes_a, modes_b, modes_d, a, b, c, d, dt_in, dt_out, ops, flip=False):
-    import dataclasses
-
+def _plan(modes_a, modes_b, modes_d, a, b, c, d, dt_in, dt_out, ops):
     from gettpy.plan import ContractionProblem, make_plan
-    from gettpy.plan.partition import partition
 
     ext = {}
     for modes, x in ((modes_a, a), (modes_b, b), (modes_d, d)):
@@ -33,17 +30,13 @@ def _plan(modes_a, modes_b, modes_d, a, b, c, d, dt_in, dt_out, ops, flip=False)
     p = ContractionProblem(tinfo("A", modes_a, a, dt_in, ops[0]), tinfo("B", modes_b, b, dt_in, ops[1]),
                            None if c is None else tinfo("C", modes_d, c, dt_out, ops[2]),
                            tinfo("D", modes_d, d, dt_out, ops[3]), tuple(sorted(ext.items())))
-    if not flip:
-        return make_plan(p)
-    q = partition(p)  # (A and B trading roles: D stored along the kernel's m)
-    return make_plan(p, dataclasses.replace(q, m=q.n, n=q.m, swapped=not q.swapped, split_m=q.split_n,
-                                            split_n=q.split_m))
+    return make_plan(p)
 
 
 def run_forced(rng, modes_a, modes_b, modes_d, ext, tile, dt_in="f16", dt_out="f16", order="C", with_c=False,
-               alpha=1.0, beta=0.0, ops=(None,) * 4, flip=False):
+               alpha=1.0, beta=0.0, ops=(None,) * 4):
     """Contract with `tile` forced (any path; wgmma tiles skip off sm_90), check against float64; returns
-    the KernelSpec that ran. flip: the planner's partition with A and B trading roles."""
+    the KernelSpec that ran."""
     import cupy as cp
 
     from gettpy.backends import gpu
@@ -59,7 +52,7 @@ def run_forced(rng, modes_a, modes_b, modes_d, ext, tile, dt_in="f16", dt_out="f
         hc = rounded(rand(rng, sd), dt_out)
         c = device_array(hc, dt_out, order)
     d = poisoned(sd, dt_out, order)
-    plan = _plan(modes_a, modes_b, modes_d, a, b, c, d, dt_in, dt_out, ops, flip)
+    plan = _plan(modes_a, modes_b, modes_d, a, b, c, d, dt_in, dt_out, ops)
     read_c = with_c and beta != 0
     spec = kernel_spec(plan, read_c, tile=tile)
     assert spec.tile == tile

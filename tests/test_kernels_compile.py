@@ -6,7 +6,6 @@ corrupt cache entry.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 
@@ -22,7 +21,6 @@ from gettpy.kernels.report import compile_suite, format_rows  # noqa: E402
 from gettpy.kernels.spec import ITEMSIZE, KernelSpec, TileConfig  # noqa: E402
 from gettpy.layouts.descriptor import build_dim_map  # noqa: E402
 from gettpy.plan import ContractionProblem, TensorInfo, make_plan  # noqa: E402
-from gettpy.plan.partition import partition  # noqa: E402
 from gettpy.plan.tiles import choose_tile, kernel_spec  # noqa: E402
 
 try:
@@ -42,9 +40,8 @@ def _strides(shape, order):
     return tuple(out if order == "F" else reversed(out))
 
 
-def tccg_plan(contraction, extents, dt="f16", out=None, order="F", with_c=False, op_a=None, op_d=None, flip=False):
-    """Plan of a TCCG-style contraction 'C-A-B' (extents in alphabetical order of the letters); flip: with the
-    planner's partition, A and B trading roles."""
+def tccg_plan(contraction, extents, dt="f16", out=None, order="F", with_c=False, op_a=None, op_d=None):
+    """Plan of a TCCG-style contraction 'C-A-B' (extents in alphabetical order of the letters)."""
     c, a, b = contraction.split("-")
     ext = dict(zip(sorted(set(a + b + c)), extents, strict=True))
     out = out or dt
@@ -55,11 +52,7 @@ def tccg_plan(contraction, extents, dt="f16", out=None, order="F", with_c=False,
 
     p = ContractionProblem(ti("A", a, dt, op_a), ti("B", b, dt), ti("C", c, out) if with_c else None,
                            ti("D", c, out, op_d), tuple(sorted(ext.items())))
-    if not flip:
-        return make_plan(p)
-    q = partition(p)
-    return make_plan(p, dataclasses.replace(q, m=q.n, n=q.m, swapped=not q.swapped, split_m=q.split_n,
-                                            split_n=q.split_m))
+    return make_plan(p)
 
 
 CASES = [
@@ -641,34 +634,6 @@ def test_cluster_tiles_compile(cache):
             TileConfig(**kw)
 
 
-def test_cluster_n_kernels():
-    """Clusters along n (TileConfig.cluster_n): #12 with A and B trading roles (A = the problem's A, mn-major, on
-    256-row tiles; B k-major, 160 rows loaded whole; D along m), persistent with the chunked epilogue staged 32
-    columns at a time in B's stage (A's is multicast by the peer): A's boxes shared out by column atom, B's
-    whole; the tile columns rounded up to pairs; compiled without spills; refused without cluster=2."""
-    from gettpy.errors import KernelError
-    from gettpy.kernels.tma import geometry
-
-    t = TileConfig(256, 160, 64, 4, wm=64, wn=160, wgmma=True, ws=True, tma=True, cluster=2, cluster_n=True,
-                   persistent=True, chunked=True, group_m=4)
-    spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16", flip=True), False, tile=t)
-    assert (spec.M, spec.N, spec.a.kmajor, spec.b.kmajor, spec.d.ncontig) == (5136, 5120, False, True, False)
-    assert t.tma_rows == (128, 160) and spec.grid == 21 * 32 and spec.epi_lines == 32
-    assert spec.smem_bytes == 4 * (256 * 64 * 2 + 160 * 64 * 2) + 1024 + 16 * 4
-    assert geometry(spec.b, 160, 64, 1).box == (64, 160)
-    src = render(spec)[0]
-    assert "CLUSTER_N = true" in src and "__cluster_dims__(2, 1, 1)" in src
-    assert B.build(spec, ARCH).report.spill_stores == 0
-    # (an odd number of tile columns: rounded up to pairs; A k-major: its box of half the rows)
-    t2 = TileConfig(128, 240, 64, 4, wm=64, wn=240, wgmma=True, ws=True, tma=True, cluster=2, cluster_n=True)
-    spec = kernel_spec(tccg_plan("ab-ac-cb", (1100, 680, 712), "f16", order="C"), False, tile=t2)
-    assert spec.a.kmajor and spec.grid == -(-spec.M // 128) * (-(-spec.N // 240) + 1) and -(-spec.N // 240) % 2
-    assert geometry(spec.a, t2.tma_rows[0], 64, 1).box == (64, 64)
-    assert B.build(spec, ARCH).report.spill_stores == 0
-    with pytest.raises(KernelError, match="cluster_n"):
-        TileConfig(128, 256, 64, 4, wm=64, wn=256, wgmma=True, ws=True, tma=True, cluster_n=True)
-
-
 def test_tma_heuristic():
     """The compute-bound wgmma tile becomes a TMA-fed warp-specialised tile where both inputs are plain
     matrices without an op (#12); not with a relu on A (no in-kernel transform there), not for a layout of
@@ -683,7 +648,7 @@ def test_tma_heuristic():
     assert spec.tile.tma and spec.tile.ws and (spec.tile.bm, spec.tile.bn, spec.tile.threads) == (256, 160, 384)
     assert spec.M == 5120 and spec.tile.cluster == 2 and spec.grid == 20 * 33
     # (persistent, D staged 64 rows at a time in A's last stage: f16 D, no C; not for f32 D or with C)
-    assert spec.tile.persistent and spec.tile.chunked and spec.epi_lines == 64 and not spec.direct_d
+    assert spec.tile.persistent and spec.tile.chunked and spec.epi_rows == 64 and not spec.direct_d
     assert spec.tile.group_m == 4
     assert "EPI_CHUNK = true" in render(spec)[0] and B.build(spec, ARCH).report.spill_stores == 0
     for out, with_c in (("f32", False), ("f16", True)):

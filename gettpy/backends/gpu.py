@@ -206,8 +206,7 @@ class _Launcher:
             from ..kernels.tma import geometry
 
             t = spec.tile
-            self.tma = tuple(geometry(op, rows, t.bk, spec.batch)
-                             for op, rows in zip((spec.a, spec.b), t.tma_rows, strict=True))
+            self.tma = (geometry(spec.a, t.bm, t.bk, spec.batch), geometry(spec.b, t.bn // t.cluster, t.bk, spec.batch))
             self.vals += ((ctypes.c_ubyte * 128)(), (ctypes.c_ubyte * 128)())
         self.has_ws = spec.workspace_bytes > 0
         if self.has_ws:  # (stream-K: the workspace comes last)

@@ -615,16 +615,11 @@ struct Gett {
   static constexpr long long M = Cfg::M, N = Cfg::N, K = Cfg::K, BATCH = Cfg::BATCH;
   static constexpr long long TILES_M = (M + BM - 1) / BM, TILES_N = (N + BN - 1) / BN;
   static constexpr long long TILES = TILES_M * TILES_N;
-  // (clusters of CLUSTER CTAs along m, or with CLUSTER_N along n: the tile rows (columns) rounded up to whole
-  //  clusters, TILES_R tiles per batch)
+  // (clusters of CLUSTER CTAs along m: the tile rows rounded up to whole clusters, TILES_R tiles per batch)
   static constexpr int CLUSTER = Cfg::CLUSTER;
-  static constexpr bool CLUSTER_N = Cfg::CLUSTER_N;
-  static constexpr long long TILES_MR = CLUSTER_N ? TILES_M : (TILES_M + CLUSTER - 1) / CLUSTER * CLUSTER;
-  static constexpr long long TILES_NR = CLUSTER_N ? (TILES_N + CLUSTER - 1) / CLUSTER * CLUSTER : TILES_N;
-  static constexpr long long TILES_R = TILES_MR * TILES_NR;
+  static constexpr long long TILES_MR = (TILES_M + CLUSTER - 1) / CLUSTER * CLUSTER, TILES_R = TILES_MR * TILES_N;
   static_assert(CLUSTER == 1 || (CLUSTER == 2 && Cfg::WS && Cfg::TMA_RANK > 0 && Cfg::SK_CTAS == 0 &&
                                  Cfg::GROUP_M % 2 == 0), "clusters of two TMA tiles, an even raster group");
-  static_assert(!CLUSTER_N || CLUSTER == 2, "clusters along n: pairs of tile columns");
   static constexpr long long KTILES = (K + BK - 1) / BK;
   static constexpr int GROUP_M = Cfg::GROUP_M;
   // one group holds every tile row and one B (per batch) outgrows half the L2: walk down each column of
@@ -633,9 +628,8 @@ struct Gett {
   // Not for a small B: the split-K core of #13 (37 batches of a 1.5 MB B) was 5% slower so, 20% with ops
   static constexpr bool COLUMN_WALK = GROUP_M > 1 && TILES_M > 1 && TILES_M <= GROUP_M &&
                                       N * K * (long long)sizeof(typename Cfg::TB) > (24LL << 20);
-  // (FULL_M / FULL_N: no tile row / column past M / N, nor a cluster's padding one)
-  static constexpr bool FULL_M = M % BM == 0 && TILES_MR == TILES_M, FULL_N = N % BN == 0 && TILES_NR == TILES_N;
-  static constexpr bool FULL_K = K % BK == 0;
+  // (FULL_M: no tile row past M, nor a cluster's padding row)
+  static constexpr bool FULL_M = M % BM == 0 && TILES_MR == TILES_M, FULL_N = N % BN == 0, FULL_K = K % BK == 0;
   // stream-K (SK_CTAS > 0): the last SK_TILES tiles (raster order) are not one CTA's each; their
   // SK_TILES x KTILES k-iterations are dealt out evenly to SK_CTAS CTAs after the DP_TILES whole-tile
   // CTAs, so that the grid's last, partial wave of tiles becomes a full wave of equal shares. A tile
@@ -742,23 +736,19 @@ struct Gett {
   static constexpr bool DIRECT_D = Cfg::DIRECT_D;
   static_assert(!DIRECT_D || (PERSIST && Cfg::TMA_RANK > 0 && !Cfg::READ_C && D_NCONTIG && Cfg::D_VEC >= 2 &&
                               N % 2 == 0 && Cfg::D_RUN == 0), "direct stores of accumulator pairs along n");
-  // EPI_CHUNK (kernels/spec.py's TileConfig.chunked: persistent warp-specialised tiles, D stored in vectors, no
-  // C, K > 0): the epilogue stages EPI_LINES tile rows (D along n) or columns (D along m) at a time in the A
-  // buffer of the tile's last stage (B's with CLUSTER_N: the peer's multicast fills A's), which the computing
-  // warpgroups release only after it (`store_chunked`): no shared memory of its own, so that the pipeline keeps
-  // all its stages while the next tile's loads run during the stores (KernelSpec.epi_lines: the same count)
+  // EPI_CHUNK (kernels/spec.py's TileConfig.chunked: persistent warp-specialised tiles, D stored along n in
+  // vectors, no C, K > 0): the epilogue stages EPI_ROWS tile rows at a time in the A buffer of the tile's last
+  // stage, which the computing warpgroups release only after it (`store_chunked`): no shared memory of its
+  // own, so that the pipeline keeps all its stages while the next tile's loads run during the stores
   static constexpr bool EPI_CHUNK = Cfg::EPI_CHUNK;
-  static constexpr int EPI_STAGE_BYTES = CLUSTER_N ? B_STAGE_BYTES : A_STAGE_BYTES;
-  __host__ __device__ static constexpr bool epi_fits(int lines) {
-    return lines * (EC + EPAD) * int(sizeof(TE)) <= EPI_STAGE_BYTES;
+  __host__ __device__ static constexpr bool epi_fits(int rows) {
+    return rows * (EC + EPAD) * int(sizeof(TE)) <= A_STAGE_BYTES;
   }
-  __host__ __device__ static constexpr bool epi_cols(int c) { return BN % c == 0 && epi_fits(c); }
-  static constexpr int EPI_LINES = D_NCONTIG ? (epi_fits(64) ? 64 : epi_fits(32) ? 32 : 16)
-                                             : (epi_cols(64) ? 64 : epi_cols(32) ? 32 : epi_cols(16) ? 16 : 8);
-  static_assert(!EPI_CHUNK || (PERSIST && WS && !DIRECT_D && !Cfg::READ_C && Cfg::D_RUN == 0 && K > 0 &&
-                               LA::Perm::kIdentity && LB::Perm::kIdentity && sizeof(TE) == sizeof(TD) &&
-                               epi_fits(EPI_LINES) && (D_NCONTIG || BN % EPI_LINES == 0)),
-                "chunked epilogues: persistent warp-specialised tiles, no C, a chunk that fits the stage");
+  static constexpr int EPI_ROWS = epi_fits(64) ? 64 : epi_fits(32) ? 32 : 16;
+  static_assert(!EPI_CHUNK || (PERSIST && WS && !DIRECT_D && !Cfg::READ_C && D_NCONTIG && Cfg::D_RUN == 0 &&
+                               K > 0 && LA::Perm::kIdentity && LB::Perm::kIdentity && sizeof(TE) == sizeof(TD) &&
+                               epi_fits(16)),
+                "chunked epilogues: persistent warp-specialised tiles storing D along n, no C, 16 rows in A's stage");
   static constexpr int EPI_BYTES = DIRECT_D || EPI_CHUNK ? 0 : round16(ES * EPITCH * int(sizeof(TE)));
   // (wgmma: + 1024 bytes to align the swizzle atoms, which need 1024-byte-aligned stages)
   // (WS: + two mbarriers per stage after the pipeline and epilogue buffers)
@@ -841,27 +831,19 @@ struct Gett {
     else return v;
   }
 
-  // grouped rasterisation of TILES_MR tile rows x `cols` columns: GROUP_M rows at a time, down their columns
-  __device__ __forceinline__ static void raster(U t, U cols, U& tile_m, U& tile_n) {
-    const U width = U(GROUP_M) * cols;
-    const U first = (t / width) * U(GROUP_M);
-    const U rest = U(TILES_MR) - first;
-    const U gsize = rest < U(GROUP_M) ? rest : U(GROUP_M);
-    tile_m = first + (t % width) % gsize;
-    tile_n = (t % width) / gsize;
-  }
   // (0) which tile: batch outermost, then grouped rasterisation of the (m, n) tiles
-  //     (clusters: consecutive CTAs take consecutive tile rows of one column, TILES_MR rows; CLUSTER_N:
-  //      consecutive tile columns of one row, the pairs of columns rasterised as the tiles are)
+  //     (clusters: consecutive CTAs take consecutive tile rows of one column, TILES_MR rows)
   __device__ __forceinline__ static void tile_coords(U bid, U& bz, U& m0, U& n0) {
     bz = BATCH > 1 ? bid / U(TILES_R) : U(0);
     const U t = BATCH > 1 ? bid % U(TILES_R) : bid;
     U tile_m, tile_n;
-    if constexpr (CLUSTER_N) {
-      raster(t / 2u, U(TILES_NR / 2), tile_m, tile_n);
-      tile_n = 2u * tile_n + (t & 1u);
-    } else if constexpr (GROUP_M > 1 && (TILES_M > GROUP_M || CLUSTER > 1)) {
-      raster(t, U(TILES_N), tile_m, tile_n);
+    if constexpr (GROUP_M > 1 && (TILES_M > GROUP_M || CLUSTER > 1)) {
+      const U width = U(GROUP_M) * U(TILES_N);
+      const U first = (t / width) * U(GROUP_M);
+      const U rest = U(TILES_MR) - first;
+      const U gsize = rest < U(GROUP_M) ? rest : U(GROUP_M);
+      tile_m = first + (t % width) % gsize;
+      tile_n = (t % width) / gsize;
     } else if constexpr (COLUMN_WALK) {
       tile_m = t % U(TILES_MR);
       tile_n = t / U(TILES_MR);
@@ -983,7 +965,7 @@ struct Gett {
       const long long c = (long long)blockIdx.x - DP_TILES, end = sk_cta ? sk_begin(c + 1) : KTILES;
       auto walk = [&](const bool loader) {
         long long kstep = 0;
-        U g = U(blockIdx.x), rnd = 0;  // (rnd: CLUSTER_N's round)
+        U g = U(blockIdx.x);
 #pragma unroll 1
         for (long long it = sk_cta ? sk_begin(c) : 0; it < end;) {
           const Piece p = sk_cta ? sk_piece(c, it, end, ws) : Piece{c, 0, 0, KTILES, ws};
@@ -1006,12 +988,8 @@ struct Gett {
                 if (kstep >= STAGES) mbar_wait(&bars[STAGES + s], unsigned((kstep / STAGES - 1) & 1));
                 if constexpr (Cfg::TMA_RANK > 0) {  // (the whole stage in a few boxes)
                   mbar_arrive_expect_tx(&bars[s], LA::tx_bytes(m0) + LB::tx_bytes(n0));
-                  if constexpr (CLUSTER_N)  // (A: this CTA's half, into both; the other half comes from the peer)
-                    LA::template tma_half<Cfg::TMA_RANK, Cfg::A_TMA_SPLIT>(stA(s), tmA, &bars[s], m0, U(kt) * U(BK),
-                                                                          bz, crank);
-                  else
-                    LA::template tma<Cfg::TMA_RANK, Cfg::A_TMA_SPLIT>(stA(s), tmA, &bars[s], m0, U(kt) * U(BK), bz);
-                  if constexpr (CLUSTER > 1 && !CLUSTER_N)  // (B: this CTA's half, into both; the other from the peer)
+                  LA::template tma<Cfg::TMA_RANK, Cfg::A_TMA_SPLIT>(stA(s), tmA, &bars[s], m0, U(kt) * U(BK), bz);
+                  if constexpr (CLUSTER > 1)  // (B: this CTA's half, into both; the other half comes from the peer)
                     LB::template tma_half<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK),
                                                                           bz, crank);
                   else
@@ -1028,16 +1006,7 @@ struct Gett {
             tile_body(C, D, alpha, beta, smem, stA, stB, no_loads, kstep, bz, m0, n0, bars, sk_cta ? &p : nullptr);
           }
           if constexpr (PERSIST) {
-            // (CLUSTER_N: serpentine rounds, round r's CTA b taking r G + b, or r G + G - 1 - b for odd r: the
-            //  pairs stay pairs, G even; the CTAs that took a partial last tile row's cheaper tiles take the
-            //  leftover tiles of the next round; elsewhere b, + G, ...)
-            const U G = U(gridDim.x);
-            if constexpr (CLUSTER_N) {
-              rnd += 1u;
-              g = rnd * G + ((rnd & 1u) ? G - 1u - U(blockIdx.x) : U(blockIdx.x));
-            } else {
-              g += G;
-            }
+            g += U(gridDim.x);
             if (g >= NTILES) break;
             continue;
           }
@@ -1201,49 +1170,40 @@ struct Gett {
     }
   }
 
-  // (EPI_CHUNK) the epilogue EPI_LINES tile rows (D along n) or columns (D along m) at a time through the staging
-  // tile es (the last stage's A buffer, B's with CLUSTER_N): each warp stages its values that fall in the chunk
-  // as finished D values (along n: accumulator pairs (n, n + 1) as one store; along m: each value at es[n][m]),
-  // then all the computing threads store the chunk in D_VEC-wide vectors; then the stage goes back to the loaders
+  // (EPI_CHUNK) the epilogue EPI_ROWS tile rows at a time through the staging tile es (the A buffer of the tile's
+  // last stage): each warp stages its 16-row groups that fall in the chunk as finished D values (accumulator
+  // pairs (n, n + 1) as one store), then all the computing threads store the chunk in D_VEC-wide vectors along
+  // n; then the stage goes back to the loaders
   template <int R>
   __device__ __forceinline__ static void store_chunked(const TAcc (&acc)[R], TE* es, unsigned long long* empty,
                                                        TD* __restrict__ D, TAcc alpha, U bz, U m0, U n0, int wm0) {
     const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
     const int ct = int(threadIdx.x) - (THREADS - ETHREADS);  // (index among the computing threads)
-    constexpr int VD = Cfg::D_VEC, CH = EPI_LINES;
-    constexpr int LV = (D_NCONTIG ? BN : BM) / VD;  // (vectors along a staged line)
+    constexpr int VD = Cfg::D_VEC, LVD = BN / VD, CH = EPI_ROWS;
     TD* Db = D + gett_offset<I>(bz, typename Cfg::MapDb{});
 #pragma unroll 1
-    for (int c0 = 0; c0 < (D_NCONTIG ? BM : BN); c0 += CH) {
+    for (int r0 = 0; r0 < BM; r0 += CH) {
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi) {
         const int wr = wm0 + mi * 64;  // (this warp's 16 rows of block mi)
-        if (D_NCONTIG && (wr < c0 || wr >= c0 + CH)) continue;
+        if (wr < r0 || wr >= r0 + CH) continue;
 #pragma unroll
-        for (int ni = 0; ni < NI; ++ni) {
-          if (!D_NCONTIG && (ni * 8 < c0 || ni * 8 >= c0 + CH)) continue;
+        for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            const int i = (mi * NI + ni) * 4 + 2 * h;
-            if constexpr (D_NCONTIG) {
-              *reinterpret_cast<Pack<TE, 2>*>(&es[(wr - c0 + g + h * 8) * EPITCH + ni * 8 + 2 * q]) =
-                  Pack<TE, 2>{{TE(finished(acc[i], alpha)), TE(finished(acc[i + 1], alpha))}};
-            } else {
-              const int m = wr + g + h * 8, n = ni * 8 + 2 * q - c0;
-              es[n * EPITCH + m] = TE(finished(acc[i], alpha));
-              es[(n + 1) * EPITCH + m] = TE(finished(acc[i + 1], alpha));
-            }
+            const int m = wr - r0 + g + h * 8, n = ni * 8 + 2 * q, i = (mi * NI + ni) * 4 + 2 * h;
+            *reinterpret_cast<Pack<TE, 2>*>(&es[m * EPITCH + n]) =
+                Pack<TE, 2>{{TE(finished(acc[i], alpha)), TE(finished(acc[i + 1], alpha))}};
           }
-        }
       }
       sync_compute();
 #pragma unroll 1
-      for (int idx = ct; idx < CH * LV; idx += ETHREADS) {
-        const int v = (idx % LV) * VD, l = idx / LV;  // (vector v of staged line l)
-        const U gm = m0 + U(D_NCONTIG ? c0 + l : v), gn = n0 + U(D_NCONTIG ? v : c0 + l);
+      for (int idx = ct; idx < CH * LVD; idx += ETHREADS) {
+        const int n = (idx % LVD) * VD, m = idx / LVD;
+        const U gm = m0 + U(r0 + m), gn = n0 + U(n);
         if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < U(N))) continue;
         Pack<TD, VD> out;
-        load_run<VD, VD>(out.e, &es[l * EPITCH + v]);
+        load_run<VD, VD>(out.e, &es[m * EPITCH + n]);
         *reinterpret_cast<Pack<TD, VD>*>(Db + gett_offset<I>(gm, typename Cfg::MapDm{}) +
                                          gett_offset<I>(gn, typename Cfg::MapDn{})) = out;
       }
@@ -1446,8 +1406,7 @@ struct Gett {
     }
     if constexpr (EPI_CHUNK) {
       const int last = int((kstep - 1) % STAGES);  // (the tile's last stage: K > 0)
-      TE* es = CLUSTER_N ? reinterpret_cast<TE*>(stB(last)) : reinterpret_cast<TE*>(stA(last));
-      store_chunked(acc, es, &bars[STAGES + last], D, alpha, bz, m0, n0, wm0);
+      store_chunked(acc, reinterpret_cast<TE*>(stA(last)), &bars[STAGES + last], D, alpha, bz, m0, n0, wm0);
       return;
     }
 

@@ -98,7 +98,6 @@ def render_prelude(spec: KernelSpec) -> str:
         f"  static constexpr bool PERSIST = {_b(t.persistent)};",
         f"  static constexpr bool WS = {_b(t.ws)};",
         f"  static constexpr int TMA_RANK = {spec.tma_rank}, CLUSTER = {t.cluster};",
-        f"  static constexpr bool CLUSTER_N = {_b(t.cluster_n)};",
         "  static constexpr long long A_TMA_SPLIT = {}LL, B_TMA_SPLIT = {}LL;".format(*spec.tma_splits),
         f"  static constexpr int TF32 = {spec.tf32};",
         f"  static constexpr long long M = {spec.M}LL, N = {spec.N}LL, K = {spec.K}LL, BATCH = {spec.batch}LL;",

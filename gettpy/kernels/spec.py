@@ -69,16 +69,10 @@ class TileConfig:
             nothing), and each loads half of their shared B stage with a TMA multicast into both, so
             that B crosses from L2 once per pair (group_m even, no stream-K). Persistent: the pairs walk
             pairs of tiles (an even grid).
-        cluster_n: (cluster=2) the cluster's CTAs take tiles n, n + 1 of one row instead (the tile columns
-            rounded up to even) and share A's stage the same way: each loads half of it, multicast into both,
-            so that A crosses from L2 once per pair. Persistent: the pairs walk their tiles in serpentine
-            rounds (rounds alternately in CTA order and in reverse), so that the CTAs that took the last,
-            partial tile row (cheaper tiles) in one round take the leftover tiles of the next.
-        chunked: (persistent warp-specialised tiles, no C) the epilogue stages D a few tile rows (D stored along
-            n) or columns (D stored along m) at a time (KernelSpec.epi_lines) in the A buffer of the tile's last
-            stage (the B buffer in clusters along n, whose A stage the peer CTA fills too), each chunk stored
-            before the next is staged, and releases that stage after it: no staging tile of its own, so the
-            pipeline keeps all of its stages while the next tile's loads run during the stores (gett.cuh's
+        chunked: (persistent warp-specialised tiles, D stored along n, no C) the epilogue stages D 64, 32 or
+            16 tile rows at a time in the A buffer of the tile's last stage, each chunk stored before the
+            next is staged, and releases that stage after it: no staging tile of its own, so the pipeline
+            keeps all of its stages while the next tile's loads run during the stores (gett.cuh's
             EPI_CHUNK).
         l2_prefetch: the L2 prefetch size of the cp.async copies in bytes (PTX .level::prefetch_size; 0 =
             no hint, 64, 128 or 256): the L2 fetches the aligned block around each copy's bytes from DRAM,
@@ -114,7 +108,6 @@ class TileConfig:
     sk_ctas: int = 0
     sk_split: int = 0
     cluster: int = 1
-    cluster_n: bool = False
     chunked: bool = False
     l2_prefetch: int = 0
     resident_a: bool = False
@@ -143,8 +136,6 @@ class TileConfig:
                 not self.tma or self.sk_ctas or self.group_m < 2 or self.group_m % 2 or self.bn % 16):
             raise KernelError(f"TileConfig {self}: cluster={self.cluster}: 1, or 2 for a TMA tile with bn a multiple "
                               f"of 16, an even group_m and no stream-K")
-        if self.cluster_n and self.cluster != 2:
-            raise KernelError(f"TileConfig {self}: cluster_n pairs tile columns: it needs cluster=2")
         if self.reg_split and not self.tma:
             raise KernelError(f"TileConfig {self}: a warp-specialised tile of more than 128 accumulators a computing "
                               f"thread (bm / 128 * bn > 256) needs TMA loaders (tma=True), which leave it their "
@@ -189,13 +180,6 @@ class TileConfig:
         its loading warpgroup hands registers to the computing ones with setmaxnreg (gett.cuh's REG_SPLIT;
         REG_SPLIT_REGS: the loaders' and the computing threads' counts after it)."""
         return self.ws and (self.bm // 128) * self.bn > 256
-
-    @property
-    def tma_rows(self) -> tuple[int, int]:
-        """(A, B): the rows (mn extent) of the operands' TMA boxes on a k-major stage: a cluster's shared
-        operand (B, or A with cluster_n) comes in halves, one from each CTA."""
-        c = self.cluster
-        return (self.bm // c, self.bn) if self.cluster_n else (self.bm, self.bn // c)
 
     @property
     def threads(self) -> int:
@@ -325,7 +309,7 @@ class KernelSpec:
         if t.tma:
             from .tma import geometry
 
-            for name, op, tmn in (("A", self.a, t.tma_rows[0]), ("B", self.b, t.tma_rows[1])):
+            for name, op, tmn in (("A", self.a, t.bm), ("B", self.b, t.bn // t.cluster)):
                 if geometry(op, tmn, t.bk, self.batch) is None:
                     raise KernelError(f"operand {name}: no tensor map for TMA (a GEMM dimension of several "
                                       f"stride terms, or an unaligned stride); give a tile with tma=False")
@@ -338,11 +322,11 @@ class KernelSpec:
                     raise KernelError(f"operand {name}: a warp-specialised tile's 128 loading threads copy 16-byte "
                                       f"vectors, not {op.vec * ITEMSIZE[op.dtype]}-byte ones (the operand has no "
                                       f"16-byte run along the tile); give another tile")
-        if t.chunked and (self.read_c or self.d.run or self.a.vs != 1 or self.b.vs != 1 or self.K == 0
-                          or not self.epi_lines):
-            raise KernelError(f"tile {t}: a chunked epilogue stores D with no C, K > 0, staging a chunk of tile rows "
-                              f"(columns) in a stage (here C is read, D's layout has it in runs, the tile's slots are "
-                              f"permuted, K = 0, or not even {16 if self.d.ncontig else 8} fit the stage); give "
+        if t.chunked and (self.read_c or not self.d.ncontig or self.d.run or self.a.vs != 1 or self.b.vs != 1
+                          or self.K == 0 or self.epi_rows < 16):
+            raise KernelError(f"tile {t}: a chunked epilogue stores D along n with no C, K > 0, staging 16 rows "
+                              f"or more in A's stage (here C is read, D's layout has it along m or in runs, the "
+                              f"tile's slots are permuted, K = 0, or A's stage holds {self.epi_rows} rows); give "
                               f"chunked=False")
         if t.resident_a:
             rows = _whole_ktiles(self.K, t.bk)
@@ -383,7 +367,7 @@ class KernelSpec:
         from .tma import geometry
 
         t = self.tile
-        ga, gb = (geometry(op, rows, t.bk, self.batch) for op, rows in zip((self.a, self.b), t.tma_rows, strict=True))
+        ga, gb = geometry(self.a, t.bm, t.bk, self.batch), geometry(self.b, t.bn // t.cluster, t.bk, self.batch)
         return (ga.split if ga else 0), (gb.split if gb else 0)
 
     @property
@@ -419,11 +403,9 @@ class KernelSpec:
     def grid(self) -> int:
         """Number of CTAs (1-D grid: batch outermost, then the (m, n) tiles; stream-K: the whole-tile
         CTAs, then the sk_ctas stream-K ones)."""
-        if self.tile.cluster > 1:  # (tile rows, or with cluster_n columns, rounded up to whole clusters)
-            c, rows, cols = self.tile.cluster, math.ceil(self.M / self.tile.bm), math.ceil(self.N / self.tile.bn)
-            if self.tile.cluster_n:
-                return rows * math.ceil(cols / c) * c * self.batch
-            return math.ceil(rows / c) * c * cols * self.batch
+        if self.tile.cluster > 1:  # (tile rows rounded up to whole clusters)
+            c, rows = self.tile.cluster, math.ceil(self.M / self.tile.bm)
+            return math.ceil(rows / c) * c * math.ceil(self.N / self.tile.bn) * self.batch
         return self.tiles * self.batch - self.sk_tiles + self.sk_ctas
 
     @property
@@ -457,18 +439,13 @@ class KernelSpec:
         return self.tile.chunked
 
     @property
-    def epi_lines(self) -> int:
-        """Lines of a chunked epilogue's chunk (gett.cuh's EPI_LINES), the most that fit in the staging stage
-        (A's, or B's with cluster_n): D stored along n, tile rows of bn + pad staged values, 64, 32 or 16; D
-        stored along m, tile columns of bm + pad values, 64, 32, 16 or 8 that divide bn. 0 where none fit."""
+    def epi_rows(self) -> int:
+        """Rows of a chunked epilogue's chunk (gett.cuh's EPI_ROWS): 64, 32 or 16, the most whose staging rows
+        (bn + pad values of D's type, or f32 with a C) fit in A's stage; 0 where not even 16 do."""
         t = self.tile
         te, pad = _epi_item_pad(t, self.b, self.d.ncontig, self.compute, self.d.dtype, self.read_c)
-        stage = _stage_bytes(t, self.b, t.bn) if t.cluster_n else _stage_bytes(t, self.a, t.bm)
-        if self.d.ncontig:
-            line, cands = (t.bn + pad) * te, (64, 32, 16)
-        else:
-            line, cands = (t.bm + pad) * te, tuple(c for c in (64, 32, 16, 8) if t.bn % c == 0)
-        return next((r for r in cands if r * line <= stage), 0)
+        row = (t.bn + pad) * te
+        return next((r for r in (64, 32, 16) if r * row <= _stage_bytes(t, self.a, t.bm)), 0)
 
     @property
     def direct_d(self) -> bool:

@@ -661,7 +661,7 @@ def _chunked_epilogue(spec: KernelSpec) -> bool:
     persistent 128 x 240 tiles of #20 (0.4383 -> 0.4505: one-tile CTAs kept there)."""
     t = spec.tile
     return (t.tma and (t.bm, t.bn) == (256, 160) and not t.persistent and not spec.read_c and spec.d.ncontig
-            and not spec.d.run and ITEMSIZE[spec.d.dtype] == 2 and spec.K > 0 and spec.epi_lines == 64)
+            and not spec.d.run and ITEMSIZE[spec.d.dtype] == 2 and spec.K > 0 and spec.epi_rows == 64)
 
 
 def _semiring_exprs(sr) -> tuple[str, str, str]:

@@ -1,4 +1,6 @@
 #!/bin/bash
+# (The kernel feature it probes, TileConfig.cluster_n, is in commit f2ea27d and was reverted after this call:
+#  slower on every case it was timed on, call1/.)
 # v20 call 1 (H100): clusters along n (TileConfig.cluster_n: tiles n, n + 1 of one row sharing A's stage).
 # GPU tests of the cluster / persistent tiles, then core-kernel tile probes (tccg.tile_probe, round-robin):
 # #12 on the plan with A and B trading roles ('~': A mn-major on 256-row tiles, B k-major 160 rows whole,
