@@ -89,22 +89,25 @@ def test_persistent_direct_stores(name, la, lb, ld, ext, tile, dts, order, op, r
     _walks(spec)
 
 
+@pytest.mark.parametrize("alpha", [0.75, 1.0], ids=["scaled", "alpha1"])
 @pytest.mark.parametrize("name,la,lb,ld,ext,tile,dts,order,op", DIRECT, ids=[c[0] for c in DIRECT])
-def test_persistent_chunked_epilogue(name, la, lb, ld, ext, tile, dts, order, op, rng):
-    """The same persistent TMA tiles with the chunked epilogue (TileConfig.chunked): D staged 64, 32 or 16 rows
-    at a time in the A buffer of each tile's last stage, which goes back to the loaders after the stores; no
-    epilogue tile (the smem of the one-tile kernel), partial tiles, clusters, alpha and an op on D."""
+def test_persistent_chunked_epilogue(name, la, lb, ld, ext, tile, dts, order, op, alpha, rng):
+    """The same persistent TMA tiles with the chunked epilogue (TileConfig.chunked): each computing warp stages its
+    rows, 16 at a time, through a region of its own in the A or B buffer of each tile's last stage, which goes back
+    to the loaders after the stores; no epilogue tile (the smem of the one-tile kernel), partial tiles, clusters,
+    alpha (the epilogue's unscaled path for alpha = 1) and an op on D."""
     import dataclasses
 
     from gettpy import ops
 
     t = _p(**tile, wgmma=True, ws=True, tma=True, chunked=True)
-    spec = run_forced(rng, la, lb, ld, ext, t, dts[0], dts[1], order=order, alpha=0.75,
+    spec = run_forced(rng, la, lb, ld, ext, t, dts[0], dts[1], order=order, alpha=alpha,
                       ops=(None, None, None, ops.leaky_relu(0.2) if op else None))
-    # (rows whose staging fits A's stage of bm x 64 halves: 256 x (160 + 8) halves take 64; 128 x 64 halves
-    #  hold 16 rows of (224 + 8) floats or of (256 + 8) halves)
-    rows = {"256x160_c2": 64, "128x224_c2_mnmajor_f32out": 16, "128x256_bf16_op": 16}[name]
-    assert spec.epi_chunk and not spec.direct_d and spec.epi_rows == rows
+    # (columns whose 8 regions of 16 rows fit A's and B's stages: 256 x 64 and 160 x 64 halves hold 8 regions of
+    #  16 x (160 + 8) halves; 128 x 64 halves and 224 x 64 hold them of 16 x (32 + 8) floats (224 and 112 do not
+    #  fit, 224 has no other multiple of 16 dividing it); 128 x 64 and 256 x 64 halves of 16 x (128 + 8) halves)
+    cols = {"256x160_c2": 160, "128x224_c2_mnmajor_f32out": 32, "128x256_bf16_op": 128}[name]
+    assert spec.epi_chunk and not spec.direct_d and spec.epi_cols == cols
     assert spec.smem_bytes == dataclasses.replace(spec, tile=dataclasses.replace(t, persistent=False,
                                                                                  chunked=False)).smem_bytes
     _walks(spec)
@@ -124,10 +127,10 @@ def test_chunked_epilogue_rules(rng):
     with pytest.raises(KernelError, match="chunked epilogue"):
         run_forced(rng, "ik", "jk", "ij", {"i": 700, "j": 900, "k": 136}, t, with_c=True, beta=1.0)
     spec = run_forced(rng, "ik", "jk", "ij", {"i": 1500, "j": 1900, "k": 136}, t)
-    assert spec.epi_chunk and spec.epi_rows == 32 and not spec.tile.tma
+    assert spec.epi_chunk and spec.epi_cols == 64 and not spec.tile.tma
     _walks(spec)
     t2 = dataclasses.replace(t, bm=256, wn=128)
-    assert run_forced(rng, "ik", "kj", "ij", {"i": 1800, "j": 1704, "k": 72}, t2, "bf16", "f32").epi_rows == 32
+    assert run_forced(rng, "ik", "kj", "ij", {"i": 1800, "j": 1704, "k": 72}, t2, "bf16", "f32").epi_cols == 64
 
 
 def test_persistent_batch_ops_and_tensor_maps(rng):

@@ -647,8 +647,8 @@ def test_tma_heuristic():
     spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
     assert spec.tile.tma and spec.tile.ws and (spec.tile.bm, spec.tile.bn, spec.tile.threads) == (256, 160, 384)
     assert spec.M == 5120 and spec.tile.cluster == 2 and spec.grid == 20 * 33
-    # (persistent, D staged 64 rows at a time in A's last stage: f16 D, no C; not for f32 D or with C)
-    assert spec.tile.persistent and spec.tile.chunked and spec.epi_rows == 64 and not spec.direct_d
+    # (persistent, each warp's rows staged 160 columns at a time in the last stage: f16 D, no C; not for f32 D or C)
+    assert spec.tile.persistent and spec.tile.chunked and spec.epi_cols == 160 and not spec.direct_d
     assert spec.tile.group_m == 4
     assert "EPI_CHUNK = true" in render(spec)[0] and B.build(spec, ARCH).report.spill_stores == 0
     for out, with_c in (("f32", False), ("f16", True)):

@@ -484,6 +484,12 @@ __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const void* p) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
 }
+// four 8x8 b16 matrices stored from the fragment layout (thread t: row t / 4, columns 2 (t % 4), + 1 of each; one
+// register per matrix), lanes 8 j .. 8 j + 7 giving the addresses of matrix j's 8 rows of 16 bytes (sm_90)
+__device__ __forceinline__ void stmatrix_x4(void* p, unsigned r0, unsigned r1, unsigned r2, unsigned r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+               ::"r"((unsigned)__cvta_generic_to_shared(p)), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
+}
 template <bool TRANS>
 __device__ __forceinline__ void ldmatrix_x2(unsigned (&r)[2], const void* p) {
   unsigned s = (unsigned)__cvta_generic_to_shared(p);
@@ -737,18 +743,31 @@ struct Gett {
   static_assert(!DIRECT_D || (PERSIST && Cfg::TMA_RANK > 0 && !Cfg::READ_C && D_NCONTIG && Cfg::D_VEC >= 2 &&
                               N % 2 == 0 && Cfg::D_RUN == 0), "direct stores of accumulator pairs along n");
   // EPI_CHUNK (kernels/spec.py's TileConfig.chunked: persistent warp-specialised tiles, D stored along n in
-  // vectors, no C, K > 0): the epilogue stages EPI_ROWS tile rows at a time in the A buffer of the tile's last
-  // stage, which the computing warpgroups release only after it (`store_chunked`): no shared memory of its
-  // own, so that the pipeline keeps all its stages while the next tile's loads run during the stores
+  // vectors, no C, K > 0): each computing warp stages its own 16-row groups, EPI_COLS columns at a time, in a region
+  // of its own in the A or B buffer of the tile's last stage (EPI_REG_A regions in A, the rest in B), and stores
+  // them from there, with no barrier between the warps; the stage goes back to the loaders after the stores
+  // (`store_chunked`): no shared memory of its own, so that the pipeline keeps all its stages while the next
+  // tile's loads run during the stores. Region rows are EPI_COLS + EPAD values: an odd number of 16-byte (2-byte
+  // values) or 32-byte (4-byte) units apart, whose 8 rows an stmatrix or a fragment row's pairs spread over the
+  // banks. EPI_COLS: bn, or the largest multiple of 16 dividing it for which the 8 regions fit (KernelSpec.epi_cols)
   static constexpr bool EPI_CHUNK = Cfg::EPI_CHUNK;
-  __host__ __device__ static constexpr bool epi_fits(int rows) {
-    return rows * (EC + EPAD) * int(sizeof(TE)) <= A_STAGE_BYTES;
+  static constexpr int EPI_WARPS = ETHREADS / 32;
+  __host__ __device__ static constexpr int epi_region(int cols) { return 16 * (cols + EPAD) * int(sizeof(TE)); }
+  __host__ __device__ static constexpr bool epi_fits(int cols) {
+    return cols > 0 && BN % cols == 0 && cols % 16 == 0 && cols % Cfg::D_VEC == 0 &&
+           A_STAGE_BYTES / epi_region(cols) + B_STAGE_BYTES / epi_region(cols) >= EPI_WARPS;
   }
-  static constexpr int EPI_ROWS = epi_fits(64) ? 64 : epi_fits(32) ? 32 : 16;
+  __host__ __device__ static constexpr int epi_cols() {
+    for (int c = BN - BN % 16; c >= 16; c -= 16)
+      if (epi_fits(c)) return c;
+    return 0;
+  }
+  static constexpr int EPI_COLS = epi_cols(), EPI_REG_BYTES = epi_region(EPI_COLS > 0 ? EPI_COLS : 16);
+  static constexpr int EPI_REG_A = A_STAGE_BYTES / EPI_REG_BYTES;
   static_assert(!EPI_CHUNK || (PERSIST && WS && !DIRECT_D && !Cfg::READ_C && D_NCONTIG && Cfg::D_RUN == 0 &&
                                K > 0 && LA::Perm::kIdentity && LB::Perm::kIdentity && sizeof(TE) == sizeof(TD) &&
-                               epi_fits(16)),
-                "chunked epilogues: persistent warp-specialised tiles storing D along n, no C, 16 rows in A's stage");
+                               (sizeof(TE) == 2 || sizeof(TE) == 4) && EPI_COLS > 0 && EPI_REG_BYTES % 16 == 0),
+                "chunked epilogues: persistent warp-specialised tiles storing D along n, no C, warps' regions that fit");
   static constexpr int EPI_BYTES = DIRECT_D || EPI_CHUNK ? 0 : round16(ES * EPITCH * int(sizeof(TE)));
   // (wgmma: + 1024 bytes to align the swizzle atoms, which need 1024-byte-aligned stages)
   // (WS: + two mbarriers per stage after the pipeline and epilogue buffers)
@@ -1170,45 +1189,75 @@ struct Gett {
     }
   }
 
-  // (EPI_CHUNK) the epilogue EPI_ROWS tile rows at a time through the staging tile es (the A buffer of the tile's
-  // last stage): each warp stages its 16-row groups that fall in the chunk as finished D values (accumulator
-  // pairs (n, n + 1) as one store), then all the computing threads store the chunk in D_VEC-wide vectors along
-  // n; then the stage goes back to the loaders
-  template <int R>
-  __device__ __forceinline__ static void store_chunked(const TAcc (&acc)[R], TE* es, unsigned long long* empty,
-                                                       TD* __restrict__ D, TAcc alpha, U bz, U m0, U n0, int wm0) {
-    const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
-    const int ct = int(threadIdx.x) - (THREADS - ETHREADS);  // (index among the computing threads)
-    constexpr int VD = Cfg::D_VEC, LVD = BN / VD, CH = EPI_ROWS;
-    TD* Db = D + gett_offset<I>(bz, typename Cfg::MapDb{});
+  // (EPI_CHUNK) the epilogue through each computing warp's region (see EPI_CHUNK): per 64-row block of the warpgroup
+  // and EPI_COLS columns, the warp stages its 16 rows as finished D values (2-byte values: stmatrix, four 8 x 8
+  // fragments at once; else accumulator pairs (n, n + 1) as one store), then stores them in D_VEC-wide vectors along
+  // n, and after its last stores releases the stage to the loaders. The other warps' wgmmas have read the stage
+  // (the barrier before); no warp reads or writes another's region. alpha == 1 skips the scaling (SCALE)
+  template <bool SCALE, int R>
+  __device__ __forceinline__ static void warp_stores(const TAcc (&acc)[R], TE* es, TD* __restrict__ Db, TAcc alpha,
+                                                     U m0, U n0, int wm0, int lane) {
+    const int g = lane >> 2, q = lane & 3;
+    constexpr int VD = Cfg::D_VEC, CW = EPI_COLS, RP = CW + EPAD, LV = CW / VD;
+    auto fin = [&](TAcc v) {
+      if constexpr (SCALE) v = alpha * v;
+      if constexpr (!Cfg::OpD::kIdentity) v = Cfg::OpD::template apply<TAcc>(v);
+      return from_acc<TD>(v);
+    };
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll 1
-    for (int r0 = 0; r0 < BM; r0 += CH) {
+      for (int c0 = 0; c0 < BN; c0 += CW) {
+        __syncwarp();  // (the region's reads of the previous chunk before it is staged again)
+        if constexpr (sizeof(TE) == 2) {
+          const int j = lane >> 3, r = (lane & 7) + 8 * (j & 1);  // (this lane's row of matrix j)
 #pragma unroll
-      for (int mi = 0; mi < MI; ++mi) {
-        const int wr = wm0 + mi * 64;  // (this warp's 16 rows of block mi)
-        if (wr < r0 || wr >= r0 + CH) continue;
+          for (int np = 0; np < CW / 16; ++np) {
+            const int ni = c0 / 8 + 2 * np;
+            unsigned w[4];
 #pragma unroll
-        for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const int m = wr - r0 + g + h * 8, n = ni * 8 + 2 * q, i = (mi * NI + ni) * 4 + 2 * h;
-            *reinterpret_cast<Pack<TE, 2>*>(&es[m * EPITCH + n]) =
-                Pack<TE, 2>{{TE(finished(acc[i], alpha)), TE(finished(acc[i + 1], alpha))}};
+            for (int jj = 0; jj < 4; ++jj) {  // (matrix jj: rows 8 (jj & 1) .., columns of ni + (jj >> 1))
+              const TAcc* a = &acc[(mi * NI + ni + (jj >> 1)) * 4 + 2 * (jj & 1)];
+              w[jj] = unsigned(to_bits(fin(a[0]))) | (unsigned(to_bits(fin(a[1]))) << 16);
+            }
+            stmatrix_x4(&es[r * RP + (2 * np + (j >> 1)) * 8], w[0], w[1], w[2], w[3]);
           }
+        } else {
+#pragma unroll
+          for (int nc = 0; nc < CW / 8; ++nc)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const TAcc* a = &acc[(mi * NI + c0 / 8 + nc) * 4 + 2 * h];
+              *reinterpret_cast<Pack<TE, 2>*>(&es[(g + 8 * h) * RP + nc * 8 + 2 * q]) = Pack<TE, 2>{{fin(a[0]), fin(a[1])}};
+            }
+        }
+        __syncwarp();
+        const U row0 = m0 + U(wm0 + mi * 64);
+#pragma unroll
+        for (int idx0 = 0; idx0 < 16 * LV; idx0 += 32) {
+          const int idx = idx0 + lane, l = idx / LV, v = (idx % LV) * VD;
+          if ((16 * LV) % 32 != 0 && idx >= 16 * LV) break;
+          const U gm = row0 + U(l), gn = n0 + U(c0 + v);
+          if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < U(N))) continue;
+          Pack<TD, VD> out;
+          load_run<VD, VD>(out.e, &es[l * RP + v]);
+          *reinterpret_cast<Pack<TD, VD>*>(Db + gett_offset<I>(gm, typename Cfg::MapDm{}) +
+                                           gett_offset<I>(gn, typename Cfg::MapDn{})) = out;
+        }
       }
-      sync_compute();
-#pragma unroll 1
-      for (int idx = ct; idx < CH * LVD; idx += ETHREADS) {
-        const int n = (idx % LVD) * VD, m = idx / LVD;
-        const U gm = m0 + U(r0 + m), gn = n0 + U(n);
-        if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < U(N))) continue;
-        Pack<TD, VD> out;
-        load_run<VD, VD>(out.e, &es[m * EPITCH + n]);
-        *reinterpret_cast<Pack<TD, VD>*>(Db + gett_offset<I>(gm, typename Cfg::MapDm{}) +
-                                         gett_offset<I>(gn, typename Cfg::MapDn{})) = out;
-      }
-      sync_compute();  // (the stores' reads of the staging tile before the next chunk is staged)
     }
+  }
+  template <int R>
+  __device__ __forceinline__ static void store_chunked(const TAcc (&acc)[R], unsigned char* sa, unsigned char* sb,
+                                                       unsigned long long* empty, TD* __restrict__ D, TAcc alpha, U bz,
+                                                       U m0, U n0, int wm0) {
+    const int lane = threadIdx.x & 31, cw = int(threadIdx.x >> 5) - (THREADS - ETHREADS) / 32;
+    TE* es = reinterpret_cast<TE*>(cw < EPI_REG_A ? sa + cw * EPI_REG_BYTES : sb + (cw - EPI_REG_A) * EPI_REG_BYTES);
+    TD* Db = D + gett_offset<I>(bz, typename Cfg::MapDb{});
+    if (alpha == TAcc(1))
+      warp_stores<false>(acc, es, Db, alpha, m0, n0, wm0, lane);
+    else
+      warp_stores<true>(acc, es, Db, alpha, m0, n0, wm0, lane);
     // (the loaders' TMA writes into the stage, async proxy, after these generic accesses)
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     release_stage(empty);
@@ -1406,7 +1455,8 @@ struct Gett {
     }
     if constexpr (EPI_CHUNK) {
       const int last = int((kstep - 1) % STAGES);  // (the tile's last stage: K > 0)
-      store_chunked(acc, reinterpret_cast<TE*>(stA(last)), &bars[STAGES + last], D, alpha, bz, m0, n0, wm0);
+      store_chunked(acc, reinterpret_cast<unsigned char*>(stA(last)), reinterpret_cast<unsigned char*>(stB(last)),
+                    &bars[STAGES + last], D, alpha, bz, m0, n0, wm0);
       return;
     }
 

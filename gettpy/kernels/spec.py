@@ -69,11 +69,11 @@ class TileConfig:
             nothing), and each loads half of their shared B stage with a TMA multicast into both, so
             that B crosses from L2 once per pair (group_m even, no stream-K). Persistent: the pairs walk
             pairs of tiles (an even grid).
-        chunked: (persistent warp-specialised tiles, D stored along n, no C) the epilogue stages D 64, 32 or
-            16 tile rows at a time in the A buffer of the tile's last stage, each chunk stored before the
-            next is staged, and releases that stage after it: no staging tile of its own, so the pipeline
-            keeps all of its stages while the next tile's loads run during the stores (gett.cuh's
-            EPI_CHUNK).
+        chunked: (persistent warp-specialised tiles, D stored along n, no C) each computing warp stages its
+            accumulator rows, 16 at a time and KernelSpec.epi_cols columns at a time, in a region of its own in
+            the A or B buffer of the tile's last stage and stores them from there, with no barrier between the
+            warps, and releases that stage after its stores: no staging tile of its own, so the pipeline keeps
+            all of its stages while the next tile's loads run during the stores (gett.cuh's EPI_CHUNK).
         l2_prefetch: the L2 prefetch size of the cp.async copies in bytes (PTX .level::prefetch_size; 0 =
             no hint, 64, 128 or 256): the L2 fetches the aligned block around each copy's bytes from DRAM,
             so a row read one k-tile at a time arrives whole. TMA tiles set theirs in the tensor maps.
@@ -323,11 +323,11 @@ class KernelSpec:
                                       f"vectors, not {op.vec * ITEMSIZE[op.dtype]}-byte ones (the operand has no "
                                       f"16-byte run along the tile); give another tile")
         if t.chunked and (self.read_c or not self.d.ncontig or self.d.run or self.a.vs != 1 or self.b.vs != 1
-                          or self.K == 0 or self.epi_rows < 16):
-            raise KernelError(f"tile {t}: a chunked epilogue stores D along n with no C, K > 0, staging 16 rows "
-                              f"or more in A's stage (here C is read, D's layout has it along m or in runs, the "
-                              f"tile's slots are permuted, K = 0, or A's stage holds {self.epi_rows} rows); give "
-                              f"chunked=False")
+                          or self.K == 0 or not self.epi_cols or ITEMSIZE[self.d.dtype] not in (2, 4)):
+            raise KernelError(f"tile {t}: a chunked epilogue stores a 2- or 4-byte D along n with no C, K > 0, each "
+                              f"computing warp staging 16 rows of 16 columns or more in the last stage (here C is "
+                              f"read, D's layout has it along m or in runs, the tile's slots are permuted, K = 0, D's "
+                              f"type is {self.d.dtype}, or no such regions fit); give chunked=False")
         if t.resident_a:
             rows = _whole_ktiles(self.K, t.bk)
             why = [w for bad, w in (
@@ -434,18 +434,24 @@ class KernelSpec:
 
     @property
     def epi_chunk(self) -> bool:
-        """Whether the epilogue stages D a few rows at a time in A's last stage (TileConfig.chunked; gett.cuh's
-        EPI_CHUNK)."""
+        """Whether each computing warp stages and stores its rows through a region of the last stage
+        (TileConfig.chunked; gett.cuh's EPI_CHUNK)."""
         return self.tile.chunked
 
     @property
-    def epi_rows(self) -> int:
-        """Rows of a chunked epilogue's chunk (gett.cuh's EPI_ROWS): 64, 32 or 16, the most whose staging rows
-        (bn + pad values of D's type, or f32 with a C) fit in A's stage; 0 where not even 16 do."""
+    def epi_cols(self) -> int:
+        """Columns of a chunked epilogue's chunk (gett.cuh's EPI_COLS): each of the 8 computing warps stages 16 tile
+        rows of that many columns (+ pad, values of D's type, or f32 with a C) in a region of its own in the last
+        stage's A or B buffer; bn, or the largest multiple of 16 that divides bn (and D's vector) for which the 8
+        regions fit. 0 where none do."""
         t = self.tile
         te, pad = _epi_item_pad(t, self.b, self.d.ncontig, self.compute, self.d.dtype, self.read_c)
-        row = (t.bn + pad) * te
-        return next((r for r in (64, 32, 16) if r * row <= _stage_bytes(t, self.a, t.bm)), 0)
+        sa, sb = _stage_bytes(t, self.a, t.bm), _stage_bytes(t, self.b, t.bn)
+        for c in range(t.bn - t.bn % 16, 0, -16):
+            region = 16 * (c + pad) * te
+            if t.bn % c == 0 and c % self.d.vec == 0 and sa // region + sb // region >= 8:
+                return c
+        return 0
 
     @property
     def direct_d(self) -> bool:
@@ -509,7 +515,7 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     are unpadded (swizzled, mn-major tiles in whole 64-wide column atoms) and get 1024 bytes more, to align
     the stages to 1024 bytes. A persistent tile keeps both (its loads of the next tile run during the
     epilogue), but with `direct_d` (KernelSpec.direct_d) or a chunked epilogue (TileConfig.chunked, staged in
-    A's last stage) there is no epilogue tile; a warp-specialised one adds two 8-byte mbarriers per stage.
+    the last stage) there is no epilogue tile; a warp-specialised one adds two 8-byte mbarriers per stage.
     With TileConfig.resident_a the stages hold B alone, and A's panel of `k` rows rounded up to whole
     k-tiles (padded like a stage's rows) comes after the rest.
     """
