@@ -7,7 +7,7 @@ out=${1:-$OUT}; mkdir -p "$out"; export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD
 S="--section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats --section LaunchStats --section Occupancy"
 N="timeout 120 ncu --clock-control none --launch-skip 2 --launch-count 1 $S"
 $N --kernel-name regex:gett_ python3 -m tccg.profile_case 12 f16 --tile h > "$out/ncu_12_ours.txt" 2>&1
-$N python3 tccg/results/v20_h100/torch_case.py 12 f16 > "$out/ncu_12_torch.txt" 2>&1
+$N python3 tccg/results/v11_h100/call8/torch_case.py 12 f16 > "$out/ncu_12_torch.txt" 2>&1
 timeout 150 ncu --clock-control none --launch-skip 2 --launch-count 1 --section SourceCounters --section WarpStateStats \
   --kernel-name regex:gett_ -o /tmp/ours python3 -m tccg.profile_case 12 f16 --tile h > "$out/ncu_src_log.txt" 2>&1
 timeout 100 ncu --import /tmp/ours.ncu-rep --page source --csv --print-source sass > /tmp/ours_sass.csv 2>&1

@@ -7,6 +7,6 @@ out=${1:-$OUT}; mkdir -p "$out"; export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD
 timeout 240 python3 -m pytest -q tests/test_gpu_persistent.py tests/test_gpu_cluster.py tests/test_gpu_wgmma.py 2>&1 | tail -6 | tee "$out/tests.txt"
 S="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section LaunchStats"
 timeout 120 ncu --clock-control none --launch-skip 2 --launch-count 1 $S --kernel-name regex:gett_ python3 -m tccg.profile_case 12 f16 --tile h > "$out/ncu_12_ours.txt" 2>&1
-timeout 120 ncu --clock-control none --launch-skip 2 --launch-count 1 $S python3 tccg/results/v20_h100/torch_case.py 12 f16 > "$out/ncu_12_torch.txt" 2>&1
+timeout 120 ncu --clock-control none --launch-skip 2 --launch-count 1 $S python3 tccg/results/v11_h100/call8/torch_case.py 12 f16 > "$out/ncu_12_torch.txt" 2>&1
 for i in 1 2; do timeout 100 python3 -m tccg --cases 2,12 --dtype f16 --order F --no-plots --out "$out/e2e$i" 2>&1 | tail -12 | tee "$out/e2e$i.txt"; done
 for f in "$out"/ncu_12_*.txt; do echo "== $f"; grep -E "max rel err|Duration|SM Frequency|Elapsed Cycles|SM Active Cycles|Compute \(SM\) Throughput|Issue Slots Busy|highest-utilized" "$f"; done
