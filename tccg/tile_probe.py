@@ -313,7 +313,7 @@ def main(argv=None) -> int:
             mark = "*" if i == 0 else "~" if label.startswith("~") else " "
             pers = ("t" if tile.tma else "x" if tile.ws else "") + ("p" if tile.persistent else "")
             sk = f"k{tile.sk_ctas}" + (f"s{tile.sk_split}" if tile.sk_split else "")
-            cl = ((f" c{tile.cluster}" if tile.cluster > 1 else "") + (" e" * tile.chunked)
+            cl = ((f" c{tile.cluster}" if tile.cluster > 1 else "") + (" e" if tile.chunked else "")
                   + (f" l{tile.l2_prefetch}" if tile.l2_prefetch else "") + (" r" if tile.resident_a else "")
                   + (" fa" if tile.frag_op_a else "") + (" fb" if tile.frag_op_b else ""))
             print(f"{case.num:2d} {mark} {tile.bm}x{tile.bn}x{tile.bk}/{tile.stages}{pers} {spec.path:5s} "

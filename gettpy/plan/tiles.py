@@ -655,11 +655,12 @@ def panel_fits(tile: TileConfig, M: int, batch: int, a_kmajor: bool) -> bool:
 def _chunked_epilogue(spec: KernelSpec) -> bool:
     """Whether the heuristic's TMA tile of 256 x 160 becomes persistent with a chunked epilogue (each warp's rows
     staged and stored through a region of the last stage, all 160 columns at once; TileConfig.chunked) and raster
-    groups of 4: where D is a 2-byte type
-    stored along n and no C is read. #12 f16 (round-robin tile probes on the H100, results/v14_h100/call12/,
-    call13/): one-tile CTAs 0.4414 / 0.4392 ms, persistent in groups of 8 0.4154 / 0.4297, of 4 0.4039 /
-    0.4153; a 4-byte D, staged 32 rows at a time, ran no faster (f16 -> f32: 0.4427 -> 0.4426), nor did the
-    persistent 128 x 240 tiles of #20 (0.4383 -> 0.4505: one-tile CTAs kept there)."""
+    groups of 4: where D is a 2-byte type stored along n and no C is read. #12 f16 (round-robin tile probes on
+    the H100, results/v14_h100/call12/, call13/): one-tile CTAs 0.4414 / 0.4392 ms, persistent in groups of 8
+    0.4154 / 0.4297, of 4 0.4039 / 0.4153 (the chunks then staged 64 rows at a time in A's stage); a 4-byte D,
+    staged 32 rows at a time, ran no faster (f16 -> f32: 0.4427 -> 0.4426), nor did the persistent 128 x 240
+    tiles of #20 (0.4383 -> 0.4505: one-tile CTAs kept there). The barrier-free per-warp staging (v20) took
+    #12's kernel from 568,774 to 566,059 cycles (results/v20_h100/call2/, call3/)."""
     t = spec.tile
     return (t.tma and (t.bm, t.bn) == (256, 160) and not t.persistent and not spec.read_c and spec.d.ncontig
             and not spec.d.run and ITEMSIZE[spec.d.dtype] == 2 and spec.K > 0 and spec.epi_cols == t.bn)
