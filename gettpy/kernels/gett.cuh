@@ -1137,24 +1137,18 @@ struct Gett {
     }
   }
 
-  // a warpgroup's wgmmas on one stage: BK / 16 k-steps over its NL 64-row blocks from tile row row0 (a multiple
-  // of 64; accumulators BN / 2 apart), committed as one group; then wait until at most WAIT groups are in flight.
-  // The two descriptors are built once; each wgmma's adds its operand's offset from them (a constant: wg_start is
-  // linear in whole 64-row blocks and in k) to the 14-bit address field, which a stage never carries past
-  // (shared memory is under 256 KB). row0 is broadcast from lane 0, so that the compiler sees it warp-uniform
+  // a warpgroup's wgmmas on one stage: BK / 16 k-steps over its NL 64-row blocks from tile row row0
+  // (accumulators BN / 2 apart), committed as one group; then wait until at most WAIT groups are in flight
   template <int NL, int WAIT, int R>
   __device__ __forceinline__ static void wg_stage(TAcc (&acc)[R], const TA* As, const TB* Bs, int row0) {
-    row0 = __shfl_sync(0xffffffffu, row0, 0);
-    const unsigned long long da = wg_desc(As + LA::wg_start(row0, 0), LA::WG_LBO, LA::WG_SBO);
-    const unsigned long long db = wg_desc(Bs, LB::WG_LBO, LB::WG_SBO);
     wg_fence_regs(acc);
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
     for (int kk = 0; kk < BK; kk += 16)
 #pragma unroll
       for (int mi = 0; mi < NL; ++mi)
-        Cfg::Wgmma::run(acc + mi * (BN / 2), da + (unsigned long long)(LA::wg_start(mi * 64, kk) * int(sizeof(TA)) / 16),
-                        db + (unsigned long long)(LB::wg_start(0, kk) * int(sizeof(TB)) / 16));
+        Cfg::Wgmma::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(row0 + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
+                        wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(WAIT) : "memory");
     wg_fence_regs(acc);
