@@ -1,4 +1,5 @@
 #!/bin/bash
+# (The change it measures, commit "wgmma descriptors built once per stage", was reverted after this call: slower.)
 # v20 call 6 (H100): wgmma descriptors built once per stage (uniform registers). GPU tests of every wgmma path,
 # then Nsight Compute cycles of #12 f16 and #20 f16 (heuristic core kernels; #12's v20 figure before this change:
 # 566,059 cycles, call3/) and cuBLAS's #12, then #2, #12, #20 end to end against torch (no cuTENSOR here).
