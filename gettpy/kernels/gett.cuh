@@ -767,7 +767,7 @@ struct Gett {
   static_assert(!EPI_CHUNK || (PERSIST && WS && !DIRECT_D && !Cfg::READ_C && D_NCONTIG && Cfg::D_RUN == 0 &&
                                K > 0 && LA::Perm::kIdentity && LB::Perm::kIdentity && sizeof(TE) == sizeof(TD) &&
                                (sizeof(TE) == 2 || sizeof(TE) == 4) && EPI_COLS > 0 && EPI_REG_BYTES % 16 == 0),
-                "chunked epilogues: persistent warp-specialised tiles storing D along n, no C, warps' regions that fit");
+                "chunked epilogues: persistent warp-specialised tiles storing D along n, no C, regions that fit");
   static constexpr int EPI_BYTES = DIRECT_D || EPI_CHUNK ? 0 : round16(ES * EPITCH * int(sizeof(TE)));
   // (wgmma: + 1024 bytes to align the swizzle atoms, which need 1024-byte-aligned stages)
   // (WS: + two mbarriers per stage after the pipeline and epilogue buffers)
@@ -1228,7 +1228,8 @@ struct Gett {
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
               const TAcc* a = &acc[(mi * NI + c0 / 8 + nc) * 4 + 2 * h];
-              *reinterpret_cast<Pack<TE, 2>*>(&es[(g + 8 * h) * RP + nc * 8 + 2 * q]) = Pack<TE, 2>{{fin(a[0]), fin(a[1])}};
+              *reinterpret_cast<Pack<TE, 2>*>(&es[(g + 8 * h) * RP + nc * 8 + 2 * q]) =
+                  Pack<TE, 2>{{fin(a[0]), fin(a[1])}};
             }
         }
         __syncwarp();
