@@ -242,11 +242,12 @@ def main(argv=None) -> int:
         A and B trading roles (`flipped`; skipped without it): its label keeps the '~'."""
         base = kernel_spec(plan, False)
         tiles = [("heuristic", base.tile)]
+        own = kernel_spec(flipped, False).tile if flipped else base.tile  # ('H' / 'P': the tile's plan's heuristic)
         for t in args.tiles.split(",") if args.tiles else ():
             if t.startswith("~") != (flipped is not None):
                 continue
             try:
-                tile = tile_from(t.lstrip("~"), kernel_spec(flipped, False).tile if flipped else base.tile)
+                tile = tile_from(t.lstrip("~"), own)
                 tile = tile and fit_frag_ops(tile, base.op_a, base.op_b)
             except KernelError as e:  # (an option this tile cannot take: a resident panel on a wgmma tile)
                 print(f"{t}: {str(e)[-120:]}")

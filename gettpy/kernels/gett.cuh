@@ -839,8 +839,10 @@ struct Gett {
     }
   }
   // the finished D value of an accumulator with no C to add: op_d(alpha * acc), rounded to D's type
+  // (SCALE = false: alpha is known to be 1)
+  template <bool SCALE = true>
   __device__ __forceinline__ static TD finished(TAcc v, TAcc alpha) {
-    v = alpha * v;
+    if constexpr (SCALE) v = alpha * v;
     if constexpr (!Cfg::OpD::kIdentity) v = Cfg::OpD::template apply<TAcc>(v);
     return from_acc<TD>(v);
   }
@@ -1199,11 +1201,7 @@ struct Gett {
                                                      U m0, U n0, int wm0, int lane) {
     const int g = lane >> 2, q = lane & 3;
     constexpr int VD = Cfg::D_VEC, CW = EPI_COLS, RP = CW + EPAD, LV = CW / VD;
-    auto fin = [&](TAcc v) {
-      if constexpr (SCALE) v = alpha * v;
-      if constexpr (!Cfg::OpD::kIdentity) v = Cfg::OpD::template apply<TAcc>(v);
-      return from_acc<TD>(v);
-    };
+    auto fin = [&](TAcc v) { return finished<SCALE>(v, alpha); };
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll 1

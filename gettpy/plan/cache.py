@@ -34,38 +34,38 @@ def record_tuned(problem: ContractionProblem, candidate) -> None:
     _TUNED[problem.canonical()] = candidate
 
 
+def _executor(backend: str | None) -> str:
+    """`backend`, or where it is not known yet (None) the one that will run: "cupy" where there is a GPU,
+    else "numpy"."""
+    if backend is not None:
+        return backend
+    try:
+        import cupy
+
+        return "cupy" if cupy.cuda.runtime.getDeviceCount() > 0 else "numpy"
+    except Exception:  # noqa: BLE001 - no CuPy / no GPU: the CPU executor
+        return "numpy"
+
+
 def _tuned_candidate(canonical: ContractionProblem, backend: str | None):
     hit = _TUNED.get(canonical)
     if hit is not None or os.environ.get("GETTPY_TUNE") != "1":
         return hit
     from .tuner import Candidate
     from .tuning_db import TuningDB, device_identity, problem_key
-    if backend is None:  # (not known yet: the GPU's database where there is a GPU)
-        try:
-            import cupy
-
-            backend = "cupy" if cupy.cuda.runtime.getDeviceCount() > 0 else "numpy"
-        except Exception:  # noqa: BLE001 - no CuPy / no GPU: the CPU executor's database
-            backend = "numpy"
-    entry = TuningDB(*device_identity(backend)).lookup(problem_key(canonical))
+    entry = TuningDB(*device_identity(_executor(backend))).lookup(problem_key(canonical))
     return None if entry is None else Candidate.from_dict(entry["config"])
 
 
 def _f64_cores(backend: str | None) -> bool:
     """Whether the executor's device runs f32 GEMMs on f64 tensor cores (make_schedule's f64_cores): the
-    current GPU's (an sm_90 one) for the GPU executor, or where `backend` is None and there is a GPU; the
-    CPU executor plans as for the H100, as every other rule of the planner does. (On einsum's cached path:
-    the GPU's answer comes from gpu._target's per-device cache.)"""
-    if backend == "numpy":
+    current GPU's (an sm_90 one) for the GPU executor; the CPU executor plans as for the H100, as every other
+    rule of the planner does. (gpu._target caches its answer per device.)"""
+    if _executor(backend) == "numpy":
         return True
     try:
         from ..backends.gpu import _target
 
-        if backend is None:
-            import cupy
-
-            if cupy.cuda.runtime.getDeviceCount() == 0:
-                return True
         return _target()[1]
     except Exception:  # noqa: BLE001 - no CuPy / no GPU
         return True

@@ -243,12 +243,6 @@ def _tile(plan: Plan, sm_count: int, f64_cores: bool = True):
                        compute=plan.problem.compute, sm_count=sm_count, dmma=f64_cores)
 
 
-def _rereads(plan: Plan, sm_count: int, f64_cores: bool = True) -> tuple[int, int]:
-    """How many CTA columns read each A element and CTA rows read each B element."""
-    t = _tile(plan, sm_count, f64_cores)
-    return math.ceil(plan.N / t.bn), math.ceil(plan.M / t.bm)
-
-
 def _split_candidates(plan: Plan, ext):
     """(k mode, slices) that split-K may cut: the mode's extent a multiple of the slices, each slice keeping
     SPLIT_MIN_K of K, and a cut stride-1 mode keeping runs that are whole 16-byte vectors (a multiple of 8)
@@ -397,9 +391,10 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
     ext = dict(problem.extents)
     ka, kb = plan.kernel_a, plan.kernel_b  # the kernel's A and B (the problem's, possibly swapped)
     va, vb = 16 // ka.itemsize, 16 // kb.itemsize
-    rereads_a, rereads_b = _rereads(plan, sm_count, f64_cores)
     new_ka, new_kb = ka, kb
     t = _tile(plan, sm_count, f64_cores)
+    # (how many CTA columns read each A element, and CTA rows each B element)
+    rereads_a, rereads_b = math.ceil(plan.N / t.bn), math.ceil(plan.M / t.bm)
     from .tiles import compute_bound, panel_fits, tf32_mode
 
     heavy = compute_bound(plan.M, plan.N, plan.K)
