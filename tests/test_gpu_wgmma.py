@@ -189,21 +189,38 @@ def test_tma_orientations(la, lb, ld, bm, bn, stages, rng):
     assert spec.tile.tma and spec.tma_rank == 2
 
 
-SPLIT_TILES = [(104, 4, False, 1), (104, 4, True, 1), (208, 4, False, 2)]
+SPLIT_TILES = [(104, 4, False, 1, 104), (104, 4, True, 1, 104), (208, 4, False, 2, 104), (128, 4, True, 1, 16),
+               (256, 3, True, 2, 16)]
 
 
-@pytest.mark.parametrize("bn,stages,persistent,cluster", SPLIT_TILES,
-                         ids=[f"{n}s{s}{'p' if p else ''}c{c}" for n, s, p, c in SPLIT_TILES])
-def test_tma_split_map(bn, stages, persistent, cluster, rng):
+@pytest.mark.parametrize("bn,stages,persistent,cluster,rows", SPLIT_TILES,
+                         ids=[f"{n}s{s}{'p' if p else ''}c{c}" for n, s, p, c, _ in SPLIT_TILES])
+def test_tma_split_map(bn, stages, persistent, cluster, rows, rng):
     """TCCG #2's shape (abc-dca-bd, column-major): the big input's n = (a, c) read through a rank-3 tensor map,
-    boxes of rows of a within one c (104 or 208 of a's 208; a cluster's halves of 104); M = 24, so A's second
-    column atom is past M and not loaded; with C, f32 out."""
+    boxes of rows of a within one c: 104 or 208 of a's 208 (a cluster's halves of 104), or, where the tiles
+    straddle values of c (128 rows, a cluster's halves of 128), boxes of gcd(208, 128) = 16 rows; M = 24, so
+    A's second column atom is past M and not loaded; with C, f32 out."""
     import dataclasses
 
     ext = {"a": 208, "b": 24, "c": 40, "d": 136}
     tile = dataclasses.replace(_ws(128, bn, stages, tma=True), persistent=persistent, cluster=cluster)
     spec = run_forced(rng, "dca", "bd", "abc", ext, tile, order="F")
-    assert spec.tma_splits == (0, 208)
+    assert spec.tma_splits == (0, 208) and spec.tma_rows == (0, rows)
+    run_forced(rng, "dca", "bd", "abc", ext, tile, "f16", "f32", order="F", with_c=True, alpha=0.5, beta=2.0)
+
+
+@pytest.mark.parametrize("bm,stages,persistent", [(256, 4, True), (128, 6, True), (256, 4, False)])
+def test_tma_split_boxes_on_a(bm, stages, persistent, rng):
+    """#2's own transpose flag (the long narrow rule: the big input is the kernel's A, k-major, M = (a, c)):
+    with a's 40 rows a slab, the tiles straddle values of c and the map's boxes hold gcd(40, bm) = 8 rows;
+    the last tile runs past M (its boxes past the last c zero-filled), K = 264 a partial last k-tile;
+    f16 out, then f32 out with C."""
+    import dataclasses
+
+    ext = {"a": 40, "b": 24, "c": 848, "d": 264}
+    tile = dataclasses.replace(_ws(bm, 32, stages, tma=True), persistent=persistent)
+    spec = run_forced(rng, "dca", "bd", "abc", ext, tile, order="F")
+    assert spec.M == 40 * 848 and spec.tma_splits == (40, 0) and spec.tma_rows == (8, 0)
     run_forced(rng, "dca", "bd", "abc", ext, tile, "f16", "f32", order="F", with_c=True, alpha=0.5, beta=2.0)
 
 

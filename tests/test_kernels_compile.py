@@ -694,12 +694,43 @@ def test_tma_geometry_split(cache):
     a, c = n % ext["a"], n // ext["a"]
     assert np.array_equal(got, 2 * (k + 136 * c + 5440 * a))
     assert (c1 < g.dims[1]).all() and (c2 < g.dims[2]).all()
-    assert "B_TMA_SPLIT = 208LL" in render(spec)[0]
+    assert "B_TMA_SPLIT = 208LL" in render(spec)[0] and "B_TMA_ROWS = 104" in render(spec)[0]
     assert B.build(spec, ARCH).report.spill_stores == 0
-    assert geometry(spec.b, 128, 64, 1) is None  # (128 rows would straddle two values of c)
+    assert geometry(spec.b, 128, 64, 1).box == (64, 16, 1)  # (128-row tiles straddle: boxes of gcd(208, 128))
+    odd = tccg_plan("abc-dca-bd", (212, 24, 40, 136))  # (gcd(212, 128) = 4: not whole swizzle atoms)
     with pytest.raises(KernelError, match="no tensor map"):
-        kernel_spec(plan, False, tile=dataclasses.replace(tile, bn=128, wn=128))
+        kernel_spec(odd, False, tile=dataclasses.replace(tile, bn=128, wn=128))
     assert geometry(dataclasses.replace(spec.b, kmajor=False), 104, 64, 1) is None
+
+
+def test_tma_geometry_split_boxes(cache):
+    """TCCG #2 at full size on its planned transpose flag: the big input is the kernel's A, M = (a, c) with
+    a's 312 rows, and its 256-row tiles straddle values of c, so the map's boxes hold gcd(312, 256) = 8 rows.
+    Enumerated over every tile, box, row and the first and last k: the map's address (coordinates k,
+    r % 312 + row, r / 312 for the box's first row r) is the element A's own modes give, and rows past M
+    fall outside the map's last dim (zero-filled)."""
+    from gettpy.kernels.tma import geometry
+
+    ext = (312, 24, 296, 312)
+    plan = tccg_plan("abc-dca-bd", ext)  # column-major A[d, c, a]: strides 1, 312, 92352
+    spec = kernel_spec(plan, False, tile=TileConfig(256, 32, 64, 4, wm=64, wn=32, wgmma=True, ws=True, tma=True,
+                                                    persistent=True))
+    assert not plan.part.swapped and spec.a.kmajor and spec.tma_splits == (312, 0) and spec.tma_rows == (8, 0)
+    g = geometry(spec.a, 256, 64, 1)
+    assert (g.dims, g.strides, g.box, g.rows) == ((312, 312, 296), (184704, 624), (64, 8, 1), 8)
+    M = 312 * 296
+    r = np.arange(0, -(-M // 256) * 256, 8)[:, None, None]  # (every box's first row, tile by tile)
+    row, k = np.arange(8)[None, :, None], np.array([0, 311])[None, None, :]
+    c1, c2 = r % g.split + row, r // g.split
+    got = 2 * k + c1 * g.strides[0] + c2 * g.strides[1]
+    m = r + row
+    a, c = m % 312, m // 312
+    inside = (m < M) & (k >= 0)
+    assert np.array_equal(got[inside], (2 * (k + 312 * c + 92352 * a))[inside])
+    assert (c1 < g.dims[1]).all() and ((c2 < g.dims[2]) == (m < M)).all()
+    src = render(spec)[0]
+    assert "A_TMA_SPLIT = 312LL" in src and "A_TMA_ROWS = 8" in src
+    assert B.build(spec, ARCH).report.spill_stores == 0
 
 
 @pytest.mark.parametrize("modes_a,strides_a,batch,want", [

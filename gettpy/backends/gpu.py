@@ -203,10 +203,7 @@ class _Launcher:
         self.vals = (ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), acc(), acc())
         self.tma, self.tma_ptrs = None, (None, None)
         if spec.tile.tma:  # (the two tensor maps follow beta, re-encoded when a data pointer changes)
-            from ..kernels.tma import geometry
-
-            t = spec.tile
-            self.tma = (geometry(spec.a, t.bm, t.bk, spec.batch), geometry(spec.b, t.bn // t.cluster, t.bk, spec.batch))
+            self.tma = spec.tma_geometries
             self.vals += ((ctypes.c_ubyte * 128)(), (ctypes.c_ubyte * 128)())
         self.has_ws = spec.workspace_bytes > 0
         if self.has_ws:  # (stream-K: the workspace comes last)

@@ -371,8 +371,9 @@ struct TileLoader {
   // (1') TMA: the stage as boxes of the operand's tensor map (dims innermost first: the smem-contiguous
   //      dimension, the other, the batch): one box of 64 x TS (k-major) or one box of 64 x 64 per column atom
   //      (mn-major), each landing in the swizzled layout `slot` describes; zero-filled outside the tensor.
-  //      SPLIT > 0 (k-major): the mn dimension is two dims of the map, rows mn % SPLIT and slabs mn / SPLIT
-  //      (a tile never straddles two slabs: kernels/tma.py)
+  //      SPLIT > 0 (k-major): the mn dimension is two dims of the map, rows mn % SPLIT and slabs mn / SPLIT,
+  //      read in boxes of ROWS rows (ROWS divides both the tile's rows and SPLIT: no box straddles two slabs,
+  //      kernels/tma.py), each one ROWS x 128-byte piece of the stage
   // (a box's coordinates: the smem-contiguous dimension, the other (cut at SPLIT), the batch)
   template <long long SPLIT>
   __device__ __forceinline__ static void box_coords(int (&c)[4], U inner, U outer, U bz) {
@@ -388,15 +389,29 @@ struct TileLoader {
       c[3] = 0;
     }
   }
-  template <int RANK, long long SPLIT>
+  // (k-major: the rows [r0, r0 + n) of the stage as boxes of ROWS rows, or one box where ROWS == 0)
+  template <int R, long long SPLIT, int ROWS>
+  __device__ __forceinline__ static void kmajor_boxes(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0,
+                                                      U k0, U bz, int r0, int n, unsigned short mask) {
+    constexpr int BR = ROWS > 0 ? ROWS : TS;
+    static_assert(BR % 8 == 0, "boxes of whole swizzle atoms");
+    int c[4];
+#pragma unroll
+    for (int r = r0; r < r0 + n; r += BR) {
+      box_coords<SPLIT>(c, k0, mn0 + U(r), bz);
+      if (mask) tma_box_mc<R>(stage + r * 64, map, bar, c, mask);
+      else tma_box<R>(stage + r * 64, map, bar, c);
+    }
+  }
+  template <int RANK, long long SPLIT, int ROWS>
   __device__ __forceinline__ static void tma(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
                                              U bz) {
     static_assert(SW && (KMAJOR ? TC == 64 : TS == 64), "TMA boxes fill 128-byte-swizzled stages");
+    static_assert(ROWS == 0 || (KMAJOR && TS % ROWS == 0), "k-major boxes that fill the tile's rows");
     constexpr int R = RANK + (SPLIT > 0 ? 1 : 0);
     int c[4];
     if constexpr (KMAJOR) {
-      box_coords<SPLIT>(c, k0, mn0, bz);
-      tma_box<R>(stage, map, bar, c);
+      kmajor_boxes<R, SPLIT, ROWS>(stage, map, bar, mn0, k0, bz, 0, TS, 0);
     } else {
 #pragma unroll
       for (int a = 0; a < TCA / 64; ++a) {
@@ -409,16 +424,16 @@ struct TileLoader {
   // (cluster of two) this CTA's half (part 0 or 1) of the stage's boxes, multicast into both CTAs: the
   //      k-major box is cut in rows (the map's box is TMN / 2 rows), the mn-major ones share out by column atom
   //      (alternately)
-  template <int RANK, long long SPLIT>
+  template <int RANK, long long SPLIT, int ROWS>
   __device__ __forceinline__ static void tma_half(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
                                                   U bz, unsigned part) {
     static_assert(SW && (KMAJOR ? TC == 64 && TS % 16 == 0 : TS == 64), "halves of whole atoms");
+    static_assert(ROWS == 0 || (KMAJOR && (TS / 2) % ROWS == 0), "k-major boxes that fill the half's rows");
     constexpr int R = RANK + (SPLIT > 0 ? 1 : 0);
     int c[4];
     if constexpr (KMAJOR) {
-      const int r0 = int(part) * (TS / 2);
-      box_coords<SPLIT>(c, k0, mn0 + U(r0), bz);
-      tma_box_mc<R>(stage + r0 * 64, map, bar, c, (unsigned short)3);
+      kmajor_boxes<R, SPLIT, ROWS ? ROWS : TS / 2>(stage, map, bar, mn0, k0, bz, int(part) * (TS / 2), TS / 2,
+                                                   (unsigned short)3);
     } else {  // (part p: the atoms p, p + 2, ...; an odd count leaves part 0 one more)
 #pragma unroll
       for (int a = 0; a < TCA / 64; ++a)
@@ -1009,12 +1024,12 @@ struct Gett {
                 if (kstep >= STAGES) mbar_wait(&bars[STAGES + s], unsigned((kstep / STAGES - 1) & 1));
                 if constexpr (Cfg::TMA_RANK > 0) {  // (the whole stage in a few boxes)
                   mbar_arrive_expect_tx(&bars[s], LA::tx_bytes(m0) + LB::tx_bytes(n0));
-                  LA::template tma<Cfg::TMA_RANK, Cfg::A_TMA_SPLIT>(stA(s), tmA, &bars[s], m0, U(kt) * U(BK), bz);
+                  LA::template tma<Cfg::TMA_RANK, Cfg::A_TMA_SPLIT, Cfg::A_TMA_ROWS>(stA(s), tmA, &bars[s], m0, U(kt) * U(BK), bz);
                   if constexpr (CLUSTER > 1)  // (B: this CTA's half, into both; the other half comes from the peer)
-                    LB::template tma_half<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK),
+                    LB::template tma_half<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, Cfg::B_TMA_ROWS>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK),
                                                                           bz, crank);
                   else
-                    LB::template tma<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz);
+                    LB::template tma<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, Cfg::B_TMA_ROWS>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz);
                 } else {
                   la.load(stA(s), Ab, tid, U(kt) * U(BK));
                   lb.load(stB(s), Bb, tid, U(kt) * U(BK));

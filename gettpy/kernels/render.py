@@ -99,6 +99,7 @@ def render_prelude(spec: KernelSpec) -> str:
         f"  static constexpr bool WS = {_b(t.ws)};",
         f"  static constexpr int TMA_RANK = {spec.tma_rank}, CLUSTER = {t.cluster};",
         "  static constexpr long long A_TMA_SPLIT = {}LL, B_TMA_SPLIT = {}LL;".format(*spec.tma_splits),
+        "  static constexpr int A_TMA_ROWS = {}, B_TMA_ROWS = {};".format(*spec.tma_rows),
         f"  static constexpr int TF32 = {spec.tf32};",
         f"  static constexpr long long M = {spec.M}LL, N = {spec.N}LL, K = {spec.K}LL, BATCH = {spec.batch}LL;",
         f"  static constexpr int BM = {t.bm}, BN = {t.bn}, BK = {t.bk}, STAGES = {t.stages}, "

@@ -359,16 +359,27 @@ class KernelSpec:
         return (3 if self.batch > 1 else 2) if self.tile.tma else 0
 
     @property
-    def tma_splits(self) -> tuple[int, int]:
-        """(A, B): the extent at which a TMA operand's mn dimension is cut into two dims of its tensor map
-        (gettpy.kernels.tma.TmaGeometry.split), 0 where it is one dim or there is no TMA."""
+    def tma_geometries(self) -> tuple:
+        """(A, B): the operands' tensor maps without pointers (gettpy.kernels.tma.TmaGeometry; B's boxes of
+        half the tile in a cluster), None where there is no TMA."""
         if not self.tile.tma:
-            return 0, 0
+            return None, None
         from .tma import geometry
 
         t = self.tile
-        ga, gb = geometry(self.a, t.bm, t.bk, self.batch), geometry(self.b, t.bn // t.cluster, t.bk, self.batch)
-        return (ga.split if ga else 0), (gb.split if gb else 0)
+        return geometry(self.a, t.bm, t.bk, self.batch), geometry(self.b, t.bn // t.cluster, t.bk, self.batch)
+
+    @property
+    def tma_splits(self) -> tuple[int, int]:
+        """(A, B): the extent at which a TMA operand's mn dimension is cut into two dims of its tensor map
+        (gettpy.kernels.tma.TmaGeometry.split), 0 where it is one dim or there is no TMA."""
+        return tuple(g.split if g else 0 for g in self.tma_geometries)
+
+    @property
+    def tma_rows(self) -> tuple[int, int]:
+        """(A, B): rows of a box of a split TMA map (TmaGeometry.rows: fewer than the tile's, or a cluster's
+        half, where the tile straddles two slabs), 0 where the map is not split or there is no TMA."""
+        return tuple(g.rows if g else 0 for g in self.tma_geometries)
 
     @property
     def path(self) -> str:

@@ -8,16 +8,19 @@ innermost (k for a k-major tile, mn for an mn-major one), the other GEMM dimensi
 last, and boxes of 64 x tile rows (k-major) or 64 x 64 (mn-major, one per 64-wide column atom) land
 in exactly the 128-byte-swizzled layout the wgmma descriptors read (gett.cuh, TileLoader::tma).
 
-A k-major operand's mn dimension may also be two stride terms, (g % s) * s0 + (g / s) * s1, when the
-tile's rows divide s (TCCG #2's big input, n = (a, c) with a's 312 = 3 x 104): no tile then straddles
-the split, and the map takes the two terms as two dims, the box covering rows of the first only
-(`TmaGeometry.split` = s; the kernel's box coordinates are mn0 % s and mn0 / s).
+A k-major operand's mn dimension may also be two stride terms, (g % s) * s0 + (g / s) * s1: the map
+takes the two terms as two dims (`TmaGeometry.split` = s), and a box covers rows of the first only, so
+that no box straddles two slabs of s rows. Where the tile's rows divide s (TCCG #2's big input on the
+other transpose flag, n = (a, c) with a's 312 = 3 x 104), one box a tile; else boxes of
+gcd(s, tile rows) rows, a multiple of 8 (one swizzle atom; #2's 256-row tiles on M = (a, c): 32 boxes of
+8). The kernel's box coordinates are r % s and r / s for each box's first row r.
 
 `geometry` (pure) decides whether and how; `encode` builds the map's 128 bytes for a data pointer
 with NVIDIA's driver bindings (needs a GPU driver).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..layouts.descriptor import DimMap
@@ -43,6 +46,11 @@ class TmaGeometry:
     def rank(self) -> int:
         return len(self.dims)
 
+    @property
+    def rows(self) -> int:
+        """Rows of the mn dimension a box holds (k-major: box[1]; mn-major: 0, boxes one column atom)."""
+        return self.box[1] if self.split else 0
+
 
 def _stride(dm: DimMap) -> int | None:
     """The element stride of a GEMM dimension that is one stride term (0 for an extent of 1), else None."""
@@ -53,15 +61,17 @@ def _stride(dm: DimMap) -> int | None:
     return None
 
 
-def _split(dm: DimMap, tile_mn: int) -> tuple[int, int, int] | None:
-    """(s, s0, s1) where the mn dimension is (g % s) * s0 + (g / s) * s1 over whole slabs of s rows that
-    tiles of `tile_mn` rows never straddle (s a multiple of tile_mn), else None."""
+def _split(dm: DimMap, tile_mn: int) -> tuple[int, int, int, int] | None:
+    """(s, s0, s1, rows) where the mn dimension is (g % s) * s0 + (g / s) * s1 over whole slabs of s rows,
+    read in boxes of `rows` = gcd(s, tile_mn) rows, which never straddle two slabs and fill a tile of
+    `tile_mn` rows exactly (rows a multiple of 8, whole swizzle atoms), else None."""
     if len(dm.strides) != 2 or dm.divisors[0] != 1:
         return None
     s = dm.moduli[0]
-    if dm.divisors[1] != s or dm.extent % s or s % tile_mn or dm.moduli[1] < dm.extent // s:
+    rows = math.gcd(s, tile_mn)
+    if dm.divisors[1] != s or dm.extent % s or rows % 8 or dm.moduli[1] < dm.extent // s:
         return None
-    return s, dm.strides[0], dm.strides[1]
+    return s, dm.strides[0], dm.strides[1], rows
 
 
 def geometry(op: OperandSpec, tile_mn: int, bk: int, batch: int) -> TmaGeometry | None:
@@ -82,7 +92,7 @@ def geometry(op: OperandSpec, tile_mn: int, bk: int, batch: int) -> TmaGeometry 
     if inner.extent > 1 and s_in != 1:
         return None
     dims, strides = [max(inner.extent, 1), max(outer.extent, 1)], [s_out * item]
-    box = [SWIZZLE_ELEMS, tile_mn if op.kmajor else SWIZZLE_ELEMS]
+    box = [SWIZZLE_ELEMS, (split[3] if split else tile_mn) if op.kmajor else SWIZZLE_ELEMS]
     if split is not None:
         dims[1] = split[0]
         dims.append(outer.extent // split[0])
