@@ -190,7 +190,7 @@ def test_tma_orientations(la, lb, ld, bm, bn, stages, rng):
 
 
 SPLIT_TILES = [(104, 4, False, 1, 104), (104, 4, True, 1, 104), (208, 4, False, 2, 104), (128, 4, True, 1, 16),
-               (256, 3, True, 2, 16)]
+               (128, 4, True, 2, 16)]
 
 
 @pytest.mark.parametrize("bn,stages,persistent,cluster,rows", SPLIT_TILES,
@@ -198,7 +198,7 @@ SPLIT_TILES = [(104, 4, False, 1, 104), (104, 4, True, 1, 104), (208, 4, False, 
 def test_tma_split_map(bn, stages, persistent, cluster, rows, rng):
     """TCCG #2's shape (abc-dca-bd, column-major): the big input's n = (a, c) read through a rank-3 tensor map,
     boxes of rows of a within one c: 104 or 208 of a's 208 (a cluster's halves of 104), or, where the tiles
-    straddle values of c (128 rows, a cluster's halves of 128), boxes of gcd(208, 128) = 16 rows; M = 24, so
+    straddle values of c (128 rows, or a cluster's halves of 64), boxes of 16 rows (gcd(208, 128), gcd(208, 64)); M = 24, so
     A's second column atom is past M and not loaded; with C, f32 out."""
     import dataclasses
 
