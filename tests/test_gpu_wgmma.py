@@ -198,8 +198,8 @@ SPLIT_TILES = [(104, 4, False, 1, 104), (104, 4, True, 1, 104), (208, 4, False, 
 def test_tma_split_map(bn, stages, persistent, cluster, rows, rng):
     """TCCG #2's shape (abc-dca-bd, column-major): the big input's n = (a, c) read through a rank-3 tensor map,
     boxes of rows of a within one c: 104 or 208 of a's 208 (a cluster's halves of 104), or, where the tiles
-    straddle values of c (128 rows, or a cluster's halves of 64), boxes of 16 rows (gcd(208, 128), gcd(208, 64)); M = 24, so
-    A's second column atom is past M and not loaded; with C, f32 out."""
+    straddle values of c (128 rows, or a cluster's halves of 64), boxes of 16 rows (gcd(208, 128), gcd(208, 64));
+    M = 24, so A's second column atom is past M and not loaded; with C, f32 out."""
     import dataclasses
 
     ext = {"a": 208, "b": 24, "c": 40, "d": 136}
