@@ -30,16 +30,14 @@ WGMMA_TILES = [(128, 128, 3), (128, 128, 4), (128, 256, 3), (128, 256, 4), (256,
 
 
 #: the copy options of a `--tiles` entry (parse_tile, tile_from): `:lN` an L2 prefetch of N bytes on the
-#: cp.async copies, `:qN` whole rows of A prefetched into the L2 (TileConfig.row_prefetch = N), `:r` A's panel
-#: resident in shared memory, `:f` the ops on A and B applied to their fragments (where the core has them, A's
-#: not on a resident panel), `:s` both applied to the stages
-_COPY_OPTS = r"(?::l(\d+))?(?::q(\d))?(:r)?(:[fs])?"
+#: cp.async copies, `:r` A's panel resident in shared memory, `:f` the ops on A and B applied to their
+#: fragments (where the core has them, A's not on a resident panel), `:s` both applied to the stages
+_COPY_OPTS = r"(?::l(\d+))?(:r)?(:[fs])?"
 
 
-def _copy_kw(l2, rows, resident) -> dict:
+def _copy_kw(l2, resident) -> dict:
     """TileConfig keywords of the copy options given (the _COPY_OPTS groups but the last)."""
     kw = {"l2_prefetch": int(l2)} if l2 else {}
-    kw |= {"row_prefetch": int(rows)} if rows else {}
     return kw | ({"resident_a": True} if resident else {})
 
 
@@ -59,8 +57,7 @@ def fit_frag_ops(tile, op_a: str, op_b: str):
 def parse_tile(text: str):
     """A TileConfig from `BMxBNxBK/STAGES@WMxWN`, with a trailing `w` for wgmma or `s` for a simt thread tile,
     then `p` for a persistent tile, `x` for a warp-specialised (wgmma) one, `t` for one fed by TMA (`xp`, `tp`:
-    those persistent), then the options below (`:lN`: cp.async copies with an L2 prefetch of N bytes, `:qN`: A's
-    rows prefetched whole into the L2 (TileConfig.row_prefetch), `:r`: A's
+    those persistent), then the options below (`:lN`: cp.async copies with an L2 prefetch of N bytes, `:r`: A's
     panel resident in shared memory, `:f`: the ops on A and B applied to their fragments, `:s`: to the
     stages)."""
     from gettpy.kernels.spec import TileConfig
@@ -75,10 +72,9 @@ def parse_tile(text: str):
                          f"for N stream-K CTAs, then optional :sN for their aligned form: each tile of the last "
                          f"partial wave cut into N k-slices, then optional :cN for clusters of N CTAs, then "
                          f"optional :e for a chunked epilogue on persistent warp-specialised tiles, then optional :lN "
-                         f"for cp.async copies with an L2 prefetch of N = 64, 128 or 256 bytes, then optional :qN for "
-                         f"A's rows prefetched whole into the L2 (N = 1: a tile's own, 2: the next tile's), then "
-                         f"optional :r for A's panel resident in shared memory, then optional :f for the ops on A and "
-                         f"B applied to their fragments or :s for them applied to the stages)")
+                         f"for cp.async copies with an L2 prefetch of N = 64, 128 or 256 bytes, then optional :r for "
+                         f"A's panel resident in shared memory, then optional :f for the ops on A and B applied to "
+                         f"their fragments or :s for them applied to the stages)")
     bm, bn, bk, st, x, y = (int(g) for g in m.groups()[:6])
     f = m.group(8)
     kw = {"persistent": f.endswith("p"), "ws": f[:1] in ("x", "t"), "tma": f[:1] == "t"}
@@ -94,29 +90,28 @@ def parse_tile(text: str):
         kw["cluster"] = int(m.group(13))
     if m.group(14):
         kw["chunked"] = True
-    kw |= _copy_kw(*m.groups()[14:17])
+    kw |= _copy_kw(*m.groups()[14:16])
     if m.group(7) == "s":
-        return _with_frag(TileConfig(bm, bn, bk, st, tm=x, tn=y, **kw), m.group(18))
-    return _with_frag(TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **kw), m.group(18))
+        return _with_frag(TileConfig(bm, bn, bk, st, tm=x, tn=y, **kw), m.group(17))
+    return _with_frag(TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **kw), m.group(17))
 
 
 def tile_from(text: str, heuristic):
     """A `--tiles` entry: `H` (the heuristic's tile) or `P` (that made persistent), either followed by `:lN` (its
-    copies with an L2 prefetch of N bytes), `:qN` (A's rows prefetched whole), `:r` (A's panel resident) and
-    `:f` / `:s` (the ops on A and B
+    copies with an L2 prefetch of N bytes), `:r` (A's panel resident) and `:f` / `:s` (the ops on A and B
     applied to their fragments / stages), the options not given left as the heuristic has them; or a tile
     for `parse_tile`. None where the heuristic's tile is a TMA one and an option is asked (it has no copies,
     and A has stages)."""
     m = re.fullmatch(r"([HP])" + _COPY_OPTS, text.strip())
     if not m:
         return parse_tile(text)
-    kw = _copy_kw(*m.groups()[1:4])
-    if heuristic.tma and (kw or m.group(5)):
+    kw = _copy_kw(*m.groups()[1:3])
+    if heuristic.tma and (kw or m.group(4)):
         return None
     if kw.get("resident_a"):  # (the panel takes A's op)
         kw["frag_op_a"] = False
     return _with_frag(dataclasses.replace(heuristic, persistent=heuristic.persistent or m.group(1) == "P", **kw),
-                      m.group(5))
+                      m.group(4))
 
 
 def core_schedule(case, din: str, dout: str, swap: bool = False, order: str = "", op: str | None = None,
@@ -235,8 +230,7 @@ def main(argv=None) -> int:
     ap.add_argument("--tiles", default="", help="only these tiles besides the heuristic's, comma separated, "
                     "BMxBNxBK/STAGES@WMxWN (mma.sync), the same ending in 'w' (wgmma) or @TMxTN ending in 's' (simt), "
                     "then 'p' for persistent, 'x' for warp-specialised, 't' for TMA; 'H': the heuristic's tile, 'P': "
-                    "that made persistent, either with ':lN' for an L2 prefetch of N bytes on its copies, ':qN' for "
-                    "A's rows prefetched whole into the L2 (1: a tile's own, 2: the next tile's) and ':r' for "
+                    "that made persistent, either with ':lN' for an L2 prefetch of N bytes on its copies and ':r' for "
                     "A's panel resident in shared memory, and ':f' / ':s' for the ops on A and B applied to their "
                     "fragments / stages; a tile starting with '~' runs on the plan with A and B trading roles")
     args = ap.parse_args(argv)

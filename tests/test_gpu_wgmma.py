@@ -224,20 +224,6 @@ def test_tma_split_boxes_on_a(bm, stages, persistent, rng):
     run_forced(rng, "dca", "bd", "abc", ext, tile, "f16", "f32", order="F", with_c=True, alpha=0.5, beta=2.0)
 
 
-@pytest.mark.parametrize("rows,persistent", [(1, True), (2, True), (1, False)])
-def test_row_prefetch(rows, persistent, rng):
-    """Whole rows of A prefetched into the L2 (TileConfig.row_prefetch: a tile's own, or the CTA's next tile's)
-    on #2's transpose flag with cp.async loaders: rows of 528 bytes, the last tile past M (no prefetch past
-    the last row); f16 out, then f32 out with C."""
-    import dataclasses
-
-    ext = {"a": 40, "b": 24, "c": 848, "d": 264}
-    tile = dataclasses.replace(_ws(256, 32, 4), persistent=persistent, l2_prefetch=128, row_prefetch=rows)
-    spec = run_forced(rng, "dca", "bd", "abc", ext, tile, order="F")
-    assert spec.a.kmajor and spec.row_prefetch_bytes == 528
-    run_forced(rng, "dca", "bd", "abc", ext, tile, "f16", "f32", order="F", with_c=True, alpha=0.5, beta=2.0)
-
-
 @pytest.mark.parametrize("dts", [("f16", "f16"), ("bf16", "f32")])
 def test_tma_batch_and_small_shapes(dts, rng):
     """A batch mode (rank-3 tensor maps), and shapes smaller than one box."""

@@ -703,24 +703,6 @@ def test_tma_geometry_split(cache):
     assert geometry(dataclasses.replace(spec.b, kmajor=False), 104, 64, 1) is None
 
 
-def test_row_prefetch_needs_contiguous_rows():
-    """TileConfig.row_prefetch: refused on TMA tiles and (2) on tiles that are not persistent; the kernel spec
-    refuses it where A's rows are not contiguous along k (an mn-major A), and gives #2's rows 624 bytes."""
-    from gettpy.errors import KernelError
-
-    ws = {"wm": 64, "wn": 32, "wgmma": True, "ws": True}
-    with pytest.raises(KernelError, match="row_prefetch"):
-        TileConfig(256, 32, 64, 4, **ws, tma=True, row_prefetch=1)
-    with pytest.raises(KernelError, match="row_prefetch"):
-        TileConfig(256, 32, 64, 4, **ws, row_prefetch=2)
-    tile = TileConfig(256, 32, 64, 4, **ws, persistent=True, row_prefetch=2)
-    assert kernel_spec(tccg_plan("abc-dca-bd", (312, 24, 296, 312)), False, tile=tile).row_prefetch_bytes == 624
-    plan = tccg_plan("ab-ac-bc", (512, 256, 264))  # (the kernel's A is B[b, c]: b contiguous, c strided)
-    with pytest.raises(KernelError, match="row_prefetch"):
-        kernel_spec(plan, False, tile=TileConfig(256, 128, 64, 4, wm=64, wn=128, wgmma=True, ws=True,
-                                                 row_prefetch=1))
-
-
 def test_tma_geometry_split_boxes(cache):
     """TCCG #2 at full size on its planned transpose flag: the big input is the kernel's A, M = (a, c) with
     a's 312 rows, and its 256-row tiles straddle values of c, so the map's boxes hold gcd(312, 256) = 8 rows.

@@ -368,20 +368,6 @@ struct TileLoader {
     }
   }
 
-  // (1'') whole k-major rows [mn0, mn0 + TS) of the operand into the L2, ROWB bytes each from k = 0, spread over the
-  //      loading threads (kernels/spec.py's TileConfig.row_prefetch: rows contiguous along k, 16-byte aligned)
-  template <int ROWB>
-  __device__ __forceinline__ static void prefetch_rows(const T* base, int tid, U mn0) {
-    static_assert(KMAJOR && ROWB > 0 && ROWB % 16 == 0, "whole 16-byte pieces of k-major rows");
-#pragma unroll 1
-    for (int r = tid; r < TS; r += THREADS) {
-      const U g = mn0 + U(r);
-      if (FULL_MN || g < U(EXT_MN))
-        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(base + gett_offset<I>(g, MapMN{})),
-                     "n"(ROWB) : "memory");
-    }
-  }
-
   // (1') TMA: the stage as boxes of the operand's tensor map (dims innermost first: the smem-contiguous
   //      dimension, the other, the batch): one box of 64 x TS (k-major) or one box of 64 x 64 per column atom
   //      (mn-major), each landing in the swizzled layout `slot` describes; zero-filled outside the tensor.
@@ -1032,14 +1018,6 @@ struct Gett {
               LA la;
               LB lb;
               start_tile(g, A, B, tid, bz, m0, n0, Ab, Bb, la, lb);
-              if constexpr (Cfg::ROW_PF > 0 && Cfg::TMA_RANK == 0) {  // (whole rows of A into the L2 ahead)
-                if (Cfg::ROW_PF == 1 || g == U(blockIdx.x)) LA::template prefetch_rows<Cfg::ROW_PF_BYTES>(Ab, tid, m0);
-                if (Cfg::ROW_PF == 2 && g + U(gridDim.x) < NTILES) {
-                  U bz2, m2, n2;
-                  tile_coords(g + U(gridDim.x), bz2, m2, n2);
-                  LA::template prefetch_rows<Cfg::ROW_PF_BYTES>(A + gett_offset<I>(bz2, typename Cfg::MapAb{}), tid, m2);
-                }
-              }
 #pragma unroll 1
               for (long long kt = p.kb; kt < p.ke; ++kt, ++kstep) {
                 const int s = int(kstep % STAGES);

@@ -116,7 +116,6 @@ def render_prelude(spec: KernelSpec) -> str:
         f"EPI_CHUNK = {_b(spec.epi_chunk)};",
         f"  static constexpr bool REG_SPLIT = {_b(t.reg_split)};",
         f"  static constexpr int L2_PREFETCH = {t.l2_prefetch};",
-        f"  static constexpr int ROW_PF = {t.row_prefetch}, ROW_PF_BYTES = {spec.row_prefetch_bytes};",
         f"  static constexpr bool RES_A = {_b(t.resident_a)}, FRAG_OP_A = {_b(t.frag_op_a)}, "
         f"FRAG_OP_B = {_b(t.frag_op_b)};",
         f"  static constexpr int LOAD_REGS = {REG_SPLIT_REGS[0]}, COMPUTE_REGS = {REG_SPLIT_REGS[1]};",

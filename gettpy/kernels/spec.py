@@ -77,11 +77,6 @@ class TileConfig:
         l2_prefetch: the L2 prefetch size of the cp.async copies in bytes (PTX .level::prefetch_size; 0 =
             no hint, 64, 128 or 256): the L2 fetches the aligned block around each copy's bytes from DRAM,
             so a row read one k-tile at a time arrives whole. TMA tiles set theirs in the tensor maps.
-        row_prefetch: (warp-specialised cp.async tiles, A k-major with k one stride-1 term) whole rows of A into
-            the L2 ahead of the copies, by the loading threads (PTX cp.async.bulk.prefetch.L2, one per row of K
-            elements, rounded down to 16 bytes): 0 = none; 1 = a tile's own rows as its loads start; 2 (persistent)
-            the first tile's own rows, then at each tile's start the rows of the CTA's next tile, so that more of
-            A is in flight than the stages hold.
         resident_a: A's whole panel (bm rows x K, padded to whole k-tiles) is copied into shared memory once
             per CTA, before its first k-tile, and the stages hold B alone: for a narrow A that one tile row
             covers (M <= bm, no batch; a persistent CTA then reads A once for all of its tiles; an op on A is
@@ -115,7 +110,6 @@ class TileConfig:
     cluster: int = 1
     chunked: bool = False
     l2_prefetch: int = 0
-    row_prefetch: int = 0
     resident_a: bool = False
     frag_op_b: bool = False
     frag_op_a: bool = False
@@ -151,10 +145,6 @@ class TileConfig:
         if self.l2_prefetch not in L2_PREFETCH_BYTES or self.l2_prefetch and self.tma:
             raise KernelError(f"TileConfig {self}: l2_prefetch={self.l2_prefetch}: one of {L2_PREFETCH_BYTES}, and "
                               f"0 on TMA tiles (their tensor maps set the L2 promotion)")
-        if self.row_prefetch not in (0, 1, 2) or self.row_prefetch and (not self.ws or self.tma) or (
-                self.row_prefetch == 2 and not self.persistent):
-            raise KernelError(f"TileConfig {self}: row_prefetch={self.row_prefetch}: 0, 1 or 2 (persistent) on a "
-                              f"warp-specialised tile with cp.async loaders")
         if self.resident_a and (self.wgmma or self.chunked):
             raise KernelError(f"TileConfig {self}: a resident A panel is for mma.sync and simt tiles (not wgmma)")
         if (self.frag_op_a or self.frag_op_b) and (self.wgmma or not self.mma):
@@ -323,10 +313,6 @@ class KernelSpec:
                 if geometry(op, tmn, t.bk, self.batch) is None:
                     raise KernelError(f"operand {name}: no tensor map for TMA (a GEMM dimension of several "
                                       f"stride terms, or an unaligned stride); give a tile with tma=False")
-        if t.row_prefetch and not (self.a.kmajor and self.a.k.unit_run >= self.K and self.row_prefetch_bytes
-                                   and self.a.vec * ITEMSIZE[self.a.dtype] == 16):
-            raise KernelError(f"operand A: row_prefetch needs A k-major with rows of K = {self.K} contiguous "
-                              f"elements (at least 16 bytes) copied in 16-byte vectors; give row_prefetch=0")
         if t.ws and not self.b.kmajor and t.bn % 16:
             raise KernelError(f"operand B: a warp-specialised tile over an n-major B needs bn a multiple of 16 "
                               f"(whole 16-wide swizzle groups), not {t.bn}")
@@ -371,12 +357,6 @@ class KernelSpec:
         """Dims of the TMA tensor maps (2, 3 with a batch; one more for a split mn dimension, see
         `tma_splits`), 0 without TMA."""
         return (3 if self.batch > 1 else 2) if self.tile.tma else 0
-
-    @property
-    def row_prefetch_bytes(self) -> int:
-        """Bytes of one of A's rows that TileConfig.row_prefetch brings into the L2: K elements, rounded down to
-        whole 16 bytes."""
-        return self.K * ITEMSIZE[self.a.dtype] // 16 * 16
 
     @property
     def tma_geometries(self) -> tuple:

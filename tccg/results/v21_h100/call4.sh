@@ -1,4 +1,5 @@
 #!/bin/bash
+# (TileConfig.row_prefetch and tile_probe's :qN were in commit c4d8209 and reverted after this call: slower)
 # v21 call 4 (H100): whole rows of A prefetched into the L2 (TileConfig.row_prefetch, cp.async.bulk.prefetch.L2)
 # on #2's narrow warp-specialised tile: GPU tests, then #2's core against the heuristic (the same tile without
 # it), round-robin, 7 rounds, f16 and f16 -> f32: q1 = a tile's own rows at its start, q2 = the first tile's,
