@@ -422,8 +422,8 @@ struct TileLoader {
     }
   }
   // (cluster of two) this CTA's half (part 0 or 1) of the stage's boxes, multicast into both CTAs: the
-  //      k-major box is cut in rows (the map's box is TMN / 2 rows), the mn-major ones share out by column atom
-  //      (alternately)
+  //      k-major rows are cut in halves (the map's box is TMN / 2 rows, or ROWS of a split map), the mn-major
+  //      boxes share out by column atom (alternately)
   template <int RANK, long long SPLIT, int ROWS>
   __device__ __forceinline__ static void tma_half(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
                                                   U bz, unsigned part) {
@@ -1024,12 +1024,14 @@ struct Gett {
                 if (kstep >= STAGES) mbar_wait(&bars[STAGES + s], unsigned((kstep / STAGES - 1) & 1));
                 if constexpr (Cfg::TMA_RANK > 0) {  // (the whole stage in a few boxes)
                   mbar_arrive_expect_tx(&bars[s], LA::tx_bytes(m0) + LB::tx_bytes(n0));
-                  LA::template tma<Cfg::TMA_RANK, Cfg::A_TMA_SPLIT, Cfg::A_TMA_ROWS>(stA(s), tmA, &bars[s], m0, U(kt) * U(BK), bz);
+                  LA::template tma<Cfg::TMA_RANK, Cfg::A_TMA_SPLIT, Cfg::A_TMA_ROWS>(stA(s), tmA, &bars[s], m0,
+                                                                                     U(kt) * U(BK), bz);
                   if constexpr (CLUSTER > 1)  // (B: this CTA's half, into both; the other half comes from the peer)
-                    LB::template tma_half<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, Cfg::B_TMA_ROWS>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK),
-                                                                          bz, crank);
+                    LB::template tma_half<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, Cfg::B_TMA_ROWS>(stB(s), tmB, &bars[s], n0,
+                                                                                            U(kt) * U(BK), bz, crank);
                   else
-                    LB::template tma<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, Cfg::B_TMA_ROWS>(stB(s), tmB, &bars[s], n0, U(kt) * U(BK), bz);
+                    LB::template tma<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, Cfg::B_TMA_ROWS>(stB(s), tmB, &bars[s], n0,
+                                                                                       U(kt) * U(BK), bz);
                 } else {
                   la.load(stA(s), Ab, tid, U(kt) * U(BK));
                   lb.load(stB(s), Bb, tid, U(kt) * U(BK));

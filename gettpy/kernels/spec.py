@@ -377,8 +377,9 @@ class KernelSpec:
 
     @property
     def tma_rows(self) -> tuple[int, int]:
-        """(A, B): rows of a box of a split TMA map (TmaGeometry.rows: fewer than the tile's, or a cluster's
-        half, where the tile straddles two slabs), 0 where the map is not split or there is no TMA."""
+        """(A, B): rows of a box of a split TMA map (TmaGeometry.rows: the tile's rows, or a cluster's half,
+        where they divide the slab; fewer where the tile straddles two slabs), 0 where the map is not split or
+        there is no TMA."""
         return tuple(g.rows if g else 0 for g in self.tma_geometries)
 
     @property
