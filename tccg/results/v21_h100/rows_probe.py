@@ -3,7 +3,7 @@ matrix, D[r, b] column-major: one stride term on M), so that TMA reads a 256-row
 cp.async heuristic tile against TMA tiles on it, verified against float64, then timed round-robin (median of
 CUDA-event batches). An upper bound on what TMA could give #2 if its tiles did not straddle a's slabs.
 
-    python3 tccg/results/v21_h100/rows_probe.py [rounds]
+    PYTHONPATH=. python3 tccg/results/v21_h100/rows_probe.py [rounds]
 """
 import statistics
 import sys
