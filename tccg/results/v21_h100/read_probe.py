@@ -42,7 +42,7 @@ n16 = NBYTES // 16
 sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
 for blocks_per_sm in (4, 8, 16):
     out = cupy.empty(sms * blocks_per_sm * 256, dtype=cupy.uint32)
-    ms = timed(lambda: READ((sms * blocks_per_sm,), (256,), (x, cupy.uint64(n16), out)))
+    ms = timed(lambda g=sms * blocks_per_sm, o=out: READ((g,), (256,), (x, cupy.uint64(n16), o)))
     print(f"raw 16-byte reads, {blocks_per_sm} CTAs of 256 an SM: {ms:.4f} ms, {NBYTES / ms / 1e6:.0f} GB/s")
 ms = timed(lambda: x.sum(dtype=cupy.float32))
 print(f"cupy sum: {ms:.4f} ms, {NBYTES / ms / 1e6:.0f} GB/s")
