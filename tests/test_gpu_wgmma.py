@@ -224,6 +224,25 @@ def test_tma_split_boxes_on_a(bm, stages, persistent, rng):
     run_forced(rng, "dca", "bd", "abc", ext, tile, "f16", "f32", order="F", with_c=True, alpha=0.5, beta=2.0)
 
 
+def test_tma_straddled_slabs_through_einsum(rng):
+    """The heuristic's TMA tile over a split map whose slabs its tiles straddle (C[a, c, b] = A[d, c, a] B[d, b],
+    column-major, a = 72: the big input's 80-row cluster halves read as boxes of 8 rows), through gettpy.einsum
+    on column-major arrays, checked against float64."""
+
+    import gettpy
+    from gettpy.backends import gpu
+
+    if not _sm90():
+        pytest.skip("wgmma kernels need an sm_90 device")
+    ext = {"a": 72, "b": 2048, "c": 32, "d": 1024}
+    ha, hb = (rounded(rand(rng, tuple(ext[m] for m in t)), "f16") for t in ("dca", "db"))
+    a, b = device_array(ha, "f16", "F"), device_array(hb, "f16", "F")
+    d = gettpy.einsum("dca,db->acb", a, b)
+    ref, scale = reference("dca", "db", "acb", ha, hb)
+    check(host_values(d, "f16"), ref, scale, "f16", "einsum dca,db->acb a = 72")
+    assert any(s.tile.tma and 0 < s.tma_rows[1] < s.tile.bn // s.tile.cluster for s in gpu._SPECS.values())
+
+
 @pytest.mark.parametrize("dts", [("f16", "f16"), ("bf16", "f32")])
 def test_tma_batch_and_small_shapes(dts, rng):
     """A batch mode (rank-3 tensor maps), and shapes smaller than one box."""

@@ -439,17 +439,6 @@ def _tma_cost(M: int, N: int, batch: int, bm: int, bn: int, cluster: int, sm_cou
     return -(-ctas // sm_count) * (bm * bn + TMA_LOAD_WEIGHT * (bm + bn))
 
 
-def _whole_boxes(op: OperandSpec, tile_mn: int, bk: int, batch: int):
-    """The tensor map of `op` on tiles of `tile_mn` rows where a box holds the tile's rows (or its column atoms),
-    else None: the heuristic leaves to cp.async the split maps whose tiles straddle two slabs (boxes of
-    gcd(slab, rows) rows, kernels/tma.py). On the H100 such 8-row boxes ran #2's core 1.19-1.25x slower than
-    its cp.async loaders (results/v21_h100/call1/); on compute-bound tiles they are not measured."""
-    from ..kernels.tma import geometry
-
-    g = geometry(op, tile_mn, bk, batch)
-    return g if g is not None and g.rows in (0, tile_mn) else None
-
-
 def _tma_tile(plan: Plan, tile: TileConfig, sm_count: int = SM_COUNT) -> TileConfig:
     """The compute-bound wgmma tile as a TMA-fed warp-specialised tile with 4 stages where both inputs have
     tensor maps (tccg/tile_probe.py on the H100, results/v8_h100/probe_tma.txt: 128 x 256 #12 0.501 -> 0.443
@@ -461,7 +450,11 @@ def _tma_tile(plan: Plan, tile: TileConfig, sm_count: int = SM_COUNT) -> TileCon
     are 6.8, 861 of 128 x 256 are 6.5). Where the tile rows pair up (an even number of them), the tile
     runs in clusters of two CTAs that multicast their shared B stage (TileConfig.cluster): #12 128 x 256
     0.444 -> 0.421 ms (results/v12_h100/call5/), 128 x 224 0.475 -> 0.421 (v13_h100/call1/). Not with an
-    odd number: #20's 41 rows, padded to 42, ran even (0.408 -> 0.411)."""
+    odd number: #20's 41 rows, padded to 42, ran even (0.408 -> 0.411). An operand whose mn dimension is two
+    stride terms that the tiles straddle gets boxes of fewer rows (kernels/tma.py): C[a, c, b] = A[d, c, a]
+    B[d, b] with a = 72, whose 8-row boxes ran 256 x 160 in clusters 0.412 ms against the cp.async tile's 0.532
+    (results/v21_h100/call9/, boxes_probe.py; 128 x 240 with 24-row boxes 0.469)."""
+    from ..kernels.tma import geometry
 
     if not (tile.wgmma and (tile.bm, tile.bn, tile.stages) == (256, 128, 4)):
         return tile
@@ -470,11 +463,11 @@ def _tma_tile(plan: Plan, tile: TileConfig, sm_count: int = SM_COUNT) -> TileCon
         new = TileConfig(bm, bn, 64, 4, wm=64, wn=bn, wgmma=True, ws=True, tma=True)
         ops = [input_spec(lay, mn, dt, tmn, new.bk) for lay, mn, dt, tmn in (
             (plan.layout_a, "m", plan.kernel_a.dtype, bm), (plan.layout_b, "n", plan.kernel_b.dtype, bn))]
-        if any(op.vec * ITEMSIZE[op.dtype] != 16 or _whole_boxes(op, tmn, new.bk, plan.batch) is None
+        if any(op.vec * ITEMSIZE[op.dtype] != 16 or geometry(op, tmn, new.bk, plan.batch) is None
                for op, tmn in zip(ops, (bm, bn), strict=True)):
             continue
         # (a cluster loads B in boxes of half the tile when B is k-major)
-        if math.ceil(plan.M / bm) % 2 == 0 and _whole_boxes(ops[1], bn // 2, new.bk, plan.batch) is not None:
+        if math.ceil(plan.M / bm) % 2 == 0 and geometry(ops[1], bn // 2, new.bk, plan.batch) is not None:
             new = dataclasses.replace(new, cluster=2)
         cost = _tma_cost(plan.M, plan.N, plan.batch, bm, bn, new.cluster, sm_count)
         if best is None or cost < best[0]:
