@@ -227,7 +227,7 @@ def test_tma_split_boxes_on_a(bm, stages, persistent, rng):
 def test_tma_straddled_slabs_through_einsum(rng):
     """The heuristic's TMA tile over a split map whose slabs its tiles straddle (C[a, c, b] = A[d, c, a] B[d, b],
     column-major, a = 72: the big input's 80-row cluster halves read as boxes of 8 rows), through gettpy.einsum
-    on column-major arrays, checked against float64."""
+    on column-major arrays and a column-major `out`, checked against float64."""
 
     import gettpy
     from gettpy.backends import gpu
@@ -237,7 +237,7 @@ def test_tma_straddled_slabs_through_einsum(rng):
     ext = {"a": 72, "b": 2048, "c": 32, "d": 1024}
     ha, hb = (rounded(rand(rng, tuple(ext[m] for m in t)), "f16") for t in ("dca", "db"))
     a, b = device_array(ha, "f16", "F"), device_array(hb, "f16", "F")
-    d = gettpy.einsum("dca,db->acb", a, b)
+    d = gettpy.einsum("dca,db->acb", a, b, out=poisoned(tuple(ext[m] for m in "acb"), "f16", "F"))
     ref, scale = reference("dca", "db", "acb", ha, hb)
     check(host_values(d, "f16"), ref, scale, "f16", "einsum dca,db->acb a = 72")
     assert any(s.tile.tma and 0 < s.tma_rows[1] < s.tile.bn // s.tile.cluster for s in gpu._SPECS.values())
