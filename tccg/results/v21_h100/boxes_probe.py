@@ -1,9 +1,11 @@
-"""v21 probe (H100): a compute-bound contraction whose TMA map needs boxes of fewer rows than the tile
-(C[a, c, b] = A[d, c, a] B[d, b], column-major, a = 72: the big input's n = (a, c) is two stride terms, and
-tiles of 160 or 240 rows straddle a's slabs: boxes of 8 rows), the heuristic (cp.async, which leaves such maps
-alone) against TMA tiles, so that `plan/tiles.py` `_whole_boxes` rests on a measurement.
+"""v21 probe (H100): compute-bound contractions whose TMA maps need boxes of fewer rows than the tile (a
+column-major input whose n or m is two stride terms, a's slab of 40-104 rows, straddled by the tiles), the
+heuristic against a forced tile, so that `plan/tiles.py` `_tma_tile` rests on measurements.
 
-    PYTHONPATH=. python3 tccg/results/v21_h100/boxes_probe.py [rounds]
+    PYTHONPATH=. python3 tccg/results/v21_h100/boxes_probe.py [rounds] [tile]
+
+Without `tile`: C[a, c, b] = A[d, c, a] B[d, b], a = 72 (call 9), the heuristic (then cp.async 256 x 128) against
+TMA tiles. With `tile` (call 11): five shapes, the heuristic (TMA over straddled slabs) against that tile.
 """
 import os
 import sys
@@ -14,12 +16,30 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rows_probe import probe  # noqa: E402
 
-A_, B_, C_, D_ = 72, 5120, 72, 5184
+SHAPES = [  # (einsum, extents of a, b, c, d)
+    ("dca,db->acb", (72, 5120, 72, 5184)),
+    ("dca,db->acb", (40, 5120, 128, 5184)),
+    ("dca,db->acb", (104, 5120, 48, 5184)),
+    ("dca,db->acb", (96, 5120, 56, 5184)),
+    ("dca,bd->bac", (72, 5120, 72, 5184)),
+    ("dac,bd->cab", (72, 5120, 72, 5184)),
+]
+
+
+def run(subs, ext, tiles, rounds):
+    rng = np.random.default_rng(3)
+    e = dict(zip("abcd", ext, strict=True))
+    ins, out = subs.split("->")
+    a, b = (cupy.asarray(rng.uniform(-1, 1, tuple(e[m] for m in t)).astype(np.float16), order="F")
+            for t in ins.split(","))
+    d = cupy.empty(tuple(e[m] for m in out), dtype=np.float16, order="F")
+    probe(f"f16 {subs} {ext}", subs, (a, b, d), ("f16", "f16", "f16"), tiles, rounds, (a.size + b.size + d.size) * 2)
+
+
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-rng = np.random.default_rng(3)
-a = cupy.asarray(rng.uniform(-1, 1, (D_, C_, A_)).astype(np.float16), order="F")
-b = cupy.asarray(rng.uniform(-1, 1, (D_, B_)).astype(np.float16), order="F")
-d = cupy.empty((A_, C_, B_), dtype=np.float16, order="F")
-probe("f16", "dca,db->acb", (a, b, d), ("f16", "f16", "f16"),
-      ("256x160x64/4@64x160wtp:g4:c2:e", "128x240x64/4@64x240wt",
-       "128x256x64/4@64x256wt:c2"), rounds, (a.size + b.size + d.size) * 2)
+if len(sys.argv) > 2:
+    for subs, ext in SHAPES:
+        run(subs, ext, (sys.argv[2],), rounds)
+else:
+    run(*SHAPES[0], ("256x160x64/4@64x160wtp:g4:c2:e", "128x240x64/4@64x240wt", "128x256x64/4@64x256wt:c2"),
+        rounds)
