@@ -707,12 +707,17 @@ def test_tma_tile_on_straddled_slabs():
     """The heuristic's TMA tile where a split map's slabs are straddled by its tiles: C[a, c, b] = A[d, c, a] B[d, b]
     with a = 72 (the big input's n = (a, c), two stride terms; tiles of 160 rows in clusters, halves of 80) takes
     the 256 x 160 TMA tile with boxes of gcd(72, 80) = 8 rows (measured faster than the cp.async tile on the H100,
-    results/v21_h100/call9/); a = 76 (gcd 4: not whole swizzle atoms) keeps the cp.async tile."""
+    results/v21_h100/call9/, call11/); a = 76 (gcd 4: not whole swizzle atoms) keeps the cp.async tile, and so does
+    the same map on A (measured slower there), which a forced TMA tile reads in boxes of 8 rows."""
     spec = kernel_spec(tccg_plan("acb-dca-db", (72, 5120, 72, 5184)), False)
     t = spec.tile
     assert (t.bm, t.bn, t.tma, t.cluster) == (256, 160, True, 2) and spec.b.kmajor and spec.tma_rows == (0, 8)
     spec = kernel_spec(tccg_plan("acb-dca-db", (76, 5120, 72, 5184)), False)
     assert not spec.tile.tma and (spec.tile.bm, spec.tile.bn) == (256, 128)
+    spec = kernel_spec(tccg_plan("bac-dca-bd", (72, 5120, 72, 5184)), False)  # (straddled on A: ran slower)
+    assert spec.a.kmajor and not spec.tile.tma and (spec.tile.bm, spec.tile.bn) == (256, 128)
+    forced = TileConfig(128, 240, 64, 4, wm=64, wn=240, wgmma=True, ws=True, tma=True)
+    assert kernel_spec(tccg_plan("bac-dca-bd", (72, 5120, 72, 5184)), False, tile=forced).tma_rows == (8, 0)
 
 
 def test_tma_geometry_split_boxes(cache):

@@ -450,11 +450,18 @@ def _tma_tile(plan: Plan, tile: TileConfig, sm_count: int = SM_COUNT) -> TileCon
     are 6.8, 861 of 128 x 256 are 6.5). Where the tile rows pair up (an even number of them), the tile
     runs in clusters of two CTAs that multicast their shared B stage (TileConfig.cluster): #12 128 x 256
     0.444 -> 0.421 ms (results/v12_h100/call5/), 128 x 224 0.475 -> 0.421 (v13_h100/call1/). Not with an
-    odd number: #20's 41 rows, padded to 42, ran even (0.408 -> 0.411). An operand whose mn dimension is two
-    stride terms that the tiles straddle gets boxes of fewer rows (kernels/tma.py): C[a, c, b] = A[d, c, a]
-    B[d, b] with a = 72, whose 8-row boxes ran 256 x 160 in clusters 0.412 ms against the cp.async tile's 0.532
-    (results/v21_h100/call9/, boxes_probe.py; 128 x 240 with 24-row boxes 0.469)."""
+    odd number: #20's 41 rows, padded to 42, ran even (0.408 -> 0.411).
+
+    B's mn dimension may be two stride terms that the tiles straddle, read in boxes of fewer rows
+    (kernels/tma.py); A's may not. Measured against the cp.async tile (results/v21_h100/call9/, call11/,
+    boxes_probe.py): five shapes of C = A[d, c, a] B[d, b] or A[d, a, c] B[b, d] with a of 40-104, B's boxes
+    of 8-40 rows, ran 1.20-1.46x faster; A[d, c, a] as A (boxes of 8 rows, 128 x 240, no cluster) ran 1.14x
+    slower."""
     from ..kernels.tma import geometry
+
+    def maps(op, tmn, whole):  # (whole: boxes of the tile's rows only)
+        g = geometry(op, tmn, 64, plan.batch)
+        return g if g is not None and (not whole or g.rows in (0, tmn)) else None
 
     if not (tile.wgmma and (tile.bm, tile.bn, tile.stages) == (256, 128, 4)):
         return tile
@@ -463,11 +470,11 @@ def _tma_tile(plan: Plan, tile: TileConfig, sm_count: int = SM_COUNT) -> TileCon
         new = TileConfig(bm, bn, 64, 4, wm=64, wn=bn, wgmma=True, ws=True, tma=True)
         ops = [input_spec(lay, mn, dt, tmn, new.bk) for lay, mn, dt, tmn in (
             (plan.layout_a, "m", plan.kernel_a.dtype, bm), (plan.layout_b, "n", plan.kernel_b.dtype, bn))]
-        if any(op.vec * ITEMSIZE[op.dtype] != 16 or geometry(op, tmn, new.bk, plan.batch) is None
-               for op, tmn in zip(ops, (bm, bn), strict=True)):
+        if any(op.vec * ITEMSIZE[op.dtype] != 16 or maps(op, tmn, whole) is None
+               for op, tmn, whole in zip(ops, (bm, bn), (True, False), strict=True)):
             continue
         # (a cluster loads B in boxes of half the tile when B is k-major)
-        if math.ceil(plan.M / bm) % 2 == 0 and geometry(ops[1], bn // 2, new.bk, plan.batch) is not None:
+        if math.ceil(plan.M / bm) % 2 == 0 and maps(ops[1], bn // 2, False) is not None:
             new = dataclasses.replace(new, cluster=2)
         cost = _tma_cost(plan.M, plan.N, plan.batch, bm, bn, new.cluster, sm_count)
         if best is None or cost < best[0]:
