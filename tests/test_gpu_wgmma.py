@@ -228,7 +228,6 @@ def test_tma_straddled_slabs_through_einsum(rng):
     """The heuristic's TMA tile over a split map whose slabs its tiles straddle (C[a, c, b] = A[d, c, a] B[d, b],
     column-major, a = 72: the big input's 80-row cluster halves read as boxes of 8 rows), through gettpy.einsum
     on column-major arrays and a column-major `out`, checked against float64."""
-
     import gettpy
     from gettpy.backends import gpu
 
