@@ -185,6 +185,24 @@ def tile_run(plan, tile, ka, kb, d):
     return spec, lambda: launch(spec, *ptrs, 1.0, 0.0)
 
 
+def round_robin(runs, rounds: int, batches: int = 20, per_batch: int = 5) -> None:
+    """Time each (launch, times) of `runs` round-robin: `rounds` rounds, in each `batches` batches of `per_batch`
+    back-to-back launches per entry between CUDA events, the ms per launch of each batch appended to its
+    `times` (the H100's clocks drift down as it heats, which would favour whichever ran first in one go)."""
+    import cupy
+
+    for _ in range(rounds):
+        for run, times in runs:
+            for _ in range(batches):
+                e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
+                e0.record()
+                for _ in range(per_batch):
+                    run()
+                e1.record()
+                e1.synchronize()
+                times.append(cupy.cuda.get_elapsed_time(e0, e1) / per_batch)
+
+
 def _prebuild(cases, din, dout, args, case_tiles) -> None:
     """Compile every case's tiles into the disk cache first, in parallel threads (the timing loop then loads
     them); a tile the planner refuses is left to the loop, which reports it."""
@@ -295,16 +313,7 @@ def main(argv=None) -> int:
                 runs.append((i, label, tile, spec, run, err, []))  # (D in its own layout either way)
             except Exception as e:  # noqa: BLE001 - report and go on
                 print(f"{case.num:2d}   {tile}: {type(e).__name__}: {str(e)[:150]}")
-        for _ in range(args.rounds):
-            for *_, run, _, times in runs:
-                for _ in range(20):
-                    e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
-                    e0.record()
-                    for _ in range(5):
-                        run()
-                    e1.record()
-                    e1.synchronize()
-                    times.append(cupy.cuda.get_elapsed_time(e0, e1) / 5)
+        round_robin([(run, times) for *_, run, _, times in runs], args.rounds)
         base_ms = statistics.median(runs[0][-1]) if runs and runs[0][0] == 0 else None
         for i, label, tile, spec, _, err, times in runs:
             ms = statistics.median(times)

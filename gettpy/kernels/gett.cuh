@@ -764,7 +764,8 @@ struct Gett {
   // (`store_chunked`): no shared memory of its own, so that the pipeline keeps all its stages while the next
   // tile's loads run during the stores. Region rows are EPI_COLS + EPAD values: an odd number of 16-byte (2-byte
   // values) or 32-byte (4-byte) units apart, whose 8 rows an stmatrix or a fragment row's pairs spread over the
-  // banks. EPI_COLS: bn, or the largest multiple of 16 dividing it for which the 8 regions fit (KernelSpec.epi_cols)
+  // banks. EPI_COLS: bn, or the largest multiple of 16 dividing it for which the 8 regions fit (kernels/spec.py's
+  // KernelSpec.epi_cols chooses it; epi_fits checks it here)
   static constexpr bool EPI_CHUNK = Cfg::EPI_CHUNK;
   static constexpr int EPI_WARPS = ETHREADS / 32;
   __host__ __device__ static constexpr int epi_region(int cols) { return 16 * (cols + EPAD) * int(sizeof(TE)); }
@@ -772,16 +773,11 @@ struct Gett {
     return cols > 0 && BN % cols == 0 && cols % 16 == 0 && cols % Cfg::D_VEC == 0 &&
            A_STAGE_BYTES / epi_region(cols) + B_STAGE_BYTES / epi_region(cols) >= EPI_WARPS;
   }
-  __host__ __device__ static constexpr int epi_cols() {
-    for (int c = BN - BN % 16; c >= 16; c -= 16)
-      if (epi_fits(c)) return c;
-    return 0;
-  }
-  static constexpr int EPI_COLS = epi_cols(), EPI_REG_BYTES = epi_region(EPI_COLS > 0 ? EPI_COLS : 16);
+  static constexpr int EPI_COLS = Cfg::EPI_COLS, EPI_REG_BYTES = epi_region(EPI_COLS > 0 ? EPI_COLS : 16);
   static constexpr int EPI_REG_A = A_STAGE_BYTES / EPI_REG_BYTES;
   static_assert(!EPI_CHUNK || (PERSIST && WS && !DIRECT_D && !Cfg::READ_C && D_NCONTIG && Cfg::D_RUN == 0 &&
                                K > 0 && LA::Perm::kIdentity && LB::Perm::kIdentity && sizeof(TE) == sizeof(TD) &&
-                               (sizeof(TE) == 2 || sizeof(TE) == 4) && EPI_COLS > 0 && EPI_REG_BYTES % 16 == 0),
+                               (sizeof(TE) == 2 || sizeof(TE) == 4) && epi_fits(EPI_COLS) && EPI_REG_BYTES % 16 == 0),
                 "chunked epilogues: persistent warp-specialised tiles storing D along n, no C, regions that fit");
   static constexpr int EPI_BYTES = DIRECT_D || EPI_CHUNK ? 0 : round16(ES * EPITCH * int(sizeof(TE)));
   // (wgmma: + 1024 bytes to align the swizzle atoms, which need 1024-byte-aligned stages)

@@ -298,9 +298,8 @@ def _simt_slices(plan: Plan, tiles, sm_count: int, ext, splits=None):
     every = list(_split_candidates(plan, ext)) if splits is None else list(splits)
     if not tiles or not every:
         return None
-    waves = lambda t: SPLIT_DMMA_MIN_WAVES if t.mma else SPLIT_SIMT_MIN_WAVES  # noqa: E731
     cands = [(tc, ms) for tc in tiles for ms in every
-             if per(tc[0]) * ms[1] >= waves(tc[0]) * sm_count * max(1, tc[0].min_blocks)]
+             if per(tc[0]) * ms[1] >= _split_min_waves(tc[0]) * sm_count * max(1, tc[0].min_blocks)]
     if not cands:  # (a small output: as many slices as there may be; #19 on 4 slices took 184 us, unsplit 340)
         (t, _), (mode, s) = tiles[0], max(every, key=lambda ms: ms[1])
     else:
@@ -308,6 +307,11 @@ def _simt_slices(plan: Plan, tiles, sm_count: int, ext, splits=None):
         (t, _), (mode, s) = min((c for c in cands if time_us(c) <= SPLIT_TOLERANCE * best),
                                 key=lambda c: (c[1][1], time_us(c)))
     return mode, s, _stream_k(t, plan.M, plan.N, plan.K // s, plan.batch * s, sm_count, SPLIT_SK_MIN_WAVES)
+
+
+def _split_min_waves(tile) -> int:
+    """Waves of CTA slots a split core's slices must fill on `tile`: the f64 tensor-core tile's, or the simt ones'."""
+    return SPLIT_DMMA_MIN_WAVES if tile.mma else SPLIT_SIMT_MIN_WAVES
 
 
 def _split_factor(plan: Plan, sm_count: int, ext, f64_cores: bool = True):

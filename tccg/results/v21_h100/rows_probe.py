@@ -17,7 +17,7 @@ import numpy as np
 from gettpy.backends.gpu import launch
 from gettpy.plan import ContractionProblem, TensorInfo, make_plan
 from gettpy.plan.tiles import kernel_spec
-from tccg.tile_probe import parse_tile
+from tccg.tile_probe import parse_tile, round_robin
 
 
 def probe(name, modes, arrays, dtypes, tiles, rounds, nbytes):
@@ -45,16 +45,7 @@ def probe(name, modes, arrays, dtypes, tiles, rounds, nbytes):
             runs.append((label, spec, run, err, []))
         except Exception as e:  # noqa: BLE001
             print(f"{name} {label}: {type(e).__name__}: {str(e)[:200]}")
-    for _ in range(rounds):
-        for *_, run, _, times in runs:
-            for _ in range(20):
-                e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
-                e0.record()
-                for _ in range(5):
-                    run()
-                e1.record()
-                e1.synchronize()
-                times.append(cupy.cuda.get_elapsed_time(e0, e1) / 5)
+    round_robin([(run, times) for *_, run, _, times in runs], rounds)
     base = statistics.median(runs[0][-1])
     for label, spec, _, err, times in runs:
         ms = statistics.median(times)
