@@ -57,13 +57,13 @@ def fit_frag_ops(tile, op_a: str, op_b: str):
 def parse_tile(text: str):
     """A TileConfig from `BMxBNxBK/STAGES@WMxWN`, with a trailing `w` for wgmma or `s` for a simt thread tile,
     then `p` for a persistent tile, `x` for a warp-specialised (wgmma) one, `t` for one fed by TMA (`xp`, `tp`:
-    those persistent), then the options the error message below lists (`:e` a chunked epilogue, `:m` with trimmed
-    tile columns, ...), then the copy options (`:lN`: cp.async copies with an L2 prefetch of N bytes, `:r`: A's
-    panel resident in shared memory, `:f`: the ops on A and B applied to their fragments, `:s`: to the stages)."""
+    those persistent), then the options below (`:lN`: cp.async copies with an L2 prefetch of N bytes, `:r`: A's
+    panel resident in shared memory, `:f`: the ops on A and B applied to their fragments, `:s`: to the
+    stages)."""
     from gettpy.kernels.spec import TileConfig
 
     m = re.fullmatch(r"(\d+)x(\d+)x(\d+)/(\d+)@(\d+)x(\d+)([ws]?)([pxt]?p?)"
-                     r"(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?(?::c(\d+))?(:e)?(:m)?" + _COPY_OPTS,
+                     r"(?::g(\d+))?(?::b(\d+))?(?::k(\d+))?(?::s(\d+))?(?::c(\d+))?(:e)?" + _COPY_OPTS,
                      text.strip())
     if not m:
         raise SystemExit(f"--tiles: cannot read {text!r} (want BMxBNxBK/STAGES@WMxWN, optional w or s suffix, "
@@ -71,9 +71,8 @@ def parse_tile(text: str):
                          f"rasterisation group, optional :bN for registers left for N CTAs per SM, optional :kN "
                          f"for N stream-K CTAs, then optional :sN for their aligned form: each tile of the last "
                          f"partial wave cut into N k-slices, then optional :cN for clusters of N CTAs, then "
-                         f"optional :e for a chunked epilogue on persistent warp-specialised tiles, then optional "
-                         f":m for its tile columns trimmed (TileConfig.trim), then optional :lN for cp.async copies "
-                         f"with an L2 prefetch of N = 64, 128 or 256 bytes, then optional :r for "
+                         f"optional :e for a chunked epilogue on persistent warp-specialised tiles, then optional :lN "
+                         f"for cp.async copies with an L2 prefetch of N = 64, 128 or 256 bytes, then optional :r for "
                          f"A's panel resident in shared memory, then optional :f for the ops on A and B applied to "
                          f"their fragments or :s for them applied to the stages)")
     bm, bn, bk, st, x, y = (int(g) for g in m.groups()[:6])
@@ -91,12 +90,10 @@ def parse_tile(text: str):
         kw["cluster"] = int(m.group(13))
     if m.group(14):
         kw["chunked"] = True
-    if m.group(15):
-        kw["trim"] = True
-    kw |= _copy_kw(*m.groups()[15:17])
+    kw |= _copy_kw(*m.groups()[14:16])
     if m.group(7) == "s":
-        return _with_frag(TileConfig(bm, bn, bk, st, tm=x, tn=y, **kw), m.group(18))
-    return _with_frag(TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **kw), m.group(18))
+        return _with_frag(TileConfig(bm, bn, bk, st, tm=x, tn=y, **kw), m.group(17))
+    return _with_frag(TileConfig(bm, bn, bk, st, wm=x, wn=y, wgmma=m.group(7) == "w", **kw), m.group(17))
 
 
 def tile_from(text: str, heuristic):

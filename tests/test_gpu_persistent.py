@@ -113,38 +113,6 @@ def test_persistent_chunked_epilogue(name, la, lb, ld, ext, tile, dts, order, op
     _walks(spec)
 
 
-TRIMMED = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, trimmed columns)
-    # (25 columns of 160 for j = 3920: 80 short, 5 columns of 144; 8 tile rows: 200 tiles, two raster groups;
-    #  K = 200: the last k-tile's one k-step of 16)
-    ("256x160_c2", "ik", "jk", "ij", {"i": 1700, "j": 3920, "k": 200},
-     dict(bm=256, bn=160, bk=64, stages=4, wm=64, wn=160, cluster=2), ("f16", "f16"), 5),
-    # (j = 3928: 72 short, 4 columns of 144 and the last one 152 of 160; B n-major)
-    ("256x160_c2_nmajor_ragged", "ik", "kj", "ij", {"i": 1700, "j": 3928, "k": 136},
-     dict(bm=256, bn=160, bk=64, stages=4, wm=64, wn=160, cluster=2), ("f16", "f16"), 4),
-    # (no cluster: 12 tile rows in groups of 4; 16 columns of 128, 48 short: three of 112; f32 out, regions of 32)
-    ("128x128_f32out", "ki", "kj", "ij", {"i": 1504, "j": 2000, "k": 72},
-     dict(bm=128, bn=128, bk=64, stages=4, wm=64, wn=128, group_m=4), ("f16", "f32"), 3),
-    # (one column of 256 for j = 40: 216 short, trimmed once, to 240; 134 tile rows)
-    ("one_column", "ik", "jk", "ij", {"i": 17100, "j": 40, "k": 104},
-     dict(bm=128, bn=256, bk=64, stages=4, wm=64, wn=256, group_m=4), ("bf16", "bf16"), 1),
-]
-
-
-@pytest.mark.parametrize("name,la,lb,ld,ext,tile,dts,trims", TRIMMED, ids=[c[0] for c in TRIMMED])
-def test_trimmed_columns(name, la, lb, ld, ext, tile, dts, trims, rng):
-    """Chunked tiles with trimmed tile columns (TileConfig.trim): the first columns bn - 16 wide on wgmmas of n =
-    bn - 16, the columns turned round per raster group, the stores of a narrow tile ending at its width; every
-    element of D written once with the float64 value (D starts poisoned), clusters, n-major B, f32 out, a partial
-    last column and k-tile."""
-    from gettpy.kernels.render import render
-
-    t = _p(**tile, wgmma=True, ws=True, tma=True, chunked=True, trim=True)
-    spec = run_forced(rng, la, lb, ld, ext, t, dts[0], dts[1], order="C", alpha=0.75)
-    assert spec.N == ext["j"] and spec.trim_cols == trims
-    assert f"m64n{t.bn - 16}k16" in render(spec)[0]
-    _walks(spec)
-
-
 def test_chunked_epilogue_rules(rng):
     """The chunked epilogue is refused with a C to read, and off persistent warp-specialised tiles; a cp.async
     warp-specialised tile (no TMA) takes it too."""

@@ -669,46 +669,6 @@ def test_tma_heuristic():
     assert not kernel_spec(tccg_plan("abc-acd-db", (312, 296, 296, 312), "f16"), False).tile.ws
 
 
-def _busiest_cta(cols: int, bn: int, trims: int, groups: int) -> int:
-    """Columns of work of the busiest persistent CTA when each of `groups` raster groups is one wave of CTAs, the
-    CTAs of column slot c taking tile column (c + g trims) % cols in group g, the first `trims` columns bn - 16
-    wide (TileConfig.trim's rule, written from its docstring)."""
-    width = [bn - 16 if c < trims else bn for c in range(cols)]
-    return max(sum(width[(c + g * trims) % cols] for g in range(groups)) for c in range(cols))
-
-
-def test_trimmed_columns_heuristic():
-    """#12's chunked tile trims its columns: 5136 over columns of 160 is 33 columns, the last 16 wide; as 9 of 144
-    and 24 of 160 they end at N exactly, the kernel issues wgmmas of n = 144 for those (and of k = 16 alone for
-    the last k-tile, K = 5136 = 80 x 64 + 16), and with the columns turned round by 9 per raster group (one wave
-    of 4 x 33 CTAs each) the busiest CTA's five tiles hold 784 columns of work, not 800. Not for f32 D (no
-    chunked epilogue), nor where N fills the columns; TileConfig refuses a trim off chunked tiles."""
-    import dataclasses
-
-    from gettpy.errors import KernelError
-
-    spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
-    assert spec.tile.trim and spec.N == 5136 and spec.trim_cols == 9
-    assert 9 * 144 + 24 * 160 == spec.N
-    src = render(spec)[0]
-    assert "TRIM = 9;" in src and "m64n144k16" in src and "m64n160k16" in src
-    rep = B.build(spec, ARCH).report
-    assert rep.spill_stores == 0 and rep.stack == 0
-    assert _busiest_cta(33, 160, 9, 5) == 784 and _busiest_cta(33, 160, 0, 5) == 800
-    assert not kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16", out="f32"), False).tile.trim
-    whole = kernel_spec(tccg_plan("ab-ac-cb", (5120, 5120, 5136), "f16"), False)  # (N = 32 x 160)
-    assert whole.tile.chunked and not whole.tile.trim and whole.trim_cols == 0
-    assert "TRIM = 0;" in render(whole)[0] and "using WgmmaT = Wgmma;" in render(whole)[0]
-    with pytest.raises(KernelError, match="trimmed"):
-        dataclasses.replace(spec.tile, chunked=False, persistent=False, trim=True)
-    with pytest.raises(KernelError, match="trimmed"):
-        dataclasses.replace(spec.tile, group_m=1, cluster=1)
-    # (a single tile row, no cluster: the grouped walk is not taken, so there is nothing to turn the columns by)
-    one_row = dataclasses.replace(spec.tile, cluster=1)
-    with pytest.raises(KernelError, match="grouped walk"):
-        kernel_spec(tccg_plan("ab-ac-cb", (5136, 200, 5136), "f16"), False, tile=one_row)
-
-
 def test_tma_geometry_split(cache):
     """A k-major operand whose mn dimension is two stride terms (TCCG #2's big input: n = (a, c), a first)
     gets a rank-3 map where the tile's rows divide a's extent, so that no tile straddles two values of c:

@@ -662,19 +662,9 @@ struct Gett {
   static_assert(!SK || (!Cfg::PERSIST && Cfg::SR::kStandard && SK_TILES > 0 && KTILES > 0),
                 "stream-K: tiles that are not persistent, the ordinary sum");
   static constexpr bool NO_PARTIAL = FULL_M && FULL_N && FULL_K;  // the "no partial tiles" specialisation
-  // (a partial last k-tile: its wgmmas wholly past K, on zero-filled stages, are skipped: K_TAIL k-steps of 16 remain)
+  // (a partial last k-tile: its wgmmas wholly past K, on zero-filled stages, are skipped: K_TAIL k-steps of 16 remain;
+  //  #12, K = 5136: 1 of 4)
   static constexpr int K_TAIL = FULL_K ? BK / 16 : int(((K % BK) + 15) / 16);
-  // TRIM (kernels/spec.py's KernelSpec.trim_cols: chunked persistent TMA tiles whose last tile column is
-  // partial): the first TRIM tile columns are BN - 16 wide, so that the columns end at N with less waste; each
-  // raster group turns its columns round by TRIM more than the last (tile column c of group g is
-  // (c + g TRIM) % TILES_N), so that the persistent CTAs, which take the same column of every group when a
-  // group is one wave, share out the narrow tiles. Narrow tiles run the wgmmas of Cfg::WgmmaT (n = BN - 16)
-  static constexpr int TRIM = Cfg::TRIM;
-  static_assert(TRIM == 0 || (Cfg::WS && Cfg::PERSIST && Cfg::EPI_CHUNK && BN % 16 == 0 && BN > 16 &&
-                              TRIM <= TILES_N && TILES_N * BN - 16LL * TRIM >= N && GROUP_M > 1 &&
-                              (TILES_M > GROUP_M || CLUSTER > 1)),
-                "trimmed tile columns: chunked persistent wgmma tiles of grouped rasterisation, ending at or past N");
-  __device__ __forceinline__ static bool narrow(U n0) { return TRIM > 0 && n0 < U(TRIM) * U(BN - 16); }
   static_assert(STAGES >= 2, "the pipeline needs at least two stages");
   // wgmma with >= 4 stages keeps one batch of wgmmas in flight across the next iteration's barrier;
   // the prefetch distance PF (k-tiles loaded ahead) then leaves that batch's stage alone (with 3
@@ -889,7 +879,6 @@ struct Gett {
       const U gsize = rest < U(GROUP_M) ? rest : U(GROUP_M);
       tile_m = first + (t % width) % gsize;
       tile_n = (t % width) / gsize;
-      if constexpr (TRIM > 0) tile_n = (tile_n + (first / U(GROUP_M)) * U(TRIM)) % U(TILES_N);
     } else if constexpr (COLUMN_WALK) {
       tile_m = t % U(TILES_MR);
       tile_n = t / U(TILES_MR);
@@ -898,7 +887,7 @@ struct Gett {
       tile_n = t % U(TILES_N);
     }
     m0 = tile_m * U(BM);
-    n0 = tile_n * U(BN) - (TRIM > 0 ? U(16) * (tile_n < U(TRIM) ? tile_n : U(TRIM)) : U(0));
+    n0 = tile_n * U(BN);
   }
 
   // the coordinates of tile t, its batch's base pointers of A and B, and the loaders' mn offsets for it
@@ -1167,9 +1156,9 @@ struct Gett {
   }
 
   // a warpgroup's wgmmas on one stage: KS k-steps of 16 (BK / 16, fewer on a partial last k-tile) over its NL
-  // 64-row blocks from tile row row0 (accumulators BN / 2 apart; W: the wgmma, n = BN or, trimmed, BN - 16),
-  // committed as one group; then wait until at most WAIT groups are in flight
-  template <int NL, int WAIT, int KS, class W, int R>
+  // 64-row blocks from tile row row0 (accumulators BN / 2 apart), committed as one group; then wait until at most
+  // WAIT groups are in flight
+  template <int NL, int WAIT, int KS = BK / 16, int R>
   __device__ __forceinline__ static void wg_stage(TAcc (&acc)[R], const TA* As, const TB* Bs, int row0) {
     wg_fence_regs(acc);
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
@@ -1177,7 +1166,7 @@ struct Gett {
     for (int kk = 0; kk < KS * 16; kk += 16)
 #pragma unroll
       for (int mi = 0; mi < NL; ++mi)
-        W::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(row0 + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
+        Cfg::Wgmma::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(row0 + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
                         wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(WAIT) : "memory");
@@ -1198,11 +1187,9 @@ struct Gett {
   }
   // (2') the k-loop of a computing warpgroup of a warp-specialised tile whose first NL 64-row blocks are live
   //      (ring steps kstep.. for k-tiles kbeg..kend - 1; its accumulator rows start at tile row crow)
-  //      (NARROW: a trimmed tile column, BN - 16 wide; the last k-tile's k-steps past K are skipped)
-  template <int NL, bool NARROW, class SA, class SB, int R>
+  template <int NL, class SA, class SB, int R>
   __device__ __forceinline__ static void ws_kloop(TAcc (&acc)[R], SA stA, SB stB, unsigned long long* bars,
                                                   long long kstep, long long kbeg, long long kend, int crow) {
-    using W = typename Cond<NARROW, typename Cfg::WgmmaT, typename Cfg::Wgmma>::type;
 #pragma unroll 1
     for (long long kt = kbeg; kt < kend; ++kt) {
       const long long q = kstep + (kt - kbeg);
@@ -1212,9 +1199,9 @@ struct Gett {
         // (the loaders' copies are generic-proxy writes; the wgmma reads through the async proxy, as TMA writes)
         if constexpr (Cfg::TMA_RANK == 0) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         if (K_TAIL < BK / 16 && kt == KTILES - 1)
-          wg_stage<NL, 1, K_TAIL, W>(acc, stA(s), stB(s), crow);
+          wg_stage<NL, 1, K_TAIL>(acc, stA(s), stB(s), crow);
         else
-          wg_stage<NL, 1, BK / 16, W>(acc, stA(s), stB(s), crow);
+          wg_stage<NL, 1>(acc, stA(s), stB(s), crow);
       }
       if (kt > kbeg) release_stage(&bars[STAGES + int((q - 1) % STAGES)]);
     }
@@ -1222,19 +1209,6 @@ struct Gett {
       asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
       wg_fence_regs(acc);
     }
-  }
-
-  // ws_kloop of a trimmed tile column (nar) or a whole one: instantiated apart
-  template <int NL, class SA, class SB, int R>
-  __device__ __forceinline__ static void ws_kloop_n(bool nar, TAcc (&acc)[R], SA stA, SB stB, unsigned long long* bars,
-                                                    long long kstep, long long kbeg, long long kend, int crow) {
-    if constexpr (TRIM > 0) {
-      if (nar) {
-        ws_kloop<NL, true>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
-        return;
-      }
-    }
-    ws_kloop<NL, false>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
   }
 
   // (EPI_CHUNK) the epilogue through each computing warp's region (see EPI_CHUNK): per 64-row block of the warpgroup
@@ -1248,8 +1222,6 @@ struct Gett {
     const int g = lane >> 2, q = lane & 3;
     constexpr int VD = Cfg::D_VEC, CW = EPI_COLS, RP = CW + EPAD, LV = CW / VD;
     auto fin = [&](TAcc v) { return finished<SCALE>(v, alpha); };
-    const U nend = narrow(n0) && n0 + U(BN - 16) < U(N) ? n0 + U(BN - 16) : U(N);  // (a trimmed column's stores end
-    //                                                                                 at its width, or N)
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll 1
@@ -1285,7 +1257,7 @@ struct Gett {
           const int idx = idx0 + lane, l = idx / LV, v = (idx % LV) * VD;
           if ((16 * LV) % 32 != 0 && idx >= 16 * LV) break;
           const U gm = row0 + U(l), gn = n0 + U(c0 + v);
-          if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < nend)) continue;
+          if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < U(N))) continue;
           Pack<TD, VD> out;
           load_run<VD, VD>(out.e, &es[l * RP + v]);
           *reinterpret_cast<Pack<TD, VD>*>(Db + gett_offset<I>(gm, typename Cfg::MapDm{}) +
@@ -1378,17 +1350,16 @@ struct Gett {
       if constexpr (SK) {
         if (piece) kbeg = piece->kb, kend = piece->ke;
       }
-      const bool nar = narrow(n0);
       if constexpr (FULL_M) {
-        ws_kloop_n<MI>(nar, acc, stA, stB, bars, kstep, kbeg, kend, crow);
+        ws_kloop<MI>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
       } else {
         const long long rest = (M - (long long)m0 - crow + 63) / 64;  // (live blocks of this warpgroup)
         if (rest >= MI) {
-          ws_kloop_n<MI>(nar, acc, stA, stB, bars, kstep, kbeg, kend, crow);
+          ws_kloop<MI>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
         } else if (MI == 2 && rest == 1) {
-          ws_kloop_n<(MI > 1 ? 1 : 0)>(nar, acc, stA, stB, bars, kstep, kbeg, kend, crow);
+          ws_kloop<(MI > 1 ? 1 : 0)>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
         } else {
-          ws_kloop_n<0>(nar, acc, stA, stB, bars, kstep, kbeg, kend, crow);
+          ws_kloop<0>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
         }
       }
       kstep += kend - kbeg;
@@ -1421,7 +1392,7 @@ struct Gett {
       if constexpr (WG) {
         // BK / 16 wgmmas of this warpgroup's 64 rows x BN; WG_INFLIGHT of these batches stay in flight
         // past the next barrier, so the stage they read is refilled two iterations later (PF)
-        wg_stage<1, WG_INFLIGHT, BK / 16, typename Cfg::Wgmma>(acc, As, Bs, (warp >> 2) * 64);
+        wg_stage<1, WG_INFLIGHT>(acc, As, Bs, (warp >> 2) * 64);
       } else if constexpr (MMA) {
 #pragma unroll
         for (int kk = 0; kk < BK; kk += KSTEP) {

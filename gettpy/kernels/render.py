@@ -58,28 +58,22 @@ def render_semiring(sr: tuple[str, ...]) -> str:
 
 
 def render_wgmma(spec: KernelSpec) -> str:
-    """Cfg::Wgmma: one wgmma.mma_async m64n{bn}k16 with its bn / 2 fp32 accumulators, and Cfg::WgmmaT, that of
-    a trimmed tile column (n = bn - 16; KernelSpec.trim_cols) or an alias of Wgmma (empty off wgmma).
+    """Cfg::Wgmma: one wgmma.mma_async m64n{bn}k16 with its bn / 2 fp32 accumulators (empty off wgmma).
 
     A and B come from shared-memory descriptors; the transpose flags say which of them is MN-major.
     """
     t = spec.tile
     if not t.wgmma:
         return ""
-    trimmed = _wgmma_struct(spec, "WgmmaT", t.bn - 16) if spec.trim_cols else "  using WgmmaT = Wgmma;"
-    return _wgmma_struct(spec, "Wgmma", t.bn) + "\n" + trimmed
-
-
-def _wgmma_struct(spec: KernelSpec, name: str, bn: int) -> str:
-    n = bn // 2
+    n = t.bn // 2
     ab = {"f16": "f16", "bf16": "bf16"}[spec.a.dtype]
     regs = ",".join(f"%{i}" for i in range(n))
     outs = ", ".join(f'"+f"(d[{i}])' for i in range(n))
     ta, tb = int(not spec.a.kmajor), int(not spec.b.kmajor)
-    return (f"  struct {name} {{\n"
+    return ("  struct Wgmma {\n"
             "    __device__ __forceinline__ static void run(float* d, unsigned long long da, unsigned long long db) {\n"
             f'      asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{n + 2}, 0;\\n"\n'
-            f'                   "wgmma.mma_async.sync.aligned.m64n{bn}k16.f32.{ab}.{ab} {{{regs}}}, %{n}, %{n + 1}, '
+            f'                   "wgmma.mma_async.sync.aligned.m64n{t.bn}k16.f32.{ab}.{ab} {{{regs}}}, %{n}, %{n + 1}, '
             f'p, 1, 1, {ta}, {tb};\\n}}\\n"\n'
             f"                   : {outs}\n"
             f'                   : "l"(da), "l"(db), "r"(1));\n'
@@ -122,7 +116,6 @@ def render_prelude(spec: KernelSpec) -> str:
         f"EPI_CHUNK = {_b(spec.epi_chunk)};",
         f"  static constexpr int EPI_COLS = {spec.epi_cols if spec.epi_chunk else 0};",
         f"  static constexpr bool REG_SPLIT = {_b(t.reg_split)};",
-        f"  static constexpr int TRIM = {spec.trim_cols};",
         f"  static constexpr int L2_PREFETCH = {t.l2_prefetch};",
         f"  static constexpr bool RES_A = {_b(t.resident_a)}, FRAG_OP_A = {_b(t.frag_op_a)}, "
         f"FRAG_OP_B = {_b(t.frag_op_b)};",

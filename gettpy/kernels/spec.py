@@ -88,12 +88,6 @@ class TileConfig:
         frag_op_a: the same for an op on A (bn / wn times per value), with no resident panel (which takes the
             op once itself). A tuner option: on the H100 it ran TCCG #3 / #7's narrow tiles (eight warps
             repeating each A fragment) slower than A's transformed stages (tccg/results/v16_h100/call1/).
-        trim: (chunked tiles, bn a multiple of 16, grouped rasterisation) where the last tile column is partial,
-            the first KernelSpec.trim_cols tile columns are bn - 16 wide instead, so that the columns end at N
-            with less than 16 of them wasted, and each raster group turns its columns round by that many more
-            than the last, so that a persistent CTA, which takes the same column of every group when a group is
-            one wave of CTAs, meets narrow tiles as often as any other (gett.cuh's TRIM). A narrow tile issues
-            wgmmas of n = bn - 16; no tile does more work than untrimmed.
     """
 
     bm: int
@@ -119,7 +113,6 @@ class TileConfig:
     resident_a: bool = False
     frag_op_b: bool = False
     frag_op_a: bool = False
-    trim: bool = False
 
     def __post_init__(self):
         if self.stages < 2:
@@ -158,9 +151,6 @@ class TileConfig:
             raise KernelError(f"TileConfig {self}: ops on fragments (frag_op_a, frag_op_b) are for mma.sync tiles")
         if self.frag_op_a and self.resident_a:
             raise KernelError(f"TileConfig {self}: a resident A panel applies A's op itself; give frag_op_a=False")
-        if self.trim and not (self.chunked and self.bn % 16 == 0 and self.bn > 16 and self.group_m > 1):
-            raise KernelError(f"TileConfig {self}: trimmed tile columns are for chunked tiles with bn a multiple of 16 "
-                              f"(over 16) and raster groups (group_m > 1)")
         if self.tma and not self.ws:
             raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
         if self.wgmma:
@@ -338,9 +328,6 @@ class KernelSpec:
                               f"computing warp staging 16 rows of 16 columns or more in the last stage (here C is "
                               f"read, D's layout has it along m or in runs, the tile's slots are permuted, K = 0, D's "
                               f"type is {self.d.dtype}, or no such regions fit); give chunked=False")
-        if t.trim and not (-(-self.M // t.bm) > t.group_m or t.cluster > 1):
-            raise KernelError(f"tile {t}: trimmed columns need the grouped walk ({-(-self.M // t.bm)} tile rows, "
-                              f"groups of {t.group_m}, no cluster); give trim=False")
         if t.resident_a:
             rows = _whole_ktiles(self.K, t.bk)
             why = [w for bad, w in (
@@ -477,17 +464,6 @@ class KernelSpec:
             if t.bn % c == 0 and c % self.d.vec == 0 and sa // region + sb // region >= 8:
                 return c
         return 0
-
-    @property
-    def trim_cols(self) -> int:
-        """Tile columns 16 narrower than bn (TileConfig.trim; gett.cuh's TRIM): the last tile column's shortfall
-        of whole 16s, at most one per column; 0 without trim, or where N fills the columns.
-
-        (KernelSpec refuses a trimmed tile where the grouped walk would not turn the columns round: tile rows
-        no more than a group, no cluster.)"""
-        t = self.tile
-        cols = -(-self.N // t.bn)
-        return min((cols * t.bn - self.N) // 16, cols) if t.trim else 0
 
     @property
     def direct_d(self) -> bool:

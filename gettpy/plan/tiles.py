@@ -613,7 +613,6 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
                       read_c, index64, _semiring_exprs(p.semiring), tf32)
     if chosen and _chunked_epilogue(spec):
         spec = dataclasses.replace(spec, tile=dataclasses.replace(tile, persistent=True, chunked=True, group_m=4))
-        spec = _trimmed(spec)
     if chosen and tile.persistent and spec.smem_bytes > SMEM_LIMIT:
         # (a heuristic persistent tile whose epilogue tile does not fit beside its pipeline: #16 with
         #  f32 output ran on the safe fallback tile, 1.53 -> 2.64x floor)
@@ -675,19 +674,6 @@ def _chunked_epilogue(spec: KernelSpec) -> bool:
     t = spec.tile
     return (t.tma and (t.bm, t.bn) == (256, 160) and not t.persistent and not spec.read_c and spec.d.ncontig
             and not spec.d.run and ITEMSIZE[spec.d.dtype] == 2 and spec.K > 0 and spec.epi_cols == t.bn)
-
-
-def _trimmed(spec: KernelSpec) -> KernelSpec:
-    """The heuristic's chunked tile with trimmed tile columns (TileConfig.trim) where its last tile column is partial
-    by 16 or more and the walk is grouped: a narrow tile does no more work than a whole one, and with the columns
-    turned round per raster group the persistent CTAs share the narrow ones out. #12 (N = 5136 over tiles of 160):
-    33 columns of 160, the last 16 wide, become 9 of 144 and 24 of 160; a CTA's five tiles (one per raster group of
-    four tile rows, the same column of each without the turn) then do at most 784 columns' work instead of 800."""
-    try:
-        trimmed = dataclasses.replace(spec, tile=dataclasses.replace(spec.tile, trim=True))
-    except KernelError:  # (no grouped walk to turn the columns round)
-        return spec
-    return trimmed if trimmed.trim_cols else spec
 
 
 def _semiring_exprs(sr) -> tuple[str, str, str]:

@@ -5,11 +5,16 @@ round-robin (one CUDA-event batch of 5 launches per variant per round; medians):
   (`git show e6fceb0:gettpy/kernels/gett.cuh > tccg/results/v22_h100/gett_v21.cuh` before the call: the device has no
   git history);
 - untrimmed: the same tile with this tree's header (the last k-tile's wgmmas past K skipped);
-- trimmed: the v22 heuristic (TileConfig.trim: 9 columns of 144, the columns turned round per raster group);
+- trimmed: the v22 heuristic (TileConfig.trim: the last 9 columns 144 wide, the columns turned round per raster group),
+  and the same with the narrow columns first (as calls 1-3 and the v22 headline ran it);
 - and, with the header patched as the label says, the trimmed tile without the turn, the turn without the trims, and
   the trims issuing n = 160 wgmmas (so the only change left is which columns the tiles start at).
 
     PYTHONPATH=. python3 tccg/results/v22_h100/variants_probe.py [rounds]
+
+It runs on the trimmed-column tree only (commit 60d2e0d; for call 4 with the narrow columns moved last, the NARROW and
+TRIM_N0 lines below as gett.cuh had them): call 4 had the trims reverted, and the patches find their strings nowhere
+else.
 """
 import dataclasses
 import pathlib
@@ -26,8 +31,11 @@ from tccg.suite import parse_cases
 from tccg.tile_probe import core_inputs, round_robin
 
 TURN = "      if constexpr (TRIM > 0) tile_n = (tile_n + (first / U(GROUP_M)) * U(TRIM)) % U(TILES_N);\n"
-NARROW = "return TRIM > 0 && n0 < U(TRIM) * U(BN - 16);"
-TRIM_N0 = "n0 = tile_n * U(BN) - (TRIM > 0 ? U(16) * (tile_n < U(TRIM) ? tile_n : U(TRIM)) : U(0));"
+NARROW = "return TRIM > 0 && n0 >= U(TILES_N - TRIM) * U(BN);"
+TRIM_N0 = "n0 = tile_n * U(BN) - (TRIM > 0 && tile_n > U(TILES_N - TRIM) ? U(16) * (tile_n - U(TILES_N - TRIM)) : U(0));"
+# (the narrow columns first, as calls 1-3 and the v22 headline ran them)
+FIRST = ((NARROW, "return TRIM > 0 && n0 < U(TRIM) * U(BN - 16);"),
+         (TRIM_N0, "n0 = tile_n * U(BN) - (TRIM > 0 ? U(16) * (tile_n < U(TRIM) ? tile_n : U(TRIM)) : U(0));"))
 WGMMA = "using W = typename Cond<NARROW, typename Cfg::WgmmaT, typename Cfg::Wgmma>::type;"
 
 
@@ -47,6 +55,7 @@ def main(rounds: int) -> None:
         ("v21", untrimmed, (pathlib.Path(__file__).parent / "gett_v21.cuh").read_text()),
         ("untrimmed", untrimmed, here),
         ("trimmed (heuristic)", heur, here),
+        ("trimmed, narrow first", heur, patched(here, *FIRST)),
         ("trimmed, no turn", heur, patched(here, (TURN, ""))),
         ("turn only", heur, patched(here, (NARROW, "return false;"), (TRIM_N0, "n0 = tile_n * U(BN);"))),
         ("trimmed, n = 160 wgmmas", heur, patched(here, (WGMMA, "using W = typename Cfg::Wgmma;"))),
@@ -68,6 +77,8 @@ def main(rounds: int) -> None:
         timed.append((label, spec, err, []))
     # (one batch of 5 launches per variant per round, the variants in turn: each sees the same clocks as the others
     #  through the H100's warming, which longer batches in a fixed order did not, call2/)
+    if rounds == 0:  # (the checks' launches alone, one per variant in order: for Nsight Compute)
+        return
     round_robin([((lambda s: lambda: launch(s, *ptrs, 1.0, 0.0))(spec), times) for _, spec, _, times in timed], rounds,
                 batches=1)
     base = statistics.median(timed[0][-1])
