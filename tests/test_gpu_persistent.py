@@ -113,6 +113,28 @@ def test_persistent_chunked_epilogue(name, la, lb, ld, ext, tile, dts, order, op
     _walks(spec)
 
 
+SERPENTINE = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out)
+    # (8 tile rows x 25 columns = 200 tiles on 132 CTAs: some walk two, the second backwards; K = 200: the partial
+    #  k-tile comes first on the backward walk)
+    ("256x160_c2_chunked", "ik", "jk", "ij", {"i": 1700, "j": 4000, "k": 200},
+     dict(bm=256, bn=160, bk=64, stages=4, wm=64, wn=160, tma=True, cluster=2, chunked=True), ("f16", "f16")),
+    ("128x128_tma_nmajor_f32out", "ki", "kj", "ij", {"i": 1960, "j": 2416, "k": 136},
+     dict(bm=128, bn=128, bk=64, stages=4, wm=64, wn=128, tma=True), ("f16", "f32")),
+    ("cp_async_narrow", "ik", "kj", "ji", {"i": 24, "j": 40000, "k": 312},
+     dict(bm=128, bn=128, bk=64, stages=4, wm=64, wn=128), ("f16", "f16")),
+]
+
+
+@pytest.mark.parametrize("name,la,lb,ld,ext,tile,dts", SERPENTINE, ids=[c[0] for c in SERPENTINE])
+def test_serpentine_k_walks(name, la, lb, ld, ext, tile, dts, rng):
+    """Persistent warp-specialised tiles whose CTAs walk every other tile's k-tiles backwards (TileConfig.serpentine),
+    TMA and cp.async loaders, clusters, a chunked epilogue, a partial last k-tile: against float64."""
+    spec = run_forced(rng, la, lb, ld, ext, _p(**tile, wgmma=True, ws=True, serpentine=True), dts[0], dts[1],
+                      order="C", alpha=0.75)
+    assert spec.tile.serpentine
+    _walks(spec)
+
+
 def test_chunked_epilogue_rules(rng):
     """The chunked epilogue is refused with a C to read, and off persistent warp-specialised tiles; a cp.async
     warp-specialised tile (no TMA) takes it too."""

@@ -669,6 +669,29 @@ def test_tma_heuristic():
     assert not kernel_spec(tccg_plan("abc-acd-db", (312, 296, 296, 312), "f16"), False).tile.ws
 
 
+def test_serpentine_rules():
+    """Serpentine k-walks (TileConfig.serpentine) are for persistent warp-specialised tiles and K > 0; the kernel
+    gets the flag in its Cfg and compiles without spills; the heuristic's chunked tile (#12 f16) takes them, its
+    one-tile-per-CTA tiles (#12 f16 -> f32, #20) cannot."""
+    import dataclasses
+
+    from gettpy.errors import KernelError
+
+    serp = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
+    assert serp.tile.serpentine and serp.tile.chunked and "SERP = true;" in render(serp)[0]
+    assert B.build(serp, ARCH).report.spill_stores == 0
+    spec = dataclasses.replace(serp, tile=dataclasses.replace(serp.tile, serpentine=False))
+    assert "SERP = false;" in render(spec)[0]
+    for other in (kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16", out="f32"), False),
+                  kernel_spec(tccg_plan("ab-ac-cb", (5184, 5184, 5184), "f16"), False)):
+        assert other.tile.tma and not other.tile.persistent and not other.tile.serpentine
+    for bad in (dict(persistent=False, chunked=False), dict(ws=False, tma=False, chunked=False, cluster=1)):
+        with pytest.raises(KernelError, match="serpentine"):
+            dataclasses.replace(spec.tile, serpentine=True, **bad)
+    with pytest.raises(KernelError, match="serpentine"):
+        kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 0), "f16"), False, tile=serp.tile)
+
+
 def test_tma_geometry_split(cache):
     """A k-major operand whose mn dimension is two stride terms (TCCG #2's big input: n = (a, c), a first)
     gets a rank-3 map where the tile's rows divide a's extent, so that no tile straddles two values of c:

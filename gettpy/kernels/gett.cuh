@@ -665,6 +665,13 @@ struct Gett {
   // (a partial last k-tile: its wgmmas wholly past K, on zero-filled stages, are skipped: K_TAIL k-steps of 16 remain;
   //  #12, K = 5136: 1 of 4)
   static constexpr int K_TAIL = FULL_K ? BK / 16 : int(((K % BK) + 15) / 16);
+  // SERP (kernels/spec.py's TileConfig.serpentine: persistent warp-specialised tiles): a CTA walks the k-tiles of
+  // its odd-numbered tiles backwards, so that a tile starts on the k-slabs its CTA's last one ended on, which the
+  // L2 may still hold (the tile's sequence number: kstep / KTILES at its start, on both sides)
+  static constexpr bool SERP = Cfg::SERP;
+  static_assert(!SERP || (Cfg::PERSIST && Cfg::WS && Cfg::SK_CTAS == 0 && KTILES > 0),
+                "serpentine k-walks: persistent warp-specialised tiles, no stream-K, K > 0");
+  __device__ __forceinline__ static bool reversed(long long kstep) { return SERP && ((kstep / KTILES) & 1); }
   static_assert(STAGES >= 2, "the pipeline needs at least two stages");
   // wgmma with >= 4 stages keeps one batch of wgmmas in flight across the next iteration's barrier;
   // the prefetch distance PF (k-tiles loaded ahead) then leaves that batch's stage alone (with 3
@@ -1017,8 +1024,10 @@ struct Gett {
               LA la;
               LB lb;
               start_tile(g, A, B, tid, bz, m0, n0, Ab, Bb, la, lb);
+              const bool rev = reversed(kstep);
 #pragma unroll 1
-              for (long long kt = p.kb; kt < p.ke; ++kt, ++kstep) {
+              for (long long kk = p.kb; kk < p.ke; ++kk, ++kstep) {
+                const long long kt = rev ? KTILES - 1 - kk : kk;
                 const int s = int(kstep % STAGES);
                 if (kstep >= STAGES) mbar_wait(&bars[STAGES + s], unsigned((kstep / STAGES - 1) & 1));
                 if constexpr (Cfg::TMA_RANK > 0) {  // (the whole stage in a few boxes)
@@ -1191,6 +1200,7 @@ struct Gett {
   __device__ __forceinline__ static void ws_kloop(TAcc (&acc)[R], SA stA, SB stB, unsigned long long* bars,
                                                   long long kstep, long long kbeg, long long kend, int crow) {
 #pragma unroll 1
+    const long long tail = reversed(kstep) ? 0 : KTILES - 1;  // (the partial k-tile: first on a reversed walk)
     for (long long kt = kbeg; kt < kend; ++kt) {
       const long long q = kstep + (kt - kbeg);
       const int s = int(q % STAGES);
@@ -1198,7 +1208,7 @@ struct Gett {
       if constexpr (NL > 0) {
         // (the loaders' copies are generic-proxy writes; the wgmma reads through the async proxy, as TMA writes)
         if constexpr (Cfg::TMA_RANK == 0) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-        if (K_TAIL < BK / 16 && kt == KTILES - 1)
+        if (K_TAIL < BK / 16 && kt == tail)
           wg_stage<NL, 1, K_TAIL>(acc, stA(s), stB(s), crow);
         else
           wg_stage<NL, 1>(acc, stA(s), stB(s), crow);

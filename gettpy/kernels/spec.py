@@ -88,6 +88,9 @@ class TileConfig:
         frag_op_a: the same for an op on A (bn / wn times per value), with no resident panel (which takes the
             op once itself). A tuner option: on the H100 it ran TCCG #3 / #7's narrow tiles (eight warps
             repeating each A fragment) slower than A's transformed stages (tccg/results/v16_h100/call1/).
+        serpentine: (persistent warp-specialised tiles) a CTA walks the k-tiles of every other tile of its own
+            backwards, so that a tile begins on the k-slabs the CTA's previous tile ended on, which the L2 may
+            still hold (gett.cuh's SERP).
     """
 
     bm: int
@@ -113,6 +116,7 @@ class TileConfig:
     resident_a: bool = False
     frag_op_b: bool = False
     frag_op_a: bool = False
+    serpentine: bool = False
 
     def __post_init__(self):
         if self.stages < 2:
@@ -151,6 +155,8 @@ class TileConfig:
             raise KernelError(f"TileConfig {self}: ops on fragments (frag_op_a, frag_op_b) are for mma.sync tiles")
         if self.frag_op_a and self.resident_a:
             raise KernelError(f"TileConfig {self}: a resident A panel applies A's op itself; give frag_op_a=False")
+        if self.serpentine and not (self.persistent and self.ws):
+            raise KernelError(f"TileConfig {self}: serpentine k-walks are for persistent warp-specialised tiles")
         if self.tma and not self.ws:
             raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
         if self.wgmma:
@@ -280,6 +286,8 @@ class KernelSpec:
             raise KernelError("tf32 needs f32 inputs, an mma tile with bk % 8 == 0 and k-major A and B tiles")
         if self.semiring and (len(self.semiring) != 3 or self.tile.mma):
             raise KernelError(f"semiring {self.semiring}: needs (add, mul, zero) and a simt tile")
+        if self.tile.serpentine and self.K == 0:
+            raise KernelError("serpentine k-walks need K > 0")
         if self.tile.sk_ctas and (self.semiring or self.K == 0):
             raise KernelError("stream-K tiles sum partial tiles with +: not for a semiring or K = 0")
         for name, t in (("A", self.a.dtype), ("B", self.b.dtype), ("D", self.d.dtype)):

@@ -612,7 +612,8 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
                       _op_expr(op_a), _op_expr(op_b), _op_expr(op_c) if read_c else "", _op_expr(op_d),
                       read_c, index64, _semiring_exprs(p.semiring), tf32)
     if chosen and _chunked_epilogue(spec):
-        spec = dataclasses.replace(spec, tile=dataclasses.replace(tile, persistent=True, chunked=True, group_m=4))
+        spec = dataclasses.replace(spec, tile=dataclasses.replace(tile, persistent=True, chunked=True, group_m=4,
+                                                                  serpentine=True))
     if chosen and tile.persistent and spec.smem_bytes > SMEM_LIMIT:
         # (a heuristic persistent tile whose epilogue tile does not fit beside its pipeline: #16 with
         #  f32 output ran on the safe fallback tile, 1.53 -> 2.64x floor)
@@ -670,7 +671,11 @@ def _chunked_epilogue(spec: KernelSpec) -> bool:
     0.4154 / 0.4297, of 4 0.4039 / 0.4153 (the chunks then staged 64 rows at a time in A's stage); a 4-byte D,
     staged 32 rows at a time, ran no faster (f16 -> f32: 0.4427 -> 0.4426), nor did the persistent 128 x 240
     tiles of #20 (0.4383 -> 0.4505: one-tile CTAs kept there). The barrier-free per-warp staging (v20) took
-    #12's kernel from 568,774 to 566,059 cycles (results/v20_h100/call2/, call3/)."""
+    #12's kernel from 568,774 to 566,059 cycles (results/v20_h100/call2/, call3/). Its CTAs walk every other tile's
+    k-tiles backwards (TileConfig.serpentine: a CTA keeps its tile column from one raster group to the next here, and
+    starts each tile on the B slabs its last one ended on): Nsight Compute on the H100, plain / serpentine /
+    serpentine / plain in one process, twice, 569,880 / 565,430 and 576,290 / 569,074 cycles on average, the L2 hit
+    rate 84-87% / 87-89% (results/v22_h100/call6/); interleaved timing 0.9987x (call5/)."""
     t = spec.tile
     return (t.tma and (t.bm, t.bn) == (256, 160) and not t.persistent and not spec.read_c and spec.d.ncontig
             and not spec.d.run and ITEMSIZE[spec.d.dtype] == 2 and spec.K > 0 and spec.epi_cols == t.bn)
