@@ -1199,8 +1199,8 @@ struct Gett {
   template <int NL, class SA, class SB, int R>
   __device__ __forceinline__ static void ws_kloop(TAcc (&acc)[R], SA stA, SB stB, unsigned long long* bars,
                                                   long long kstep, long long kbeg, long long kend, int crow) {
-#pragma unroll 1
     const long long tail = reversed(kstep) ? 0 : KTILES - 1;  // (the partial k-tile: first on a reversed walk)
+#pragma unroll 1
     for (long long kt = kbeg; kt < kend; ++kt) {
       const long long q = kstep + (kt - kbeg);
       const int s = int(q % STAGES);
