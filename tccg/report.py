@@ -240,6 +240,29 @@ def format_table(rows: Sequence[dict], gpu: bool = True) -> str:
     return "\n".join(out)
 
 
+def _pass_ms(r: dict, lib: str, which: str) -> float | None:
+    """A library's time in row `r`: the first pass ("": lib_ms), the reverse pass ("2": lib_ms2) or the mean of
+    the two ("mean"; None where either is missing)."""
+    one, two = r.get(f"{lib}_ms"), r.get(f"{lib}_ms2")
+    if which == "":
+        return one if usable(one) else None
+    if which == "2":
+        return two if usable(two) else None
+    return (one + two) / 2 if usable(one) and usable(two) else None
+
+
+def _slower(rows: Sequence[dict], which: str = "") -> str:
+    """The cases whose gettpy time exceeds the faster of cuTENSOR's and torch.einsum's (times of `which` pass, see
+    _pass_ms), as "#n ratio" items, or "none"."""
+    out = []
+    for r in rows:
+        g = _pass_ms(r, "gettpy", which)
+        peer = [t for t in (_pass_ms(r, "cutensor", which), _pass_ms(r, "torch", which)) if t is not None]
+        if peer and g is not None and g > min(peer):
+            out.append(f"#{r['num']} {g / min(peer):.3f}x")
+    return ", ".join(out) or "none"
+
+
 def summarize(rows: Sequence[dict]) -> list[str]:
     """Geomean lines per (dtype, order, ops): GM1/GM2 vs cuTENSOR (default and best algo), vs torch,
     and time/floor of every library."""
@@ -268,13 +291,13 @@ def summarize(rows: Sequence[dict]) -> list[str]:
             g, n = geomean(vals), sum(1 for v in vals if v is not None)
             tf.append(f"{label} {g:.2f}" if n else f"{label} -")
         parts.append("  geomean time/floor: " + ", ".join(tf))
-        slower = []
-        for r in good:
-            peer = [r.get(k) for k in ("cutensor_ms", "torch_ms") if usable(r.get(k))]
-            if peer and usable(r.get("gettpy_ms")) and r["gettpy_ms"] > min(peer):
-                slower.append(f"#{r['num']} {r['gettpy_ms'] / min(peer):.3f}x")
         if any(usable(r.get(k)) for r in good for k in ("cutensor_ms", "torch_ms")):
-            parts.append("  slower than the faster of cuTENSOR and torch.einsum: " + (", ".join(slower) or "none"))
+            parts.append("  slower than the faster of cuTENSOR and torch.einsum: " + _slower(good))
+        if any(usable(r.get("gettpy_ms2")) for r in good):
+            parts.append("  reverse pass (cuTENSOR, torch, then gettpy, timed again): slower than the faster: "
+                         + _slower(good, "2"))
+            parts.append("  both passes (each library's mean of its two times): slower than the faster: "
+                         + _slower(good, "mean"))
         moved = [r for r in good if usable(r.get("torch_into_ms")) and usable(r.get("torch_ms"))]
         if moved:
             parts.append("  torch.einsum results not in D's layout (ms, then with the copy into D): " + ", ".join(

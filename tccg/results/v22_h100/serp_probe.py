@@ -38,7 +38,7 @@ def main(rounds: int) -> None:
     round_robin([((lambda s: lambda: launch(s, *ptrs, 1.0, 0.0))(spec), times) for _, spec, _, times in timed], rounds,
                 batches=1)
     base = statistics.median(timed[0][-1])
-    for label, spec, err, times in timed:
+    for label, _spec, err, times in timed:
         ms, first = statistics.median(times), statistics.median(times[:20])
         print(f"12 f16 {label:12s} {ms:.4f} ms {ms / base:.4f}x (first 20 rounds {first:.4f}, "
               f"{first / statistics.median(timed[0][-1][:20]):.4f}x) {2 * plan.M * plan.N * plan.K / ms / 1e9:.0f} "
