@@ -33,13 +33,10 @@ def replayable(calls: Sequence[Callable[[], object]], batch: int, stream) -> tup
     return eager, "events"
 
 
-def replay_ms(calls: Sequence[Callable[[], object]], batch_for: Callable[[float], int], reps: int, warmup: int = 0,
-              stream=None) -> tuple[float, str, int]:
-    """(median ms per call, how, batch) of `calls` (CuPy work, one per input set) on a non-blocking CuPy stream
-    (or `stream`): every call once (warm: kernels compiled, memory pools filled), a timed eager pass whose ms
-    per call `batch_for` turns into the batch, the batch made `replayable`, launched `warmup` times, then
-    `reps` times between CUDA events; each rep's time over the batch, median. How `gettpy.tune` times its
-    candidates and `python -m tccg` every library (tccg/timing.py)."""
+def prepare(calls: Sequence[Callable[[], object]], batch_for: Callable[[float], int], stream=None):
+    """(launch, how, batch, stream) for timing `calls` (CuPy work, one per input set) on a non-blocking CuPy stream
+    (or `stream`): every call once (warm: kernels compiled, memory pools filled), a timed eager pass whose ms per
+    call `batch_for` turns into the batch, and the batch made `replayable`; `launch` runs with `stream` current."""
     import cupy
 
     stream = stream if stream is not None else cupy.cuda.Stream(non_blocking=True)
@@ -55,6 +52,19 @@ def replay_ms(calls: Sequence[Callable[[], object]], batch_for: Callable[[float]
         e1.synchronize()
         batch = batch_for(cupy.cuda.get_elapsed_time(e0, e1) / len(calls))
         launch, how = replayable(calls, batch, stream)
+    return launch, how, batch, stream
+
+
+def replay_ms(calls: Sequence[Callable[[], object]], batch_for: Callable[[float], int], reps: int, warmup: int = 0,
+              stream=None) -> tuple[float, str, int]:
+    """(median ms per call, how, batch) of `calls` (`prepare`'s batch, launched `warmup` times, then `reps` times
+    between CUDA events; each rep's time over the batch, median). How `gettpy.tune` times its candidates and
+    `python -m tccg` every library (tccg/timing.py)."""
+    import cupy
+
+    launch, how, batch, stream = prepare(calls, batch_for, stream)
+    e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
+    with stream:
         for _ in range(warmup):
             launch()
         times = []
@@ -68,4 +78,4 @@ def replay_ms(calls: Sequence[Callable[[], object]], batch_for: Callable[[float]
     return statistics.median(times), how, batch
 
 
-__all__ = ["replay_ms", "replayable"]
+__all__ = ["prepare", "replay_ms", "replayable"]

@@ -241,14 +241,10 @@ def format_table(rows: Sequence[dict], gpu: bool = True) -> str:
 
 
 def _pass_ms(r: dict, lib: str, which: str) -> float | None:
-    """A library's time in row `r`: the first pass ("": lib_ms), the reverse pass ("2": lib_ms2) or the mean of
-    the two ("mean"; None where either is missing)."""
-    one, two = r.get(f"{lib}_ms"), r.get(f"{lib}_ms2")
-    if which == "":
-        return one if usable(one) else None
-    if which == "2":
-        return two if usable(two) else None
-    return (one + two) / 2 if usable(one) and usable(two) else None
+    """A library's time in row `r`: the first pass ("": lib_ms) or the interleaved one ("2": lib_ms2); None where
+    it was not measured."""
+    t = r.get(f"{lib}_ms{which}")
+    return t if usable(t) else None
 
 
 def _slower(rows: Sequence[dict], which: str = "") -> str:
@@ -294,10 +290,8 @@ def summarize(rows: Sequence[dict]) -> list[str]:
         if any(usable(r.get(k)) for r in good for k in ("cutensor_ms", "torch_ms")):
             parts.append("  slower than the faster of cuTENSOR and torch.einsum: " + _slower(good))
         if any(usable(r.get("gettpy_ms2")) for r in good):
-            parts.append("  reverse pass (cuTENSOR, torch, then gettpy, timed again): slower than the faster: "
+            parts.append("  interleaved (gettpy, torch, cuTENSOR default replayed in turn): slower than the faster: "
                          + _slower(good, "2"))
-            parts.append("  both passes (each library's mean of its two times): slower than the faster: "
-                         + _slower(good, "mean"))
         moved = [r for r in good if usable(r.get("torch_into_ms")) and usable(r.get("torch_ms"))]
         if moved:
             parts.append("  torch.einsum results not in D's layout (ms, then with the copy into D): " + ", ".join(

@@ -50,11 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-elems", type=int, default=CPU_MAX_ELEMS,
                    help=f"CPU pass: largest tensor size after reduction (default {CPU_MAX_ELEMS})")
     p.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
-    p.add_argument("--reverse-pass", action="store_true",
-                   help="after each contraction's peers, time cuTENSOR's default algorithm, torch.einsum and gettpy "
-                        "again in that order (columns *_ms2), so that the H100's clock drift, which favours whichever "
-                        "library runs in a cooler moment, falls on each in turn; the summary adds the comparison of "
-                        "each pass and of their means")
+    p.add_argument("--interleave", action="store_true",
+                   help="after each contraction's peers, time gettpy, torch.einsum and cuTENSOR's default algorithm "
+                        "again with their graph replays taken in turn (columns *_ms2), so that all three run through "
+                        "the same stretch of the GPU's clock history; the summary adds that comparison")
     return p
 
 
@@ -444,8 +443,8 @@ def gpu_case(gpu: _Gpu, case: Case, dtype: str, order: str, op: str, args) -> di
         notes.append("peers not run (--no-peers)")
     else:
         _time_peers(gpu, case, subs, sets, outs, dtype, op, verify, row, notes, args)
-        if args.reverse_pass:
-            _reverse_pass(gpu, case, subs, sets, outs, dtype, op, row, notes, args)
+        if args.interleave:
+            _interleaved(gpu, case, subs, sets, outs, dtype, op, row, notes, args)
     row["note"] = "; ".join(n for n in [row.get("note") or "", *notes] if n)
     return report.derived(row)
 
@@ -469,27 +468,32 @@ def _time_gettpy_like_torch(subs, sets, r, dtype, op, verify, row, notes, args) 
     notes.append("gettpy_torch_layout_ms: gettpy writing torch's result layout (torch_ms < gettpy_ms here)")
 
 
-def _reverse_pass(gpu: _Gpu, case: Case, subs, sets, outs, dtype, op, row, notes, args) -> None:
-    """--reverse-pass: time cuTENSOR's default algorithm, torch.einsum and gettpy again, in the reverse of the first
-    pass's order, each that timed (and was verified) there: cutensor_ms2, torch_ms2, gettpy_ms2."""
+def _interleaved(gpu: _Gpu, case: Case, subs, sets, outs, dtype, op, row, notes, args) -> None:
+    """--interleave: gettpy, torch.einsum and cuTENSOR's default algorithm, each that was timed (and verified) in the
+    first pass, timed again with their replays in turn (timing.interleaved_ms): gettpy_ms2, torch_ms2,
+    cutensor_ms2."""
     from . import timing
 
     algo = dict(gpu.algos).get("default")
-    again = [
-        ("cutensor_ms2", "cutensor_ms", timing.time_cupy,
+    libs = [
+        ("gettpy_ms2", "gettpy_ms", timing.cupy_runner, lambda a, b, c: peers.gettpy_call(subs, a, b, c, dtype, op)),
+        ("torch_ms2", "torch_ms", timing.torch_runner, lambda a, b, c: peers.torch_call(subs, a, b, dtype, op)),
+        ("cutensor_ms2", "cutensor_ms", timing.cupy_runner,
          lambda a, b, c: peers.cutensor_call(case.modes, a, b, c, dtype, op, algo)),
-        ("torch_ms2", "torch_ms", timing.time_torch, lambda a, b, c: peers.torch_call(subs, a, b, dtype, op)),
-        ("gettpy_ms2", "gettpy_ms", timing.time_cupy, lambda a, b, c: peers.gettpy_call(subs, a, b, c, dtype, op)),
     ]
-    for key, first, time_fn, make in again:
+    keys, runners = [], []
+    for key, first, runner, make in libs:
         if not report.usable(row.get(first)) or (key == "cutensor_ms2" and algo is None):
             continue
         try:
-            calls = [make(a, b, c) for (a, b), c in zip(sets, outs, strict=True)]
-            row[key], _, _ = time_fn(calls, reps=args.reps)
+            runners.append(runner([make(a, b, c) for (a, b), c in zip(sets, outs, strict=True)]))
+            keys.append(key)
         except Exception as e:  # noqa: BLE001
-            notes.append(f"reverse pass, {first[:-3]}: {_err_text(e)}")
-    notes.append("reverse pass: cuTENSOR default, torch, gettpy timed again in that order (*_ms2)")
+            notes.append(f"interleaved, {first[:-3]}: {_err_text(e)}")
+    if len(runners) > 1:
+        for key, ms in zip(keys, timing.interleaved_ms(runners, reps=args.reps), strict=True):
+            row[key] = ms
+        notes.append("interleaved: " + ", ".join(k[:-4] for k in keys) + " replayed in turn (*_ms2)")
 
 
 def _time_peers(gpu: _Gpu, case: Case, subs, sets, outs, dtype, op, verify, row, notes, args) -> None:

@@ -12,14 +12,18 @@ How a call is timed (`time_calls`):
 If capture fails (a library synchronises or allocates in a way capture forbids) the same batch runs as
 back-to-back eager launches between the events instead; `how` says which ('graph' or 'events').
 torch calls are captured with torch's own graph API (its caching allocator needs to know).
+
+`interleaved_ms` times several libraries' prepared batches (`Runner`s) in turn, one replay each per round, so that
+they run through the same stretch of the GPU's clock history (`python -m tccg --interleave`).
 """
 from __future__ import annotations
 
 import math
 import statistics
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from gettpy.graphs import replay_ms
+from gettpy.graphs import prepare
 
 WARMUP = 3
 REPS = 20
@@ -50,15 +54,41 @@ def n_input_sets(bytes_per_set: int, l2_bytes: int, max_sets: int = 8, budget_by
     return n
 
 
-def time_cupy(calls: Sequence[Callable[[], object]], warmup: int = WARMUP, reps: int = REPS,
-              target_ms: float = TARGET_MS) -> tuple[float, str, int]:
-    """Median ms per call of `calls` (one per input set, cupy-stream work); returns (ms, how, batch)."""
-    return replay_ms(calls, lambda est: choose_batch(est, len(calls), target_ms), reps, warmup)
+@dataclass(frozen=True)
+class Runner:
+    """A library's calls made ready to time: `launch()` runs `batch` of them (one CUDA-graph replay, or eager
+    launches: `how`); `once()` times one launch between CUDA events and returns ms per call."""
+
+    launch: Callable[[], None]
+    how: str
+    batch: int
+    once: Callable[[], float]
 
 
-def time_torch(calls: Sequence[Callable[[], object]], warmup: int = WARMUP, reps: int = REPS,
-               target_ms: float = TARGET_MS) -> tuple[float, str, int]:
-    """Like time_cupy for torch work, captured with torch.cuda.graph (private memory pool)."""
+def cupy_runner(calls: Sequence[Callable[[], object]], target_ms: float = TARGET_MS) -> Runner:
+    """`calls` (one per input set, CuPy-stream work) captured as a batch of about target_ms (gettpy.graphs.prepare)."""
+    import cupy
+
+    launch, how, batch, stream = prepare(calls, lambda est: choose_batch(est, len(calls), target_ms))
+    e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
+
+    def run() -> None:
+        with stream:
+            launch()
+
+    def once() -> float:
+        with stream:
+            e0.record(stream)
+            launch()
+            e1.record(stream)
+        e1.synchronize()
+        return cupy.cuda.get_elapsed_time(e0, e1) / batch
+
+    return Runner(run, how, batch, once)
+
+
+def torch_runner(calls: Sequence[Callable[[], object]], target_ms: float = TARGET_MS) -> Runner:
+    """Like cupy_runner for torch work, captured with torch.cuda.graph (private memory pool)."""
     import torch
 
     n = len(calls)
@@ -96,17 +126,49 @@ def time_torch(calls: Sequence[Callable[[], object]], warmup: int = WARMUP, reps
             for i in range(batch):
                 calls[i % n]()
 
-    for _ in range(warmup):
-        launch()
-    times = []
-    for _ in range(reps):
+    def once() -> float:
         e0.record()
         launch()
         e1.record()
         e1.synchronize()
-        times.append(e0.elapsed_time(e1) / batch)
-    torch.cuda.synchronize()
-    return statistics.median(times), how, batch
+        return e0.elapsed_time(e1) / batch
+
+    return Runner(launch, how, batch, once)
+
+
+def median_ms(runner: Runner, warmup: int = WARMUP, reps: int = REPS) -> float:
+    """Median ms per call of `reps` timed launches of `runner` after `warmup` untimed ones."""
+    for _ in range(warmup):
+        runner.once()
+    return statistics.median(runner.once() for _ in range(reps))
+
+
+def interleaved_ms(runners: Sequence[Runner], warmup: int = WARMUP, reps: int = REPS) -> list[float]:
+    """Median ms per call of each of `runners`, their launches taken in turn (one each per round, `reps` rounds
+    after `warmup`): each library then runs through the same stretch of the GPU's clock and power history, which
+    one library timed after another does not (its clocks drop after heavy work: tccg/results/v22_h100/call7/)."""
+    for _ in range(warmup):
+        for r in runners:
+            r.once()
+    times: list[list[float]] = [[] for _ in runners]
+    for _ in range(reps):
+        for t, r in zip(times, runners, strict=True):
+            t.append(r.once())
+    return [statistics.median(t) for t in times]
+
+
+def time_cupy(calls: Sequence[Callable[[], object]], warmup: int = WARMUP, reps: int = REPS,
+              target_ms: float = TARGET_MS) -> tuple[float, str, int]:
+    """Median ms per call of `calls` (one per input set, cupy-stream work); returns (ms, how, batch)."""
+    r = cupy_runner(calls, target_ms)
+    return median_ms(r, warmup, reps), r.how, r.batch
+
+
+def time_torch(calls: Sequence[Callable[[], object]], warmup: int = WARMUP, reps: int = REPS,
+               target_ms: float = TARGET_MS) -> tuple[float, str, int]:
+    """Like time_cupy for torch work, captured with torch.cuda.graph (private memory pool)."""
+    r = torch_runner(calls, target_ms)
+    return median_ms(r, warmup, reps), r.how, r.batch
 
 
 # -- ceilings -------------------------------------------------------------------------------------------

@@ -244,29 +244,44 @@ def test_summary_lists_cases_slower_than_the_faster_peer():
                                                                           cutensor_ms=2.0, torch_ms=3.0))]))
 
 
-def test_summary_reverse_pass():
-    """With --reverse-pass times (*_ms2) the summary also lists the cases slower in the second pass and on each
-    library's mean of its two times; without them it adds nothing; the flag parses."""
+def test_summary_interleaved():
+    """With --interleave times (*_ms2) the summary also lists the cases slower in the interleaved timing; without
+    them it adds nothing; the flag parses."""
     from tccg.runner import build_parser
 
     base = {"dtype": "f16", "order": "F", "ops": "none", "ok": True, "floor_ms": 1.0, "flops": 1e9, "bytes": 1e6}
     rows = [report.derived(r) for r in (
-        # (first pass 1.05x torch; second 0.9x; means 1.9 / 1.95: ahead)
+        # (first pass 1.05x torch, interleaved 0.9x)
         dict(base, num=12, gettpy_ms=2.1, torch_ms=2.0, cutensor_ms=9.0, gettpy_ms2=1.7, torch_ms2=1.9,
              cutensor_ms2=9.1),
-        # (ahead first, 1.3x cuTENSOR second; means 1.1 against 1.05 and 1.05: 1.048x)
+        # (ahead first, 1.3x cuTENSOR interleaved)
         dict(base, num=41, gettpy_ms=0.9, torch_ms=1.0, cutensor_ms=1.1, gettpy_ms2=1.3, torch_ms2=1.1,
              cutensor_ms2=1.0),
-        # (no reverse-pass torch time: the peers of that pass are cuTENSOR's alone)
+        # (no interleaved peer time: not compared there)
         dict(base, num=2, gettpy_ms=1.0, torch_ms=1.1, cutensor_ms=None, gettpy_ms2=1.0, torch_ms2=None))]
     text = "\n".join(report.summarize(rows))
     assert "slower than the faster of cuTENSOR and torch.einsum: #12 1.050x" in text
-    assert "reverse pass (cuTENSOR, torch, then gettpy, timed again): slower than the faster: #41 1.300x" in text
-    assert "both passes (each library's mean of its two times): slower than the faster: #41 1.048x" in text
+    assert "interleaved (gettpy, torch, cuTENSOR default replayed in turn): slower than the faster: #41 1.300x" in text
     plain = "\n".join(report.summarize([report.derived(dict(base, num=1, gettpy_ms=1.0, torch_ms=2.0))]))
-    assert "reverse pass" not in plain and "both passes" not in plain
-    assert build_parser().parse_args(["--reverse-pass"]).reverse_pass
-    assert not build_parser().parse_args([]).reverse_pass
+    assert "interleaved" not in plain
+    assert build_parser().parse_args(["--interleave"]).interleave
+    assert not build_parser().parse_args([]).interleave
+
+
+def test_interleaved_ms_takes_the_runners_in_turn():
+    """timing.interleaved_ms: warm-up and timed launches alternate between the runners, one each per round, and
+    each runner's median is its own."""
+    from tccg import timing
+
+    order = []
+
+    def runner(name, ms):
+        return timing.Runner(lambda: None, "graph", 1, lambda: order.append(name) or ms.pop(0))
+
+    a = runner("a", [9.0, 1.0, 3.0, 2.0])
+    b = runner("b", [9.0, 5.0, 4.0, 6.0])
+    assert timing.interleaved_ms([a, b], warmup=1, reps=3) == [2.0, 5.0]
+    assert order == ["a", "b"] * 4
 
 
 def test_tile_probe_options():

@@ -3,6 +3,7 @@
 # cuTENSOR 2.8 and torch, each contraction's cuTENSOR default, torch and gettpy timed a second time in reverse order
 # (the GEMM-heavy cases leave the GPU in a slower state for whatever comes next: #41 alone 0.0347 / 0.0348 ms, right
 # after #12 0.0388 / 0.0369, call7/). Not a headline: the measurement of how many of the f16 ties survive both orders.
+# (Ran at commit 4b173a8; --reverse-pass became --interleave after it.)
 export PYTHONUNBUFFERED=1
 O=$OUT/${1:-call8}; mkdir -p $O
 cp .ct/p03 /tmp/ct/ 2>/dev/null; source .ct/setup.sh
