@@ -55,27 +55,35 @@ def prepare(calls: Sequence[Callable[[], object]], batch_for: Callable[[float], 
     return launch, how, batch, stream
 
 
+def event_timer(launch: Callable[[], None], batch: int, stream) -> Callable[[], float]:
+    """once(): `launch` once between CUDA events on the CuPy `stream` (current around it), ms per call of the
+    `batch` it runs."""
+    import cupy
+
+    e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
+
+    def once() -> float:
+        with stream:
+            e0.record(stream)
+            launch()
+            e1.record(stream)
+        e1.synchronize()
+        return cupy.cuda.get_elapsed_time(e0, e1) / batch
+
+    return once
+
+
 def replay_ms(calls: Sequence[Callable[[], object]], batch_for: Callable[[float], int], reps: int, warmup: int = 0,
               stream=None) -> tuple[float, str, int]:
     """(median ms per call, how, batch) of `calls` (`prepare`'s batch, launched `warmup` times, then `reps` times
     between CUDA events; each rep's time over the batch, median). How `gettpy.tune` times its candidates and
-    `python -m tccg` every library (tccg/timing.py)."""
-    import cupy
-
+    `python -m tccg` every CuPy-stream library (tccg/timing.py)."""
     launch, how, batch, stream = prepare(calls, batch_for, stream)
-    e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
-    with stream:
-        for _ in range(warmup):
-            launch()
-        times = []
-        for _ in range(reps):
-            e0.record(stream)
-            launch()
-            e1.record(stream)
-            e1.synchronize()
-            times.append(cupy.cuda.get_elapsed_time(e0, e1) / batch)
-        stream.synchronize()
+    once = event_timer(launch, batch, stream)
+    for _ in range(warmup):
+        once()
+    times = [once() for _ in range(reps)]
     return statistics.median(times), how, batch
 
 
-__all__ = ["prepare", "replay_ms", "replayable"]
+__all__ = ["event_timer", "prepare", "replay_ms", "replayable"]

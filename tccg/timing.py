@@ -23,7 +23,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from gettpy.graphs import prepare
+from gettpy.graphs import event_timer, prepare, replay_ms
 
 WARMUP = 3
 REPS = 20
@@ -66,25 +66,15 @@ class Runner:
 
 
 def cupy_runner(calls: Sequence[Callable[[], object]], target_ms: float = TARGET_MS) -> Runner:
-    """`calls` (one per input set, CuPy-stream work) captured as a batch of about target_ms (gettpy.graphs.prepare)."""
-    import cupy
-
+    """`calls` (one per input set, CuPy-stream work) captured as a batch of about target_ms (gettpy.graphs.prepare),
+    timed as gettpy.graphs.replay_ms times it."""
     launch, how, batch, stream = prepare(calls, lambda est: choose_batch(est, len(calls), target_ms))
-    e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
 
     def run() -> None:
         with stream:
             launch()
 
-    def once() -> float:
-        with stream:
-            e0.record(stream)
-            launch()
-            e1.record(stream)
-        e1.synchronize()
-        return cupy.cuda.get_elapsed_time(e0, e1) / batch
-
-    return Runner(run, how, batch, once)
+    return Runner(run, how, batch, event_timer(launch, batch, stream))
 
 
 def torch_runner(calls: Sequence[Callable[[], object]], target_ms: float = TARGET_MS) -> Runner:
@@ -137,7 +127,8 @@ def torch_runner(calls: Sequence[Callable[[], object]], target_ms: float = TARGE
 
 
 def median_ms(runner: Runner, warmup: int = WARMUP, reps: int = REPS) -> float:
-    """Median ms per call of `reps` timed launches of `runner` after `warmup` untimed ones."""
+    """Median ms per call of `reps` timed launches of `runner` after `warmup` (torch's; CuPy work goes through
+    gettpy.graphs.replay_ms)."""
     for _ in range(warmup):
         runner.once()
     return statistics.median(runner.once() for _ in range(reps))
@@ -160,8 +151,7 @@ def interleaved_ms(runners: Sequence[Runner], warmup: int = WARMUP, reps: int = 
 def time_cupy(calls: Sequence[Callable[[], object]], warmup: int = WARMUP, reps: int = REPS,
               target_ms: float = TARGET_MS) -> tuple[float, str, int]:
     """Median ms per call of `calls` (one per input set, cupy-stream work); returns (ms, how, batch)."""
-    r = cupy_runner(calls, target_ms)
-    return median_ms(r, warmup, reps), r.how, r.batch
+    return replay_ms(calls, lambda est: choose_batch(est, len(calls), target_ms), reps, warmup)
 
 
 def time_torch(calls: Sequence[Callable[[], object]], warmup: int = WARMUP, reps: int = REPS,

@@ -1234,7 +1234,7 @@ struct Gett {
     auto fin = [&](TAcc v) { return finished<SCALE>(v, alpha); };
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
-#pragma unroll 1
+#pragma unroll  // (whole: a chunk's accumulators are picked at compile time, so they stay in registers)
       for (int c0 = 0; c0 < BN; c0 += CW) {
         __syncwarp();  // (the region's reads of the previous chunk before it is staged again)
         if constexpr (sizeof(TE) == 2) {
