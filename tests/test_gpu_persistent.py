@@ -196,3 +196,34 @@ def test_persistent_k0_scales_c(rng):
     spec = run_forced(rng, "ik", "kj", "ij", ext, _p(bm=96, bn=128, bk=32, stages=2, wm=48, wn=64), with_c=True,
                       alpha=1.0, beta=0.5)
     _walks(spec)
+
+
+TMA_STORE = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, order, op on D, batch mode)
+    # (7 tile rows of 256 padded to 8; 26 columns of 160, the last 16 wide: boxes past N left out, the rest clipped)
+    ("256x160_c2_ragged", "ik", "jk", "ij", {"i": 1700, "j": 4016, "k": 336},
+     dict(bm=256, bn=160, bk=64, stages=4, wm=64, wn=160, cluster=2, serpentine=True), ("f16", "f16"), "C", False),
+    # (TCCG #12's layout, column-major, with a ragged last column and a partial last k-tile)
+    ("256x160_c2_F", "ac", "cb", "ab", {"a": 1616, "b": 4096, "c": 280},
+     dict(bm=256, bn=160, bk=64, stages=4, wm=64, wn=160, cluster=2), ("f16", "f16"), "F", False),
+    # (a batch: rank-3 maps; bf16, an op on D; 128-row tiles, rows past M in the last tile row; 128 x 128 is the
+    #  widest 128-row tile whose stages hold 8 regions of 16 unpadded rows)
+    ("128x128_bf16_batch_op", "zki", "zjk", "zji", {"z": 3, "i": 1000, "j": 1064, "k": 200},
+     dict(bm=128, bn=128, bk=64, stages=4, wm=64, wn=128), ("bf16", "bf16"), "C", True),
+]
+
+
+@pytest.mark.parametrize("alpha", [0.75, 1.0], ids=["scaled", "alpha1"])
+@pytest.mark.parametrize("name,la,lb,ld,ext,tile,dts,order,op", TMA_STORE, ids=[c[0] for c in TMA_STORE])
+def test_persistent_tma_store(name, la, lb, ld, ext, tile, dts, order, op, alpha, rng):
+    """The chunked epilogue with D stored through the TMA unit (TileConfig.tma_store): each warp's 16 rows staged
+    64-byte swizzled and stored as boxes of 16 x 32 through D's tensor map, which clips them at N and M; clusters, a
+    serpentine walk, a batch, alpha and an op on D, against float64."""
+    from gettpy import ops
+
+    t = _p(**tile, wgmma=True, ws=True, tma=True, chunked=True, tma_store=True)
+    spec = run_forced(rng, la, lb, ld, ext, t, dts[0], dts[1], order=order, alpha=alpha,
+                      ops=(None, None, None, ops.leaky_relu(0.2) if op else None))
+    g = spec.tma_store_geometry
+    assert spec.epi_chunk and spec.epi_cols == t.bn and g.box[:2] == (32, 16) and g.dims[:2] == (spec.N, spec.M)
+    assert (spec.batch > 1) == (len(g.dims) == 3)
+    _walks(spec)

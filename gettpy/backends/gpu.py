@@ -202,9 +202,9 @@ class _Launcher:
         self.grid, self.threads, self.smem = grid, spec.tile.threads, spec.smem_bytes
         self.vals = (ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), acc(), acc())
         self.tma, self.tma_ptrs = None, (None, None)
-        if spec.tile.tma:  # (the two tensor maps follow beta, re-encoded when a data pointer changes)
-            self.tma = spec.tma_geometries
-            self.vals += ((ctypes.c_ubyte * 128)(), (ctypes.c_ubyte * 128)())
+        if spec.tile.tma:  # (the tensor maps follow beta, re-encoded when a data pointer changes; D's with TMA stores)
+            self.tma = tuple(g for g in (*spec.tma_geometries, spec.tma_store_geometry) if g is not None)
+            self.vals += tuple((ctypes.c_ubyte * 128)() for _ in self.tma)
         self.has_ws = spec.workspace_bytes > 0
         if self.has_ws:  # (stream-K: the workspace comes last)
             self.vals += (ctypes.c_uint64(),)
@@ -217,12 +217,12 @@ class _Launcher:
         v[4].value, v[5].value = alpha, beta
         if self.has_ws:
             v[-1].value = ws
-        if self.tma is not None and self.tma_ptrs != (a, b):
+        if self.tma is not None and self.tma_ptrs != (a, b, d)[:len(self.tma)]:
             from ..kernels.tma import encode
 
-            ctypes.memmove(v[6], encode(self.tma[0], a), 128)
-            ctypes.memmove(v[7], encode(self.tma[1], b), 128)
-            self.tma_ptrs = (a, b)
+            for i, (g, p) in enumerate(zip(self.tma, (a, b, d))):
+                ctypes.memmove(v[6 + i], encode(g, p), 128)
+            self.tma_ptrs = (a, b, d)[:len(self.tma)]
         return self.fn(self.func, self.grid, 1, 1, self.threads, 1, 1, self.smem, stream_ptr, self.params,
                        None) == 0
 

@@ -227,6 +227,29 @@ __device__ __forceinline__ void tma_box_mc(void* dst, const TmaDesc* map, unsign
                  "[%0], [%1, {%2, %3, %4, %5}], [%6], %7;\n" ::"r"(smem_addr(dst)), "l"(map), "r"(c[0]), "r"(c[1]),
                  "r"(c[2]), "r"(c[3]), "r"(smem_addr(b)), "h"(mask) : "memory");
 }
+// the other way (TMA_STORE): one box of shared memory, laid out as the map's swizzle wants it, out to the
+// tensor at c (what lies past the tensor's edges is left out), as part of this thread's bulk async-group
+template <int RANK>
+__device__ __forceinline__ void tma_store_box(const void* src, const TmaDesc* map, const int (&c)[4]) {
+  static_assert(RANK == 2 || RANK == 3, "D's tensor maps have 2 or 3 dims");
+  if constexpr (RANK == 2)
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(map), "r"(c[0]),
+                 "r"(c[1]), "r"(smem_addr(src)) : "memory");
+  else
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n" ::"l"(map),
+                 "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(smem_addr(src)) : "memory");
+}
+// close this thread's bulk async-group and wait until the TMA unit has read the shared memory of all of them
+// (READ), or until their writes are done
+template <bool READ>
+__device__ __forceinline__ void tma_store_wait() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+  if constexpr (READ)
+    asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+  else
+    asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+
 // thread-block clusters: this CTA's rank, a barrier of every thread of the cluster, one arrival on the
 // mbarrier at b's offset in CTA `cta` of the cluster (release at CTA scope, the default: the wgmma reads it
 // orders are this CTA's; .release.cluster put a MEMBAR.ALL.GPU before every arrival, 2.3x slower)
@@ -777,8 +800,21 @@ struct Gett {
   // banks. EPI_COLS: bn, or the largest multiple of 16 dividing it for which the 8 regions fit (kernels/spec.py's
   // KernelSpec.epi_cols chooses it; epi_fits checks it here)
   static constexpr bool EPI_CHUNK = Cfg::EPI_CHUNK;
+  // TMA_STORE (kernels/spec.py's TileConfig.tma_store: chunked TMA tiles, 2-byte D whose n and m are each one
+  // stride term): a warp's region holds its 16 rows of all BN columns as BN / 32 boxes of 16 x 32 values, 64-byte
+  // swizzled (a row's 16-byte unit u at u ^ ((row / 2) % 4): the 8 rows of an stmatrix on distinct banks), and one
+  // lane stores them through D's tensor map (cp.async.bulk.tensor); the warp waits until the TMA unit has read
+  // them before it stages again or releases the stage. D's edges clip the boxes
+  static constexpr bool TMA_STORE = Cfg::TMA_STORE;
+  // TMA_HOLD (TMA_STORE): how the warps wait for the TMA unit's reads of their regions. 0: after each round of
+  // stores, then the stage goes back; 1: the last round's wait and the stage's release deferred to the next tile's
+  // first k-tile (after its wgmmas are issued), so that its stores overlap them; 2: the two 64-row rounds staged in
+  // the last two stages at once, both waits deferred so
+  static constexpr int TMA_HOLD = TMA_STORE ? 0 : 0;
   static constexpr int EPI_WARPS = ETHREADS / 32;
-  __host__ __device__ static constexpr int epi_region(int cols) { return 16 * (cols + EPAD) * int(sizeof(TE)); }
+  __host__ __device__ static constexpr int epi_region(int cols) {
+    return 16 * (cols + (TMA_STORE ? 0 : EPAD)) * int(sizeof(TE));
+  }
   __host__ __device__ static constexpr bool epi_fits(int cols) {
     return cols > 0 && BN % cols == 0 && cols % 16 == 0 && cols % Cfg::D_VEC == 0 &&
            A_STAGE_BYTES / epi_region(cols) + B_STAGE_BYTES / epi_region(cols) >= EPI_WARPS;
@@ -789,6 +825,10 @@ struct Gett {
                                K > 0 && LA::Perm::kIdentity && LB::Perm::kIdentity && sizeof(TE) == sizeof(TD) &&
                                (sizeof(TE) == 2 || sizeof(TE) == 4) && epi_fits(EPI_COLS) && EPI_REG_BYTES % 16 == 0),
                 "chunked epilogues: persistent warp-specialised tiles storing D along n, no C, regions that fit");
+  static_assert(!TMA_STORE || (EPI_CHUNK && Cfg::TMA_RANK > 0 && sizeof(TE) == 2 && EPI_COLS == BN && BN % 32 == 0 &&
+                               EPI_REG_BYTES % 1024 == 0 && A_STAGE_BYTES % 1024 == 0 && B_STAGE_BYTES % 1024 == 0),
+                "TMA stores of D: chunked TMA tiles of 2-byte values, whole-bn regions of whole 1024-byte boxes");
+  static_assert(TMA_HOLD < 2 || (KTILES >= 2 && MW <= 128), "two held stages: two k-tiles or more, two rounds at most");
   static constexpr int EPI_BYTES = DIRECT_D || EPI_CHUNK ? 0 : round16(ES * EPITCH * int(sizeof(TE)));
   // (wgmma: + 1024 bytes to align the swizzle atoms, which need 1024-byte-aligned stages)
   // (WS: + two mbarriers per stage after the pipeline and epilogue buffers)
@@ -966,7 +1006,8 @@ struct Gett {
 
   __device__ static void run(const TA* __restrict__ A, const TB* __restrict__ B, const TC* __restrict__ C,
                              TD* __restrict__ D, TAcc alpha, TAcc beta, unsigned char* smem,
-                             const TmaDesc* tmA = nullptr, const TmaDesc* tmB = nullptr, void* ws = nullptr) {
+                             const TmaDesc* tmA = nullptr, const TmaDesc* tmB = nullptr, void* ws = nullptr,
+                             const TmaDesc* tmD = nullptr) {
     const int tid = threadIdx.x;
     if constexpr (WG) smem += (1024u - (unsigned)__cvta_generic_to_shared(smem) % 1024u) % 1024u;
     constexpr U NTILES = U(TILES_R) * U(BATCH);  // (clusters: the padded tile rows; an even grid keeps the pairs)
@@ -988,6 +1029,9 @@ struct Gett {
       const unsigned crank = CLUSTER > 1 ? cluster_rank() : 0u;
       if constexpr (Cfg::TMA_RANK > 0) {  // (the tensor maps into the TMA unit's cache before the first box)
         if (tid == 0) asm volatile("prefetch.tensormap [%0];\nprefetch.tensormap [%1];\n" ::"l"(tmA), "l"(tmB) : "memory");
+        if constexpr (TMA_STORE) {
+          if (tid == 128) asm volatile("prefetch.tensormap [%0];\n" ::"l"(tmD) : "memory");
+        }
       }
       if (tid == 0) {
         for (int s = 0; s < STAGES; ++s) {
@@ -1049,7 +1093,8 @@ struct Gett {
             }
           } else {
             auto no_loads = [](int, long long) {};
-            tile_body(C, D, alpha, beta, smem, stA, stB, no_loads, kstep, bz, m0, n0, bars, sk_cta ? &p : nullptr);
+            tile_body(C, D, alpha, beta, smem, stA, stB, no_loads, kstep, bz, m0, n0, bars, sk_cta ? &p : nullptr,
+                      tmD);
           }
           if constexpr (PERSIST) {
             g += U(gridDim.x);
@@ -1059,6 +1104,9 @@ struct Gett {
           if (!sk_cta) break;
           it += p.ke - p.kb;
           __syncthreads();  // (the epilogue's reads of the pipeline's shared memory before the next share's loads)
+        }
+        if constexpr (TMA_HOLD > 0) {  // (the last tile's: no next k-loop releases them)
+          if (!loader && kstep > 0) release_held(bars, kstep);
         }
       };
       // (REG_SPLIT: the loading warpgroup hands registers to the computing ones, which hold MI x BN / 2
@@ -1070,6 +1118,9 @@ struct Gett {
       } else {
         if constexpr (REG_SPLIT) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(COMPUTE_REGS));
         walk(false);
+        if constexpr (TMA_STORE) {  // (D's last boxes written before the CTA leaves)
+          if ((tid & 31) == 0) tma_store_wait<false>();
+        }
       }
       if constexpr (CLUSTER > 1) cluster_sync();  // (no CTA leaves while its peer may still arrive on its barriers)
       return;
@@ -1194,6 +1245,14 @@ struct Gett {
       }
     }
   }
+  // (TMA_HOLD) the stages the last tile's epilogue staged in (ring steps kstep - 1, and kstep - 2), released once the
+  // TMA unit has read this warp's regions in them
+  __device__ __forceinline__ static void release_held(unsigned long long* bars, long long kstep) {
+    if ((threadIdx.x & 31) == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+    __syncwarp();
+    release_stage(&bars[STAGES + int((kstep - 1) % STAGES)]);
+    if constexpr (TMA_HOLD == 2) release_stage(&bars[STAGES + int((kstep - 2) % STAGES)]);
+  }
   // (2') the k-loop of a computing warpgroup of a warp-specialised tile whose first NL 64-row blocks are live
   //      (ring steps kstep.. for k-tiles kbeg..kend - 1; its accumulator rows start at tile row crow)
   template <int NL, class SA, class SB, int R>
@@ -1213,7 +1272,10 @@ struct Gett {
         else
           wg_stage<NL, 1>(acc, stA(s), stB(s), crow);
       }
-      if (kt > kbeg) release_stage(&bars[STAGES + int((q - 1) % STAGES)]);
+      if (kt > kbeg && !(TMA_HOLD == 2 && kt + 1 == kend)) release_stage(&bars[STAGES + int((q - 1) % STAGES)]);
+      if constexpr (TMA_HOLD > 0) {  // (the last tile's held stages, once the TMA unit has read them)
+        if (kt == kbeg && kstep > 0) release_held(bars, kstep);
+      }
     }
     if constexpr (NL > 0) {
       asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
@@ -1228,12 +1290,14 @@ struct Gett {
   // (the barrier before); no warp reads or writes another's region. alpha == 1 skips the scaling (SCALE)
   template <bool SCALE, int R>
   __device__ __forceinline__ static void warp_stores(const TAcc (&acc)[R], TE* es, TD* __restrict__ Db, TAcc alpha,
-                                                     U m0, U n0, int wm0, int lane) {
+                                                     U m0, U n0, int wm0, int lane, const TmaDesc* tmD, U bz,
+                                                     TE* es2 = nullptr) {
     const int g = lane >> 2, q = lane & 3;
     constexpr int VD = Cfg::D_VEC, CW = EPI_COLS, RP = CW + EPAD, LV = CW / VD;
     auto fin = [&](TAcc v) { return finished<SCALE>(v, alpha); };
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
+      TE* const er = TMA_HOLD == 2 && mi == 1 ? es2 : es;  // (TMA_HOLD 2: the second round in the other stage)
 #pragma unroll  // (whole: a chunk's accumulators are picked at compile time, so they stay in registers)
       for (int c0 = 0; c0 < BN; c0 += CW) {
         __syncwarp();  // (the region's reads of the previous chunk before it is staged again)
@@ -1248,7 +1312,11 @@ struct Gett {
               const TAcc* a = &acc[(mi * NI + ni + (jj >> 1)) * 4 + 2 * (jj & 1)];
               w[jj] = unsigned(to_bits(fin(a[0]))) | (unsigned(to_bits(fin(a[1]))) << 16);
             }
-            stmatrix_x4(&es[r * RP + (2 * np + (j >> 1)) * 8], w[0], w[1], w[2], w[3]);
+            const int u = 2 * np + (j >> 1);  // (this lane's 16-byte unit of the row)
+            if constexpr (TMA_STORE)  // (box u / 4, row r, unit u % 4 swizzled)
+              stmatrix_x4(&er[(u >> 2) * 512 + r * 32 + (((u & 3) ^ ((r >> 1) & 3)) << 3)], w[0], w[1], w[2], w[3]);
+            else
+              stmatrix_x4(&es[r * RP + u * 8], w[0], w[1], w[2], w[3]);
           }
         } else {
 #pragma unroll
@@ -1260,8 +1328,26 @@ struct Gett {
                   Pack<TE, 2>{{fin(a[0]), fin(a[1])}};
             }
         }
-        __syncwarp();
         const U row0 = m0 + U(wm0 + mi * 64);
+        if constexpr (TMA_STORE) {
+          // (the stmatrix writes, generic proxy, before the TMA unit reads them)
+          asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+          __syncwarp();
+          if (lane == 0) {
+#pragma unroll
+            for (int b = 0; b < BN / 32; ++b)
+              if (FULL_N || n0 + U(32 * b) < U(N)) {
+                const int c[4] = {int(n0) + 32 * b, int(row0), int(bz), 0};
+                tma_store_box<Cfg::TMA_RANK>(er + b * 512, tmD, c);
+              }
+            if (TMA_HOLD == 0 || (TMA_HOLD == 1 && mi + 1 < MI))
+              tma_store_wait<true>();
+            else
+              asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+          }
+          continue;  // (the __syncwarp at the top of the next chunk: the region is read)
+        }
+        __syncwarp();
 #pragma unroll
         for (int idx0 = 0; idx0 < 16 * LV; idx0 += 32) {
           const int idx = idx0 + lane, l = idx / LV, v = (idx % LV) * VD;
@@ -1279,17 +1365,22 @@ struct Gett {
   template <int R>
   __device__ __forceinline__ static void store_chunked(const TAcc (&acc)[R], unsigned char* sa, unsigned char* sb,
                                                        unsigned long long* empty, TD* __restrict__ D, TAcc alpha, U bz,
-                                                       U m0, U n0, int wm0) {
+                                                       U m0, U n0, int wm0, const TmaDesc* tmD,
+                                                       unsigned char* sa2 = nullptr, unsigned char* sb2 = nullptr) {
     const int lane = threadIdx.x & 31, cw = int(threadIdx.x >> 5) - (THREADS - ETHREADS) / 32;
     TE* es = reinterpret_cast<TE*>(cw < EPI_REG_A ? sa + cw * EPI_REG_BYTES : sb + (cw - EPI_REG_A) * EPI_REG_BYTES);
+    TE* es2 = TMA_HOLD == 2 ? reinterpret_cast<TE*>(cw < EPI_REG_A ? sa2 + cw * EPI_REG_BYTES
+                                                                   : sb2 + (cw - EPI_REG_A) * EPI_REG_BYTES)
+                            : nullptr;
     TD* Db = D + gett_offset<I>(bz, typename Cfg::MapDb{});
     if (alpha == TAcc(1))
-      warp_stores<false>(acc, es, Db, alpha, m0, n0, wm0, lane);
+      warp_stores<false>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz, es2);
     else
-      warp_stores<true>(acc, es, Db, alpha, m0, n0, wm0, lane);
+      warp_stores<true>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz, es2);
     // (the loaders' TMA writes into the stage, async proxy, after these generic accesses)
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-    release_stage(empty);
+    if constexpr (TMA_STORE) __syncwarp();  // (lane 0's wait: the TMA unit has read the region)
+    if constexpr (TMA_HOLD == 0) release_stage(empty);  // (else `release_held`, later)
   }
 
   // (DIRECT_D) a computing thread's accumulators straight to D: per wgmma fragment row, pairs of
@@ -1331,7 +1422,8 @@ struct Gett {
   __device__ __forceinline__ static void tile_body(const TC* __restrict__ C, TD* __restrict__ D, TAcc alpha,
                                                    TAcc beta, unsigned char* smem, SA stA, SB stB,
                                                    LoadNext& load_next, long long& kstep, U bz, U m0, U n0,
-                                                   unsigned long long* bars = nullptr, const Piece* piece = nullptr) {
+                                                   unsigned long long* bars = nullptr, const Piece* piece = nullptr,
+                                                   const TmaDesc* tmD = nullptr) {
     const int tid = threadIdx.x;
 
     // accumulators
@@ -1484,8 +1576,10 @@ struct Gett {
     }
     if constexpr (EPI_CHUNK) {
       const int last = int((kstep - 1) % STAGES);  // (the tile's last stage: K > 0)
+      const int prev = int((kstep + STAGES - 2) % STAGES);  // (TMA_HOLD 2: the stage before, K > 64)
       store_chunked(acc, reinterpret_cast<unsigned char*>(stA(last)), reinterpret_cast<unsigned char*>(stB(last)),
-                    &bars[STAGES + last], D, alpha, bz, m0, n0, wm0);
+                    &bars[STAGES + last], D, alpha, bz, m0, n0, wm0, tmD,
+                    reinterpret_cast<unsigned char*>(stA(prev)), reinterpret_cast<unsigned char*>(stB(prev)));
       return;
     }
 

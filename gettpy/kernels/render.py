@@ -115,7 +115,8 @@ def render_prelude(spec: KernelSpec) -> str:
         f"  static constexpr bool READ_C = {_b(spec.read_c)}, DIRECT_D = {_b(spec.direct_d)}, "
         f"EPI_CHUNK = {_b(spec.epi_chunk)};",
         f"  static constexpr int EPI_COLS = {spec.epi_cols if spec.epi_chunk else 0};",
-        f"  static constexpr bool REG_SPLIT = {_b(t.reg_split)}, SERP = {_b(t.serpentine)};",
+        f"  static constexpr bool REG_SPLIT = {_b(t.reg_split)}, SERP = {_b(t.serpentine)}, "
+        f"TMA_STORE = {_b(t.tma_store)};",
         f"  static constexpr int L2_PREFETCH = {t.l2_prefetch};",
         f"  static constexpr bool RES_A = {_b(t.resident_a)}, FRAG_OP_A = {_b(t.frag_op_a)}, "
         f"FRAG_OP_B = {_b(t.frag_op_b)};",
@@ -155,13 +156,14 @@ def render(spec: KernelSpec) -> tuple[str, str]:
     """(CUDA source, kernel name) of `spec`."""
     name = kernel_name(spec)
     prelude = render_prelude(spec)
-    # (TMA tiles take the two tensor maps as __grid_constant__ parameters after beta)
+    # (TMA tiles take the two tensor maps as __grid_constant__ parameters after beta, and D's third with TMA
+    #  stores)
     maps = (",\n     const __grid_constant__ gett::TmaDesc tmA, const __grid_constant__ gett::TmaDesc tmB"
-            if spec.tile.tma else "")
+            if spec.tile.tma else "") + (", const __grid_constant__ gett::TmaDesc tmD" if spec.tile.tma_store else "")
     # (stream-K tiles take their workspace last)
     ws = ",\n     void* __restrict__ ws" if spec.sk_tiles else ""
     args = (", &tmA, &tmB" if spec.tile.tma else ", nullptr, nullptr" if spec.sk_tiles else "") + (
-        ", ws" if spec.sk_tiles else "")
+        ", ws" if spec.sk_tiles else ", nullptr, &tmD" if spec.tile.tma_store else "")
     cluster = f" __cluster_dims__({spec.tile.cluster}, 1, 1)" if spec.tile.cluster > 1 else ""
     wrapper = (
         f"static_assert(gett::Gett<Cfg>::SMEM_BYTES == {spec.smem_bytes}, \"smem size disagrees with spec.py\");\n"

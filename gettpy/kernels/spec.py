@@ -91,6 +91,11 @@ class TileConfig:
         serpentine: (persistent warp-specialised tiles) a CTA walks the k-tiles of every other tile of its own
             backwards, so that a tile begins on the k-slabs the CTA's previous tile ended on, which the L2 may
             still hold (gett.cuh's SERP).
+        tma_store: (chunked TMA tiles, 2-byte D) each computing warp stages its 16 rows of all bn columns,
+            64-byte swizzled, and one lane stores them with the TMA unit (cp.async.bulk.tensor, boxes of 16 x 32
+            through D's tensor map, gettpy.kernels.tma.store_geometry) instead of the warp's own 16-byte stores:
+            the warp waits only until the unit has read its region, not for D's bytes to reach the L2
+            (gett.cuh's TMA_STORE).
     """
 
     bm: int
@@ -117,6 +122,7 @@ class TileConfig:
     frag_op_b: bool = False
     frag_op_a: bool = False
     serpentine: bool = False
+    tma_store: bool = False
 
     def __post_init__(self):
         if self.stages < 2:
@@ -157,6 +163,8 @@ class TileConfig:
             raise KernelError(f"TileConfig {self}: a resident A panel applies A's op itself; give frag_op_a=False")
         if self.serpentine and not (self.persistent and self.ws):
             raise KernelError(f"TileConfig {self}: serpentine k-walks are for persistent warp-specialised tiles")
+        if self.tma_store and not (self.chunked and self.tma):
+            raise KernelError(f"TileConfig {self}: TMA stores of D are for chunked epilogues on TMA tiles")
         if self.tma and not self.ws:
             raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
         if self.wgmma:
@@ -336,6 +344,13 @@ class KernelSpec:
                               f"computing warp staging 16 rows of 16 columns or more in the last stage (here C is "
                               f"read, D's layout has it along m or in runs, the tile's slots are permuted, K = 0, D's "
                               f"type is {self.d.dtype}, or no such regions fit); give chunked=False")
+        if t.tma_store:
+            from .tma import store_geometry
+
+            if store_geometry(self.d, self.batch) is None or t.bn % 32:
+                raise KernelError(f"tile {t}: no TMA stores of D here (D of type {self.d.dtype}, its n and m each one "
+                                  f"stride term, n contiguous and byte strides multiples of 16, and bn a multiple of "
+                                  f"32, here {t.bn}, are needed); give tma_store=False")
         if t.resident_a:
             rows = _whole_ktiles(self.K, t.bk)
             why = [w for bad, w in (
@@ -376,6 +391,16 @@ class KernelSpec:
 
         t = self.tile
         return geometry(self.a, t.bm, t.bk, self.batch), geometry(self.b, t.bn // t.cluster, t.bk, self.batch)
+
+    @property
+    def tma_store_geometry(self):
+        """D's tensor map without its pointer (gettpy.kernels.tma.store_geometry) with TileConfig.tma_store, else
+        None."""
+        if not self.tile.tma_store:
+            return None
+        from .tma import store_geometry
+
+        return store_geometry(self.d, self.batch)
 
     @property
     def tma_splits(self) -> tuple[int, int]:
@@ -463,10 +488,14 @@ class KernelSpec:
         """Columns of a chunked epilogue's chunk (gett.cuh's EPI_COLS): each of the 8 computing warps stages 16 tile
         rows of that many columns (+ pad, values of D's type, or f32 with a C) in a region of its own in the last
         stage's A or B buffer; bn, or the largest multiple of 16 that divides bn (and D's vector) for which the 8
-        regions fit. 0 where none do."""
+        regions fit. 0 where none do. With TileConfig.tma_store, bn: unpadded rows (the swizzle spreads them over
+        the banks), if 8 such regions fit, else 0."""
         t = self.tile
         te, pad = _epi_item_pad(t, self.b, self.d.ncontig, self.compute, self.d.dtype, self.read_c)
         sa, sb = _stage_bytes(t, self.a, t.bm), _stage_bytes(t, self.b, t.bn)
+        if t.tma_store:
+            region = 16 * t.bn * te
+            return t.bn if sa // region + sb // region >= 8 else 0
         for c in range(t.bn - t.bn % 16, 0, -16):
             region = 16 * (c + pad) * te
             if t.bn % c == 0 and c % self.d.vec == 0 and sa // region + sb // region >= 8:

@@ -15,8 +15,14 @@ other transpose flag, n = (a, c) with a's 312 = 3 x 104), one box a tile; else b
 gcd(s, tile rows) rows, a multiple of 8 (one swizzle atom; #2's 256-row tiles on M = (a, c): 32 boxes of
 8). The kernel's box coordinates are r % s and r / s for each box's first row r.
 
-`geometry` (pure) decides whether and how; `encode` builds the map's 128 bytes for a data pointer
-with NVIDIA's driver bindings (needs a GPU driver).
+The chunked epilogue of a tile with TileConfig.tma_store writes D through a map as well
+(`store_geometry`): D's n is its innermost, stride-1 dimension, m the next, the batch last; a box is
+16 rows of 32 values (64 bytes, the 64-byte swizzle's row), which each computing warp stages for a
+cp.async.bulk.tensor store. The TMA unit leaves out what lies past N or M, so the ragged last tile
+column of #12 needs no test of its own.
+
+`geometry` and `store_geometry` (pure) decide whether and how; `encode` builds the map's 128 bytes for a
+data pointer with NVIDIA's driver bindings (needs a GPU driver).
 """
 from __future__ import annotations
 
@@ -24,11 +30,13 @@ import math
 from dataclasses import dataclass
 
 from ..layouts.descriptor import DimMap
-from .spec import ITEMSIZE, OperandSpec
+from .spec import ITEMSIZE, OperandSpec, OutputSpec
 
 #: elements of the 128-byte swizzle's rows (2-byte elements) and the largest box edge
 SWIZZLE_ELEMS = 64
 MAX_BOX = 256
+#: a D store box: (columns along n, rows along m) of 2-byte values, 64-byte swizzled (gett.cuh's TMA_STORE)
+STORE_BOX = (32, 16)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +49,7 @@ class TmaGeometry:
     strides: tuple[int, ...]
     box: tuple[int, ...]
     split: int = 0  # (k-major only) the mn dimension as two dims at this extent; 0: one dim
+    swizzle: int = 128  # bytes of the swizzle's rows: 128 (the loads) or 64 (D's stores)
 
     @property
     def rank(self) -> int:
@@ -109,6 +118,28 @@ def geometry(op: OperandSpec, tile_mn: int, bk: int, batch: int) -> TmaGeometry 
     return TmaGeometry(op.dtype, tuple(dims), tuple(strides), tuple(box), split[0] if split else 0)
 
 
+def store_geometry(d: OutputSpec, batch: int) -> TmaGeometry | None:
+    """The tensor map through which a chunked epilogue stores D in boxes of STORE_BOX, or None where D does
+    not fit one: a type other than f16/bf16, D stored along m, n not stride 1, m or the batch of several
+    stride terms, a byte stride that is not a positive multiple of 16."""
+    item = ITEMSIZE[d.dtype]
+    if d.dtype not in ("f16", "bf16") or not d.ncontig:
+        return None
+    s_n, s_m, s_b = _stride(d.n), _stride(d.m), _stride(d.b)
+    if None in (s_n, s_m, s_b) or d.n.extent > 1 and s_n != 1:
+        return None
+    dims, strides, box = [max(d.n.extent, 1), max(d.m.extent, 1)], [s_m * item], list(STORE_BOX)
+    if dims[1] == 1:  # (one row: any stride will do)
+        strides[0] = max(strides[0], 16)
+    if batch > 1:
+        dims.append(batch)
+        strides.append(s_b * item)
+        box.append(1)
+    if any(s <= 0 or s % 16 or s >= 2**40 for s in strides) or any(x >= 2**31 for x in dims):
+        return None
+    return TmaGeometry(d.dtype, tuple(dims), tuple(strides), tuple(box), swizzle=64)
+
+
 def encode(g: TmaGeometry, ptr: int) -> bytes:
     """The 128 bytes of the tensor map of `g` over the data at device pointer `ptr` (16-byte aligned)."""
     import ctypes
@@ -121,10 +152,12 @@ def encode(g: TmaGeometry, ptr: int) -> bytes:
         raise KernelError(f"TMA: data pointer {ptr:#x} is not 16-byte aligned")
     dt = {"f16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
           "bf16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16}[g.dtype]
+    swizzle = {128: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
+               64: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_64B}[g.swizzle]
     err, tmap = cu.cuTensorMapEncodeTiled(
         dt, g.rank, ptr, [cu.cuuint64_t(d) for d in g.dims], [cu.cuuint64_t(s) for s in g.strides],
         [cu.cuuint32_t(b) for b in g.box], [cu.cuuint32_t(1)] * g.rank,
-        cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
+        cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
         cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
         cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
     if int(err) != 0:
@@ -132,4 +165,4 @@ def encode(g: TmaGeometry, ptr: int) -> bytes:
     return ctypes.string_at(tmap.getPtr(), 128)
 
 
-__all__ = ["TmaGeometry", "encode", "geometry"]
+__all__ = ["STORE_BOX", "TmaGeometry", "encode", "geometry", "store_geometry"]
