@@ -227,6 +227,20 @@ __device__ __forceinline__ void tma_box_mc(void* dst, const TmaDesc* map, unsign
                  "[%0], [%1, {%2, %3, %4, %5}], [%6], %7;\n" ::"r"(smem_addr(dst)), "l"(map), "r"(c[0]), "r"(c[1]),
                  "r"(c[2]), "r"(c[3]), "r"(smem_addr(b)), "h"(mask) : "memory");
 }
+// (L2_AHEAD) the same box fetched into the L2 only, ahead of its load
+template <int RANK>
+__device__ __forceinline__ void tma_prefetch_box(const TmaDesc* map, const int (&c)[4]) {
+  static_assert(RANK >= 2 && RANK <= 4, "tensor maps of 2 to 4 dims");
+  if constexpr (RANK == 2)
+    asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];\n" ::"l"(map), "r"(c[0]), "r"(c[1])
+                 : "memory");
+  else if constexpr (RANK == 3)
+    asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];\n" ::"l"(map), "r"(c[0]),
+                 "r"(c[1]), "r"(c[2]) : "memory");
+  else
+    asm volatile("cp.async.bulk.prefetch.tensor.4d.L2.global.tile [%0, {%1, %2, %3, %4}];\n" ::"l"(map), "r"(c[0]),
+                 "r"(c[1]), "r"(c[2]), "r"(c[3]) : "memory");
+}
 // the other way (TMA_STORE): one box of shared memory, laid out as the map's swizzle wants it, out to the
 // tensor at c (what lies past the tensor's edges is left out), as part of this thread's bulk async-group
 template <int RANK>
@@ -413,7 +427,7 @@ struct TileLoader {
     }
   }
   // (k-major: the rows [r0, r0 + n) of the stage as boxes of ROWS rows, or one box where ROWS == 0)
-  template <int R, long long SPLIT, int ROWS>
+  template <int R, long long SPLIT, int ROWS, bool PFETCH = false>
   __device__ __forceinline__ static void kmajor_boxes(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0,
                                                       U k0, U bz, int r0, int n, unsigned short mask) {
     constexpr int BR = ROWS > 0 ? ROWS : TS;
@@ -422,11 +436,12 @@ struct TileLoader {
 #pragma unroll
     for (int r = r0; r < r0 + n; r += BR) {
       box_coords<SPLIT>(c, k0, mn0 + U(r), bz);
-      if (mask) tma_box_mc<R>(stage + r * 64, map, bar, c, mask);
+      if (PFETCH) tma_prefetch_box<R>(map, c);
+      else if (mask) tma_box_mc<R>(stage + r * 64, map, bar, c, mask);
       else tma_box<R>(stage + r * 64, map, bar, c);
     }
   }
-  template <int RANK, long long SPLIT, int ROWS>
+  template <int RANK, long long SPLIT, int ROWS, bool PFETCH = false>
   __device__ __forceinline__ static void tma(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
                                              U bz) {
     static_assert(SW && (KMAJOR ? TC == 64 : TS == 64), "TMA boxes fill 128-byte-swizzled stages");
@@ -434,20 +449,21 @@ struct TileLoader {
     constexpr int R = RANK + (SPLIT > 0 ? 1 : 0);
     int c[4];
     if constexpr (KMAJOR) {
-      kmajor_boxes<R, SPLIT, ROWS>(stage, map, bar, mn0, k0, bz, 0, TS, 0);
+      kmajor_boxes<R, SPLIT, ROWS, PFETCH>(stage, map, bar, mn0, k0, bz, 0, TS, 0);
     } else {
 #pragma unroll
       for (int a = 0; a < TCA / 64; ++a) {
         if (!live_atom(mn0, a)) continue;
         box_coords<0>(c, mn0 + U(64 * a), k0, bz);
-        tma_box<R>(stage + a * TS * 64, map, bar, c);
+        if (PFETCH) tma_prefetch_box<R>(map, c);
+        else tma_box<R>(stage + a * TS * 64, map, bar, c);
       }
     }
   }
   // (cluster of two) this CTA's half (part 0 or 1) of the stage's boxes, multicast into both CTAs: the
   //      k-major rows are cut in halves (the map's box is TMN / 2 rows, or ROWS of a split map), the mn-major
   //      boxes share out by column atom (alternately)
-  template <int RANK, long long SPLIT, int ROWS>
+  template <int RANK, long long SPLIT, int ROWS, bool PFETCH = false>
   __device__ __forceinline__ static void tma_half(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
                                                   U bz, unsigned part) {
     static_assert(SW && (KMAJOR ? TC == 64 && TS % 16 == 0 : TS == 64), "halves of whole atoms");
@@ -455,14 +471,15 @@ struct TileLoader {
     constexpr int R = RANK + (SPLIT > 0 ? 1 : 0);
     int c[4];
     if constexpr (KMAJOR) {
-      kmajor_boxes<R, SPLIT, ROWS ? ROWS : TS / 2>(stage, map, bar, mn0, k0, bz, int(part) * (TS / 2), TS / 2,
-                                                   (unsigned short)3);
+      kmajor_boxes<R, SPLIT, ROWS ? ROWS : TS / 2, PFETCH>(stage, map, bar, mn0, k0, bz, int(part) * (TS / 2),
+                                                           TS / 2, (unsigned short)3);
     } else {  // (part p: the atoms p, p + 2, ...; an odd count leaves part 0 one more)
 #pragma unroll
       for (int a = 0; a < TCA / 64; ++a)
         if ((a & 1) == int(part) && live_atom(mn0, a)) {
           box_coords<0>(c, mn0 + U(64 * a), k0, bz);
-          tma_box_mc<R>(stage + a * TS * 64, map, bar, c, (unsigned short)3);
+          if (PFETCH) tma_prefetch_box<R>(map, c);
+          else tma_box_mc<R>(stage + a * TS * 64, map, bar, c, (unsigned short)3);
         }
     }
   }
@@ -811,6 +828,8 @@ struct Gett {
   // first k-tile (after its wgmmas are issued), so that its stores overlap them; 2: the two 64-row rounds staged in
   // the last two stages at once, both waits deferred so
   static constexpr int TMA_HOLD = TMA_STORE ? 0 : 0;
+  // L2_AHEAD (probe switch): the TMA loaders fetch the k-tile this many further on into the L2 as they load one
+  static constexpr int L2_AHEAD = 0;
   static constexpr int EPI_WARPS = ETHREADS / 32;
   __host__ __device__ static constexpr int epi_region(int cols) {
     return 16 * (cols + (TMA_STORE ? 0 : EPAD)) * int(sizeof(TE));
@@ -1084,6 +1103,19 @@ struct Gett {
                   else
                     LB::template tma<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, Cfg::B_TMA_ROWS>(stB(s), tmB, &bars[s], n0,
                                                                                        U(kt) * U(BK), bz);
+                  if constexpr (L2_AHEAD > 0) {  // (the k-tile L2_AHEAD further on into the L2, this CTA's part)
+                    if (kk + L2_AHEAD < p.ke) {
+                      const U pk0 = U(rev ? KTILES - 1 - (kk + L2_AHEAD) : kk + L2_AHEAD) * U(BK);
+                      LA::template tma<Cfg::TMA_RANK, Cfg::A_TMA_SPLIT, Cfg::A_TMA_ROWS, true>(stA(s), tmA, &bars[s],
+                                                                                               m0, pk0, bz);
+                      if constexpr (CLUSTER > 1)
+                        LB::template tma_half<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, Cfg::B_TMA_ROWS, true>(
+                            stB(s), tmB, &bars[s], n0, pk0, bz, crank);
+                      else
+                        LB::template tma<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, Cfg::B_TMA_ROWS, true>(stB(s), tmB,
+                                                                                                 &bars[s], n0, pk0, bz);
+                    }
+                  }
                 } else {
                   la.load(stA(s), Ab, tid, U(kt) * U(BK));
                   lb.load(stB(s), Bb, tid, U(kt) * U(BK));

@@ -9,11 +9,12 @@ barrier between the two warpgroups before the staging, which races); `owna` (eac
 in its own slice of its warpgroup's A rows of the last stage, which the other warpgroup does not read: no barrier
 needed); `stagN` (`owna`, the second computing warpgroup starting its first tile N cycles late, so that one
 warpgroup's epilogue may overlap the other's wgmmas); `tmast` (TileConfig.tma_store: each warp's rows stored by
-the TMA unit; `tmast1`, `tmast2`: gett.cuh's TMA_HOLD 1 and 2, the waits for the unit's reads deferred); `s3` (3
-stages, cuBLAS's depth for this tile). `nostore`, `noepi` and `nobar` leave D unwritten or wrong, so they are not
-checked against float64. torch.einsum (cuBLAS) on the same inputs runs beside them. With rounds = 0 only launches
-for Nsight Compute: one each in the order given (the checks), then one each in reverse; else timed in turn, one
-batch of 5 launches each per round.
+the TMA unit; `tmast1`, `tmast2`: gett.cuh's TMA_HOLD 1 and 2, the waits for the unit's reads deferred); `aheadN`
+(gett.cuh's L2_AHEAD = N: the loaders fetch the k-tile N further on into the L2 as they load one); `s3` (3 stages,
+cuBLAS's depth for this tile). `nostore`, `noepi` and `nobar` leave D unwritten or wrong, so they are not checked
+against float64. torch.einsum (cuBLAS) on the same inputs runs beside them. With rounds = 0 only launches for
+Nsight Compute: one each in the order given (the checks), then one each in reverse; else timed in turn, one batch
+of 5 launches each per round.
 
     PYTHONPATH=. python3 tccg/results/v23_h100/epi_probe.py [rounds] [variants, comma list]
 """
@@ -48,12 +49,18 @@ COLS = "static constexpr int EPI_COLS = Cfg::EPI_COLS,"
 REGION = ("TE* es = reinterpret_cast<TE*>(cw < EPI_REG_A ? sa + cw * EPI_REG_BYTES : "
           "sb + (cw - EPI_REG_A) * EPI_REG_BYTES);")
 NOBAR = "      if constexpr (!EPI_CHUNK) sync_compute();\n    }  // (persistent:"
+AHEAD = "L2_AHEAD = 0;"
 HOLD = "TMA_HOLD = TMA_STORE ? 0 : 0;"
 CROW = "      const int crow = ((warp >> 2) - 1) * MW;"
 
 
 def variant(name: str, heur, text: str):
-    """(spec, header text) of one variant."""
+    """(spec, header text) of a variant, or of several joined by + (each applied to the one before)."""
+    if "+" in name:
+        spec = heur
+        for part in name.split("+"):
+            spec, text = variant(part, spec, text)
+        return spec, text
     if name == "plain":
         return dataclasses.replace(heur), text
     if name == "nostore":
@@ -91,6 +98,9 @@ def variant(name: str, heur, text: str):
         assert HOLD in text
         return (dataclasses.replace(heur, tile=dataclasses.replace(heur.tile, tma_store=True)),
                 text.replace(HOLD, f"TMA_HOLD = TMA_STORE ? {hold} : 0;"))
+    if name.startswith("ahead"):  # (aheadN: gett.cuh's L2_AHEAD = N)
+        assert AHEAD in text
+        return dataclasses.replace(heur), text.replace(AHEAD, f"L2_AHEAD = {int(name[5:])};")
     if name == "s3":
         return dataclasses.replace(heur, tile=dataclasses.replace(heur.tile, stages=3)), text
     raise SystemExit(f"unknown variant {name}")
