@@ -678,10 +678,10 @@ def test_serpentine_rules():
     from gettpy.errors import KernelError
 
     serp = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
-    assert serp.tile.serpentine and serp.tile.chunked and "SERP = true;" in render(serp)[0]
+    assert serp.tile.serpentine and serp.tile.chunked and "SERP = true," in render(serp)[0]
     assert B.build(serp, ARCH).report.spill_stores == 0
     spec = dataclasses.replace(serp, tile=dataclasses.replace(serp.tile, serpentine=False))
-    assert "SERP = false;" in render(spec)[0]
+    assert "SERP = false," in render(spec)[0]
     for other in (kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16", out="f32"), False),
                   kernel_spec(tccg_plan("ab-ac-cb", (5184, 5184, 5184), "f16"), False)):
         assert other.tile.tma and not other.tile.persistent and not other.tile.serpentine
@@ -1045,3 +1045,45 @@ def test_frag_ops_compile(cache):
             TileConfig(128, 128, 64, 3, wm=64, wn=128, wgmma=True, **kw)
         with pytest.raises(KernelError, match="mma.sync"):
             TileConfig(64, 64, 16, 3, tm=4, tn=4, **kw)
+
+
+def test_tma_store_geometry_and_rules(cache):
+    """TileConfig.tma_store: D's tensor map addresses every coordinate where D's own maps do (each (n, m, b) of a
+    small batched D enumerated), boxes of 16 rows x 32 values, 64-byte swizzle; #12's chunked 256 x 160 tile and a
+    batched one compile with the third map; refused without a chunked TMA tile, for a 4-byte D, for D along m,
+    for bn not a multiple of 32."""
+    import dataclasses
+
+    from gettpy.errors import KernelError
+    from gettpy.kernels.tma import store_geometry
+    from gettpy.layouts.emulate import gett_offset
+
+    chunk = TileConfig(256, 160, 64, 4, wm=64, wn=160, wgmma=True, ws=True, tma=True, persistent=True, cluster=2,
+                       chunked=True, tma_store=True)
+    spec = kernel_spec(tccg_plan("ab-ac-cb", (1616, 1024, 280), "f16"), False, tile=chunk)
+    g = spec.tma_store_geometry
+    assert g.dims == (spec.N, spec.M) and g.box == (32, 16) and g.swizzle == 64 and spec.epi_cols == 160
+    src = render(spec)[0]
+    assert "tmD" in src and "TMA_STORE = true" in src and B.build(spec, ARCH).report.spill_stores == 0
+    t128 = TileConfig(128, 128, 64, 4, wm=64, wn=128, wgmma=True, ws=True, tma=True, persistent=True, chunked=True,
+                      tma_store=True)
+    bspec = kernel_spec(tccg_plan("zab-zac-zcb", (72, 40, 64, 3), "f16", order="C"), False, tile=t128)
+    bg = bspec.tma_store_geometry
+    assert len(bg.dims) == 3 and bg.box == (32, 16, 1) and B.build(bspec, ARCH).report.spill_stores == 0
+    d, item = bspec.d, ITEMSIZE[bspec.d.dtype]
+    n, m, b = np.meshgrid(np.arange(bspec.N), np.arange(bspec.M), np.arange(bspec.batch), indexing="ij")
+    want = gett_offset(d.n, n) + gett_offset(d.m, m) + gett_offset(d.b, b)
+    got = n + m * (bg.strides[0] // item) + b * (bg.strides[1] // item)
+    assert np.array_equal(want, got)
+    assert len(np.unique(got)) == got.size  # (one element per coordinate)
+    with pytest.raises(KernelError, match="chunked epilogues on TMA tiles"):
+        dataclasses.replace(chunk, chunked=False)
+    with pytest.raises(KernelError, match="no TMA stores"):  # (a 4-byte D)
+        kernel_spec(tccg_plan("ab-ac-cb", (1616, 1024, 280), "f16", out="f32"), False, tile=chunk)
+    with pytest.raises(KernelError, match="no TMA stores"):  # (bn 240: not whole 32-wide boxes)
+        kernel_spec(tccg_plan("ab-ac-cb", (1616, 1024, 280), "f16"), False,
+                    tile=dataclasses.replace(t128, bn=240, wn=240, cluster=2))
+    assert store_geometry(dataclasses.replace(spec.d, ncontig=False), 1) is None  # (D along m)
+    assert store_geometry(dataclasses.replace(spec.d, dtype="f32"), 1) is None
+    two = build_dim_map((8, 16), (1, 1616 * 8))  # (n as two stride terms)
+    assert store_geometry(dataclasses.replace(spec.d, n=two), 1) is None

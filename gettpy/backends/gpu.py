@@ -220,7 +220,7 @@ class _Launcher:
         if self.tma is not None and self.tma_ptrs != (a, b, d)[:len(self.tma)]:
             from ..kernels.tma import encode
 
-            for i, (g, p) in enumerate(zip(self.tma, (a, b, d))):
+            for i, (g, p) in enumerate(zip(self.tma, (a, b, d)[:len(self.tma)], strict=True)):
                 ctypes.memmove(v[6 + i], encode(g, p), 128)
             self.tma_ptrs = (a, b, d)[:len(self.tma)]
         return self.fn(self.func, self.grid, 1, 1, self.threads, 1, 1, self.smem, stream_ptr, self.params,

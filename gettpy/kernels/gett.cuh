@@ -227,20 +227,6 @@ __device__ __forceinline__ void tma_box_mc(void* dst, const TmaDesc* map, unsign
                  "[%0], [%1, {%2, %3, %4, %5}], [%6], %7;\n" ::"r"(smem_addr(dst)), "l"(map), "r"(c[0]), "r"(c[1]),
                  "r"(c[2]), "r"(c[3]), "r"(smem_addr(b)), "h"(mask) : "memory");
 }
-// (L2_AHEAD) the same box fetched into the L2 only, ahead of its load
-template <int RANK>
-__device__ __forceinline__ void tma_prefetch_box(const TmaDesc* map, const int (&c)[4]) {
-  static_assert(RANK >= 2 && RANK <= 4, "tensor maps of 2 to 4 dims");
-  if constexpr (RANK == 2)
-    asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];\n" ::"l"(map), "r"(c[0]), "r"(c[1])
-                 : "memory");
-  else if constexpr (RANK == 3)
-    asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];\n" ::"l"(map), "r"(c[0]),
-                 "r"(c[1]), "r"(c[2]) : "memory");
-  else
-    asm volatile("cp.async.bulk.prefetch.tensor.4d.L2.global.tile [%0, {%1, %2, %3, %4}];\n" ::"l"(map), "r"(c[0]),
-                 "r"(c[1]), "r"(c[2]), "r"(c[3]) : "memory");
-}
 // the other way (TMA_STORE): one box of shared memory, laid out as the map's swizzle wants it, out to the
 // tensor at c (what lies past the tensor's edges is left out), as part of this thread's bulk async-group
 template <int RANK>
@@ -427,7 +413,7 @@ struct TileLoader {
     }
   }
   // (k-major: the rows [r0, r0 + n) of the stage as boxes of ROWS rows, or one box where ROWS == 0)
-  template <int R, long long SPLIT, int ROWS, bool PFETCH = false>
+  template <int R, long long SPLIT, int ROWS>
   __device__ __forceinline__ static void kmajor_boxes(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0,
                                                       U k0, U bz, int r0, int n, unsigned short mask) {
     constexpr int BR = ROWS > 0 ? ROWS : TS;
@@ -436,12 +422,11 @@ struct TileLoader {
 #pragma unroll
     for (int r = r0; r < r0 + n; r += BR) {
       box_coords<SPLIT>(c, k0, mn0 + U(r), bz);
-      if (PFETCH) tma_prefetch_box<R>(map, c);
-      else if (mask) tma_box_mc<R>(stage + r * 64, map, bar, c, mask);
+      if (mask) tma_box_mc<R>(stage + r * 64, map, bar, c, mask);
       else tma_box<R>(stage + r * 64, map, bar, c);
     }
   }
-  template <int RANK, long long SPLIT, int ROWS, bool PFETCH = false>
+  template <int RANK, long long SPLIT, int ROWS>
   __device__ __forceinline__ static void tma(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
                                              U bz) {
     static_assert(SW && (KMAJOR ? TC == 64 : TS == 64), "TMA boxes fill 128-byte-swizzled stages");
@@ -449,21 +434,20 @@ struct TileLoader {
     constexpr int R = RANK + (SPLIT > 0 ? 1 : 0);
     int c[4];
     if constexpr (KMAJOR) {
-      kmajor_boxes<R, SPLIT, ROWS, PFETCH>(stage, map, bar, mn0, k0, bz, 0, TS, 0);
+      kmajor_boxes<R, SPLIT, ROWS>(stage, map, bar, mn0, k0, bz, 0, TS, 0);
     } else {
 #pragma unroll
       for (int a = 0; a < TCA / 64; ++a) {
         if (!live_atom(mn0, a)) continue;
         box_coords<0>(c, mn0 + U(64 * a), k0, bz);
-        if (PFETCH) tma_prefetch_box<R>(map, c);
-        else tma_box<R>(stage + a * TS * 64, map, bar, c);
+        tma_box<R>(stage + a * TS * 64, map, bar, c);
       }
     }
   }
   // (cluster of two) this CTA's half (part 0 or 1) of the stage's boxes, multicast into both CTAs: the
   //      k-major rows are cut in halves (the map's box is TMN / 2 rows, or ROWS of a split map), the mn-major
   //      boxes share out by column atom (alternately)
-  template <int RANK, long long SPLIT, int ROWS, bool PFETCH = false>
+  template <int RANK, long long SPLIT, int ROWS>
   __device__ __forceinline__ static void tma_half(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
                                                   U bz, unsigned part) {
     static_assert(SW && (KMAJOR ? TC == 64 && TS % 16 == 0 : TS == 64), "halves of whole atoms");
@@ -471,15 +455,14 @@ struct TileLoader {
     constexpr int R = RANK + (SPLIT > 0 ? 1 : 0);
     int c[4];
     if constexpr (KMAJOR) {
-      kmajor_boxes<R, SPLIT, ROWS ? ROWS : TS / 2, PFETCH>(stage, map, bar, mn0, k0, bz, int(part) * (TS / 2),
-                                                           TS / 2, (unsigned short)3);
+      kmajor_boxes<R, SPLIT, ROWS ? ROWS : TS / 2>(stage, map, bar, mn0, k0, bz, int(part) * (TS / 2), TS / 2,
+                                                   (unsigned short)3);
     } else {  // (part p: the atoms p, p + 2, ...; an odd count leaves part 0 one more)
 #pragma unroll
       for (int a = 0; a < TCA / 64; ++a)
         if ((a & 1) == int(part) && live_atom(mn0, a)) {
           box_coords<0>(c, mn0 + U(64 * a), k0, bz);
-          if (PFETCH) tma_prefetch_box<R>(map, c);
-          else tma_box_mc<R>(stage + a * TS * 64, map, bar, c, (unsigned short)3);
+          tma_box_mc<R>(stage + a * TS * 64, map, bar, c, (unsigned short)3);
         }
     }
   }
@@ -823,13 +806,6 @@ struct Gett {
   // lane stores them through D's tensor map (cp.async.bulk.tensor); the warp waits until the TMA unit has read
   // them before it stages again or releases the stage. D's edges clip the boxes
   static constexpr bool TMA_STORE = Cfg::TMA_STORE;
-  // TMA_HOLD (TMA_STORE): how the warps wait for the TMA unit's reads of their regions. 0: after each round of
-  // stores, then the stage goes back; 1: the last round's wait and the stage's release deferred to the next tile's
-  // first k-tile (after its wgmmas are issued), so that its stores overlap them; 2: the two 64-row rounds staged in
-  // the last two stages at once, both waits deferred so
-  static constexpr int TMA_HOLD = TMA_STORE ? 0 : 0;
-  // L2_AHEAD (probe switch): the TMA loaders fetch the k-tile this many further on into the L2 as they load one
-  static constexpr int L2_AHEAD = 0;
   static constexpr int EPI_WARPS = ETHREADS / 32;
   __host__ __device__ static constexpr int epi_region(int cols) {
     return 16 * (cols + (TMA_STORE ? 0 : EPAD)) * int(sizeof(TE));
@@ -847,7 +823,6 @@ struct Gett {
   static_assert(!TMA_STORE || (EPI_CHUNK && Cfg::TMA_RANK > 0 && sizeof(TE) == 2 && EPI_COLS == BN && BN % 32 == 0 &&
                                EPI_REG_BYTES % 1024 == 0 && A_STAGE_BYTES % 1024 == 0 && B_STAGE_BYTES % 1024 == 0),
                 "TMA stores of D: chunked TMA tiles of 2-byte values, whole-bn regions of whole 1024-byte boxes");
-  static_assert(TMA_HOLD < 2 || (KTILES >= 2 && MW <= 128), "two held stages: two k-tiles or more, two rounds at most");
   static constexpr int EPI_BYTES = DIRECT_D || EPI_CHUNK ? 0 : round16(ES * EPITCH * int(sizeof(TE)));
   // (wgmma: + 1024 bytes to align the swizzle atoms, which need 1024-byte-aligned stages)
   // (WS: + two mbarriers per stage after the pipeline and epilogue buffers)
@@ -1103,19 +1078,6 @@ struct Gett {
                   else
                     LB::template tma<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, Cfg::B_TMA_ROWS>(stB(s), tmB, &bars[s], n0,
                                                                                        U(kt) * U(BK), bz);
-                  if constexpr (L2_AHEAD > 0) {  // (the k-tile L2_AHEAD further on into the L2, this CTA's part)
-                    if (kk + L2_AHEAD < p.ke) {
-                      const U pk0 = U(rev ? KTILES - 1 - (kk + L2_AHEAD) : kk + L2_AHEAD) * U(BK);
-                      LA::template tma<Cfg::TMA_RANK, Cfg::A_TMA_SPLIT, Cfg::A_TMA_ROWS, true>(stA(s), tmA, &bars[s],
-                                                                                               m0, pk0, bz);
-                      if constexpr (CLUSTER > 1)
-                        LB::template tma_half<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, Cfg::B_TMA_ROWS, true>(
-                            stB(s), tmB, &bars[s], n0, pk0, bz, crank);
-                      else
-                        LB::template tma<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, Cfg::B_TMA_ROWS, true>(stB(s), tmB,
-                                                                                                 &bars[s], n0, pk0, bz);
-                    }
-                  }
                 } else {
                   la.load(stA(s), Ab, tid, U(kt) * U(BK));
                   lb.load(stB(s), Bb, tid, U(kt) * U(BK));
@@ -1136,9 +1098,6 @@ struct Gett {
           if (!sk_cta) break;
           it += p.ke - p.kb;
           __syncthreads();  // (the epilogue's reads of the pipeline's shared memory before the next share's loads)
-        }
-        if constexpr (TMA_HOLD > 0) {  // (the last tile's: no next k-loop releases them)
-          if (!loader && kstep > 0) release_held(bars, kstep);
         }
       };
       // (REG_SPLIT: the loading warpgroup hands registers to the computing ones, which hold MI x BN / 2
@@ -1277,14 +1236,6 @@ struct Gett {
       }
     }
   }
-  // (TMA_HOLD) the stages the last tile's epilogue staged in (ring steps kstep - 1, and kstep - 2), released once the
-  // TMA unit has read this warp's regions in them
-  __device__ __forceinline__ static void release_held(unsigned long long* bars, long long kstep) {
-    if ((threadIdx.x & 31) == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
-    __syncwarp();
-    release_stage(&bars[STAGES + int((kstep - 1) % STAGES)]);
-    if constexpr (TMA_HOLD == 2) release_stage(&bars[STAGES + int((kstep - 2) % STAGES)]);
-  }
   // (2') the k-loop of a computing warpgroup of a warp-specialised tile whose first NL 64-row blocks are live
   //      (ring steps kstep.. for k-tiles kbeg..kend - 1; its accumulator rows start at tile row crow)
   template <int NL, class SA, class SB, int R>
@@ -1304,10 +1255,7 @@ struct Gett {
         else
           wg_stage<NL, 1>(acc, stA(s), stB(s), crow);
       }
-      if (kt > kbeg && !(TMA_HOLD == 2 && kt + 1 == kend)) release_stage(&bars[STAGES + int((q - 1) % STAGES)]);
-      if constexpr (TMA_HOLD > 0) {  // (the last tile's held stages, once the TMA unit has read them)
-        if (kt == kbeg && kstep > 0) release_held(bars, kstep);
-      }
+      if (kt > kbeg) release_stage(&bars[STAGES + int((q - 1) % STAGES)]);
     }
     if constexpr (NL > 0) {
       asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
@@ -1318,18 +1266,17 @@ struct Gett {
   // (EPI_CHUNK) the epilogue through each computing warp's region (see EPI_CHUNK): per 64-row block of the warpgroup
   // and EPI_COLS columns, the warp stages its 16 rows as finished D values (2-byte values: stmatrix, four 8 x 8
   // fragments at once; else accumulator pairs (n, n + 1) as one store), then stores them in D_VEC-wide vectors along
-  // n, and after its last stores releases the stage to the loaders. The other warps' wgmmas have read the stage
-  // (the barrier before); no warp reads or writes another's region. alpha == 1 skips the scaling (SCALE)
+  // n (TMA_STORE: one lane stores the region's boxes through D's tensor map), and after its last stores releases the
+  // stage to the loaders. The other warps' wgmmas have read the stage (the barrier before); no warp reads or writes
+  // another's region. alpha == 1 skips the scaling (SCALE)
   template <bool SCALE, int R>
   __device__ __forceinline__ static void warp_stores(const TAcc (&acc)[R], TE* es, TD* __restrict__ Db, TAcc alpha,
-                                                     U m0, U n0, int wm0, int lane, const TmaDesc* tmD, U bz,
-                                                     TE* es2 = nullptr) {
+                                                     U m0, U n0, int wm0, int lane, const TmaDesc* tmD, U bz) {
     const int g = lane >> 2, q = lane & 3;
     constexpr int VD = Cfg::D_VEC, CW = EPI_COLS, RP = CW + EPAD, LV = CW / VD;
     auto fin = [&](TAcc v) { return finished<SCALE>(v, alpha); };
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
-      TE* const er = TMA_HOLD == 2 && mi == 1 ? es2 : es;  // (TMA_HOLD 2: the second round in the other stage)
 #pragma unroll  // (whole: a chunk's accumulators are picked at compile time, so they stay in registers)
       for (int c0 = 0; c0 < BN; c0 += CW) {
         __syncwarp();  // (the region's reads of the previous chunk before it is staged again)
@@ -1346,7 +1293,7 @@ struct Gett {
             }
             const int u = 2 * np + (j >> 1);  // (this lane's 16-byte unit of the row)
             if constexpr (TMA_STORE)  // (box u / 4, row r, unit u % 4 swizzled)
-              stmatrix_x4(&er[(u >> 2) * 512 + r * 32 + (((u & 3) ^ ((r >> 1) & 3)) << 3)], w[0], w[1], w[2], w[3]);
+              stmatrix_x4(&es[(u >> 2) * 512 + r * 32 + (((u & 3) ^ ((r >> 1) & 3)) << 3)], w[0], w[1], w[2], w[3]);
             else
               stmatrix_x4(&es[r * RP + u * 8], w[0], w[1], w[2], w[3]);
           }
@@ -1370,12 +1317,9 @@ struct Gett {
             for (int b = 0; b < BN / 32; ++b)
               if (FULL_N || n0 + U(32 * b) < U(N)) {
                 const int c[4] = {int(n0) + 32 * b, int(row0), int(bz), 0};
-                tma_store_box<Cfg::TMA_RANK>(er + b * 512, tmD, c);
+                tma_store_box<Cfg::TMA_RANK>(es + b * 512, tmD, c);
               }
-            if (TMA_HOLD == 0 || (TMA_HOLD == 1 && mi + 1 < MI))
-              tma_store_wait<true>();
-            else
-              asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+            tma_store_wait<true>();
           }
           continue;  // (the __syncwarp at the top of the next chunk: the region is read)
         }
@@ -1397,22 +1341,18 @@ struct Gett {
   template <int R>
   __device__ __forceinline__ static void store_chunked(const TAcc (&acc)[R], unsigned char* sa, unsigned char* sb,
                                                        unsigned long long* empty, TD* __restrict__ D, TAcc alpha, U bz,
-                                                       U m0, U n0, int wm0, const TmaDesc* tmD,
-                                                       unsigned char* sa2 = nullptr, unsigned char* sb2 = nullptr) {
+                                                       U m0, U n0, int wm0, const TmaDesc* tmD) {
     const int lane = threadIdx.x & 31, cw = int(threadIdx.x >> 5) - (THREADS - ETHREADS) / 32;
     TE* es = reinterpret_cast<TE*>(cw < EPI_REG_A ? sa + cw * EPI_REG_BYTES : sb + (cw - EPI_REG_A) * EPI_REG_BYTES);
-    TE* es2 = TMA_HOLD == 2 ? reinterpret_cast<TE*>(cw < EPI_REG_A ? sa2 + cw * EPI_REG_BYTES
-                                                                   : sb2 + (cw - EPI_REG_A) * EPI_REG_BYTES)
-                            : nullptr;
     TD* Db = D + gett_offset<I>(bz, typename Cfg::MapDb{});
     if (alpha == TAcc(1))
-      warp_stores<false>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz, es2);
+      warp_stores<false>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz);
     else
-      warp_stores<true>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz, es2);
+      warp_stores<true>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz);
     // (the loaders' TMA writes into the stage, async proxy, after these generic accesses)
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     if constexpr (TMA_STORE) __syncwarp();  // (lane 0's wait: the TMA unit has read the region)
-    if constexpr (TMA_HOLD == 0) release_stage(empty);  // (else `release_held`, later)
+    release_stage(empty);
   }
 
   // (DIRECT_D) a computing thread's accumulators straight to D: per wgmma fragment row, pairs of
@@ -1608,10 +1548,8 @@ struct Gett {
     }
     if constexpr (EPI_CHUNK) {
       const int last = int((kstep - 1) % STAGES);  // (the tile's last stage: K > 0)
-      const int prev = int((kstep + STAGES - 2) % STAGES);  // (TMA_HOLD 2: the stage before, K > 64)
       store_chunked(acc, reinterpret_cast<unsigned char*>(stA(last)), reinterpret_cast<unsigned char*>(stB(last)),
-                    &bars[STAGES + last], D, alpha, bz, m0, n0, wm0, tmD,
-                    reinterpret_cast<unsigned char*>(stA(prev)), reinterpret_cast<unsigned char*>(stB(prev)));
+                    &bars[STAGES + last], D, alpha, bz, m0, n0, wm0, tmD);
       return;
     }
 

@@ -338,12 +338,6 @@ class KernelSpec:
                     raise KernelError(f"operand {name}: a warp-specialised tile's 128 loading threads copy 16-byte "
                                       f"vectors, not {op.vec * ITEMSIZE[op.dtype]}-byte ones (the operand has no "
                                       f"16-byte run along the tile); give another tile")
-        if t.chunked and (self.read_c or not self.d.ncontig or self.d.run or self.a.vs != 1 or self.b.vs != 1
-                          or self.K == 0 or not self.epi_cols or ITEMSIZE[self.d.dtype] not in (2, 4)):
-            raise KernelError(f"tile {t}: a chunked epilogue stores a 2- or 4-byte D along n with no C, K > 0, each "
-                              f"computing warp staging 16 rows of 16 columns or more in the last stage (here C is "
-                              f"read, D's layout has it along m or in runs, the tile's slots are permuted, K = 0, D's "
-                              f"type is {self.d.dtype}, or no such regions fit); give chunked=False")
         if t.tma_store:
             from .tma import store_geometry
 
@@ -351,6 +345,12 @@ class KernelSpec:
                 raise KernelError(f"tile {t}: no TMA stores of D here (D of type {self.d.dtype}, its n and m each one "
                                   f"stride term, n contiguous and byte strides multiples of 16, and bn a multiple of "
                                   f"32, here {t.bn}, are needed); give tma_store=False")
+        if t.chunked and (self.read_c or not self.d.ncontig or self.d.run or self.a.vs != 1 or self.b.vs != 1
+                          or self.K == 0 or not self.epi_cols or ITEMSIZE[self.d.dtype] not in (2, 4)):
+            raise KernelError(f"tile {t}: a chunked epilogue stores a 2- or 4-byte D along n with no C, K > 0, each "
+                              f"computing warp staging 16 rows of 16 columns or more in the last stage (here C is "
+                              f"read, D's layout has it along m or in runs, the tile's slots are permuted, K = 0, D's "
+                              f"type is {self.d.dtype}, or no such regions fit); give chunked=False")
         if t.resident_a:
             rows = _whole_ktiles(self.K, t.bk)
             why = [w for bad, w in (

@@ -16,6 +16,9 @@ against float64. torch.einsum (cuBLAS) on the same inputs runs beside them. With
 Nsight Compute: one each in the order given (the checks), then one each in reverse; else timed in turn, one batch
 of 5 launches each per round.
 
+`tmast1`, `tmast2` (call 3) and `aheadN` (call 7) patch probe switches gett.cuh had at commit 96fe6c5 (TMA_HOLD,
+L2_AHEAD), since taken out: on later code they stop at their asserts.
+
     PYTHONPATH=. python3 tccg/results/v23_h100/epi_probe.py [rounds] [variants, comma list]
 """
 import dataclasses
