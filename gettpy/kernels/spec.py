@@ -95,7 +95,8 @@ class TileConfig:
             64-byte swizzled, and one lane stores them with the TMA unit (cp.async.bulk.tensor, boxes of 16 x 32
             through D's tensor map, gettpy.kernels.tma.store_geometry) instead of the warp's own 16-byte stores:
             the warp waits only until the unit has read its region, not for D's bytes to reach the L2
-            (gett.cuh's TMA_STORE).
+            (gett.cuh's TMA_STORE). An option, not the heuristic's: on TCCG #12 it ran as many cycles as the
+            warps' own stores (tccg/results/v23_h100/call2/).
     """
 
     bm: int
