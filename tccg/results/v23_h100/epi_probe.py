@@ -4,17 +4,18 @@ with stmatrix kept, the 16-byte global stores and the shared reads feeding them 
 reads kept, the global stores behind a test that never holds); `halfd` (the first 64-row round's stores only);
 `tinyd` (the same stores, each CTA's into an 80 KB block of D of its own, rewritten every tile, so that they stay
 in the L2 and never reach DRAM); `hotd` (the same stores into 8 KB of D per CTA, each line rewritten ten times a
-tile: they stay in the L2); `noepi` (no staging and no stores: the warps only release the stage); `nobar` (no
-barrier between the two warpgroups before the staging, which races); `owna` (each warp stages 80 columns at a time
-in its own slice of its warpgroup's A rows of the last stage, which the other warpgroup does not read: no barrier
-needed); `stagN` (`owna`, the second computing warpgroup starting its first tile N cycles late, so that one
-warpgroup's epilogue may overlap the other's wgmmas); `tmast` (TileConfig.tma_store: each warp's rows stored by
-the TMA unit; `tmast1`, `tmast2`: gett.cuh's TMA_HOLD 1 and 2, the waits for the unit's reads deferred); `aheadN`
-(gett.cuh's L2_AHEAD = N: the loaders fetch the k-tile N further on into the L2 as they load one); `s3` (3 stages,
-cuBLAS's depth for this tile). `nostore`, `noepi` and `nobar` leave D unwritten or wrong, so they are not checked
-against float64. torch.einsum (cuBLAS) on the same inputs runs beside them. With rounds = 0 only launches for
-Nsight Compute: one each in the order given (the checks), then one each in reverse; else timed in turn, one batch
-of 5 launches each per round.
+tile: they stay in the L2); `oddlate` (odd clusters spin 57,000 cycles, half a tile, before their first: their
+tile boundaries, and their write bursts, fall between the others'); `noepi` (no staging and no stores: the warps
+only release the stage); `nobar` (no barrier between the two warpgroups before the staging, which races); `owna`
+(each warp stages 80 columns at a time in its own slice of its warpgroup's A rows of the last stage, which the
+other warpgroup does not read: no barrier needed); `stagN` (`owna`, the second computing warpgroup starting its
+first tile N cycles late, so that one warpgroup's epilogue may overlap the other's wgmmas); `tmast`
+(TileConfig.tma_store: each warp's rows stored by the TMA unit; `tmast1`, `tmast2`: gett.cuh's TMA_HOLD 1 and 2,
+the waits for the unit's reads deferred); `aheadN` (gett.cuh's L2_AHEAD = N: the loaders fetch the k-tile N
+further on into the L2 as they load one); `s3` (3 stages, cuBLAS's depth for this tile). `nostore`, `noepi` and
+`nobar` leave D unwritten or wrong, so they are not checked against float64. torch.einsum (cuBLAS) on the same
+inputs runs beside them. With rounds = 0 only launches for Nsight Compute: one each in the order given (the
+checks), then one each in reverse; else timed in turn, one batch of 5 launches each per round.
 
 `tmast1`, `tmast2` (call 3) and `aheadN` (call 7) patch probe switches gett.cuh had at commit 96fe6c5 (TMA_HOLD,
 L2_AHEAD), since taken out: on later code they stop at their asserts.
@@ -40,10 +41,14 @@ TINY = """          *reinterpret_cast<Pack<TD, VD>*>(Db + I(blockIdx.x) * I(BM *
                                            I(gn - n0)) = out;"""
 HOT = """          *reinterpret_cast<Pack<TD, VD>*>(Db + I(blockIdx.x) * I(4096) +
                                            (I(gm - m0) * I(BN) + I(gn - n0)) % I(4096)) = out;"""
+WALK = """      auto walk = [&](const bool loader) {
+        long long kstep = 0;"""
+ODDLATE = """
+        if ((blockIdx.x / CLUSTER) & 1) { const long long t0_ = clock64(); while (clock64() - t0_ < 57000) {} }"""
 CALLS = """    if (alpha == TAcc(1))
-      warp_stores<false>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz, es2);
+      warp_stores<false>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz);
     else
-      warp_stores<true>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz, es2);"""
+      warp_stores<true>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz);"""
 
 BAR = """      sync_compute();
     }  // (persistent:"""
@@ -77,9 +82,11 @@ def variant(name: str, heur, text: str):
         return dataclasses.replace(heur), text.replace(STORE, "          if (mi == 0)\n" + STORE)
     if name == "hotd":  # (each CTA's stores into 8 KB of its own, rewritten ten times a tile: they stay in the L2)
         return dataclasses.replace(heur), text.replace(STORE, HOT)
+    if name == "oddlate":  # (odd clusters start half a tile late: their tile boundaries fall between the others')
+        assert WALK in text
+        return dataclasses.replace(heur), text.replace(WALK, WALK + ODDLATE)
     if name == "noepi":
-        return dataclasses.replace(heur), text.replace(CALLS, "    (void)es; (void)Db; (void)lane; (void)tmD; "
-                                                              "(void)es2;")
+        return dataclasses.replace(heur), text.replace(CALLS, "    (void)es; (void)Db; (void)lane; (void)tmD;")
     if name == "nobar":  # (races: a warp may stage D in B while the other warpgroup's wgmmas still read it)
         assert BAR in text
         return dataclasses.replace(heur), text.replace(BAR, NOBAR)
@@ -97,8 +104,8 @@ def variant(name: str, heur, text: str):
                           f"while (clock64() - t0_ < {int(name[4:])}) {{}} }}")
         return dataclasses.replace(heur), t
     if name.startswith("tmast"):  # (TileConfig.tma_store: the chunked epilogue's stores through the TMA unit)
-        hold = name[5:] or "0"  # (tmast1, tmast2: gett.cuh's TMA_HOLD)
-        assert HOLD in text
+        hold = name[5:] or "0"  # (tmast1, tmast2: gett.cuh's TMA_HOLD, at commit 96fe6c5)
+        assert hold == "0" or HOLD in text
         return (dataclasses.replace(heur, tile=dataclasses.replace(heur.tile, tma_store=True)),
                 text.replace(HOLD, f"TMA_HOLD = TMA_STORE ? {hold} : 0;"))
     if name.startswith("ahead"):  # (aheadN: gett.cuh's L2_AHEAD = N)
