@@ -203,7 +203,7 @@ class _Launcher:
         self.vals = (ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), acc(), acc())
         self.tma, self.tma_ptrs = None, (None, None)
         if spec.tile.tma:  # (the tensor maps follow beta, re-encoded when a data pointer changes; D's with TMA stores)
-            self.tma = tuple(g for g in (*spec.tma_geometries, spec.tma_store_geometry) if g is not None)
+            self.tma = (*spec.tma_geometries, *((spec.tma_store_geometry,) if spec.tile.tma_store else ()))
             self.vals += tuple((ctypes.c_ubyte * 128)() for _ in self.tma)
         self.has_ws = spec.workspace_bytes > 0
         if self.has_ws:  # (stream-K: the workspace comes last)
