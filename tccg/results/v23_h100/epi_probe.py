@@ -15,7 +15,9 @@ the waits for the unit's reads deferred); `aheadN` (gett.cuh's L2_AHEAD = N: the
 further on into the L2 as they load one); `s3` (3 stages, cuBLAS's depth for this tile). `nostore`, `noepi` and
 `nobar` leave D unwritten or wrong, so they are not checked against float64. torch.einsum (cuBLAS) on the same
 inputs runs beside them. With rounds = 0 only launches for Nsight Compute: one each in the order given (the
-checks), then one each in reverse; else timed in turn, one batch of 5 launches each per round.
+checks), then one each in reverse; else timed in turn, one batch of 5 launches each per round. `trickle`
+(gett.cuh's TRICKLE probe switch): each warp stores its first 64-row round at the tile's end as usual and holds
+the second packed in registers, which the next tile's k-loop stores four 4-byte pairs a k-tile.
 
 `tmast1`, `tmast2` (call 3) and `aheadN` (call 7) patch probe switches gett.cuh had at commit 96fe6c5 (TMA_HOLD,
 L2_AHEAD), since taken out: on later code they stop at their asserts.
@@ -46,9 +48,9 @@ WALK = """      auto walk = [&](const bool loader) {
 ODDLATE = """
         if ((blockIdx.x / CLUSTER) & 1) { const long long t0_ = clock64(); while (clock64() - t0_ < 57000) {} }"""
 CALLS = """    if (alpha == TAcc(1))
-      warp_stores<false>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz);
+      warp_stores<false>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz, held);
     else
-      warp_stores<true>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz);"""
+      warp_stores<true>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz, held);"""
 
 BAR = """      sync_compute();
     }  // (persistent:"""
@@ -57,6 +59,7 @@ COLS = "static constexpr int EPI_COLS = Cfg::EPI_COLS,"
 REGION = ("TE* es = reinterpret_cast<TE*>(cw < EPI_REG_A ? sa + cw * EPI_REG_BYTES : "
           "sb + (cw - EPI_REG_A) * EPI_REG_BYTES);")
 NOBAR = "      if constexpr (!EPI_CHUNK) sync_compute();\n    }  // (persistent:"
+TRICKLE = "TRICKLE = false;"
 AHEAD = "L2_AHEAD = 0;"
 HOLD = "TMA_HOLD = TMA_STORE ? 0 : 0;"
 CROW = "      const int crow = ((warp >> 2) - 1) * MW;"
@@ -86,7 +89,8 @@ def variant(name: str, heur, text: str):
         assert WALK in text
         return dataclasses.replace(heur), text.replace(WALK, WALK + ODDLATE)
     if name == "noepi":
-        return dataclasses.replace(heur), text.replace(CALLS, "    (void)es; (void)Db; (void)lane; (void)tmD;")
+        return dataclasses.replace(heur), text.replace(CALLS, "    (void)es; (void)Db; (void)lane; (void)tmD; "
+                                                              "(void)held;")
     if name == "nobar":  # (races: a warp may stage D in B while the other warpgroup's wgmmas still read it)
         assert BAR in text
         return dataclasses.replace(heur), text.replace(BAR, NOBAR)
@@ -111,6 +115,9 @@ def variant(name: str, heur, text: str):
     if name.startswith("ahead"):  # (aheadN: gett.cuh's L2_AHEAD = N)
         assert AHEAD in text
         return dataclasses.replace(heur), text.replace(AHEAD, f"L2_AHEAD = {int(name[5:])};")
+    if name == "trickle":  # (gett.cuh's TRICKLE: the second 64-row round held and stored during the next tile)
+        assert TRICKLE in text
+        return dataclasses.replace(heur), text.replace(TRICKLE, "TRICKLE = true;")
     if name == "s3":
         return dataclasses.replace(heur, tile=dataclasses.replace(heur.tile, stages=3)), text
     raise SystemExit(f"unknown variant {name}")
