@@ -838,18 +838,6 @@ struct Gett {
   //  WS: a computing warpgroup owns MW rows, MW / 64 blocks of those, MSTEP = 64 rows apart)
   static constexpr int MI = WG ? (WS ? MW / 64 : 1) : MMA ? WM / 16 : 1, NI = MMA ? WN / 8 : 1;
   static constexpr int MSTEP = WS ? 64 : 16;
-  // TRICKLE (probe switch): a chunked epilogue stores its warp's first 64-row round as usual and keeps the second
-  // packed in registers (TR_N a thread), which the next tile's k-loop stores TR_STEP a k-tile as 4-byte pairs
-  struct Held {
-    unsigned v[MI > 1 ? NI * 2 : 1];
-    U m0, n0, bz;
-    int left;
-  };
-  static constexpr bool TRICKLE = false;
-  static constexpr int TR_N = MI > 1 ? NI * 2 : 0, TR_STEP = 4;
-  static_assert(!TRICKLE || (Cfg::EPI_CHUNK && !Cfg::TMA_STORE && sizeof(TE) == 2 && MI == 2 && TR_N % TR_STEP == 0 &&
-                             KTILES * TR_STEP >= TR_N && N % 2 == 0),
-                "held rounds: chunked 2-byte epilogues of two rounds, flushed within one tile's k-loop");
   static_assert(!MMA || WG || (BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0 && BK % 16 == 0 &&
                                (BM / WM) * (BN / WN) * 32 == THREADS), "bad MMA tile configuration");
   static_assert(!TF32 || (MMA && Cfg::A_KMAJOR && Cfg::B_KMAJOR), "tf32 fragments come from k-major tiles");
@@ -1057,7 +1045,6 @@ struct Gett {
       const long long c = (long long)blockIdx.x - DP_TILES, end = sk_cta ? sk_begin(c + 1) : KTILES;
       auto walk = [&](const bool loader) {
         long long kstep = 0;
-        Held held{};  // (TRICKLE: nothing held yet)
         U g = U(blockIdx.x);
 #pragma unroll 1
         for (long long it = sk_cta ? sk_begin(c) : 0; it < end;) {
@@ -1101,7 +1088,7 @@ struct Gett {
           } else {
             auto no_loads = [](int, long long) {};
             tile_body(C, D, alpha, beta, smem, stA, stB, no_loads, kstep, bz, m0, n0, bars, sk_cta ? &p : nullptr,
-                      tmD, &held);
+                      tmD);
           }
           if constexpr (PERSIST) {
             g += U(gridDim.x);
@@ -1111,12 +1098,6 @@ struct Gett {
           if (!sk_cta) break;
           it += p.ke - p.kb;
           __syncthreads();  // (the epilogue's reads of the pipeline's shared memory before the next share's loads)
-        }
-        if constexpr (TRICKLE) {  // (the last tile's held round)
-          if (!loader) {
-            const int w = tid >> 5, wm0 = ((w >> 2) - 1) * MW + (w & 3) * 16;
-            while (held.left > 0) trickle(held, D, wm0);
-          }
         }
       };
       // (REG_SPLIT: the loading warpgroup hands registers to the computing ones, which hold MI x BN / 2
@@ -1255,31 +1236,11 @@ struct Gett {
       }
     }
   }
-  // (TRICKLE) TR_STEP of the held values out to D, the rest moved down
-  __device__ __forceinline__ static void trickle(Held& h, TD* __restrict__ D, int wm0) {
-    if constexpr (TRICKLE) {
-      if (h.left <= 0) return;
-      const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3, j0 = TR_N - h.left;
-      TD* Db = D + gett_offset<I>(h.bz, typename Cfg::MapDb{});
-#pragma unroll
-      for (int jj = 0; jj < TR_STEP; ++jj) {
-        const int j = j0 + jj;
-        const U gm = h.m0 + U(wm0 + MSTEP + g + 8 * (j & 1)), gn = h.n0 + U((j >> 1) * 8 + 2 * q);
-        if ((FULL_M || gm < U(M)) && (FULL_N || gn < U(N)))
-          *reinterpret_cast<unsigned*>(Db + gett_offset<I>(gm, typename Cfg::MapDm{}) +
-                                       gett_offset<I>(gn, typename Cfg::MapDn{})) = h.v[jj];
-      }
-#pragma unroll
-      for (int i = 0; i + TR_STEP < TR_N; ++i) h.v[i] = h.v[i + TR_STEP];
-      h.left -= TR_STEP;
-    }
-  }
   // (2') the k-loop of a computing warpgroup of a warp-specialised tile whose first NL 64-row blocks are live
   //      (ring steps kstep.. for k-tiles kbeg..kend - 1; its accumulator rows start at tile row crow)
   template <int NL, class SA, class SB, int R>
   __device__ __forceinline__ static void ws_kloop(TAcc (&acc)[R], SA stA, SB stB, unsigned long long* bars,
-                                                  long long kstep, long long kbeg, long long kend, int crow,
-                                                  Held* held = nullptr, TD* D = nullptr, int wm0 = 0) {
+                                                  long long kstep, long long kbeg, long long kend, int crow) {
     const long long tail = reversed(kstep) ? 0 : KTILES - 1;  // (the partial k-tile: first on a reversed walk)
 #pragma unroll 1
     for (long long kt = kbeg; kt < kend; ++kt) {
@@ -1295,7 +1256,6 @@ struct Gett {
           wg_stage<NL, 1>(acc, stA(s), stB(s), crow);
       }
       if (kt > kbeg) release_stage(&bars[STAGES + int((q - 1) % STAGES)]);
-      if constexpr (TRICKLE) trickle(*held, D, wm0);
     }
     if constexpr (NL > 0) {
       asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
@@ -1311,24 +1271,12 @@ struct Gett {
   // another's region. alpha == 1 skips the scaling (SCALE)
   template <bool SCALE, int R>
   __device__ __forceinline__ static void warp_stores(const TAcc (&acc)[R], TE* es, TD* __restrict__ Db, TAcc alpha,
-                                                     U m0, U n0, int wm0, int lane, const TmaDesc* tmD, U bz,
-                                                     Held* held = nullptr) {
+                                                     U m0, U n0, int wm0, int lane, const TmaDesc* tmD, U bz) {
     const int g = lane >> 2, q = lane & 3;
     constexpr int VD = Cfg::D_VEC, CW = EPI_COLS, RP = CW + EPAD, LV = CW / VD;
     auto fin = [&](TAcc v) { return finished<SCALE>(v, alpha); };
-    if constexpr (TRICKLE) {  // (the last round packed and held: the previous tile's held values are out by now)
-      (void)Db;
 #pragma unroll
-      for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-        for (int hh = 0; hh < 2; ++hh) {
-          const TAcc* a = &acc[((MI - 1) * NI + ni) * 4 + 2 * hh];
-          held->v[ni * 2 + hh] = unsigned(to_bits(fin(a[0]))) | (unsigned(to_bits(fin(a[1]))) << 16);
-        }
-      held->m0 = m0, held->n0 = n0, held->bz = bz, held->left = TR_N;
-    }
-#pragma unroll
-    for (int mi = 0; mi < (TRICKLE ? MI - 1 : MI); ++mi) {
+    for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll  // (whole: a chunk's accumulators are picked at compile time, so they stay in registers)
       for (int c0 = 0; c0 < BN; c0 += CW) {
         __syncwarp();  // (the region's reads of the previous chunk before it is staged again)
@@ -1393,14 +1341,14 @@ struct Gett {
   template <int R>
   __device__ __forceinline__ static void store_chunked(const TAcc (&acc)[R], unsigned char* sa, unsigned char* sb,
                                                        unsigned long long* empty, TD* __restrict__ D, TAcc alpha, U bz,
-                                                       U m0, U n0, int wm0, const TmaDesc* tmD, Held* held = nullptr) {
+                                                       U m0, U n0, int wm0, const TmaDesc* tmD) {
     const int lane = threadIdx.x & 31, cw = int(threadIdx.x >> 5) - (THREADS - ETHREADS) / 32;
     TE* es = reinterpret_cast<TE*>(cw < EPI_REG_A ? sa + cw * EPI_REG_BYTES : sb + (cw - EPI_REG_A) * EPI_REG_BYTES);
     TD* Db = D + gett_offset<I>(bz, typename Cfg::MapDb{});
     if (alpha == TAcc(1))
-      warp_stores<false>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz, held);
+      warp_stores<false>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz);
     else
-      warp_stores<true>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz, held);
+      warp_stores<true>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz);
     // (the loaders' TMA writes into the stage, async proxy, after these generic accesses)
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     if constexpr (TMA_STORE) __syncwarp();  // (lane 0's wait: the TMA unit has read the region)
@@ -1447,7 +1395,7 @@ struct Gett {
                                                    TAcc beta, unsigned char* smem, SA stA, SB stB,
                                                    LoadNext& load_next, long long& kstep, U bz, U m0, U n0,
                                                    unsigned long long* bars = nullptr, const Piece* piece = nullptr,
-                                                   const TmaDesc* tmD = nullptr, Held* held = nullptr) {
+                                                   const TmaDesc* tmD = nullptr) {
     const int tid = threadIdx.x;
 
     // accumulators
@@ -1477,15 +1425,15 @@ struct Gett {
         if (piece) kbeg = piece->kb, kend = piece->ke;
       }
       if constexpr (FULL_M) {
-        ws_kloop<MI>(acc, stA, stB, bars, kstep, kbeg, kend, crow, held, D, wm0);
+        ws_kloop<MI>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
       } else {
         const long long rest = (M - (long long)m0 - crow + 63) / 64;  // (live blocks of this warpgroup)
         if (rest >= MI) {
-          ws_kloop<MI>(acc, stA, stB, bars, kstep, kbeg, kend, crow, held, D, wm0);
+          ws_kloop<MI>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
         } else if (MI == 2 && rest == 1) {
-          ws_kloop<(MI > 1 ? 1 : 0)>(acc, stA, stB, bars, kstep, kbeg, kend, crow, held, D, wm0);
+          ws_kloop<(MI > 1 ? 1 : 0)>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
         } else {
-          ws_kloop<0>(acc, stA, stB, bars, kstep, kbeg, kend, crow, held, D, wm0);
+          ws_kloop<0>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
         }
       }
       kstep += kend - kbeg;
@@ -1601,7 +1549,7 @@ struct Gett {
     if constexpr (EPI_CHUNK) {
       const int last = int((kstep - 1) % STAGES);  // (the tile's last stage: K > 0)
       store_chunked(acc, reinterpret_cast<unsigned char*>(stA(last)), reinterpret_cast<unsigned char*>(stB(last)),
-                    &bars[STAGES + last], D, alpha, bz, m0, n0, wm0, tmD, held);
+                    &bars[STAGES + last], D, alpha, bz, m0, n0, wm0, tmD);
       return;
     }
 

@@ -20,7 +20,8 @@ checks), then one each in reverse; else timed in turn, one batch of 5 launches e
 the second packed in registers, which the next tile's k-loop stores four 4-byte pairs a k-tile.
 
 `tmast1`, `tmast2` (call 3) and `aheadN` (call 7) patch probe switches gett.cuh had at commit 96fe6c5 (TMA_HOLD,
-L2_AHEAD), since taken out: on later code they stop at their asserts.
+L2_AHEAD), `trickle` (call 11) one it had at a9a476e (TRICKLE, whose epilogue call this file then matched), all
+since taken out: on later code they stop at their asserts.
 
     PYTHONPATH=. python3 tccg/results/v23_h100/epi_probe.py [rounds] [variants, comma list]
 """
@@ -48,9 +49,9 @@ WALK = """      auto walk = [&](const bool loader) {
 ODDLATE = """
         if ((blockIdx.x / CLUSTER) & 1) { const long long t0_ = clock64(); while (clock64() - t0_ < 57000) {} }"""
 CALLS = """    if (alpha == TAcc(1))
-      warp_stores<false>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz, held);
+      warp_stores<false>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz);
     else
-      warp_stores<true>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz, held);"""
+      warp_stores<true>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz);"""
 
 BAR = """      sync_compute();
     }  // (persistent:"""
@@ -89,8 +90,7 @@ def variant(name: str, heur, text: str):
         assert WALK in text
         return dataclasses.replace(heur), text.replace(WALK, WALK + ODDLATE)
     if name == "noepi":
-        return dataclasses.replace(heur), text.replace(CALLS, "    (void)es; (void)Db; (void)lane; (void)tmD; "
-                                                              "(void)held;")
+        return dataclasses.replace(heur), text.replace(CALLS, "    (void)es; (void)Db; (void)lane; (void)tmD;")
     if name == "nobar":  # (races: a warp may stage D in B while the other warpgroup's wgmmas still read it)
         assert BAR in text
         return dataclasses.replace(heur), text.replace(BAR, NOBAR)
