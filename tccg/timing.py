@@ -56,10 +56,9 @@ def n_input_sets(bytes_per_set: int, l2_bytes: int, max_sets: int = 8, budget_by
 
 @dataclass(frozen=True)
 class Runner:
-    """A library's calls made ready to time: `launch()` runs `batch` of them (one CUDA-graph replay, or eager
-    launches: `how`); `once()` times one launch between CUDA events and returns ms per call."""
+    """A library's calls made ready to time in batches of `batch` (one CUDA-graph replay, or eager launches:
+    `how`); `once()` runs one batch between CUDA events and returns ms per call."""
 
-    launch: Callable[[], None]
     how: str
     batch: int
     once: Callable[[], float]
@@ -69,12 +68,7 @@ def cupy_runner(calls: Sequence[Callable[[], object]], target_ms: float = TARGET
     """`calls` (one per input set, CuPy-stream work) captured as a batch of about target_ms (gettpy.graphs.prepare),
     timed as gettpy.graphs.replay_ms times it."""
     launch, how, batch, stream = prepare(calls, lambda est: choose_batch(est, len(calls), target_ms))
-
-    def run() -> None:
-        with stream:
-            launch()
-
-    return Runner(run, how, batch, event_timer(launch, batch, stream))
+    return Runner(how, batch, event_timer(launch, batch, stream))
 
 
 def torch_runner(calls: Sequence[Callable[[], object]], target_ms: float = TARGET_MS) -> Runner:
@@ -123,7 +117,7 @@ def torch_runner(calls: Sequence[Callable[[], object]], target_ms: float = TARGE
         e1.synchronize()
         return e0.elapsed_time(e1) / batch
 
-    return Runner(launch, how, batch, once)
+    return Runner(how, batch, once)
 
 
 def median_ms(runner: Runner, warmup: int = WARMUP, reps: int = REPS) -> float:

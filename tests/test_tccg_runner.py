@@ -276,7 +276,7 @@ def test_interleaved_ms_takes_the_runners_in_turn():
     order = []
 
     def runner(name, ms):
-        return timing.Runner(lambda: None, "graph", 1, lambda: order.append(name) or ms.pop(0))
+        return timing.Runner("graph", 1, lambda: order.append(name) or ms.pop(0))
 
     a = runner("a", [9.0, 1.0, 3.0, 2.0])
     b = runner("b", [9.0, 5.0, 4.0, 6.0])

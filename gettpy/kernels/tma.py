@@ -107,15 +107,21 @@ def geometry(op: OperandSpec, tile_mn: int, bk: int, batch: int) -> TmaGeometry 
         dims.append(outer.extent // split[0])
         strides.append(split[2] * item)
         box.append(1)
+    return _batched(op.dtype, dims, strides, box, batch, s_b * item, split[0] if split else 0)
+
+
+def _batched(dtype: str, dims: list, strides: list, box: list, batch: int, batch_stride: int, split: int = 0,
+             swizzle: int = 128) -> TmaGeometry | None:
+    """The map of `dims` (innermost first), the byte `strides` of those after the first and `box`, with the batch
+    (extent `batch`, `batch_stride` bytes) as its last dim where there is one; None where a stride is not a
+    positive multiple of 16 bytes under 2^40 or a dim reaches 2^31 (the driver's limits)."""
     if batch > 1:
-        dims.append(batch)
-        strides.append(s_b * item)
-        box.append(1)
-    if dims[1] == 1:  # (a one-row operand: any stride will do)
-        strides[0] = max(strides[0], 16)
+        dims, strides, box = [*dims, batch], [*strides, batch_stride], [*box, 1]
+    if dims[1] == 1:  # (one row: any stride will do)
+        strides = [max(strides[0], 16), *strides[1:]]
     if any(s <= 0 or s % 16 or s >= 2**40 for s in strides) or any(d >= 2**31 for d in dims):
         return None
-    return TmaGeometry(op.dtype, tuple(dims), tuple(strides), tuple(box), split[0] if split else 0)
+    return TmaGeometry(dtype, tuple(dims), tuple(strides), tuple(box), split, swizzle)
 
 
 def store_geometry(d: OutputSpec, batch: int) -> TmaGeometry | None:
@@ -128,16 +134,8 @@ def store_geometry(d: OutputSpec, batch: int) -> TmaGeometry | None:
     s_n, s_m, s_b = _stride(d.n), _stride(d.m), _stride(d.b)
     if None in (s_n, s_m, s_b) or d.n.extent > 1 and s_n != 1:
         return None
-    dims, strides, box = [max(d.n.extent, 1), max(d.m.extent, 1)], [s_m * item], list(STORE_BOX)
-    if dims[1] == 1:  # (one row: any stride will do)
-        strides[0] = max(strides[0], 16)
-    if batch > 1:
-        dims.append(batch)
-        strides.append(s_b * item)
-        box.append(1)
-    if any(s <= 0 or s % 16 or s >= 2**40 for s in strides) or any(x >= 2**31 for x in dims):
-        return None
-    return TmaGeometry(d.dtype, tuple(dims), tuple(strides), tuple(box), swizzle=64)
+    return _batched(d.dtype, [max(d.n.extent, 1), max(d.m.extent, 1)], [s_m * item], list(STORE_BOX), batch,
+                    s_b * item, swizzle=64)
 
 
 def encode(g: TmaGeometry, ptr: int) -> bytes:
