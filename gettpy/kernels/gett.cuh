@@ -1236,6 +1236,36 @@ struct Gett {
       }
     }
   }
+  // a computing warpgroup's wgmmas on stage s of a warp-specialised tile, then the release of the stage before
+  // (prev; null on the first k-tile). Two 64-row blocks (NL == 2) go as two groups, in the order of cuBLAS's
+  // kernel for this tile: the first block's KS k-steps committed, a wait for every group but that one (the
+  // previous stage's), the release, then the second block committed with no wait, so the warps never wait
+  // with a whole stage queued (#12 f16 on the H100: 566-573K cycles against 576-591K, results/v24_h100/call1).
+  // One block: one group, a wait for the one before, the release.
+  template <int NL, int KS, int R>
+  __device__ __forceinline__ static void ws_stage(TAcc (&acc)[R], const TA* As, const TB* Bs, int row0,
+                                                  unsigned long long* prev) {
+    if constexpr (NL == 2) {
+      wg_fence_regs(acc);
+      asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+      for (int mi = 0; mi < 2; ++mi) {
+#pragma unroll
+        for (int kk = 0; kk < KS * 16; kk += 16)
+          Cfg::Wgmma::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(row0 + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
+                          wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
+        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+        if (mi == 0) {
+          asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+          if (prev) release_stage(prev);
+        }
+      }
+      wg_fence_regs(acc);
+    } else {
+      wg_stage<NL, 1, KS>(acc, As, Bs, row0);
+      if (prev) release_stage(prev);
+    }
+  }
   // (2') the k-loop of a computing warpgroup of a warp-specialised tile whose first NL 64-row blocks are live
   //      (ring steps kstep.. for k-tiles kbeg..kend - 1; its accumulator rows start at tile row crow)
   template <int NL, class SA, class SB, int R>
@@ -1250,12 +1280,14 @@ struct Gett {
       if constexpr (NL > 0) {
         // (the loaders' copies are generic-proxy writes; the wgmma reads through the async proxy, as TMA writes)
         if constexpr (Cfg::TMA_RANK == 0) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        unsigned long long* prev = kt > kbeg ? &bars[STAGES + int((q - 1) % STAGES)] : nullptr;
         if (K_TAIL < BK / 16 && kt == tail)
-          wg_stage<NL, 1, K_TAIL>(acc, stA(s), stB(s), crow);
+          ws_stage<NL, K_TAIL>(acc, stA(s), stB(s), crow, prev);
         else
-          wg_stage<NL, 1>(acc, stA(s), stB(s), crow);
+          ws_stage<NL, BK / 16>(acc, stA(s), stB(s), crow, prev);
+      } else if (kt > kbeg) {
+        release_stage(&bars[STAGES + int((q - 1) % STAGES)]);
       }
-      if (kt > kbeg) release_stage(&bars[STAGES + int((q - 1) % STAGES)]);
     }
     if constexpr (NL > 0) {
       asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
