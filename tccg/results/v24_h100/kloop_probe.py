@@ -4,8 +4,14 @@ stage, one 64-row block's four wgmmas, then a wait for every earlier group, then
 then the other block's four and the commit). Variants, on top of v23's epi_probe.py (whose variants still
 work): `early` (that order, each block its own group: the first block committed, a wait for all groups but
 it, which is the previous stage's, the release, then the second block committed with no wait; a wait for
-every group before the first block's commit also waits for that block under ptxas); `mfirst` (one group a stage as now, block by block instead
-of k-step by k-step); `early3`, `mfirst3` (the same on 3 stages, cuBLAS's depth).
+every group before the first block's commit also waits for that block under ptxas); `mfirst` (one group a
+stage as now, block by block instead of k-step by k-step); `early3`, `mfirst3` (the same on 3 stages,
+cuBLAS's depth). `early` went into gett.cuh (ws_stage) after call 1, so on later code it stops at its assert.
+
+`stamps` (call 3): the heuristic kernel writing %globaltimer into a device array: each CTA's entry (its loading
+thread, before the barriers' set-up), its computing warps' start, the end of each of its tiles, and its SM; the
+last of 30 launches is read back and summarised (where the SMs' idle time in Nsight Compute's SM Active Cycles
+comes from: the start, the end, or tiles of uneven length).
 
     PYTHONPATH=. python3 tccg/results/v24_h100/kloop_probe.py [rounds] [variants, comma list]
 """
@@ -70,6 +76,28 @@ MFIRST = """    for (int mi = 0; mi < NL; ++mi)
         Cfg::Wgmma::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(row0 + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
                         wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));"""
 
+STAMP_GLOBALS = """__device__ unsigned long long gett_ts[1024 * 8];
+static __device__ __forceinline__ unsigned long long gett_now() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+"""
+ENTRY = """        if constexpr (CLUSTER > 1) asm volatile("fence.mbarrier_init.release.cluster;\\n" ::: "memory");"""
+WALK = """      auto walk = [&](const bool loader) {
+        long long kstep = 0;"""
+WALK_STAMP = """
+        if (!loader && tid == 128) {
+          unsigned sm_;
+          asm volatile("mov.u32 %0, %%smid;" : "=r"(sm_));
+          gett_ts[blockIdx.x * 8 + 5] = gett_now();
+          gett_ts[blockIdx.x * 8 + 6] = sm_;
+        }"""
+BODY = ("            tile_body(C, D, alpha, beta, smem, stA, stB, no_loads, kstep, bz, m0, n0, bars, "
+        "sk_cta ? &p : nullptr,\n                      tmD);")
+BODY_STAMP = ("\n            if (tid == 128 && g / U(gridDim.x) < U(5))"
+              " gett_ts[blockIdx.x * 8 + unsigned(g / U(gridDim.x))] = gett_now();")
+
 _base = epi_probe.variant
 
 
@@ -82,6 +110,12 @@ def variant(name: str, heur, text: str):
     if core == "early":
         assert STAGE in text and HELPER_AT in text
         return spec, text.replace(STAGE, EARLY).replace(HELPER_AT, HELPER + HELPER_AT, 1)
+    if core == "stamps":
+        for old in (ENTRY, WALK, BODY):
+            assert text.count(old) == 1, old
+        entry = "        gett_ts[blockIdx.x * 8 + 7] = gett_now();\n" + ENTRY
+        return spec, STAMP_GLOBALS + text.replace(ENTRY, entry).replace(WALK, WALK + WALK_STAMP).replace(
+            BODY, BODY + BODY_STAMP)
     if core == "mfirst":
         assert ORDER in text
         return spec, text.replace(ORDER, MFIRST)
@@ -90,6 +124,67 @@ def variant(name: str, heur, text: str):
 
 epi_probe.variant = variant
 
-if __name__ == "__main__":
+
+def stamps(out: str) -> None:
+    """Call 3: the heuristic kernel's per-CTA timeline (see the module's docstring), printed and saved as JSON."""
+    import json
+    import statistics
+
+    import cupy
+    import numpy as np
+
+    import gettpy.kernels.render as render_mod
+    from gettpy.backends.gpu import launch
+    from gettpy.kernels import build
+    from gettpy.plan.tiles import kernel_spec
+    from tccg.suite import parse_cases
+    from tccg.tile_probe import core_inputs
+
+    case = parse_cases("12")[0]
+    sched, plan, ka, kb, d, ref = core_inputs(case, "f16", "f16")
+    heur = kernel_spec(plan, False)
+    spec, text = variant("stamps", heur, render_mod.header_text())
+    original = render_mod.header_text
+    render_mod.header_text = lambda: text
+    try:
+        for _ in range(30):
+            launch(spec, ka.data.ptr, kb.data.ptr, 0, d.data.ptr, 1.0, 0.0)
+        cupy.cuda.Device().synchronize()
+    finally:
+        render_mod.header_text = original
+    err = float(cupy.abs(d.astype(cupy.float64) - ref).max() / cupy.abs(ref).max())
+    mod = next(m for key, (f, m) in build._FUNCS.items() if key[0] == spec)
+    addr = mod.get_global_var("gett_ts")  # (the array's device address)
+    mem = cupy.cuda.UnownedMemory(addr, 1024 * 8 * 8, mod)
+    grid = spec.grid  # (persistent: as many CTAs as fit; the launcher's grid is read from the stamps)
+    ts = cupy.ndarray((1024, 8), dtype=cupy.uint64, memptr=cupy.cuda.MemoryPointer(mem, 0)).get()
+    n = int((ts[:, 7] > 0).sum())
+    ts = ts[:n].astype(np.int64)
+    t0 = ts[:, 7].min()
+    rel = (ts - t0) / 1000.0  # (us)
+    entry, start, ends = rel[:, 7], rel[:, 5], rel[:, 0:5]
+    dur = np.diff(np.concatenate([start[:, None], ends], axis=1), axis=1)
+    last = ends[:, -1]
+    print(f"12 f16 stamps: {n} CTAs (spec grid {grid}), err {err:.1e}")
+    print(f"  entry after the first CTA's: max {entry.max():.2f} us, median {np.median(entry):.2f}")
+    print(f"  computing warps' start: min {start.min():.2f} max {start.max():.2f} median {np.median(start):.2f}")
+    for i in range(5):
+        x = dur[:, i]
+        print(f"  tile {i}: length min {x.min():.2f} median {np.median(x):.2f} max {x.max():.2f} us;"
+              f" end median {np.median(ends[:, i]):.2f}")
+    print(f"  last end: min {last.min():.2f} median {np.median(last):.2f} max {last.max():.2f} us")
+    busy = (last - entry).sum() / (n * last.max())
+    print(f"  CTA-busy fraction of the kernel (entry to last end over {n} x the last end): {busy:.4f}")
+    order = np.argsort(last)
+    print("  earliest finishers (cta sm last):", [(int(c), int(ts[c, 6]), round(float(last[c]), 1)) for c in order[:6]])
+    print("  latest finishers (cta sm last):", [(int(c), int(ts[c, 6]), round(float(last[c]), 1)) for c in order[-6:]])
+    json.dump({"entry": entry.tolist(), "start": start.tolist(), "ends": ends.tolist(), "sm": ts[:, 6].tolist(),
+               "err": err, "median_tile_us": statistics.median(dur.ravel().tolist())},
+              open(f"{out}/stamps.json", "w"))
+
+
+if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "stamps":
+    stamps(sys.argv[2] if len(sys.argv) > 2 else ".")
+elif __name__ == "__main__":
     epi_probe.main(int(sys.argv[1]) if len(sys.argv) > 1 else 300,
                    (sys.argv[2] if len(sys.argv) > 2 else "plain,early,mfirst,torch").split(","))
