@@ -227,3 +227,28 @@ def test_persistent_tma_store(name, la, lb, ld, ext, tile, dts, order, op, alpha
     assert spec.epi_chunk and spec.epi_cols == t.bn and g.box[:2] == (32, 16) and g.dims[:2] == (spec.N, spec.M)
     assert (spec.batch > 1) == (len(g.dims) == 3)
     _walks(spec)
+
+
+TAIL = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, order, wgmma columns of the last tile column)
+    # (#12's tile: 25 columns of 160 + one of 16, B mn-major, clusters, a chunked epilogue, serpentine k-walks)
+    ("256x160_c2_mnmajor_16", "ik", "kj", "ij", {"i": 1700, "j": 4016, "k": 200},
+     dict(bm=256, bn=160, bk=64, stages=4, wm=64, wn=160, tma=True, cluster=2, chunked=True, serpentine=True),
+     ("f16", "f16"), "C", 16),
+    # (B k-major, 144 of 240 in the last column, a partial last tile row too)
+    ("128x240_c2_kmajor_144", "ik", "jk", "ij", {"i": 1960, "j": 2544, "k": 136},
+     dict(bm=128, bn=240, bk=64, stages=4, wm=64, wn=240, tma=True, cluster=2), ("f16", "f16"), "C", 144),
+    # (cp.async loaders, 8 of 128 columns rounded up to 16, 256-row tiles with a partial last row, bf16)
+    ("256x128_cp_async_8", "ki", "kj", "ji", {"i": 4000, "j": 1416, "k": 136},
+     dict(bm=256, bn=128, bk=64, stages=3, wm=64, wn=128), ("bf16", "bf16"), "F", 16),
+]
+
+
+@pytest.mark.parametrize("name,la,lb,ld,ext,tile,dts,order,nt", TAIL, ids=[c[0] for c in TAIL])
+def test_persistent_tail_column(name, la, lb, ld, ext, tile, dts, order, nt, rng):
+    """A warp-specialised grid whose N is not a multiple of bn runs its last tile column on a narrower wgmma
+    (KernelSpec.wg_tail_n, Cfg::WgmmaTail): mn-major and k-major B, TMA and cp.async loaders, clusters, the chunked
+    epilogue, partial tile rows, alpha; every value of D against float64 (the columns the narrow wgmma leaves out are
+    past N; a wrong accumulator layout or a column dropped below N shows up here)."""
+    spec = run_forced(rng, la, lb, ld, ext, _p(**tile, wgmma=True, ws=True), dts[0], dts[1], order=order, alpha=0.75)
+    assert spec.wg_tail_n == nt and spec.N % spec.tile.bn and spec.wg_tail_n < spec.tile.bn
+    _walks(spec)

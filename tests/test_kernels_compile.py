@@ -1087,3 +1087,32 @@ def test_tma_store_geometry_and_rules(cache):
     assert store_geometry(dataclasses.replace(spec.d, dtype="f32"), 1) is None
     two = build_dim_map((8, 16), (1, 1616 * 8))  # (n as two stride terms)
     assert store_geometry(dataclasses.replace(spec.d, n=two), 1) is None
+
+
+def test_wgmma_tail_column(cache):
+    """KernelSpec.wg_tail_n: a warp-specialised wgmma grid whose N is not a multiple of bn runs its last tile column
+    on an m64n{N % bn, rounded up to 16}k16 wgmma (Cfg::WgmmaTail); whole columns, and tiles that are not warp
+    specialised, keep bn. #12's heuristic 256 x 160 tile (N = 5136: 16 columns in the 33rd) compiles with both
+    widths and no spills."""
+    import math
+
+    ws = TileConfig(256, 160, 64, 4, wm=64, wn=160, wgmma=True, ws=True, tma=True, persistent=True, cluster=2,
+                    chunked=True)
+    for n, want in ((5136, 16), (5120, 160), (5128, 16), (5152, 32), (5160, 48), (5112, 160)):
+        spec = kernel_spec(tccg_plan("ab-ac-cb", (n, 1024, 280), "f16"), False, tile=ws)
+        assert spec.N == n  # (the planner puts a, the mn-contiguous side of A, along n)
+        rest = spec.N % 160
+        assert spec.wg_tail_n == (160 if rest == 0 else min(160, math.ceil(rest / 16) * 16)) == want, (n, spec.N)
+        src = render(spec)[0]
+        assert f"WG_NT = {want};" in src
+        assert ("struct WgmmaTail" in src) == (want != 160)
+        if want != 160:
+            assert f"m64n{want}k16" in src and "m64n160k16" in src
+    plain = TileConfig(128, 128, 64, 3, wm=64, wn=128, wgmma=True)  # (not warp-specialised: no tail)
+    assert kernel_spec(tccg_plan("ab-ac-cb", (1000, 1024, 280), "f16"), False, tile=plain).wg_tail_n == 128
+    spec12 = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
+    assert (spec12.N, spec12.tile.bn, spec12.wg_tail_n) == (5136, 160, 16)
+    src = render(spec12)[0]
+    assert "m64n16k16" in src and "m64n160k16" in src
+    k = B.build(spec12, ARCH)
+    assert k.report.spill_stores == 0 and k.report.registers <= 168

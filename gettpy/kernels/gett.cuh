@@ -1208,8 +1208,9 @@ struct Gett {
 
   // a warpgroup's wgmmas on one stage: KS k-steps of 16 (BK / 16, fewer on a partial last k-tile) over its NL
   // 64-row blocks from tile row row0 (accumulators BN / 2 apart), committed as one group; then wait until at most
-  // WAIT groups are in flight
-  template <int NL, int WAIT, int KS = BK / 16, int R>
+  // WAIT groups are in flight. W: the wgmma (Cfg::Wgmma; Cfg::WgmmaTail on a warp-specialised grid's partial last
+  // column)
+  template <int NL, int WAIT, int KS, class W, int R>
   __device__ __forceinline__ static void wg_stage(TAcc (&acc)[R], const TA* As, const TB* Bs, int row0) {
     wg_fence_regs(acc);
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
@@ -1217,8 +1218,8 @@ struct Gett {
     for (int kk = 0; kk < KS * 16; kk += 16)
 #pragma unroll
       for (int mi = 0; mi < NL; ++mi)
-        Cfg::Wgmma::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(row0 + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
-                        wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
+        W::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(row0 + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
+               wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(WAIT) : "memory");
     wg_fence_regs(acc);
@@ -1241,8 +1242,8 @@ struct Gett {
   // kernel for this tile: the first block's KS k-steps committed, a wait for every group but that one (the
   // previous stage's), the release, then the second block committed with no wait, so the warps never wait
   // with a whole stage queued (#12 f16 on the H100: 566-573K cycles against 576-591K, results/v24_h100/call1).
-  // One block: one group, a wait for the one before, the release.
-  template <int NL, int KS, int R>
+  // One block: one group, a wait for the one before, the release. W: as wg_stage's.
+  template <int NL, int KS, class W, int R>
   __device__ __forceinline__ static void ws_stage(TAcc (&acc)[R], const TA* As, const TB* Bs, int row0,
                                                   unsigned long long* prev) {
     if constexpr (NL == 2) {
@@ -1252,8 +1253,8 @@ struct Gett {
       for (int mi = 0; mi < 2; ++mi) {
 #pragma unroll
         for (int kk = 0; kk < KS * 16; kk += 16)
-          Cfg::Wgmma::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(row0 + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
-                          wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
+          W::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(row0 + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
+                 wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
         asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
         if (mi == 0) {
           asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
@@ -1262,13 +1263,13 @@ struct Gett {
       }
       wg_fence_regs(acc);
     } else {
-      wg_stage<NL, 1, KS>(acc, As, Bs, row0);
+      wg_stage<NL, 1, KS, W>(acc, As, Bs, row0);
       if (prev) release_stage(prev);
     }
   }
   // (2') the k-loop of a computing warpgroup of a warp-specialised tile whose first NL 64-row blocks are live
-  //      (ring steps kstep.. for k-tiles kbeg..kend - 1; its accumulator rows start at tile row crow)
-  template <int NL, class SA, class SB, int R>
+  //      (ring steps kstep.. for k-tiles kbeg..kend - 1; its accumulator rows start at tile row crow), on wgmma W
+  template <int NL, class W, class SA, class SB, int R>
   __device__ __forceinline__ static void ws_kloop(TAcc (&acc)[R], SA stA, SB stB, unsigned long long* bars,
                                                   long long kstep, long long kbeg, long long kend, int crow) {
     const long long tail = reversed(kstep) ? 0 : KTILES - 1;  // (the partial k-tile: first on a reversed walk)
@@ -1282,9 +1283,9 @@ struct Gett {
         if constexpr (Cfg::TMA_RANK == 0) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         unsigned long long* prev = kt > kbeg ? &bars[STAGES + int((q - 1) % STAGES)] : nullptr;
         if (K_TAIL < BK / 16 && kt == tail)
-          ws_stage<NL, K_TAIL>(acc, stA(s), stB(s), crow, prev);
+          ws_stage<NL, K_TAIL, W>(acc, stA(s), stB(s), crow, prev);
         else
-          ws_stage<NL, BK / 16>(acc, stA(s), stB(s), crow, prev);
+          ws_stage<NL, BK / 16, W>(acc, stA(s), stB(s), crow, prev);
       } else if (kt > kbeg) {
         release_stage(&bars[STAGES + int((q - 1) % STAGES)]);
       }
@@ -1292,6 +1293,25 @@ struct Gett {
     if constexpr (NL > 0) {
       asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
       wg_fence_regs(acc);
+    }
+  }
+
+  // ws_kloop on the warpgroup's live 64-row blocks of the tile at row m0 (all MI where no tile row passes M)
+  template <class W, class SA, class SB, int R>
+  __device__ __forceinline__ static void ws_kloop_rows(TAcc (&acc)[R], SA stA, SB stB, unsigned long long* bars,
+                                                       long long kstep, long long kbeg, long long kend, int crow,
+                                                       U m0) {
+    if constexpr (FULL_M) {
+      ws_kloop<MI, W>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
+    } else {
+      const long long rest = (M - (long long)m0 - crow + 63) / 64;  // (live blocks of this warpgroup)
+      if (rest >= MI) {
+        ws_kloop<MI, W>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
+      } else if (MI == 2 && rest == 1) {
+        ws_kloop<(MI > 1 ? 1 : 0), W>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
+      } else {
+        ws_kloop<0, W>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
+      }
     }
   }
 
@@ -1456,18 +1476,12 @@ struct Gett {
       if constexpr (SK) {
         if (piece) kbeg = piece->kb, kend = piece->ke;
       }
-      if constexpr (FULL_M) {
-        ws_kloop<MI>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
-      } else {
-        const long long rest = (M - (long long)m0 - crow + 63) / 64;  // (live blocks of this warpgroup)
-        if (rest >= MI) {
-          ws_kloop<MI>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
-        } else if (MI == 2 && rest == 1) {
-          ws_kloop<(MI > 1 ? 1 : 0)>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
-        } else {
-          ws_kloop<0>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
-        }
-      }
+      //      The tiles of the last column, where N is not a multiple of BN, run the narrower Cfg::WgmmaTail
+      //      (WG_NT columns: the accumulators past them stay zero, and the epilogue stores none of their columns)
+      if (Cfg::WG_NT < BN && n0 + U(BN) > U(N))
+        ws_kloop_rows<typename Cfg::WgmmaTail>(acc, stA, stB, bars, kstep, kbeg, kend, crow, m0);
+      else
+        ws_kloop_rows<typename Cfg::Wgmma>(acc, stA, stB, bars, kstep, kbeg, kend, crow, m0);
       kstep += kend - kbeg;
       // (the last step's stage, which the next share or tile reuses)
       // (EPI_CHUNK: after the epilogue, which stages D in it)
@@ -1498,7 +1512,7 @@ struct Gett {
       if constexpr (WG) {
         // BK / 16 wgmmas of this warpgroup's 64 rows x BN; WG_INFLIGHT of these batches stay in flight
         // past the next barrier, so the stage they read is refilled two iterations later (PF)
-        wg_stage<1, WG_INFLIGHT>(acc, As, Bs, (warp >> 2) * 64);
+        wg_stage<1, WG_INFLIGHT, BK / 16, typename Cfg::Wgmma>(acc, As, Bs, (warp >> 2) * 64);
       } else if constexpr (MMA) {
 #pragma unroll
         for (int kk = 0; kk < BK; kk += KSTEP) {

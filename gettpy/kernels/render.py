@@ -58,26 +58,35 @@ def render_semiring(sr: tuple[str, ...]) -> str:
 
 
 def render_wgmma(spec: KernelSpec) -> str:
-    """Cfg::Wgmma: one wgmma.mma_async m64n{bn}k16 with its bn / 2 fp32 accumulators (empty off wgmma).
+    """Cfg::Wgmma: one wgmma.mma_async m64n{bn}k16 with its bn / 2 fp32 accumulators; Cfg::WgmmaTail the same
+    m64n{WG_NT}k16 for the tiles of a warp-specialised grid's last, partial column (N % bn columns rounded up to
+    16: the columns past N are not computed), else Wgmma again (empty off wgmma).
 
     A and B come from shared-memory descriptors; the transpose flags say which of them is MN-major.
     """
     t = spec.tile
     if not t.wgmma:
         return ""
-    n = t.bn // 2
     ab = {"f16": "f16", "bf16": "bf16"}[spec.a.dtype]
-    regs = ",".join(f"%{i}" for i in range(n))
-    outs = ", ".join(f'"+f"(d[{i}])' for i in range(n))
     ta, tb = int(not spec.a.kmajor), int(not spec.b.kmajor)
-    return ("  struct Wgmma {\n"
-            "    __device__ __forceinline__ static void run(float* d, unsigned long long da, unsigned long long db) {\n"
-            f'      asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{n + 2}, 0;\\n"\n'
-            f'                   "wgmma.mma_async.sync.aligned.m64n{t.bn}k16.f32.{ab}.{ab} {{{regs}}}, %{n}, %{n + 1}, '
-            f'p, 1, 1, {ta}, {tb};\\n}}\\n"\n'
-            f"                   : {outs}\n"
-            f'                   : "l"(da), "l"(db), "r"(1));\n'
-            "    }\n  };")
+
+    def struct(name: str, width: int) -> str:
+        n = width // 2
+        regs = ",".join(f"%{i}" for i in range(n))
+        outs = ", ".join(f'"+f"(d[{i}])' for i in range(n))
+        return (f"  struct {name} {{\n"
+                "    __device__ __forceinline__ static void run(float* d, unsigned long long da, "
+                "unsigned long long db) {\n"
+                f'      asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{n + 2}, 0;\\n"\n'
+                f'                   "wgmma.mma_async.sync.aligned.m64n{width}k16.f32.{ab}.{ab} {{{regs}}}, %{n}, '
+                f'%{n + 1}, p, 1, 1, {ta}, {tb};\\n}}\\n"\n'
+                f"                   : {outs}\n"
+                f'                   : "l"(da), "l"(db), "r"(1));\n'
+                "    }\n  };")
+
+    nt = spec.wg_tail_n
+    tail = struct("WgmmaTail", nt) if nt != t.bn else "  using WgmmaTail = Wgmma;"
+    return struct("Wgmma", t.bn) + "\n" + tail + f"\n  static constexpr int WG_NT = {nt};"
 
 
 def render_prelude(spec: KernelSpec) -> str:

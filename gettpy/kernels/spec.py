@@ -504,6 +504,17 @@ class KernelSpec:
         return 0
 
     @property
+    def wg_tail_n(self) -> int:
+        """Columns the wgmmas of a warp-specialised grid's last tile column compute (gett.cuh's WG_NT,
+        Cfg::WgmmaTail): N % bn rounded up to 16 where N is not a multiple of bn, else bn. (#12 f16's 33rd column
+        of 160 holds 16: its tiles ran ten times the tensor-core work they needed, on a GPU whose clock the power
+        limit sets.)"""
+        t = self.tile
+        if not (t.wgmma and t.ws) or self.N % t.bn == 0:
+            return t.bn
+        return min(t.bn, -(-(self.N % t.bn) // 16) * 16)
+
+    @property
     def direct_d(self) -> bool:
         """Whether the epilogue stores the accumulators straight to D, with no staging tile (gett.cuh's
         DIRECT_D): persistent TMA tiles, D stored along n in vectors of 2 or more, N even, no C, no run-by-run

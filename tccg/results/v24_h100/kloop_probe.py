@@ -11,7 +11,9 @@ cuBLAS's depth). `early` went into gett.cuh (ws_stage) after call 1, so on later
 `stamps` (call 3): the heuristic kernel writing %globaltimer into a device array: each CTA's entry (its loading
 thread, before the barriers' set-up), its computing warps' start, the end of each of its tiles, and its SM; the
 last of 30 launches is read back and summarised (where the SMs' idle time in Nsight Compute's SM Active Cycles
-comes from: the start, the end, or tiles of uneven length).
+comes from: the start, the end, or tiles of uneven length); call 4 adds each CTA's SM clock (clock64 over its
+computing warps' span) and #2. `notail` (call 5): the grid's last, partial tile column on the full-width wgmma,
+as before KernelSpec.wg_tail_n (#12: 160 columns computed for 16).
 
     PYTHONPATH=. python3 tccg/results/v24_h100/kloop_probe.py [rounds] [variants, comma list]
 """
@@ -76,7 +78,7 @@ MFIRST = """    for (int mi = 0; mi < NL; ++mi)
         Cfg::Wgmma::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(row0 + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
                         wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));"""
 
-STAMP_GLOBALS = """__device__ unsigned long long gett_ts[1024 * 8];
+STAMP_GLOBALS = """__device__ unsigned long long gett_ts[1024 * 16];
 static __device__ __forceinline__ unsigned long long gett_now() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -90,13 +92,17 @@ WALK_STAMP = """
         if (!loader && tid == 128) {
           unsigned sm_;
           asm volatile("mov.u32 %0, %%smid;" : "=r"(sm_));
-          gett_ts[blockIdx.x * 8 + 5] = gett_now();
-          gett_ts[blockIdx.x * 8 + 6] = sm_;
+          gett_ts[blockIdx.x * 16 + 5] = gett_now();
+          gett_ts[blockIdx.x * 16 + 6] = sm_;
+          gett_ts[blockIdx.x * 16 + 8] = clock64();
         }"""
 BODY = ("            tile_body(C, D, alpha, beta, smem, stA, stB, no_loads, kstep, bz, m0, n0, bars, "
         "sk_cta ? &p : nullptr,\n                      tmD);")
-BODY_STAMP = ("\n            if (tid == 128 && g / U(gridDim.x) < U(5))"
-              " gett_ts[blockIdx.x * 8 + unsigned(g / U(gridDim.x))] = gett_now();")
+BODY_STAMP = ("\n            if (tid == 128 && g / U(gridDim.x) < U(5)) {"
+              " gett_ts[blockIdx.x * 16 + unsigned(g / U(gridDim.x))] = gett_now();"
+              " gett_ts[blockIdx.x * 16 + 9] = clock64(); }")
+
+TAIL = "      if (Cfg::WG_NT < BN && n0 + U(BN) > U(N))"
 
 _base = epi_probe.variant
 
@@ -110,10 +116,13 @@ def variant(name: str, heur, text: str):
     if core == "early":
         assert STAGE in text and HELPER_AT in text
         return spec, text.replace(STAGE, EARLY).replace(HELPER_AT, HELPER + HELPER_AT, 1)
+    if core == "notail":  # (the last tile column on the full-width wgmma, as before KernelSpec.wg_tail_n)
+        assert TAIL in text
+        return spec, text.replace(TAIL, "      if (false)")
     if core == "stamps":
         for old in (ENTRY, WALK, BODY):
             assert text.count(old) == 1, old
-        entry = "        gett_ts[blockIdx.x * 8 + 7] = gett_now();\n" + ENTRY
+        entry = "        gett_ts[blockIdx.x * 16 + 7] = gett_now();\n" + ENTRY
         return spec, STAMP_GLOBALS + text.replace(ENTRY, entry).replace(WALK, WALK + WALK_STAMP).replace(
             BODY, BODY + BODY_STAMP)
     if core == "mfirst":
@@ -125,7 +134,7 @@ def variant(name: str, heur, text: str):
 epi_probe.variant = variant
 
 
-def stamps(out: str) -> None:
+def stamps(out: str, num: str = "12") -> None:
     """Call 3: the heuristic kernel's per-CTA timeline (see the module's docstring), printed and saved as JSON."""
     import json
     import statistics
@@ -140,51 +149,60 @@ def stamps(out: str) -> None:
     from tccg.suite import parse_cases
     from tccg.tile_probe import core_inputs
 
-    case = parse_cases("12")[0]
+    case = parse_cases(num)[0]
     sched, plan, ka, kb, d, ref = core_inputs(case, "f16", "f16")
     heur = kernel_spec(plan, False)
     spec, text = variant("stamps", heur, render_mod.header_text())
     original = render_mod.header_text
     render_mod.header_text = lambda: text
     try:
-        for _ in range(30):
+        for _ in range(29):
             launch(spec, ka.data.ptr, kb.data.ptr, 0, d.data.ptr, 1.0, 0.0)
+        mod = next(m for key, (f, m) in build._FUNCS.items() if key[0] == spec)
+        addr = mod.get_global_var("gett_ts")  # (the array's device address)
+        mem = cupy.cuda.UnownedMemory(addr, 1024 * 16 * 8, mod)
+        raw = cupy.ndarray((1024, 16), dtype=cupy.uint64, memptr=cupy.cuda.MemoryPointer(mem, 0))
+        raw.fill(0)  # (the last launch's stamps only)
+        launch(spec, ka.data.ptr, kb.data.ptr, 0, d.data.ptr, 1.0, 0.0)
         cupy.cuda.Device().synchronize()
     finally:
         render_mod.header_text = original
     err = float(cupy.abs(d.astype(cupy.float64) - ref).max() / cupy.abs(ref).max())
-    mod = next(m for key, (f, m) in build._FUNCS.items() if key[0] == spec)
-    addr = mod.get_global_var("gett_ts")  # (the array's device address)
-    mem = cupy.cuda.UnownedMemory(addr, 1024 * 8 * 8, mod)
-    grid = spec.grid  # (persistent: as many CTAs as fit; the launcher's grid is read from the stamps)
-    ts = cupy.ndarray((1024, 8), dtype=cupy.uint64, memptr=cupy.cuda.MemoryPointer(mem, 0)).get()
+    ts = raw.get().astype(np.int64)
     n = int((ts[:, 7] > 0).sum())
-    ts = ts[:n].astype(np.int64)
+    ts = ts[:n]
     t0 = ts[:, 7].min()
     rel = (ts - t0) / 1000.0  # (us)
-    entry, start, ends = rel[:, 7], rel[:, 5], rel[:, 0:5]
+    tiles = (ts[:, 0:5] > 0).sum(axis=1)
+    entry, start = rel[:, 7], rel[:, 5]
+    ends = np.where(ts[:, 0:5] > 0, rel[:, 0:5], np.nan)
     dur = np.diff(np.concatenate([start[:, None], ends], axis=1), axis=1)
-    last = ends[:, -1]
-    print(f"12 f16 stamps: {n} CTAs (spec grid {grid}), err {err:.1e}")
+    last = np.nanmax(ends, axis=1)
+    mhz = (ts[:, 9] - ts[:, 8]) / ((last - start) * 1.0)  # (SM cycles a microsecond, computing warps' span)
+    print(f"{num} f16 stamps: {n} CTAs ({spec.grid} tiles), err {err:.1e}, tiles a CTA {np.bincount(tiles).tolist()}")
     print(f"  entry after the first CTA's: max {entry.max():.2f} us, median {np.median(entry):.2f}")
     print(f"  computing warps' start: min {start.min():.2f} max {start.max():.2f} median {np.median(start):.2f}")
-    for i in range(5):
-        x = dur[:, i]
-        print(f"  tile {i}: length min {x.min():.2f} median {np.median(x):.2f} max {x.max():.2f} us;"
-              f" end median {np.median(ends[:, i]):.2f}")
+    for i in range(int(tiles.max())):
+        x, e = dur[:, i][~np.isnan(dur[:, i])], ends[:, i][~np.isnan(ends[:, i])]
+        print(f"  tile {i} ({len(x)} CTAs): length min {x.min():.2f} median {np.median(x):.2f} max {x.max():.2f} us;"
+              f" end min {e.min():.2f} median {np.median(e):.2f} max {e.max():.2f}")
     print(f"  last end: min {last.min():.2f} median {np.median(last):.2f} max {last.max():.2f} us")
     busy = (last - entry).sum() / (n * last.max())
     print(f"  CTA-busy fraction of the kernel (entry to last end over {n} x the last end): {busy:.4f}")
+    print(f"  SM clock over the computing warps' span: median {np.median(mhz):.0f} MHz (min {mhz.min():.0f}, "
+          f"max {mhz.max():.0f})")
     order = np.argsort(last)
     print("  earliest finishers (cta sm last):", [(int(c), int(ts[c, 6]), round(float(last[c]), 1)) for c in order[:6]])
     print("  latest finishers (cta sm last):", [(int(c), int(ts[c, 6]), round(float(last[c]), 1)) for c in order[-6:]])
-    json.dump({"entry": entry.tolist(), "start": start.tolist(), "ends": ends.tolist(), "sm": ts[:, 6].tolist(),
-               "err": err, "median_tile_us": statistics.median(dur.ravel().tolist())},
-              open(f"{out}/stamps.json", "w"))
+    json.dump({"entry": entry.tolist(), "start": start.tolist(), "ends": np.nan_to_num(ends, nan=-1).tolist(),
+               "sm": ts[:, 6].tolist(), "mhz": mhz.tolist(), "err": err,
+               "median_tile_us": statistics.median(dur[~np.isnan(dur)].tolist())},
+              open(f"{out}/stamps_{num}.json", "w"))
 
 
 if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "stamps":
-    stamps(sys.argv[2] if len(sys.argv) > 2 else ".")
+    for num_ in (sys.argv[3] if len(sys.argv) > 3 else "12").split(","):
+        stamps(sys.argv[2], num_)
 elif __name__ == "__main__":
     epi_probe.main(int(sys.argv[1]) if len(sys.argv) > 1 else 300,
                    (sys.argv[2] if len(sys.argv) > 2 else "plain,early,mfirst,torch").split(","))
