@@ -13,12 +13,15 @@ thread, before the barriers' set-up), its computing warps' start, the end of eac
 last of 30 launches is read back and summarised (where the SMs' idle time in Nsight Compute's SM Active Cycles
 comes from: the start, the end, or tiles of uneven length); call 4 adds each CTA's SM clock (clock64 over its
 computing warps' span) and #2. `notail` (call 5): the grid's last, partial tile column on the full-width wgmma,
-as before KernelSpec.wg_tail_n (#12: 160 columns computed for 16).
+as before KernelSpec.wg_tail_n (#12: 160 columns computed for 16). `gN` (call 6): raster groups of N tile rows
+(TileConfig.group_m; the heuristic's 4 makes each wave of 132 tiles 4 rows x all 33 columns, 63 MB of A and B from
+DRAM a wave; 8-12 make it about 48 MB).
 
     PYTHONPATH=. python3 tccg/results/v24_h100/kloop_probe.py [rounds] [variants, comma list]
 """
 import dataclasses
 import pathlib
+import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "v23_h100"))
@@ -116,6 +119,8 @@ def variant(name: str, heur, text: str):
     if core == "early":
         assert STAGE in text and HELPER_AT in text
         return spec, text.replace(STAGE, EARLY).replace(HELPER_AT, HELPER + HELPER_AT, 1)
+    if re.fullmatch(r"g\d+", core):  # (gN: raster groups of N tile rows, TileConfig.group_m)
+        return dataclasses.replace(spec, tile=dataclasses.replace(spec.tile, group_m=int(core[1:]))), text
     if core == "notail":  # (the last tile column on the full-width wgmma, as before KernelSpec.wg_tail_n)
         assert TAIL in text
         return spec, text.replace(TAIL, "      if (false)")
