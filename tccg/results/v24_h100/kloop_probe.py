@@ -106,6 +106,14 @@ BODY_STAMP = ("\n            if (tid == 128 && g / U(gridDim.x) < U(5)) {"
               " gett_ts[blockIdx.x * 16 + 9] = clock64(); }")
 
 TAIL = "      if (Cfg::WG_NT < BN && n0 + U(BN) > U(N))"
+KWAIT = "      mbar_wait(&bars[s], unsigned((q / STAGES) & 1));"
+KWAIT_STAMPS = """      if (threadIdx.x == 128 && q / KTILES == 1) {  // (the second tile: k-loop start, k-tile 4, last)
+        if (kt == kbeg) gett_ts[blockIdx.x * 16 + 10] = gett_now();
+        if (kt == kbeg + 4) gett_ts[blockIdx.x * 16 + 11] = gett_now();
+        if (kt == kend - 1) gett_ts[blockIdx.x * 16 + 13] = gett_now();
+      }
+""" + KWAIT + """
+      if (threadIdx.x == 128 && q / KTILES == 1 && kt == kbeg) gett_ts[blockIdx.x * 16 + 12] = gett_now();"""
 
 _base = epi_probe.variant
 
@@ -125,11 +133,11 @@ def variant(name: str, heur, text: str):
         assert TAIL in text
         return spec, text.replace(TAIL, "      if (false)")
     if core == "stamps":
-        for old in (ENTRY, WALK, BODY):
+        for old in (ENTRY, WALK, BODY, KWAIT):
             assert text.count(old) == 1, old
         entry = "        gett_ts[blockIdx.x * 16 + 7] = gett_now();\n" + ENTRY
         return spec, STAMP_GLOBALS + text.replace(ENTRY, entry).replace(WALK, WALK + WALK_STAMP).replace(
-            BODY, BODY + BODY_STAMP)
+            BODY, BODY + BODY_STAMP).replace(KWAIT, KWAIT_STAMPS)
     if core == "mfirst":
         assert ORDER in text
         return spec, text.replace(ORDER, MFIRST)
@@ -139,7 +147,7 @@ def variant(name: str, heur, text: str):
 epi_probe.variant = variant
 
 
-def stamps(out: str, num: str = "12") -> None:
+def stamps(out: str, num: str = "12", pre: str = "") -> None:
     """Call 3: the heuristic kernel's per-CTA timeline (see the module's docstring), printed and saved as JSON."""
     import json
     import statistics
@@ -157,7 +165,7 @@ def stamps(out: str, num: str = "12") -> None:
     case = parse_cases(num)[0]
     sched, plan, ka, kb, d, ref = core_inputs(case, "f16", "f16")
     heur = kernel_spec(plan, False)
-    spec, text = variant("stamps", heur, render_mod.header_text())
+    spec, text = variant(pre + "stamps", heur, render_mod.header_text())
     original = render_mod.header_text
     render_mod.header_text = lambda: text
     try:
@@ -184,7 +192,8 @@ def stamps(out: str, num: str = "12") -> None:
     dur = np.diff(np.concatenate([start[:, None], ends], axis=1), axis=1)
     last = np.nanmax(ends, axis=1)
     mhz = (ts[:, 9] - ts[:, 8]) / ((last - start) * 1.0)  # (SM cycles a microsecond, computing warps' span)
-    print(f"{num} f16 stamps: {n} CTAs ({spec.grid} tiles), err {err:.1e}, tiles a CTA {np.bincount(tiles).tolist()}")
+    print(f"{num} f16 {pre}stamps: {n} CTAs ({spec.grid} tiles, {spec.tile.stages} stages), err {err:.1e}, "
+          f"tiles a CTA {np.bincount(tiles).tolist()}")
     print(f"  entry after the first CTA's: max {entry.max():.2f} us, median {np.median(entry):.2f}")
     print(f"  computing warps' start: min {start.min():.2f} max {start.max():.2f} median {np.median(start):.2f}")
     for i in range(int(tiles.max())):
@@ -196,18 +205,28 @@ def stamps(out: str, num: str = "12") -> None:
     print(f"  CTA-busy fraction of the kernel (entry to last end over {n} x the last end): {busy:.4f}")
     print(f"  SM clock over the computing warps' span: median {np.median(mhz):.0f} MHz (min {mhz.min():.0f}, "
           f"max {mhz.max():.0f})")
+    kt = -(-spec.K // spec.tile.bk)
+    k0, k4, w0, kl = (ts[:, i] / 1000.0 for i in (10, 11, 12, 13))
+    if (k0 > 0).all() and kt > 6:  # (the second tile's k-loop: its first stage's wait, 4 k-tiles, the rest, the end)
+        e1 = ts[:, 1] / 1000.0
+        print(f"  tile 1: first stage waited {np.median(w0 - k0):.2f} us; k-tiles 0-3 {np.median(k4 - k0):.2f} us "
+              f"({np.median(k4 - k0) / 4:.3f} a k-tile); k-tiles 4-{kt - 2} {np.median((kl - k4) / (kt - 5)):.3f} us a "
+              f"k-tile; the last k-tile and the epilogue {np.median(e1 - kl):.2f} us; from the first tile's end to "
+              f"this k-loop's start {np.median(k0 - ts[:, 0] / 1000.0):.2f} us (medians over the CTAs)")
     order = np.argsort(last)
     print("  earliest finishers (cta sm last):", [(int(c), int(ts[c, 6]), round(float(last[c]), 1)) for c in order[:6]])
     print("  latest finishers (cta sm last):", [(int(c), int(ts[c, 6]), round(float(last[c]), 1)) for c in order[-6:]])
     json.dump({"entry": entry.tolist(), "start": start.tolist(), "ends": np.nan_to_num(ends, nan=-1).tolist(),
+               "tile1_k": (ts[:, 10:14] - t0).tolist(),
                "sm": ts[:, 6].tolist(), "mhz": mhz.tolist(), "err": err,
                "median_tile_us": statistics.median(dur[~np.isnan(dur)].tolist())},
-              open(f"{out}/stamps_{num}.json", "w"))
+              open(f"{out}/stamps_{num}{pre.replace('+', '_')}.json", "w"))
 
 
 if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "stamps":
-    for num_ in (sys.argv[3] if len(sys.argv) > 3 else "12").split(","):
-        stamps(sys.argv[2], num_)
+    for item in (sys.argv[3] if len(sys.argv) > 3 else "12").split(","):  # (num, or num:variant to stamp on top of)
+        num_, _, pre_ = item.partition(":")
+        stamps(sys.argv[2], num_, pre_ + "+" if pre_ else "")
 elif __name__ == "__main__":
     epi_probe.main(int(sys.argv[1]) if len(sys.argv) > 1 else 300,
                    (sys.argv[2] if len(sys.argv) > 2 else "plain,early,mfirst,torch").split(","))
