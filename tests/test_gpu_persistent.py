@@ -248,7 +248,12 @@ def test_persistent_tail_column(name, la, lb, ld, ext, tile, dts, order, nt, rng
     """A warp-specialised grid whose N is not a multiple of bn runs its last tile column on a narrower wgmma
     (KernelSpec.wg_tail_n, Cfg::WgmmaTail): mn-major and k-major B, TMA and cp.async loaders, clusters, the chunked
     epilogue, partial tile rows, alpha; every value of D against float64 (the columns the narrow wgmma leaves out are
-    past N; a wrong accumulator layout or a column dropped below N shows up here)."""
+    past N; a wrong accumulator layout or a column dropped below N shows up here). The kernel's PTX holds the narrow
+    wgmma, so the last column can take it."""
+    from gettpy.kernels.build import ptx
+
     spec = run_forced(rng, la, lb, ld, ext, _p(**tile, wgmma=True, ws=True), dts[0], dts[1], order=order, alpha=0.75)
     assert spec.wg_tail_n == nt and spec.N % spec.tile.bn and spec.wg_tail_n < spec.tile.bn
+    text = ptx(spec)
+    assert f".m64n{nt}k16." in text and f".m64n{spec.tile.bn}k16." in text
     _walks(spec)

@@ -1092,9 +1092,13 @@ def test_tma_store_geometry_and_rules(cache):
 def test_wgmma_tail_column(cache):
     """KernelSpec.wg_tail_n: a warp-specialised wgmma grid whose N is not a multiple of bn runs its last tile column
     on an m64n{N % bn, rounded up to 16}k16 wgmma (Cfg::WgmmaTail); whole columns, and tiles that are not warp
-    specialised, keep bn. #12's heuristic 256 x 160 tile (N = 5136: 16 columns in the 33rd) compiles with both
-    widths and no spills."""
+    specialised, keep bn. #12's heuristic 256 x 160 tile (N = 5136: 16 columns in the 33rd) keeps both widths in its
+    PTX (the narrow one reachable, not a dead branch) and compiles with no spills; with N = 5120 only the wide one.
+    Where B's vectors put columns in permuted slots (vs > 1), only a rest of whole slot groups gets the tail."""
+    import dataclasses
     import math
+    import re
+    from collections import Counter
 
     ws = TileConfig(256, 160, 64, 4, wm=64, wn=160, wgmma=True, ws=True, tma=True, persistent=True, cluster=2,
                     chunked=True)
@@ -1108,11 +1112,23 @@ def test_wgmma_tail_column(cache):
         assert ("struct WgmmaTail" in src) == (want != 160)
         if want != 160:
             assert f"m64n{want}k16" in src and "m64n160k16" in src
+    # (B's vectors of vs = 3 x 8 columns in permuted slots: a rest of 48 is two whole groups, 40 is not, so that
+    #  tile keeps bn)
+    t96 = TileConfig(128, 96, 64, 4, wm=64, wn=96, wgmma=True, ws=True, persistent=True)
+    for n, want in ((5136, 48), (5128, 96)):
+        spec = kernel_spec(tccg_plan("ab-ac-cb", (n, 1024, 280), "f16"), False, tile=t96)
+        assert spec.wg_tail_n == 48 and spec.b.vec == 8  # (vs = 1: any rest)
+        assert dataclasses.replace(spec, b=dataclasses.replace(spec.b, vs=3)).wg_tail_n == want
     plain = TileConfig(128, 128, 64, 3, wm=64, wn=128, wgmma=True)  # (not warp-specialised: no tail)
     assert kernel_spec(tccg_plan("ab-ac-cb", (1000, 1024, 280), "f16"), False, tile=plain).wg_tail_n == 128
     spec12 = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
     assert (spec12.N, spec12.tile.bn, spec12.wg_tail_n) == (5136, 160, 16)
-    src = render(spec12)[0]
-    assert "m64n16k16" in src and "m64n160k16" in src
+    def shapes(spec):
+        return Counter(re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m64n\d+k16)", B.ptx(spec, ARCH)))
+
+    # (10 a width: the two 64-row blocks' 4 k-steps of a whole k-tile and the 1 of the partial last one, K = 5136)
+    assert shapes(spec12) == {"m64n160k16": 10, "m64n16k16": 10}
+    whole = kernel_spec(tccg_plan("ab-ac-cb", (5120, 5120, 5136), "f16"), False)
+    assert whole.N % whole.tile.bn == 0 and shapes(whole) == {"m64n160k16": 10}
     k = B.build(spec12, ARCH)
     assert k.report.spill_stores == 0 and k.report.registers <= 168

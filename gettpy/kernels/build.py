@@ -140,25 +140,30 @@ def parse_ptxas(log: str) -> PtxasReport:
     return PtxasReport(**vals)
 
 
-def compile_source(src: str, name: str, arch: str) -> tuple[bytes, str]:
-    """Compile CUDA source with NVRTC to a cubin; returns (cubin, log). Raises KernelError with the log."""
+def _nvrtc_compile(src: str, name: str, opts: list[str], what: str, size_fn: str, get_fn: str) -> tuple[bytes, str]:
+    """One NVRTC compile of `src` with `opts`; returns (the output `get_fn` fetches, log)."""
     nvrtc = _nvrtc()
     (prog,) = _check(nvrtc.nvrtcCreateProgram(src.encode(), f"{name}.cu".encode(), 0, [], []), "create")
     try:
-        opts = [o.encode() for o in options(arch)]
-        (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+        eopts = [o.encode() for o in opts]
+        (err,) = nvrtc.nvrtcCompileProgram(prog, len(eopts), eopts)
         (n,) = _check(nvrtc.nvrtcGetProgramLogSize(prog), "log size")
         log = b" " * n
         nvrtc.nvrtcGetProgramLog(prog, log)
         log_s = log.rstrip(b"\x00 ").decode(errors="replace")
         if int(err) != 0:
-            raise KernelError(f"NVRTC could not compile {name} for {arch}:\n{log_s}")
-        (n,) = _check(nvrtc.nvrtcGetCUBINSize(prog), "cubin size")
-        cubin = b" " * n
-        _check(nvrtc.nvrtcGetCUBIN(prog, cubin), "get cubin")
-        return bytes(cubin), log_s
+            raise KernelError(f"NVRTC could not compile {name} for {what}:\n{log_s}")
+        (n,) = _check(getattr(nvrtc, size_fn)(prog), size_fn)
+        out = b" " * n
+        _check(getattr(nvrtc, get_fn)(prog, out), get_fn)
+        return bytes(out), log_s
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
+
+
+def compile_source(src: str, name: str, arch: str) -> tuple[bytes, str]:
+    """Compile CUDA source with NVRTC to a cubin; returns (cubin, log). Raises KernelError with the log."""
+    return _nvrtc_compile(src, name, options(arch), arch, "nvrtcGetCUBINSize", "nvrtcGetCUBIN")
 
 
 # ------------------------------------------------------------------------------------------------ disk cache
@@ -271,6 +276,18 @@ def build(spec: KernelSpec, arch: str | None = None, use_cache: bool = True) -> 
             raise KernelError(f"kernel {name} ({spec.tile}): ptxas gave it {k.report.registers} registers a thread, "
                               f"too few for its warpgroups' setmaxnreg to {load} / {compute}")
     return k
+
+
+def ptx(spec: KernelSpec, arch: str | None = None) -> str:
+    """The PTX NVRTC makes of `spec`'s kernel for the virtual architecture of spec_arch(spec, arch) (sm_90a ->
+    compute_90a): which instructions the kernel keeps after its compile-time branches, for tests and inspection
+    (not cached)."""
+    src, name = render(spec)
+    real = spec_arch(spec, arch)
+    virt = "compute_" + real[len("sm_"):]
+    opts = [f"-arch={virt}"] + [o for o in options(real)[1:] if not o.startswith("-Xptxas")]
+    out, _ = _nvrtc_compile(src, name, opts, virt, "nvrtcGetPTXSize", "nvrtcGetPTX")
+    return out.rstrip(b"\x00").decode()
 
 
 def prebuild(specs, arch: str | None = None, workers: int | None = None) -> None:

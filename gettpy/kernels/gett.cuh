@@ -1466,8 +1466,9 @@ struct Gett {
     const int tm = MMA ? 0 : tid / TNS, tn = MMA ? 0 : tid % TNS;
 
     if constexpr (WS) {
-      // (2') a computing warpgroup: wait for stage s to land, its MI x BK / 16 wgmmas, then release the
-      //      stage of the previous k-tile (whose wgmmas wait_group 1 has seen complete)
+      // (2') a computing warpgroup: wait for stage s to land, its MI x BK / 16 wgmmas, and the release of the
+      //      stage of the previous k-tile once its wgmmas are complete (ws_stage: with two 64-row blocks, between
+      //      the blocks)
       //      (ring step q = kstep + kt - kbeg: the loaders count the same steps across stream-K shares)
       //      Its 64-row blocks wholly past M (a partial last tile row) issue no wgmma: the warpgroup's
       //      first NL blocks are live, the loop is instantiated per NL (no branch among the wgmmas)

@@ -59,8 +59,9 @@ def render_semiring(sr: tuple[str, ...]) -> str:
 
 def render_wgmma(spec: KernelSpec) -> str:
     """Cfg::Wgmma: one wgmma.mma_async m64n{bn}k16 with its bn / 2 fp32 accumulators; Cfg::WgmmaTail the same
-    m64n{WG_NT}k16 for the tiles of a warp-specialised grid's last, partial column (N % bn columns rounded up to
-    16: the columns past N are not computed), else Wgmma again (empty off wgmma).
+    m64n{WG_NT}k16 for the tiles of a warp-specialised grid's last, partial column (KernelSpec.wg_tail_n: N % bn
+    columns rounded up to 16; the tile's columns from WG_NT on, all past N, are not computed), else Wgmma again
+    (empty off wgmma).
 
     A and B come from shared-memory descriptors; the transpose flags say which of them is MN-major.
     """

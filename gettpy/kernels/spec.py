@@ -509,10 +509,12 @@ class KernelSpec:
         Cfg::WgmmaTail): N % bn rounded up to 16 where N is not a multiple of bn, else bn. (#12 f16's 33rd column
         of 160 holds 16: its tiles ran ten times the tensor-core work they needed. Its kernel's cycles and clock
         did not change with this on the H100, results/v24_h100/call5/: less work, not a measured gain.)"""
-        t = self.tile
-        if not (t.wgmma and t.ws) or self.N % t.bn == 0:
+        t, rest = self.tile, self.N % self.tile.bn
+        # (B's vectors of vs > 1 put tile columns in permuted slots, whole groups of vs * vec at a time: the first
+        #  WG_NT slots hold the first columns only where the rest is whole groups)
+        if not (t.wgmma and t.ws) or rest == 0 or rest % (self.b.vs * self.b.vec):
             return t.bn
-        return min(t.bn, -(-(self.N % t.bn) // 16) * 16)
+        return min(t.bn, -(-rest // 16) * 16)
 
     @property
     def direct_d(self) -> bool:
