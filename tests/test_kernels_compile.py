@@ -1123,6 +1123,7 @@ def test_wgmma_tail_column(cache):
     assert kernel_spec(tccg_plan("ab-ac-cb", (1000, 1024, 280), "f16"), False, tile=plain).wg_tail_n == 128
     spec12 = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
     assert (spec12.N, spec12.tile.bn, spec12.wg_tail_n) == (5136, 160, 16)
+
     def shapes(spec):
         return Counter(re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m64n\d+k16)", B.ptx(spec, ARCH)))
 
