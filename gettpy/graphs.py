@@ -73,17 +73,20 @@ def event_timer(launch: Callable[[], None], batch: int, stream) -> Callable[[], 
     return once
 
 
+def timed_median(once: Callable[[], float], reps: int, warmup: int = 0) -> float:
+    """Median of `reps` results of `once()` (ms per call of one timed batch) after `warmup` untimed calls."""
+    for _ in range(warmup):
+        once()
+    return statistics.median(once() for _ in range(reps))
+
+
 def replay_ms(calls: Sequence[Callable[[], object]], batch_for: Callable[[float], int], reps: int, warmup: int = 0,
               stream=None) -> tuple[float, str, int]:
     """(median ms per call, how, batch) of `calls` (`prepare`'s batch, launched `warmup` times, then `reps` times
     between CUDA events; each rep's time over the batch, median). How `gettpy.tune` times its candidates and
     `python -m tccg` every CuPy-stream library (tccg/timing.py)."""
     launch, how, batch, stream = prepare(calls, batch_for, stream)
-    once = event_timer(launch, batch, stream)
-    for _ in range(warmup):
-        once()
-    times = [once() for _ in range(reps)]
-    return statistics.median(times), how, batch
+    return timed_median(event_timer(launch, batch, stream), reps, warmup), how, batch
 
 
-__all__ = ["event_timer", "prepare", "replay_ms", "replayable"]
+__all__ = ["event_timer", "prepare", "replay_ms", "replayable", "timed_median"]

@@ -23,7 +23,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from gettpy.graphs import event_timer, prepare, replay_ms
+from gettpy.graphs import event_timer, prepare, replay_ms, timed_median
 
 WARMUP = 3
 REPS = 20
@@ -123,9 +123,7 @@ def torch_runner(calls: Sequence[Callable[[], object]], target_ms: float = TARGE
 def median_ms(runner: Runner, warmup: int = WARMUP, reps: int = REPS) -> float:
     """Median ms per call of `reps` timed launches of `runner` after `warmup` (torch's; CuPy work goes through
     gettpy.graphs.replay_ms)."""
-    for _ in range(warmup):
-        runner.once()
-    return statistics.median(runner.once() for _ in range(reps))
+    return timed_median(runner.once, reps, warmup)
 
 
 def interleaved_ms(runners: Sequence[Runner], warmup: int = WARMUP, reps: int = REPS) -> list[float]:

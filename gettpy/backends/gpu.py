@@ -217,12 +217,14 @@ class _Launcher:
         v[4].value, v[5].value = alpha, beta
         if self.has_ws:
             v[-1].value = ws
-        if self.tma is not None and self.tma_ptrs != (a, b, d)[:len(self.tma)]:
-            from ..kernels.tma import encode
+        if self.tma is not None:
+            ptrs = (a, b, d)[:len(self.tma)]
+            if self.tma_ptrs != ptrs:
+                from ..kernels.tma import encode
 
-            for i, (g, p) in enumerate(zip(self.tma, (a, b, d)[:len(self.tma)], strict=True)):
-                ctypes.memmove(v[6 + i], encode(g, p), 128)
-            self.tma_ptrs = (a, b, d)[:len(self.tma)]
+                for i, (g, p) in enumerate(zip(self.tma, ptrs, strict=True)):
+                    ctypes.memmove(v[6 + i], encode(g, p), 128)
+                self.tma_ptrs = ptrs
         return self.fn(self.func, self.grid, 1, 1, self.threads, 1, 1, self.smem, stream_ptr, self.params,
                        None) == 0
 

@@ -1206,6 +1206,12 @@ struct Gett {
     }
   }
 
+  // one wgmma W of a warpgroup: its 64-row block mi (from tile row row0; accumulators BN / 2 apart), k-step kk
+  template <class W, int R>
+  __device__ __forceinline__ static void wg_mma(TAcc (&acc)[R], const TA* As, const TB* Bs, int row0, int mi, int kk) {
+    W::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(row0 + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
+           wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
+  }
   // a warpgroup's wgmmas on one stage: KS k-steps of 16 (BK / 16, fewer on a partial last k-tile) over its NL
   // 64-row blocks from tile row row0 (accumulators BN / 2 apart), committed as one group; then wait until at most
   // WAIT groups are in flight. W: the wgmma (Cfg::Wgmma; Cfg::WgmmaTail on a warp-specialised grid's partial last
@@ -1217,9 +1223,7 @@ struct Gett {
 #pragma unroll
     for (int kk = 0; kk < KS * 16; kk += 16)
 #pragma unroll
-      for (int mi = 0; mi < NL; ++mi)
-        W::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(row0 + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
-               wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
+      for (int mi = 0; mi < NL; ++mi) wg_mma<W>(acc, As, Bs, row0, mi, kk);
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(WAIT) : "memory");
     wg_fence_regs(acc);
@@ -1252,9 +1256,7 @@ struct Gett {
 #pragma unroll
       for (int mi = 0; mi < 2; ++mi) {
 #pragma unroll
-        for (int kk = 0; kk < KS * 16; kk += 16)
-          W::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(row0 + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
-                 wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
+        for (int kk = 0; kk < KS * 16; kk += 16) wg_mma<W>(acc, As, Bs, row0, mi, kk);
         asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
         if (mi == 0) {
           asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
