@@ -1133,3 +1133,45 @@ def test_wgmma_tail_column(cache):
     assert whole.N % whole.tile.bn == 0 and shapes(whole) == {"m64n160k16": 10}
     k = B.build(spec12, ARCH)
     assert k.report.spill_stores == 0 and k.report.registers <= 168
+
+
+def test_pingpong_tile(cache):
+    """TileConfig.pingpong: the two computing warpgroups of a persistent warp-specialised tile take its tiles in turn,
+    each a whole tile of bm (64 or 128) rows. The options it needs are checked; a warpgroup's accumulators (bm / 64 x
+    bn / 2 a thread) decide the register split, and the chunked epilogue's regions are the 4 of one warpgroup.
+    #12's 128 x 160 ping-pong tile in five stages renders PINGPONG, turns the warpgroups with named barriers (an arrival
+    after a tile's last wgmmas, a wait before the next tile's first) and compiles with no spills in 227 KB."""
+    import dataclasses
+    import re
+
+    from gettpy.errors import KernelError
+    from gettpy.kernels.spec import SMEM_LIMIT
+
+    kw = dict(wm=64, wgmma=True, ws=True, persistent=True, chunked=True, pingpong=True)
+    assert TileConfig(128, 160, 64, 5, wn=160, tma=True, **kw).reg_split  # (2 x 80 = 160 accumulators a thread)
+    assert not TileConfig(128, 128, 64, 5, wn=128, **kw).reg_split  # (128)
+    assert not TileConfig(64, 256, 64, 5, wn=256, **kw).reg_split  # (one 64-row block of 256: 128)
+    assert not TileConfig(256, 128, 64, 4, wm=64, wn=128, wgmma=True, ws=True).reg_split  # (cooperative: 128)
+    for bad in (dict(chunked=False), dict(persistent=False, chunked=False), dict(bm=256, bn=128, wn=128)):
+        args = dict(bm=128, bn=128, bk=64, stages=4, wn=128) | kw | bad
+        with pytest.raises(KernelError, match="ping-pong|chunked"):
+            TileConfig(**args)
+    with pytest.raises(KernelError, match="multiple of 128"):  # (64 rows: a ping-pong warpgroup's, not two halves)
+        TileConfig(64, 256, 64, 4, wm=64, wn=256, wgmma=True, ws=True, persistent=True, chunked=True)
+
+    heur = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
+    assert heur.tile.bm == 256 and not heur.tile.pingpong
+    tile = dataclasses.replace(heur.tile, bm=128, stages=5, pingpong=True)
+    spec = dataclasses.replace(heur, tile=tile)
+    assert spec.smem_bytes <= SMEM_LIMIT and spec.epi_chunk
+    # (a region of 16 rows x (160 + 8) halves: 3 in A's 16 KB, 4 in B's 24 KB; the 8 of a cooperative tile would not
+    #  fit, so the cooperative 128 x 160 tile stages fewer columns at a time)
+    assert spec.epi_cols == 160
+    assert dataclasses.replace(spec, tile=dataclasses.replace(tile, pingpong=False)).epi_cols == 80
+    src = render(spec)[0]
+    assert "PINGPONG = true" in src and "PINGPONG = false" in render(heur)[0]
+    text = B.ptx(spec, ARCH)
+    assert re.search(r"bar\.arrive\s", text) and re.search(r"bar\.sync\s", text)
+    assert not re.search(r"bar\.arrive\s", B.ptx(heur, ARCH))
+    k = B.build(spec, ARCH)
+    assert k.report.spill_stores == 0 and k.report.registers <= 168

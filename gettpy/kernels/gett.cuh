@@ -271,6 +271,10 @@ __device__ __forceinline__ void mbar_arrive_cluster(unsigned long long* b, unsig
 __device__ __forceinline__ void named_sync(int id, int count) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
+// this warp's arrival on named barrier `id` of `count` threads, without waiting for the others
+__device__ __forceinline__ void named_arrive(int id, int count) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
 
 // ------------------------------------------------------------------------------------------------
 // TileLoader: one operand's (TMN x TBK) tile, global -> shared, through its maps.
@@ -705,7 +709,17 @@ struct Gett {
   // WS (warp-specialised wgmma): warpgroup 0 only loads (cp.async, arriving on the stages' mbarriers),
   // the CW warpgroups after it only compute, MW rows each, and store; no CTA-wide barrier in the k-loop
   static constexpr bool WS = Cfg::WS;
-  static constexpr int CW = 2, MW = WS ? BM / CW : 64;
+  // PINGPONG (kernels/spec.py's TileConfig.pingpong: persistent warp-specialised tiles, chunked epilogue): the two
+  // computing warpgroups take the CTA's tiles in turn, each a whole tile of BM rows (the CTA's j-th tile: warpgroup
+  // j % 2), so that one's epilogue runs while the other's wgmmas do. The loaders fill the ring tile after tile as
+  // before; a warpgroup starts a tile's k-loop only once the other has issued every wgmma of the tile before
+  // (named barriers PP_BAR + j % 2, one arrival a tile), which also keeps its waits on the full barriers within
+  // one phase of the loaders. Each stage is read by one warpgroup: its empty barrier counts 4 warps a CTA
+  static constexpr bool PINGPONG = Cfg::PINGPONG;
+  static constexpr int PP_BAR = 2;  // (2, 3: the turns; 4, 5: each warpgroup's own barrier before its epilogue)
+  static_assert(!PINGPONG || (WS && Cfg::PERSIST && Cfg::EPI_CHUNK && Cfg::SK_CTAS == 0),
+                "ping-pong warpgroups: persistent warp-specialised tiles with a chunked epilogue");
+  static constexpr int CW = 2, MW = WS ? (PINGPONG ? BM : BM / CW) : 64;
   static constexpr int LTHREADS = WS ? 128 : THREADS;  // threads that load
   // REG_SPLIT (kernels/spec.py's TileConfig.reg_split decides it, REG_SPLIT_REGS the counts): accumulators
   // past 128 a computing thread, TMA tiles only. 384 threads launch with 168 registers each; the one-thread
@@ -716,6 +730,7 @@ struct Gett {
   static_assert(REG_SPLIT == (WS && (MW / 64) * BN / 2 > 128) && (!REG_SPLIT || Cfg::TMA_RANK > 0),
                 "setmaxnreg for more than 128 accumulators a thread, on TMA tiles");
   static constexpr int ETHREADS = WS ? THREADS - 128 : THREADS;  // threads that compute and store
+  static constexpr int CONSUMER_WARPS = PINGPONG ? 4 : ETHREADS / 32;  // (WS: the warps reading each stage, a CTA)
 
   using LA = TileLoader<TA, BM, BK, Cfg::A_VEC, Cfg::A_KMAJOR, LTHREADS, M, K, typename Cfg::MapAm,
                         typename Cfg::MapAk, I, U, Cfg::A_VS, WG, Cfg::L2_PREFETCH>;
@@ -806,7 +821,7 @@ struct Gett {
   // lane stores them through D's tensor map (cp.async.bulk.tensor); the warp waits until the TMA unit has read
   // them before it stages again or releases the stage. D's edges clip the boxes
   static constexpr bool TMA_STORE = Cfg::TMA_STORE;
-  static constexpr int EPI_WARPS = ETHREADS / 32;
+  static constexpr int EPI_WARPS = PINGPONG ? 4 : ETHREADS / 32;  // (regions a stage holds: its readers')
   __host__ __device__ static constexpr int epi_region(int cols) {
     return 16 * (cols + (TMA_STORE ? 0 : EPAD)) * int(sizeof(TE));
   }
@@ -1030,7 +1045,7 @@ struct Gett {
       if (tid == 0) {
         for (int s = 0; s < STAGES; ++s) {
           mbar_init(&bars[s], Cfg::TMA_RANK > 0 ? 1u : 128u);
-          mbar_init(&bars[STAGES + s], unsigned(ETHREADS / 32 * CLUSTER));
+          mbar_init(&bars[STAGES + s], unsigned(CONSUMER_WARPS * CLUSTER));
         }
         if constexpr (CLUSTER > 1) asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
       }
@@ -1084,6 +1099,17 @@ struct Gett {
                   cp_async_mbar_arrive(&bars[s]);
                 }
               }
+            }
+          } else if (PINGPONG) {
+            // (the CTA's tile j = kstep / KTILES is warpgroup j % 2's; the other counts its k-tiles and goes on)
+            const long long j = kstep / KTILES;
+            if ((j & 1) != (long long)((tid >> 7) - 1)) {
+              kstep += KTILES;
+            } else {
+              if (j > 0) named_sync(PP_BAR + int((j - 1) & 1), 256);  // (the other's wgmmas of tile j - 1 issued)
+              auto no_loads = [](int, long long) {};
+              const int turn = g + U(gridDim.x) < NTILES ? PP_BAR + int(j & 1) : -1;  // (tile j + 1's turn, if any)
+              tile_body(C, D, alpha, beta, smem, stA, stB, no_loads, kstep, bz, m0, n0, bars, nullptr, tmD, turn);
             }
           } else {
             auto no_loads = [](int, long long) {};
@@ -1271,9 +1297,12 @@ struct Gett {
   }
   // (2') the k-loop of a computing warpgroup of a warp-specialised tile whose first NL 64-row blocks are live
   //      (ring steps kstep.. for k-tiles kbeg..kend - 1; its accumulator rows start at tile row crow), on wgmma W
+  //      (turn >= 0, PINGPONG: after the last wgmmas are issued, this warp's arrival on named barrier `turn`, which
+  //      lets the other warpgroup start its tile)
   template <int NL, class W, class SA, class SB, int R>
   __device__ __forceinline__ static void ws_kloop(TAcc (&acc)[R], SA stA, SB stB, unsigned long long* bars,
-                                                  long long kstep, long long kbeg, long long kend, int crow) {
+                                                  long long kstep, long long kbeg, long long kend, int crow,
+                                                  int turn) {
     const long long tail = reversed(kstep) ? 0 : KTILES - 1;  // (the partial k-tile: first on a reversed walk)
 #pragma unroll 1
     for (long long kt = kbeg; kt < kend; ++kt) {
@@ -1292,6 +1321,7 @@ struct Gett {
         release_stage(&bars[STAGES + int((q - 1) % STAGES)]);
       }
     }
+    if (PINGPONG && turn >= 0) named_arrive(turn, 256);
     if constexpr (NL > 0) {
       asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
       wg_fence_regs(acc);
@@ -1302,17 +1332,17 @@ struct Gett {
   template <class W, class SA, class SB, int R>
   __device__ __forceinline__ static void ws_kloop_rows(TAcc (&acc)[R], SA stA, SB stB, unsigned long long* bars,
                                                        long long kstep, long long kbeg, long long kend, int crow,
-                                                       U m0) {
+                                                       U m0, int turn) {
     if constexpr (FULL_M) {
-      ws_kloop<MI, W>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
+      ws_kloop<MI, W>(acc, stA, stB, bars, kstep, kbeg, kend, crow, turn);
     } else {
       const long long rest = (M - (long long)m0 - crow + 63) / 64;  // (live blocks of this warpgroup)
       if (rest >= MI) {
-        ws_kloop<MI, W>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
+        ws_kloop<MI, W>(acc, stA, stB, bars, kstep, kbeg, kend, crow, turn);
       } else if (MI == 2 && rest == 1) {
-        ws_kloop<(MI > 1 ? 1 : 0), W>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
+        ws_kloop<(MI > 1 ? 1 : 0), W>(acc, stA, stB, bars, kstep, kbeg, kend, crow, turn);
       } else {
-        ws_kloop<0, W>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
+        ws_kloop<0, W>(acc, stA, stB, bars, kstep, kbeg, kend, crow, turn);
       }
     }
   }
@@ -1396,7 +1426,8 @@ struct Gett {
   __device__ __forceinline__ static void store_chunked(const TAcc (&acc)[R], unsigned char* sa, unsigned char* sb,
                                                        unsigned long long* empty, TD* __restrict__ D, TAcc alpha, U bz,
                                                        U m0, U n0, int wm0, const TmaDesc* tmD) {
-    const int lane = threadIdx.x & 31, cw = int(threadIdx.x >> 5) - (THREADS - ETHREADS) / 32;
+    const int lane = threadIdx.x & 31,
+              cw = PINGPONG ? int(threadIdx.x >> 5) & 3 : int(threadIdx.x >> 5) - (THREADS - ETHREADS) / 32;
     TE* es = reinterpret_cast<TE*>(cw < EPI_REG_A ? sa + cw * EPI_REG_BYTES : sb + (cw - EPI_REG_A) * EPI_REG_BYTES);
     TD* Db = D + gett_offset<I>(bz, typename Cfg::MapDb{});
     if (alpha == TAcc(1))
@@ -1449,7 +1480,7 @@ struct Gett {
                                                    TAcc beta, unsigned char* smem, SA stA, SB stB,
                                                    LoadNext& load_next, long long& kstep, U bz, U m0, U n0,
                                                    unsigned long long* bars = nullptr, const Piece* piece = nullptr,
-                                                   const TmaDesc* tmD = nullptr) {
+                                                   const TmaDesc* tmD = nullptr, int turn = -1) {
     const int tid = threadIdx.x;
 
     // accumulators
@@ -1461,7 +1492,7 @@ struct Gett {
     for (int i = 0; i < ACC_R; ++i) acc[i] = SR::template zero<TAcc>();
 
     const int lane = tid & 31, warp = tid >> 5;
-    const int wm0 = WS   ? ((warp >> 2) - 1) * MW + (warp & 3) * 16
+    const int wm0 = WS   ? (PINGPONG ? 0 : ((warp >> 2) - 1) * MW) + (warp & 3) * 16
                     : WG ? (warp >> 2) * 64 + (warp & 3) * 16
                     : MMA ? (warp / WARPS_N) * WM : 0;
     const int wn0 = WG ? 0 : MMA ? (warp % WARPS_N) * WN : 0;
@@ -1474,7 +1505,7 @@ struct Gett {
       //      (ring step q = kstep + kt - kbeg: the loaders count the same steps across stream-K shares)
       //      Its 64-row blocks wholly past M (a partial last tile row) issue no wgmma: the warpgroup's
       //      first NL blocks are live, the loop is instantiated per NL (no branch among the wgmmas)
-      const int crow = ((warp >> 2) - 1) * MW;
+      const int crow = PINGPONG ? 0 : ((warp >> 2) - 1) * MW;
       long long kbeg = 0, kend = KTILES;
       if constexpr (SK) {
         if (piece) kbeg = piece->kb, kend = piece->ke;
@@ -1482,9 +1513,9 @@ struct Gett {
       //      The tiles of the last column, where N is not a multiple of BN, run the narrower Cfg::WgmmaTail
       //      (WG_NT columns: the accumulators past them stay zero, and the epilogue stores none of their columns)
       if (Cfg::WG_NT < BN && n0 + U(BN) > U(N))
-        ws_kloop_rows<typename Cfg::WgmmaTail>(acc, stA, stB, bars, kstep, kbeg, kend, crow, m0);
+        ws_kloop_rows<typename Cfg::WgmmaTail>(acc, stA, stB, bars, kstep, kbeg, kend, crow, m0, turn);
       else
-        ws_kloop_rows<typename Cfg::Wgmma>(acc, stA, stB, bars, kstep, kbeg, kend, crow, m0);
+        ws_kloop_rows<typename Cfg::Wgmma>(acc, stA, stB, bars, kstep, kbeg, kend, crow, m0, turn);
       kstep += kend - kbeg;
       // (the last step's stage, which the next share or tile reuses)
       // (EPI_CHUNK: after the epilogue, which stages D in it)
@@ -1585,8 +1616,10 @@ struct Gett {
       cp_async_wait<0>();
       sync_compute();
     } else if constexpr (WS && !DIRECT_D) {  // (no barrier in a warp-specialised k-loop: the last tile's stores read
-      //  the staging tile; EPI_CHUNK: both warpgroups' wgmmas have read the last stage before it is staged in)
-      sync_compute();
+      //  the staging tile; EPI_CHUNK: both warpgroups' wgmmas have read the last stage before it is staged in;
+      //  PINGPONG: this warpgroup's, the stage's only reader)
+      if constexpr (PINGPONG) named_sync(PP_BAR + 2 + (tid >> 7) - 1, 128);
+      else sync_compute();
     }  // (persistent: the staging tile is its own; the k-loop's barriers order it after the last tile's reads)
     if constexpr (SK) {
       if (piece && !sk_fixup(acc, *piece, tid - (THREADS - ETHREADS))) return;

@@ -126,7 +126,7 @@ def render_prelude(spec: KernelSpec) -> str:
         f"EPI_CHUNK = {_b(spec.epi_chunk)};",
         f"  static constexpr int EPI_COLS = {spec.epi_cols if spec.epi_chunk else 0};",
         f"  static constexpr bool REG_SPLIT = {_b(t.reg_split)}, SERP = {_b(t.serpentine)}, "
-        f"TMA_STORE = {_b(t.tma_store)};",
+        f"TMA_STORE = {_b(t.tma_store)}, PINGPONG = {_b(t.pingpong)};",
         f"  static constexpr int L2_PREFETCH = {t.l2_prefetch};",
         f"  static constexpr bool RES_A = {_b(t.resident_a)}, FRAG_OP_A = {_b(t.frag_op_a)}, "
         f"FRAG_OP_B = {_b(t.frag_op_b)};",

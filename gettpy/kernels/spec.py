@@ -97,6 +97,11 @@ class TileConfig:
             the warp waits only until the unit has read its region, not for D's bytes to reach the L2
             (gett.cuh's TMA_STORE). An option, not the heuristic's: on TCCG #12 it ran as many cycles as the
             warps' own stores (tccg/results/v23_h100/call2/).
+        pingpong: (persistent warp-specialised tiles with a chunked epilogue) the two computing warpgroups take the
+            CTA's tiles in turn, each a whole tile of bm rows (64 or 128) instead of half of one, so that one
+            warpgroup's epilogue runs while the other's wgmmas do; a warpgroup starts a tile's k-loop once the
+            other has issued its wgmmas of the tile before (gett.cuh's PINGPONG). Tiles of bm x bn then hold the
+            accumulators that 2 bm x bn cooperative tiles do.
     """
 
     bm: int
@@ -124,6 +129,7 @@ class TileConfig:
     frag_op_a: bool = False
     serpentine: bool = False
     tma_store: bool = False
+    pingpong: bool = False
 
     def __post_init__(self):
         if self.stages < 2:
@@ -134,8 +140,12 @@ class TileConfig:
             raise KernelError(f"TileConfig {self}: give either a warp tile (wm, wn) or a thread tile (tm, tn)")
         if self.ws and not self.wgmma:
             raise KernelError(f"TileConfig {self}: warp-specialised tiles are wgmma tiles")
-        if self.ws and self.bm % 128:
-            raise KernelError(f"TileConfig {self}: warp-specialised tiles need bm a multiple of 128")
+        if self.ws and self.bm % (64 if self.pingpong else 128):
+            raise KernelError(f"TileConfig {self}: warp-specialised tiles need bm a multiple of 128 (of 64 with "
+                              f"pingpong)")
+        if self.pingpong and not (self.ws and self.persistent and self.chunked and self.bm <= 128):
+            raise KernelError(f"TileConfig {self}: ping-pong warpgroups are for persistent warp-specialised tiles "
+                              f"with a chunked epilogue and bm of 64 or 128 (one warpgroup's rows)")
         if not 1 <= self.min_blocks <= 2048 // max(self.threads, 1):
             raise KernelError(f"TileConfig {self}: min_blocks={self.min_blocks} CTAs of {self.threads} threads do "
                               f"not fit on an SM (2048 threads)")
@@ -149,7 +159,7 @@ class TileConfig:
                               f"of 16, an even group_m and no stream-K")
         if self.reg_split and not self.tma:
             raise KernelError(f"TileConfig {self}: a warp-specialised tile of more than 128 accumulators a computing "
-                              f"thread (bm / 128 * bn > 256) needs TMA loaders (tma=True), which leave it their "
+                              f"thread (bm / 128 * bn > 256, with pingpong bm / 64 * bn) needs TMA loaders (tma=True), which leave it their "
                               f"registers")
         if self.chunked and not (self.persistent and self.ws):
             raise KernelError(f"TileConfig {self}: a chunked epilogue is for persistent warp-specialised tiles")
@@ -191,10 +201,10 @@ class TileConfig:
 
     @property
     def reg_split(self) -> bool:
-        """A warp-specialised tile of more than 128 accumulators a computing thread (bm / 128 x bn > 256):
-        its loading warpgroup hands registers to the computing ones with setmaxnreg (gett.cuh's REG_SPLIT;
-        REG_SPLIT_REGS: the loaders' and the computing threads' counts after it)."""
-        return self.ws and (self.bm // 128) * self.bn > 256
+        """A warp-specialised tile of more than 128 accumulators a computing thread (bm / 128 x bn > 256, with
+        pingpong bm / 64 x bn > 256): its loading warpgroup hands registers to the computing ones with setmaxnreg
+        (gett.cuh's REG_SPLIT; REG_SPLIT_REGS: the loaders' and the computing threads' counts after it)."""
+        return self.ws and (self.bm // (64 if self.pingpong else 128)) * self.bn > 256
 
     @property
     def threads(self) -> int:
@@ -486,20 +496,22 @@ class KernelSpec:
 
     @property
     def epi_cols(self) -> int:
-        """Columns of a chunked epilogue's chunk (gett.cuh's EPI_COLS): each of the 8 computing warps stages 16 tile
-        rows of that many columns (+ pad, values of D's type, or f32 with a C) in a region of its own in the last
-        stage's A or B buffer; bn, or the largest multiple of 16 that divides bn (and D's vector) for which the 8
-        regions fit. 0 where none do. With TileConfig.tma_store, bn: unpadded rows (the swizzle spreads them over
-        the banks), if 8 such regions fit, else 0."""
+        """Columns of a chunked epilogue's chunk (gett.cuh's EPI_COLS): each of the 8 computing warps (the 4 of a
+        ping-pong warpgroup, the stage's only readers) stages 16 tile rows of that many columns (+ pad, values of D's
+        type, or f32 with a C) in a region of its own in the last stage's A or B buffer; bn, or the largest multiple
+        of 16 that divides bn (and D's vector) for which the regions fit. 0 where none do. With
+        TileConfig.tma_store, bn: unpadded rows (the swizzle spreads them over the banks), if the regions fit,
+        else 0."""
         t = self.tile
+        warps = 4 if t.pingpong else 8
         te, pad = _epi_item_pad(t, self.b, self.d.ncontig, self.compute, self.d.dtype, self.read_c)
         sa, sb = _stage_bytes(t, self.a, t.bm), _stage_bytes(t, self.b, t.bn)
         if t.tma_store:
             region = 16 * t.bn * te
-            return t.bn if sa // region + sb // region >= 8 else 0
+            return t.bn if sa // region + sb // region >= warps else 0
         for c in range(t.bn - t.bn % 16, 0, -16):
             region = 16 * (c + pad) * te
-            if t.bn % c == 0 and c % self.d.vec == 0 and sa // region + sb // region >= 8:
+            if t.bn % c == 0 and c % self.d.vec == 0 and sa // region + sb // region >= warps:
                 return c
         return 0
 
