@@ -2,7 +2,11 @@
 256 x 160 tile and torch.einsum (cuBLAS). Variants, on top of v23's epi_probe.py (whose `plain` and `torch` are the
 heuristic kernel and cuBLAS): `ppBMxBN_S` (the heuristic tile as BM x BN in S stages with pingpong=True: each
 computing warpgroup a whole BM-row tile, the two in turn, so that one's epilogue runs while the other's wgmmas do),
-with an optional `gN` suffix for N tile rows per raster group. Each is checked against float64 first.
+with an optional `gN` suffix for N tile rows per raster group; `coBMxBN_S` the same tile without pingpong (the two
+warpgroups on halves of one tile, as the heuristic's). Each is checked against float64 first. `noatom2` (call 3): the
+heuristic kernel without the third 64-column atom of B's mn-major stage (#12's 160 columns take three atoms, 192
+columns, so each stage brings 32 columns of the next tile; here the atom is not loaded at all, so the tile's columns
+128-159 come out wrong): how much less the k-loop takes with 8 KB a stage less written into shared memory.
 
     PYTHONPATH=. python3 tccg/results/v25_h100/pp_probe.py [rounds] [variants, comma list]
 (rounds = 0: one launch each forward then reversed, for Nsight Compute; tccg/results/v23_h100/ncu_pair.sh with
@@ -17,15 +21,22 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "v23_h100")
 import epi_probe  # noqa: E402
 
 _base = epi_probe.variant
+LIVE = """  __device__ __forceinline__ static bool live_atom(U mn0, int a) {
+    return EXT_MN % TCA == 0 || mn0 + U(64 * a) < U(EXT_MN);"""
+NO_ATOM2 = """  __device__ __forceinline__ static bool live_atom(U mn0, int a) {
+    return (TCA != 192 || a != 2) && (EXT_MN % TCA == 0 || mn0 + U(64 * a) < U(EXT_MN));"""
 
 
 def variant(name: str, heur, text: str):
-    m = re.fullmatch(r"pp(\d+)x(\d+)_(\d+)(?:g(\d+))?", name)
+    if name == "noatom2":
+        assert LIVE in text
+        return heur, text.replace(LIVE, NO_ATOM2)
+    m = re.fullmatch(r"(pp|co)(\d+)x(\d+)_(\d+)(?:g(\d+))?", name)
     if not m:
         return _base(name, heur, text)
-    bm, bn, stages = (int(x) for x in m.groups()[:3])
-    tile = dataclasses.replace(heur.tile, bm=bm, bn=bn, wn=bn, stages=stages, pingpong=True,
-                               group_m=int(m.group(4) or heur.tile.group_m))
+    bm, bn, stages = (int(x) for x in m.groups()[1:4])
+    tile = dataclasses.replace(heur.tile, bm=bm, bn=bn, wn=bn, stages=stages, pingpong=m.group(1) == "pp",
+                               group_m=int(m.group(5) or heur.tile.group_m))
     return dataclasses.replace(heur, tile=tile), text
 
 
