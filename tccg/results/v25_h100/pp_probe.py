@@ -6,7 +6,10 @@ with an optional `gN` suffix for N tile rows per raster group; `coBMxBN_S` the s
 warpgroups on halves of one tile, as the heuristic's). Each is checked against float64 first. `noatom2` (call 3): the
 heuristic kernel without the third 64-column atom of B's mn-major stage (#12's 160 columns take three atoms, 192
 columns, so each stage brings 32 columns of the next tile; here the atom is not loaded at all, so the tile's columns
-128-159 come out wrong): how much less the k-loop takes with 8 KB a stage less written into shared memory.
+128-159 come out wrong): how much less the k-loop takes with 8 KB a stage less written into shared memory. `halfmma`
+(call 4): the heuristic kernel with each computing warpgroup's second 64-row block issuing no wgmma (half the tensor
+work on the same loads; D's rows of those blocks come out wrong): whether a k-tile takes its tensor work's time or a
+floor of its own. A `cN` suffix on `pp`/`co` sets clusters of N CTAs.
 
     PYTHONPATH=. python3 tccg/results/v25_h100/pp_probe.py [rounds] [variants, comma list]
 (rounds = 0: one launch each forward then reversed, for Nsight Compute; tccg/results/v23_h100/ncu_pair.sh with
@@ -25,18 +28,26 @@ LIVE = """  __device__ __forceinline__ static bool live_atom(U mn0, int a) {
     return EXT_MN % TCA == 0 || mn0 + U(64 * a) < U(EXT_MN);"""
 NO_ATOM2 = """  __device__ __forceinline__ static bool live_atom(U mn0, int a) {
     return (TCA != 192 || a != 2) && (EXT_MN % TCA == 0 || mn0 + U(64 * a) < U(EXT_MN));"""
+HALF = """    if constexpr (FULL_M) {
+      ws_kloop<MI, W>("""
+HALF_MMA = """    if constexpr (FULL_M) {
+      ws_kloop<1, W>("""
 
 
 def variant(name: str, heur, text: str):
     if name == "noatom2":
         assert LIVE in text
         return heur, text.replace(LIVE, NO_ATOM2)
-    m = re.fullmatch(r"(pp|co)(\d+)x(\d+)_(\d+)(?:g(\d+))?", name)
+    if name == "halfmma":
+        assert HALF in text
+        return heur, text.replace(HALF, HALF_MMA, 1)
+    m = re.fullmatch(r"(pp|co)(\d+)x(\d+)_(\d+)(?:g(\d+))?(?:c(\d+))?", name)
     if not m:
         return _base(name, heur, text)
     bm, bn, stages = (int(x) for x in m.groups()[1:4])
     tile = dataclasses.replace(heur.tile, bm=bm, bn=bn, wn=bn, stages=stages, pingpong=m.group(1) == "pp",
-                               group_m=int(m.group(5) or heur.tile.group_m))
+                               group_m=int(m.group(5) or heur.tile.group_m),
+                               cluster=int(m.group(6) or heur.tile.cluster))
     return dataclasses.replace(heur, tile=tile), text
 
 
