@@ -714,7 +714,9 @@ struct Gett {
   // j % 2), so that one's epilogue runs while the other's wgmmas do. The loaders fill the ring tile after tile as
   // before; a warpgroup starts a tile's k-loop only once the other has issued every wgmma of the tile before
   // (named barriers PP_BAR + j % 2, one arrival a tile), which also keeps its waits on the full barriers within
-  // one phase of the loaders. Each stage is read by one warpgroup: its empty barrier counts 4 warps a CTA
+  // one phase of the loaders. Each stage is read by one warpgroup: its empty barrier counts 4 warps a CTA. (TCCG #12
+  // on the H100: 128 x 160 ping-pong tiles 1.53x the time of the cooperative 256 x 160, results/v25_h100/call1-4:
+  // 128-row tiles bring 1.3-1.4x the bytes a flop, and the loads already take as long as the tensor work there)
   static constexpr bool PINGPONG = Cfg::PINGPONG;
   static constexpr int PP_BAR = 2;  // (2, 3: the turns; 4, 5: each warpgroup's own barrier before its epilogue)
   static_assert(!PINGPONG || (WS && Cfg::PERSIST && Cfg::EPI_CHUNK && Cfg::SK_CTAS == 0),

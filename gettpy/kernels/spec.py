@@ -101,7 +101,9 @@ class TileConfig:
             CTA's tiles in turn, each a whole tile of bm rows (64 or 128) instead of half of one, so that one
             warpgroup's epilogue runs while the other's wgmmas do; a warpgroup starts a tile's k-loop once the
             other has issued its wgmmas of the tile before (gett.cuh's PINGPONG). Tiles of bm x bn then hold the
-            accumulators that 2 bm x bn cooperative tiles do.
+            accumulators that 2 bm x bn cooperative tiles do. An option, not the heuristic's: on TCCG #12 its 128 x 160
+            tiles ran 1.53x the time of the cooperative 256 x 160 (the 128-row tiles' loads, not the turns: the
+            cooperative 128 x 160 ran 1.72x; tccg/results/v25_h100/call1-call4).
     """
 
     bm: int
