@@ -161,8 +161,8 @@ class TileConfig:
                               f"of 16, an even group_m and no stream-K")
         if self.reg_split and not self.tma:
             raise KernelError(f"TileConfig {self}: a warp-specialised tile of more than 128 accumulators a computing "
-                              f"thread (bm / 128 * bn > 256, with pingpong bm / 64 * bn) needs TMA loaders (tma=True), which leave it their "
-                              f"registers")
+                              f"thread (bm / 128 * bn > 256, with pingpong bm / 64 * bn) needs TMA loaders (tma=True), "
+                              f"which leave it their registers")
         if self.chunked and not (self.persistent and self.ws):
             raise KernelError(f"TileConfig {self}: a chunked epilogue is for persistent warp-specialised tiles")
         if self.l2_prefetch not in L2_PREFETCH_BYTES or self.l2_prefetch and self.tma:
