@@ -260,20 +260,32 @@ def test_persistent_tail_column(name, la, lb, ld, ext, tile, dts, order, nt, rng
 
 
 PINGPONG = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, order)
-    # (TCCG #12's layout on its ping-pong tile: 32 tile rows of 128, 26 columns of 160 (the last 16 wide, on the
-    #  narrow wgmma), a partial last k-tile, clusters, serpentine k-walks; 832 tiles: 6 or 7 a CTA, so a CTA may
-    #  end on either warpgroup)
-    ("128x160_c2_F", "ac", "cb", "ab", {"a": 4016, "b": 4000, "c": 280},
+    # (TCCG #12's layout on its ping-pong tile: 11 tile rows of 128 padded to 12 for the pairs (the padding row's tiles
+    #  issue no wgmma but still take their turns), 26 columns of 160 (the last 16 wide, on the narrow wgmma), 16 k-tiles
+    #  (the last partial) going three times round the 5 stages, clusters, serpentine k-walks; 312 tiles: 2 or 3 a CTA)
+    ("128x160_c2_F", "ac", "cb", "ab", {"a": 4016, "b": 1300, "c": 1000},
      dict(bm=128, bn=160, bk=64, stages=5, wm=64, wn=160, tma=True, cluster=2, serpentine=True), ("f16", "f16"), "F"),
     ("128x160_c2_F_tma_store", "ac", "cb", "ab", {"a": 4016, "b": 1000, "c": 200},
      dict(bm=128, bn=160, bk=64, stages=5, wm=64, wn=160, tma=True, cluster=2, tma_store=True), ("f16", "f16"), "F"),
-    # (cp.async loaders; 1960 = 15 x 128 + 40 rows: the last tile row's second 64-row block issues no wgmma; bf16)
-    ("128x128_cp_async_bf16", "ik", "kj", "ij", {"i": 1960, "j": 3000, "k": 200},
+    # (cp.async loaders; 1960 = 15 x 128 + 40 rows: the last tile row's second 64-row block issues no wgmma; 12 k-tiles;
+    #  bf16)
+    ("128x128_cp_async_bf16", "ik", "kj", "ij", {"i": 1960, "j": 3000, "k": 712},
      dict(bm=128, bn=128, bk=64, stages=5, wm=64, wn=128), ("bf16", "bf16"), "C"),
-    # (64-row tiles, one 64-row block a warpgroup; TMA with a batch (rank-3 maps); f32 D, staged as 4-byte values)
-    ("64x256_f32out_batch", "zki", "zjk", "zij", {"z": 3, "i": 1000, "j": 1064, "k": 136},
+    # (64-row tiles, one 64-row block a warpgroup; TMA with a batch (rank-3 maps); 9 k-tiles; f32 D, staged as 4-byte
+    #  values)
+    ("64x256_f32out_batch", "zki", "zjk", "zij", {"z": 3, "i": 1000, "j": 1064, "k": 520},
      dict(bm=64, bn=256, bk=64, stages=5, wm=64, wn=256, tma=True), ("f16", "f32"), "C"),
 ]
+
+
+def _tiles_per_cta(spec) -> set[int]:
+    """How many tiles the CTAs of a persistent grid walk (blockIdx.x, + gridDim.x, ... below spec.grid, which counts a
+    cluster's padding tiles)."""
+    from gettpy.backends import gpu
+    from gettpy.kernels.build import get_function
+
+    grid = gpu.launch_grid(spec, get_function(spec))
+    return {len(range(c, spec.grid, grid)) for c in range(grid)}
 
 
 @pytest.mark.parametrize("alpha", [0.75, 1.0], ids=["scaled", "alpha1"])
@@ -281,9 +293,14 @@ PINGPONG = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, order)
 def test_persistent_pingpong(name, la, lb, ld, ext, tile, dts, order, alpha, rng):
     """Ping-pong warpgroups (TileConfig.pingpong): the CTA's tiles taken in turn by its two computing warpgroups, each
     a whole tile, their k-loops ordered by named barriers and their stages released by one warpgroup's 4 warps; TMA
-    and cp.async loaders, clusters, serpentine walks, TMA stores, partial tile rows, columns and k-tiles, a batch,
-    alpha; every value of D against float64."""
+    and cp.async loaders, clusters with a padding tile row, serpentine walks, TMA stores, partial tile rows, columns and
+    k-tiles, k-loops several times round the stages, CTAs ending on either warpgroup, a batch, alpha; every value of D
+    against float64."""
     t = _p(**tile, wgmma=True, ws=True, chunked=True, pingpong=True)
     spec = run_forced(rng, la, lb, ld, ext, t, dts[0], dts[1], order=order, alpha=alpha)
     assert spec.epi_chunk and spec.tile.pingpong
     _walks(spec)
+    if name == "128x160_c2_F":
+        counts = _tiles_per_cta(spec)
+        assert -(-spec.K // 64) > 2 * spec.tile.stages and -(-spec.M // 128) % 2 == 1, (spec.K, spec.M)
+        assert any(n % 2 for n in counts) and any(n % 2 == 0 for n in counts), counts

@@ -1274,9 +1274,9 @@ struct Gett {
   // kernel for this tile: the first block's KS k-steps committed, a wait for every group but that one (the
   // previous stage's), the release, then the second block committed with no wait, so the warps never wait
   // with a whole stage queued (#12 f16 on the H100: 566-573K cycles against 576-591K, results/v24_h100/call1).
-  // One block, or ping-pong warpgroups (PINGPONG: no other warpgroup's wgmmas run between this one's, so the two
-  // blocks' accumulators alternate k-step by k-step): one group, a wait for the one before, the release. W: as
-  // wg_stage's.
+  // One block, or ping-pong warpgroups (PINGPONG: the other warpgroup's wgmmas do not interleave with this one's
+  // beyond the last of its previous tile, so the two blocks' accumulators alternate k-step by k-step): one group, a
+  // wait for the one before, the release. W: as wg_stage's.
   template <int NL, int KS, class W, int R>
   __device__ __forceinline__ static void ws_stage(TAcc (&acc)[R], const TA* As, const TB* Bs, int row0,
                                                   unsigned long long* prev) {

@@ -363,7 +363,8 @@ class KernelSpec:
             raise KernelError(f"tile {t}: a chunked epilogue stores a 2- or 4-byte D along n with no C, K > 0, each "
                               f"computing warp staging 16 rows of 16 columns or more in the last stage (here C is "
                               f"read, D's layout has it along m or in runs, the tile's slots are permuted, K = 0, D's "
-                              f"type is {self.d.dtype}, or no such regions fit); give chunked=False")
+                              f"type is {self.d.dtype}, or no such regions fit); give chunked=False (and "
+                              f"pingpong=False)")
         if t.resident_a:
             rows = _whole_ktiles(self.K, t.bk)
             why = [w for bad, w in (
