@@ -9,7 +9,10 @@ columns, so each stage brings 32 columns of the next tile; here the atom is not 
 128-159 come out wrong): how much less the k-loop takes with 8 KB a stage less written into shared memory. `halfmma`
 (call 4): the heuristic kernel with each computing warpgroup's second 64-row block issuing no wgmma (half the tensor
 work on the same loads; D's rows of those blocks come out wrong): whether a k-tile takes its tensor work's time or a
-floor of its own. A `cN` suffix on `pp`/`co` sets clusters of N CTAs.
+floor of its own. A `cN` suffix on `pp`/`co` sets clusters of N CTAs. `rotN` (call 6): the heuristic kernel with
+each raster group's tile columns turned by N more than the previous group's (a persistent CTA takes one tile of
+each group, so it no longer takes the same column, and the same B panel, in every round; a cluster's pair keeps its
+column): whether the last CTAs to finish (always the same ones, v24's stamps) are slow for their tiles or their SMs.
 
     PYTHONPATH=. python3 tccg/results/v25_h100/pp_probe.py [rounds] [variants, comma list]
 (rounds = 0: one launch each forward then reversed, for Nsight Compute; tccg/results/v23_h100/ncu_pair.sh with
@@ -28,6 +31,7 @@ LIVE = """  __device__ __forceinline__ static bool live_atom(U mn0, int a) {
     return EXT_MN % TCA == 0 || mn0 + U(64 * a) < U(EXT_MN);"""
 NO_ATOM2 = """  __device__ __forceinline__ static bool live_atom(U mn0, int a) {
     return (TCA != 192 || a != 2) && (EXT_MN % TCA == 0 || mn0 + U(64 * a) < U(EXT_MN));"""
+ROT = "      tile_n = (t % width) / gsize;"
 HALF = """    if constexpr (FULL_M) {
       ws_kloop<MI, W>("""
 HALF_MMA = """    if constexpr (FULL_M) {
@@ -38,6 +42,9 @@ def variant(name: str, heur, text: str):
     if name == "noatom2":
         assert LIVE in text
         return heur, text.replace(LIVE, NO_ATOM2)
+    if re.fullmatch(r"rot\d+", name):  # (rotN: each raster group's columns turned by N more than the group before's)
+        assert text.count(ROT) == 1
+        return heur, text.replace(ROT, f"      tile_n = ((t % width) / gsize + U({int(name[3:])}) * (t / width)) % U(TILES_N);")
     if name == "halfmma":
         assert HALF in text
         return heur, text.replace(HALF, HALF_MMA, 1)
