@@ -234,6 +234,11 @@ TAIL = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, order, wgmm
     ("256x160_c2_mnmajor_16", "ik", "kj", "ij", {"i": 1700, "j": 4016, "k": 200},
      dict(bm=256, bn=160, bk=64, stages=4, wm=64, wn=160, tma=True, cluster=2, chunked=True, serpentine=True),
      ("f16", "f16"), "C", 16),
+    # (the same in raster groups of 2 tile rows: 4 groups, each group's 26 columns turned by one more than the last's,
+    #  so the 16-wide column moves from CTA to CTA)
+    ("256x160_c2_g2_turned_16", "ik", "kj", "ij", {"i": 1700, "j": 4016, "k": 200},
+     dict(bm=256, bn=160, bk=64, stages=4, wm=64, wn=160, tma=True, cluster=2, chunked=True, serpentine=True,
+          group_m=2), ("f16", "f16"), "C", 16),
     # (B k-major, 144 of 240 in the last column, a partial last tile row too)
     ("128x240_c2_kmajor_144", "ik", "jk", "ij", {"i": 1960, "j": 2544, "k": 136},
      dict(bm=128, bn=240, bk=64, stages=4, wm=64, wn=240, tma=True, cluster=2), ("f16", "f16"), "C", 144),
@@ -247,9 +252,10 @@ TAIL = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, order, wgmm
 def test_persistent_tail_column(name, la, lb, ld, ext, tile, dts, order, nt, rng):
     """A warp-specialised grid whose N is not a multiple of bn runs its last tile column on a narrower wgmma
     (KernelSpec.wg_tail_n, Cfg::WgmmaTail): mn-major and k-major B, TMA and cp.async loaders, clusters, the chunked
-    epilogue, partial tile rows, alpha; every value of D against float64 (the columns the narrow wgmma leaves out are
-    past N; a wrong accumulator layout or a column dropped below N shows up here). The kernel's PTX holds the narrow
-    wgmma, so the last column can take it."""
+    epilogue, raster groups whose columns are turned group by group, partial tile rows, alpha; every value of D
+    against float64 (the columns the narrow wgmma leaves out are past N; a wrong accumulator layout, a column dropped
+    below N or a tile no CTA takes shows up here). The kernel's PTX holds the narrow wgmma, so the last column can
+    take it."""
     from gettpy.kernels.build import ptx
 
     spec = run_forced(rng, la, lb, ld, ext, _p(**tile, wgmma=True, ws=True), dts[0], dts[1], order=order, alpha=0.75)
