@@ -37,7 +37,9 @@ class TileConfig:
         bm, bn, bk: block tile. stages: cp.async pipeline depth (>= 2).
         wm, wn: warp tile of the mma path (0 on the simt path); threads = 32 * (bm/wm) * (bn/wn).
         tm, tn: thread tile of the simt path (0 on the mma path); threads = (bm/tm) * (bn/tn).
-        group_m: CTA swizzle, tile rows per rasterisation group (1 = plain row-major order).
+        group_m: CTA swizzle, tile rows per rasterisation group (1 = plain row-major order). Persistent
+            warp-specialised tiles turn each group's columns by one more than the previous group's (gett.cuh's
+            tile_coords), so that a CTA taking one tile a group does not take the same column every time.
         split_k: reserved (only 1 is implemented).
         wgmma: the mma path on sm_90a warpgroup MMA (wm = 64, wn = bn: each warpgroup of 128 threads
             owns 64 rows; bk = 64, bm and bn multiples of 64 up to 256, bn of 16 on ws tiles; f16/bf16
