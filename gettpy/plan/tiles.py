@@ -672,10 +672,13 @@ def _chunked_epilogue(spec: KernelSpec) -> bool:
     staged 32 rows at a time, ran no faster (f16 -> f32: 0.4427 -> 0.4426), nor did the persistent 128 x 240
     tiles of #20 (0.4383 -> 0.4505: one-tile CTAs kept there). The barrier-free per-warp staging (v20) took
     #12's kernel from 568,774 to 566,059 cycles (results/v20_h100/call2/, call3/). Its CTAs walk every other tile's
-    k-tiles backwards (TileConfig.serpentine: a CTA keeps its tile column from one raster group to the next here, and
-    starts each tile on the B slabs its last one ended on): Nsight Compute on the H100, plain / serpentine /
-    serpentine / plain in one process, twice, 569,880 / 565,430 and 576,290 / 569,074 cycles on average, the L2 hit
-    rate 84-87% / 87-89% (results/v22_h100/call6/); interleaved timing 0.9987x (call5/)."""
+    k-tiles backwards (TileConfig.serpentine: each starts on the k-slabs the CTA's last tile ended on, which the wave's
+    CTAs, in step, have just read): Nsight Compute on the H100, plain / serpentine / serpentine / plain in one
+    process, twice, 569,880 / 565,430 and 576,290 / 569,074 cycles on average, the L2 hit rate 84-87% / 87-89%
+    (results/v22_h100/call6/, when a CTA kept its tile column from one raster group to the next); interleaved timing
+    0.9987x (call5/). Since v25 each group's columns are turned by one (gett.cuh's tile_coords), so a CTA's next
+    tile is in the next column, whose B slabs a neighbouring CTA has just ended on (0.992-0.996x,
+    results/v25_h100/call6/)."""
     t = spec.tile
     return (t.tma and (t.bm, t.bn) == (256, 160) and not t.persistent and not spec.read_c and spec.d.ncontig
             and not spec.d.run and ITEMSIZE[spec.d.dtype] == 2 and spec.K > 0 and spec.epi_cols == t.bn)
