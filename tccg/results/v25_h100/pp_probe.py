@@ -13,6 +13,7 @@ floor of its own. A `cN` suffix on `pp`/`co` sets clusters of N CTAs. `rotN` (ca
 each raster group's tile columns turned by N more than the previous group's (a persistent CTA takes one tile of
 each group, so it no longer takes the same column, and the same B panel, in every round; a cluster's pair keeps its
 column): whether the last CTAs to finish (always the same ones, v24's stamps) are slow for their tiles or their SMs.
+`gN` (call 7, after gett.cuh took the turned columns): raster groups of N tile rows (TileConfig.group_m).
 
     PYTHONPATH=. python3 tccg/results/v25_h100/pp_probe.py [rounds] [variants, comma list]
 (rounds = 0: one launch each forward then reversed, for Nsight Compute; tccg/results/v23_h100/ncu_pair.sh with
@@ -45,6 +46,8 @@ def variant(name: str, heur, text: str):
     if re.fullmatch(r"rot\d+", name):  # (rotN: each raster group's columns turned by N more than the group before's)
         assert text.count(ROT) == 1
         return heur, text.replace(ROT, f"      tile_n = ((t % width) / gsize + U({int(name[3:])}) * (t / width)) % U(TILES_N);")
+    if re.fullmatch(r"g\d+", name):  # (gN: raster groups of N tile rows, TileConfig.group_m, with the turned columns)
+        return dataclasses.replace(heur, tile=dataclasses.replace(heur.tile, group_m=int(name[1:]))), text
     if name == "halfmma":
         assert HALF in text
         return heur, text.replace(HALF, HALF_MMA, 1)
