@@ -13,7 +13,9 @@ floor of its own. A `cN` suffix on `pp`/`co` sets clusters of N CTAs. `rotN` (ca
 each raster group's tile columns turned by N more than the previous group's (a persistent CTA takes one tile of
 each group, so it no longer takes the same column, and the same B panel, in every round; a cluster's pair keeps its
 column): whether the last CTAs to finish (always the same ones, v24's stamps) are slow for their tiles or their SMs.
-`gN` (call 7, after gett.cuh took the turned columns): raster groups of N tile rows (TileConfig.group_m).
+`gN` (call 7, after gett.cuh took the turned columns): raster groups of N tile rows (TileConfig.group_m). `sw128`
+(call 8, after mn-major stages an odd multiple of 32 wide took the 64-byte swizzle): #12's B in three 64-column atoms
+under the 128-byte swizzle again, 32 columns of the next tile in each stage.
 
     PYTHONPATH=. python3 tccg/results/v25_h100/pp_probe.py [rounds] [variants, comma list]
 (rounds = 0: one launch each forward then reversed, for Nsight Compute; tccg/results/v23_h100/ncu_pair.sh with
@@ -27,7 +29,29 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "v23_h100"))
 import epi_probe  # noqa: E402
 
+import gettpy.kernels.spec as spec_mod  # noqa: E402
+import gettpy.kernels.tma as tma_mod  # noqa: E402
+from gettpy.kernels.spec import KernelSpec  # noqa: E402
+
 _base = epi_probe.variant
+AW_RULE = "TC % 64 != 0 && TC % 32 == 0 ? 32 : 64"
+
+
+class _Sw128(KernelSpec):
+    """A KernelSpec whose mn-major stages keep the 128-byte swizzle at any width (as before v25): its shared memory,
+    chunk columns and tensor maps computed with spec.swizzle_atom at 64 throughout."""
+
+    def _as_sw128(self, name):
+        saved = spec_mod.swizzle_atom, tma_mod.swizzle_atom
+        spec_mod.swizzle_atom = tma_mod.swizzle_atom = lambda kmajor, tmn: 64
+        try:
+            return getattr(super(), name)
+        finally:
+            spec_mod.swizzle_atom, tma_mod.swizzle_atom = saved
+
+    smem_bytes = property(lambda self: self._as_sw128("smem_bytes"))
+    epi_cols = property(lambda self: self._as_sw128("epi_cols"))
+    tma_geometries = property(lambda self: self._as_sw128("tma_geometries"))
 LIVE = """  __device__ __forceinline__ static bool live_atom(U mn0, int a) {
     return EXT_MN % TCA == 0 || mn0 + U(64 * a) < U(EXT_MN);"""
 NO_ATOM2 = """  __device__ __forceinline__ static bool live_atom(U mn0, int a) {
@@ -46,6 +70,10 @@ def variant(name: str, heur, text: str):
     if re.fullmatch(r"rot\d+", name):  # (rotN: each raster group's columns turned by N more than the group before's)
         assert text.count(ROT) == 1
         return heur, text.replace(ROT, f"      tile_n = ((t % width) / gsize + U({int(name[3:])}) * (t / width)) % U(TILES_N);")
+    if name == "sw128":  # (B's 160 columns in 3 atoms of 64 under the 128-byte swizzle, as before v25)
+        assert text.count(AW_RULE) == 1
+        fields = {f: getattr(heur, f) for f in heur.__dataclass_fields__}
+        return _Sw128(**fields), text.replace(AW_RULE, "false ? 32 : 64")
     if re.fullmatch(r"g\d+", name):  # (gN: raster groups of N tile rows, TileConfig.group_m, with the turned columns)
         return dataclasses.replace(heur, tile=dataclasses.replace(heur.tile, group_m=int(name[1:]))), text
     if name == "halfmma":
