@@ -1178,26 +1178,3 @@ def test_pingpong_tile(cache):
     assert n_sync[0] >= 2 and n_sync[0] > n_sync[1], n_sync
     k = B.build(spec, ARCH)
     assert k.report.spill_stores == 0 and k.report.registers <= 168
-
-
-def test_swizzle_atom(cache):
-    """spec.swizzle_atom: a wgmma stage's mn-major operand an odd multiple of 32 wide is cut into atoms of 32 columns
-    under the 64-byte swizzle (160 = 5 atoms, 224 = 7), others into atoms of 64 under the 128-byte swizzle (208 takes 4,
-    the wgmma reading 208 of 256); k-major stages are one atom of 64 k. #12's 160-wide n-major B then holds 160
-    columns a stage (20 KB, not 24), its tensor map's boxes are 32 x 64 with the 64-byte swizzle (a cluster's CTAs
-    loading alternate atoms of the whole tile's width), and the kernel compiles with no spills."""
-    from gettpy.kernels.spec import swizzle_atom
-    from gettpy.kernels.tma import geometry
-
-    for kmajor, tmn, want in ((False, 160, 32), (False, 224, 32), (False, 96, 32), (False, 32, 32), (False, 128, 64),
-                              (False, 208, 64), (False, 256, 64), (True, 160, 64), (True, 32, 64)):
-        assert swizzle_atom(kmajor, tmn) == want, (kmajor, tmn)
-    spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
-    t = spec.tile
-    assert (t.bm, t.bn, t.cluster, spec.b.kmajor, spec.a.kmajor) == (256, 160, 2, False, True)
-    ga, gb = spec.tma_geometries
-    assert (ga.box, ga.swizzle) == ((64, 256), 128) and (gb.box, gb.swizzle) == ((32, 64), 64)
-    assert geometry(spec.b, 80, 64, 1).box == (64, 64)  # (80 alone: not the tile's width)
-    assert spec.smem_bytes == t.stages * (256 * 64 * 2 + 160 * 64 * 2) + 1024 + 16 * t.stages
-    k = B.build(spec, ARCH)
-    assert k.report.spill_stores == 0 and k.report.registers <= 168

@@ -17,9 +17,8 @@
 //          (.trans when the smem tile is MN-major) from padded, conflict-free shared memory;
 //   * SIMT (f32/f64 inputs): register-tiled FFMA/DFMA;
 //   * WGMMA (f16/bf16 inputs, sm_90a): warpgroup wgmma.mma_async reading A and B straight from shared
-//          memory through matrix descriptors; the loaders then write 128-byte-swizzled tiles (64-byte
-//          ones for MN-major tiles an odd multiple of 32 wide; the canonical K-major or MN-major layouts of
-//          the instruction) instead of padded ones.
+//          memory through matrix descriptors; the loaders then write 128-byte-swizzled tiles (the
+//          canonical K-major or MN-major layouts of the instruction) instead of padded ones.
 // Global -> shared loads: cp.async (16/8/4 bytes, zero-fill for the partial tiles) in a STAGES-deep
 // pipeline; a 2-byte scalar gather (an f16/bf16 operand with no vectorisable dimension) is a guarded
 // load + st.shared instead. Three variants of the schedule around the k-loop:
@@ -184,7 +183,7 @@ __device__ __forceinline__ void cp_async_mbar_arrive(unsigned long long* b) {
 }
 // the tensor-memory accelerator (PTX ISA: cp.async.bulk.tensor, tile mode): one box of a tensor map
 // (a 128-byte, 64-byte aligned descriptor the host encodes, passed as a __grid_constant__ parameter)
-// into shared memory with the map's swizzle, completing `bytes` on the mbarrier
+// into shared memory with the map's 128-byte swizzle, completing `bytes` on the mbarrier
 struct alignas(64) TmaDesc {
   unsigned long long raw[16];
 };
@@ -284,8 +283,7 @@ __device__ __forceinline__ void named_arrive(int id, int count) {
 //   SW: 0 = padded rows (PITCH = TC + 16 bytes, conflict-free for ldmatrix); 1 = wgmma's 128-byte
 //     swizzle (2-byte elements): atoms of 8 rows x 64 elements (1024 bytes), the 16-byte chunk j of
 //     row r stored at chunk j ^ (r % 8). K-major tiles have TC == 64 (one atom wide); MN-major tiles
-//     are cut into column atoms (TC rounded up to 64), each TS rows deep, or where TC is an odd multiple
-//     of 32 into atoms of 32 columns under the 64-byte swizzle (8 rows x 32, chunk j at j ^ ((r / 2) % 4)).
+//     are cut into column atoms (TC rounded up to 64), each TS rows deep.
 //   L2P: the copies' L2 prefetch size (copy_async; 0 = none).
 //   VS (mn-contiguous tiles): the vector runs along the map term with divisor VS, i.e. its elements are
 //     the coordinates l, l + VS, ..., l + (V-1)*VS of the tile (a tile 2-D over two modes). They land in
@@ -315,13 +313,9 @@ struct TileLoader {
   static constexpr int TC = KMAJOR ? TBK : TMN;  // smem-contiguous extent
   static constexpr int TS = KMAJOR ? TMN : TBK;  // strided extent
   static constexpr int PAD = SW ? 0 : 16 / int(sizeof(T));
-  // (swizzled mn-major tiles hold whole column atoms of AW columns: 64, rows of 128 bytes under the 128-byte swizzle,
-  //  or 32, rows of 64 bytes under the 64-byte swizzle, where the tile's columns are an odd multiple of 32 (160 = 5
-  //  atoms of 32, not 3 of 64 whose last would bring 32 columns of the next tile; kernels/spec.py's swizzle_atom).
-  //  A tile 208 wide takes 4 atoms of 64, the wgmma reading the first 208 columns; the copies fill TC columns, a TMA
-  //  box the whole last atom)
-  static constexpr int AW = SW && !KMAJOR && TC % 64 != 0 && TC % 32 == 0 ? 32 : 64, AW_LOG = AW == 64 ? 6 : 5;
-  static constexpr int TCA = SW && !KMAJOR ? (TC + AW - 1) / AW * AW : TC;
+  // (swizzled mn-major tiles hold whole column atoms: a tile 224 wide takes 4 atoms, the wgmma reading
+  //  the first 224 columns; the copies fill TC columns, a TMA box the whole last atom)
+  static constexpr int TCA = SW && !KMAJOR ? (TC + 63) / 64 * 64 : TC;
   static constexpr int PITCH = TCA + PAD;
   static constexpr int STAGE_ELEMS = TS * PITCH;
   static constexpr int LV = TC / V;  // vectors per smem row
@@ -337,12 +331,11 @@ struct TileLoader {
   static_assert(ITERS <= 32, "too many loads per thread for the predicate mask");
   static_assert(VS == 1 || (!KMAJOR && TMN % (VS * V) == 0), "vector step VS needs an mn-contiguous tile");
   static_assert(!SW || (sizeof(T) == 2 && TS % 8 == 0 && (KMAJOR ? TC == 64 : TC % 16 == 0)),
-                "the swizzles hold 2-byte elements in atoms of 8 rows x 64 (or x 32)");
+                "the 128-byte swizzle holds 2-byte elements in atoms of 8 rows x 64");
   using Perm = SlotPerm<KMAJOR ? 1 : V, KMAJOR ? 1 : VS>;
-  // wgmma descriptor strides (bytes): LBO between column atoms (MN-major; unused K-major), SBO between groups of 8
-  // rows; WG_SWZ: the descriptor's swizzle mode (1: 128-byte, 2: 64-byte)
-  static constexpr unsigned WG_LBO = KMAJOR ? 16u : unsigned(TS * AW * 2), WG_SBO = unsigned(8 * AW * 2);
-  static constexpr unsigned WG_SWZ = AW == 64 ? 1u : 2u;
+  // wgmma descriptor strides (bytes): LBO between 64-wide column atoms (MN-major; unused K-major),
+  // SBO between groups of 8 rows
+  static constexpr unsigned WG_LBO = KMAJOR ? 16u : unsigned(TS * 128), WG_SBO = 1024u;
 
   // element offset in a stage of (strided row sl, contiguous column c); a vector never crosses a
   // 16-byte chunk, so it stays contiguous under the swizzle
@@ -350,16 +343,14 @@ struct TileLoader {
     if constexpr (!SW) {
       return sl * PITCH + c;
     } else {
-      // (the 16-byte chunk j of row sl at chunk j ^ (sl % 8) of a 128-byte row, or j ^ ((sl / 2) % 4) of a 64-byte
-      //  one: the swizzles XOR the chunk's address bits with those of the 128-byte line)
-      const int w = c & (AW - 1), x = AW == 64 ? (sl & 7) : ((sl >> 1) & 3);
-      return (c >> AW_LOG) * (TS * AW) + sl * AW + (((w >> 3) ^ x) << 3) + (w & 7);
+      const int w = c & 63;
+      return (c >> 6) * (TS * 64) + sl * 64 + (((w >> 3) ^ (sl & 7)) << 3) + (w & 7);
     }
   }
-  // element offset of the unswizzled start of the (mn0.., k0..) sub-tile a wgmma reads (mn0 % AW ==
+  // element offset of the unswizzled start of the (mn0.., k0..) sub-tile a wgmma reads (mn0 % 64 ==
   // 0, k0 % 16 == 0): the hardware applies the swizzle to the address bits itself
   __device__ __forceinline__ static int wg_start(int mn0, int k0) {
-    return KMAJOR ? mn0 * 64 + k0 : (mn0 >> AW_LOG) * (TS * AW) + k0 * AW;
+    return KMAJOR ? mn0 * 64 + k0 : (mn0 >> 6) * (TS * 64) + k0 * 64;
   }
 
   I mn_off[ITERS];
@@ -405,7 +396,7 @@ struct TileLoader {
   }
 
   // (1') TMA: the stage as boxes of the operand's tensor map (dims innermost first: the smem-contiguous
-  //      dimension, the other, the batch): one box of 64 x TS (k-major) or one box of AW x 64 per column atom
+  //      dimension, the other, the batch): one box of 64 x TS (k-major) or one box of 64 x 64 per column atom
   //      (mn-major), each landing in the swizzled layout `slot` describes; zero-filled outside the tensor.
   //      SPLIT > 0 (k-major): the mn dimension is two dims of the map, rows mn % SPLIT and slabs mn / SPLIT,
   //      read in boxes of ROWS rows (ROWS divides both the tile's rows and SPLIT: no box straddles two slabs,
@@ -442,7 +433,7 @@ struct TileLoader {
   template <int RANK, long long SPLIT, int ROWS>
   __device__ __forceinline__ static void tma(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
                                              U bz) {
-    static_assert(SW && (KMAJOR ? TC == 64 : TS == 64), "TMA boxes fill swizzled stages");
+    static_assert(SW && (KMAJOR ? TC == 64 : TS == 64), "TMA boxes fill 128-byte-swizzled stages");
     static_assert(ROWS == 0 || (KMAJOR && TS % ROWS == 0), "k-major boxes that fill the tile's rows");
     constexpr int R = RANK + (SPLIT > 0 ? 1 : 0);
     int c[4];
@@ -450,10 +441,10 @@ struct TileLoader {
       kmajor_boxes<R, SPLIT, ROWS>(stage, map, bar, mn0, k0, bz, 0, TS, 0);
     } else {
 #pragma unroll
-      for (int a = 0; a < TCA / AW; ++a) {
+      for (int a = 0; a < TCA / 64; ++a) {
         if (!live_atom(mn0, a)) continue;
-        box_coords<0>(c, mn0 + U(AW * a), k0, bz);
-        tma_box<R>(stage + a * TS * AW, map, bar, c);
+        box_coords<0>(c, mn0 + U(64 * a), k0, bz);
+        tma_box<R>(stage + a * TS * 64, map, bar, c);
       }
     }
   }
@@ -472,10 +463,10 @@ struct TileLoader {
                                                    (unsigned short)3);
     } else {  // (part p: the atoms p, p + 2, ...; an odd count leaves part 0 one more)
 #pragma unroll
-      for (int a = 0; a < TCA / AW; ++a)
+      for (int a = 0; a < TCA / 64; ++a)
         if ((a & 1) == int(part) && live_atom(mn0, a)) {
-          box_coords<0>(c, mn0 + U(AW * a), k0, bz);
-          tma_box_mc<R>(stage + a * TS * AW, map, bar, c, (unsigned short)3);
+          box_coords<0>(c, mn0 + U(64 * a), k0, bz);
+          tma_box_mc<R>(stage + a * TS * 64, map, bar, c, (unsigned short)3);
         }
     }
   }
@@ -483,7 +474,7 @@ struct TileLoader {
   // not loaded (their columns feed only accumulators past M or N, which are never stored; #2's TMA tiles, whose
   // A has 24 of 128 rows, went 63 -> 51 us with this and prefetch.tensormap, results/v14_h100/call6/)
   __device__ __forceinline__ static bool live_atom(U mn0, int a) {
-    return EXT_MN % TCA == 0 || mn0 + U(AW * a) < U(EXT_MN);
+    return EXT_MN % TCA == 0 || mn0 + U(64 * a) < U(EXT_MN);
   }
   // the bytes the stage's boxes bring for the tile at mn0
   __device__ __forceinline__ static unsigned tx_bytes(U mn0) {
@@ -492,8 +483,8 @@ struct TileLoader {
     } else {
       unsigned n = 0;
 #pragma unroll
-      for (int a = 0; a < TCA / AW; ++a) n += live_atom(mn0, a) ? 1u : 0u;
-      return n * unsigned(TS * AW * int(sizeof(T)));
+      for (int a = 0; a < TCA / 64; ++a) n += live_atom(mn0, a) ? 1u : 0u;
+      return n * unsigned(TS * 64 * int(sizeof(T)));
     }
   }
 
@@ -633,12 +624,11 @@ template <> struct Mma<__nv_bfloat16> {
 // Warpgroup MMA (sm_90a; PTX ISA: wgmma.mma_async, matrix descriptors). The instruction itself
 // (m64nBNk16, its BN / 2 accumulator operands and transpose flags) is rendered into Cfg::Wgmma.
 // ------------------------------------------------------------------------------------------------
-// descriptor: start address >> 4 (bits 0-13), LBO >> 4 (16-29), SBO >> 4 (32-45), swizzle mode swz (62-63: 1 for
-// the 128-byte swizzle, 2 for the 64-byte one)
-__device__ __forceinline__ unsigned long long wg_desc(const void* p, unsigned lbo, unsigned sbo, unsigned swz) {
+// descriptor: start address >> 4 (bits 0-13), LBO >> 4 (16-29), SBO >> 4 (32-45), 128-byte swizzle (62-63)
+__device__ __forceinline__ unsigned long long wg_desc(const void* p, unsigned lbo, unsigned sbo) {
   const unsigned a = (unsigned)__cvta_generic_to_shared(p);
   return (unsigned long long)((a & 0x3FFFFu) >> 4) | ((unsigned long long)((lbo >> 4) & 0x3FFFu) << 16) |
-         ((unsigned long long)((sbo >> 4) & 0x3FFFu) << 32) | ((unsigned long long)swz << 62);
+         ((unsigned long long)((sbo >> 4) & 0x3FFFu) << 32) | (1ull << 62);
 }
 // keeps the compiler from moving accumulator accesses across the asynchronous wgmma
 template <int R>
@@ -1252,9 +1242,8 @@ struct Gett {
   // one wgmma W of a warpgroup: its 64-row block mi (from tile row row0; accumulators BN / 2 apart), k-step kk
   template <class W, int R>
   __device__ __forceinline__ static void wg_mma(TAcc (&acc)[R], const TA* As, const TB* Bs, int row0, int mi, int kk) {
-    W::run(acc + mi * (BN / 2),
-           wg_desc(As + LA::wg_start(row0 + mi * 64, kk), LA::WG_LBO, LA::WG_SBO, LA::WG_SWZ),
-           wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO, LB::WG_SWZ));
+    W::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(row0 + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
+           wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
   }
   // a warpgroup's wgmmas on one stage: KS k-steps of 16 (BK / 16, fewer on a partial last k-tile) over its NL
   // 64-row blocks from tile row row0 (accumulators BN / 2 apart), committed as one group; then wait until at most

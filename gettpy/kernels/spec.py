@@ -406,8 +406,7 @@ class KernelSpec:
         from .tma import geometry
 
         t = self.tile
-        return (geometry(self.a, t.bm, t.bk, self.batch),
-                geometry(self.b, t.bn // t.cluster, t.bk, self.batch, width=t.bn))
+        return geometry(self.a, t.bm, t.bk, self.batch), geometry(self.b, t.bn // t.cluster, t.bk, self.batch)
 
     @property
     def tma_store_geometry(self):
@@ -567,21 +566,12 @@ def _whole_ktiles(k: int, bk: int) -> int:
     return -(-k // bk) * bk
 
 
-def swizzle_atom(kmajor: bool, tmn: int) -> int:
-    """Columns of a wgmma stage's swizzle atom (gett.cuh's TileLoader::AW) for an operand read on tiles of `tmn`
-    rows: 64 (rows of 128 bytes under the 128-byte swizzle), or for an mn-major tile whose width is an odd multiple
-    of 32, 32 (rows of 64 bytes under the 64-byte swizzle): TCCG #12's 160-wide B then takes 5 atoms, not 3 of 64 whose
-    last brings 32 columns of the next tile (4 of the 56 KB of each stage)."""
-    return 32 if not kmajor and tmn % 64 and tmn % 32 == 0 else 64
-
-
 def _stage_bytes(tile: TileConfig, op: OperandSpec, tmn: int, bk: int = 0) -> int:
     """Bytes of one pipeline stage of operand `op` on tiles of `tmn` rows and `bk` k (tile.bk by default; a
     resident A panel is one stage of whole K) (gett.cuh's A_STAGE_BYTES / B_STAGE_BYTES / PANEL_BYTES): padded
-    rows, or on wgmma tiles swizzled ones, mn-major in whole column atoms (swizzle_atom)."""
+    rows, or on wgmma tiles swizzled ones, mn-major in whole 64-wide column atoms."""
     item, bk = ITEMSIZE[op.dtype], bk or tile.bk
-    aw = swizzle_atom(op.kmajor, tmn)
-    tc, ts = (bk, tmn) if op.kmajor else (-(-tmn // aw) * aw if tile.wgmma else tmn, bk)
+    tc, ts = (bk, tmn) if op.kmajor else (-(-tmn // 64) * 64 if tile.wgmma else tmn, bk)
     return _round16(ts * (tc + (0 if tile.wgmma else 16 // item)) * item)
 
 
@@ -602,7 +592,7 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     The epilogue tile holds accumulators, or D's values when D is narrower and no C is read (rows
     padded by 16 bytes; 32 bytes for 4- and 8-byte values on the mma path; one value on the simt path
     when D is stored along m and a thread owns groups of neighbouring, unpermuted columns). wgmma tiles
-    are unpadded (swizzled, mn-major tiles in whole column atoms, swizzle_atom) and get 1024 bytes more, to align
+    are unpadded (swizzled, mn-major tiles in whole 64-wide column atoms) and get 1024 bytes more, to align
     the stages to 1024 bytes. A persistent tile keeps both (its loads of the next tile run during the
     epilogue), but with `direct_d` (KernelSpec.direct_d) or a chunked epilogue (TileConfig.chunked, staged in
     the last stage) there is no epilogue tile; a warp-specialised one adds two 8-byte mbarriers per stage.

@@ -5,9 +5,8 @@ byte strides, box size, swizzle) into shared memory, zero-filling what lies outs
 operand qualifies when each of its GEMM dimensions is one stride term (a dense or strided matrix,
 possibly batched: packed inputs, plain GEMMs): its map then has the smem-contiguous dimension
 innermost (k for a k-major tile, mn for an mn-major one), the other GEMM dimension next and the batch
-last, and boxes of 64 x tile rows (k-major) or 64 x 64 (mn-major, one per 64-wide column atom; 32 x 64
-under the 64-byte swizzle where the tile is an odd multiple of 32 wide, spec.swizzle_atom) land in exactly
-the swizzled layout the wgmma descriptors read (gett.cuh, TileLoader::tma).
+last, and boxes of 64 x tile rows (k-major) or 64 x 64 (mn-major, one per 64-wide column atom) land
+in exactly the 128-byte-swizzled layout the wgmma descriptors read (gett.cuh, TileLoader::tma).
 
 A k-major operand's mn dimension may also be two stride terms, (g % s) * s0 + (g / s) * s1: the map
 takes the two terms as two dims (`TmaGeometry.split` = s), and a box covers rows of the first only, so
@@ -31,7 +30,7 @@ import math
 from dataclasses import dataclass
 
 from ..layouts.descriptor import DimMap
-from .spec import ITEMSIZE, OperandSpec, OutputSpec, swizzle_atom
+from .spec import ITEMSIZE, OperandSpec, OutputSpec
 
 #: elements of the 128-byte swizzle's rows (2-byte elements) and the largest box edge
 SWIZZLE_ELEMS = 64
@@ -50,7 +49,7 @@ class TmaGeometry:
     strides: tuple[int, ...]
     box: tuple[int, ...]
     split: int = 0  # (k-major only) the mn dimension as two dims at this extent; 0: one dim
-    swizzle: int = 128  # bytes of the swizzle's rows: 128, or 64 (D's stores; mn-major loads of 32-column atoms)
+    swizzle: int = 128  # bytes of the swizzle's rows: 128 (the loads) or 64 (D's stores)
 
     @property
     def rank(self) -> int:
@@ -84,12 +83,10 @@ def _split(dm: DimMap, tile_mn: int) -> tuple[int, int, int, int] | None:
     return s, dm.strides[0], dm.strides[1], rows
 
 
-def geometry(op: OperandSpec, tile_mn: int, bk: int, batch: int, width: int = 0) -> TmaGeometry | None:
+def geometry(op: OperandSpec, tile_mn: int, bk: int, batch: int) -> TmaGeometry | None:
     """The tensor map of operand `op` read on tiles of `tile_mn` x `bk` (batch extent `batch`), or None
     where TMA cannot load it (a dimension of several terms that tiles would straddle, a negative or
-    unaligned stride, a type other than f16/bf16). width: the whole tile's extent along mn, whose column atoms an
-    mn-major box is (tile_mn by default; a cluster's CTAs load halves of k-major tiles by rows, of mn-major ones by
-    atoms)."""
+    unaligned stride, a type other than f16/bf16)."""
     item = ITEMSIZE[op.dtype]
     if op.dtype not in ("f16", "bf16") or bk != SWIZZLE_ELEMS or tile_mn > MAX_BOX:
         return None
@@ -104,15 +101,13 @@ def geometry(op: OperandSpec, tile_mn: int, bk: int, batch: int, width: int = 0)
     if inner.extent > 1 and s_in != 1:
         return None
     dims, strides = [max(inner.extent, 1), max(outer.extent, 1)], [s_out * item]
-    # (mn-major: a box a column atom, 64 or 32 columns under the 128- or 64-byte swizzle, spec.swizzle_atom)
-    aw = swizzle_atom(op.kmajor, width or tile_mn)
-    box = [aw, (split[3] if split else tile_mn) if op.kmajor else SWIZZLE_ELEMS]
+    box = [SWIZZLE_ELEMS, (split[3] if split else tile_mn) if op.kmajor else SWIZZLE_ELEMS]
     if split is not None:
         dims[1] = split[0]
         dims.append(outer.extent // split[0])
         strides.append(split[2] * item)
         box.append(1)
-    return _batched(op.dtype, dims, strides, box, batch, s_b * item, split[0] if split else 0, swizzle=2 * aw)
+    return _batched(op.dtype, dims, strides, box, batch, s_b * item, split[0] if split else 0)
 
 
 def _batched(dtype: str, dims: list, strides: list, box: list, batch: int, batch_stride: int, split: int = 0,

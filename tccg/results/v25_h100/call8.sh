@@ -1,6 +1,6 @@
 #!/bin/bash
-# v25 call 8 (H100): mn-major wgmma stages an odd multiple of 32 wide under the 64-byte swizzle in atoms of 32 columns
-# (#12's B: 160 columns a stage, not 192). The wgmma, persistent, cluster and narrow warp-specialised GPU tests; #12 f16
+# v25 call 8 (H100), on commit 14ee108 (its 64-byte swizzle since taken out): mn-major wgmma stages an odd multiple
+# of 32 wide under the 64-byte swizzle in atoms of 32 columns (#12's B: 160 columns a stage, not 192). The wgmma, persistent, cluster and narrow warp-specialised GPU tests; #12 f16
 # against `sw128` (the 128-byte swizzle as before) and torch.einsum, timed in turn twice.
 out=${1:-$OUT}; mkdir -p "$out"; export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD
 timeout 400 python3 -m pytest -q -x -p no:cacheprovider tests/test_gpu_wgmma.py tests/test_gpu_persistent.py \

@@ -15,7 +15,8 @@ each group, so it no longer takes the same column, and the same B panel, in ever
 column): whether the last CTAs to finish (always the same ones, v24's stamps) are slow for their tiles or their SMs.
 `gN` (call 7, after gett.cuh took the turned columns): raster groups of N tile rows (TileConfig.group_m). `sw128`
 (call 8, after mn-major stages an odd multiple of 32 wide took the 64-byte swizzle): #12's B in three 64-column atoms
-under the 128-byte swizzle again, 32 columns of the next tile in each stage.
+under the 128-byte swizzle again, 32 columns of the next tile in each stage. The 64-byte swizzle was taken out after
+call 8 (slower, and one GPU test failed), so `sw128` needs commit 14ee108's gett.cuh, spec.py and tma.py.
 
     PYTHONPATH=. python3 tccg/results/v25_h100/pp_probe.py [rounds] [variants, comma list]
 (rounds = 0: one launch each forward then reversed, for Nsight Compute; tccg/results/v23_h100/ncu_pair.sh with
