@@ -15,7 +15,8 @@ each group, so it no longer takes the same column, and the same B panel, in ever
 column): whether the last CTAs to finish (always the same ones, v24's stamps) are slow for their tiles or their SMs.
 `gN` (call 7, after gett.cuh took the turned columns): raster groups of N tile rows (TileConfig.group_m). `sw128`
 (call 8, after mn-major stages an odd multiple of 32 wide took the 64-byte swizzle): #12's B in three 64-column atoms
-under the 128-byte swizzle again, 32 columns of the next tile in each stage. The 64-byte swizzle was taken out after
+under the 128-byte swizzle again, 32 columns of the next tile in each stage. `stcs`, `stcg` (call 9): D's 16-byte
+stores of the chunked epilogue as st.global.cs (evict-first in the L2) or st.global.cg. The 64-byte swizzle was taken out after
 call 8 (slower, and one GPU test failed), so `sw128` needs commit 14ee108's gett.cuh, spec.py and tma.py.
 
     PYTHONPATH=. python3 tccg/results/v25_h100/pp_probe.py [rounds] [variants, comma list]
@@ -36,6 +37,11 @@ from gettpy.kernels.spec import KernelSpec  # noqa: E402
 
 _base = epi_probe.variant
 AW_RULE = "TC % 64 != 0 && TC % 32 == 0 ? 32 : 64"
+
+
+def sizeof_ok(spec) -> bool:
+    """D's store vectors are 16 bytes (the stcs / stcg variants store them as int4)."""
+    return spec.d.vec * {"f16": 2, "bf16": 2, "f32": 4}[spec.d.dtype] == 16
 
 
 class _Sw128(KernelSpec):
@@ -71,6 +77,13 @@ def variant(name: str, heur, text: str):
     if re.fullmatch(r"rot\d+", name):  # (rotN: each raster group's columns turned by N more than the group before's)
         assert text.count(ROT) == 1
         return heur, text.replace(ROT, f"      tile_n = ((t % width) / gsize + U({int(name[3:])}) * (t / width)) % U(TILES_N);")
+    if name in ("stcs", "stcg"):  # (D's 16-byte stores as st.global.cs / .cg: evict-first, or L2 only)
+        assert sizeof_ok(heur) and text.count(epi_probe.STORE) == 1
+        fn = "__" + name
+        new = (f"          {fn}(reinterpret_cast<int4*>(Db + gett_offset<I>(gm, typename Cfg::MapDm{{}}) +\n"
+               "                                           gett_offset<I>(gn, typename Cfg::MapDn{}))),\n"
+               "                *reinterpret_cast<const int4*>(&out));")
+        return heur, text.replace(epi_probe.STORE, new)
     if name == "sw128":  # (B's 160 columns in 3 atoms of 64 under the 128-byte swizzle, as before v25)
         assert text.count(AW_RULE) == 1
         fields = {f: getattr(heur, f) for f in heur.__dataclass_fields__}
