@@ -81,7 +81,7 @@ def variant(name: str, heur, text: str):
         assert sizeof_ok(heur) and text.count(epi_probe.STORE) == 1
         fn = "__" + name
         new = (f"          {fn}(reinterpret_cast<int4*>(Db + gett_offset<I>(gm, typename Cfg::MapDm{{}}) +\n"
-               "                                           gett_offset<I>(gn, typename Cfg::MapDn{}))),\n"
+               "                                           gett_offset<I>(gn, typename Cfg::MapDn{})),\n"
                "                *reinterpret_cast<const int4*>(&out));")
         return heur, text.replace(epi_probe.STORE, new)
     if name == "sw128":  # (B's 160 columns in 3 atoms of 64 under the 128-byte swizzle, as before v25)
