@@ -1094,7 +1094,8 @@ def test_wgmma_tail_column(cache):
     on an m64n{N % bn, rounded up to 16}k16 wgmma (Cfg::WgmmaTail); whole columns, and tiles that are not warp
     specialised, keep bn. #12's heuristic 256 x 160 tile (N = 5136: 16 columns in the 33rd) keeps both widths in its
     PTX (the narrow one reachable, not a dead branch) and compiles with no spills; with N = 5120 only the wide one.
-    Where B's vectors put columns in permuted slots (vs > 1), only a rest of whole slot groups gets the tail."""
+    Where B's vectors put columns in permuted slots (vs > 1), only a rest of whole slot groups gets the tail. #12's
+    chunked epilogue stores D as st.global.cg."""
     import dataclasses
     import math
     import re
@@ -1129,6 +1130,9 @@ def test_wgmma_tail_column(cache):
 
     # (10 a width: the two 64-row blocks' 4 k-steps of a whole k-tile and the 1 of the partial last one, K = 5136)
     assert shapes(spec12) == {"m64n160k16": 10, "m64n16k16": 10}
+    # (its chunked epilogue stores D's 16-byte vectors as st.global.cg, cached in the L2 only, and nothing plainly)
+    stores = Counter(re.findall(r"st\.global[\w.]*", B.ptx(spec12, ARCH)))
+    assert set(stores) == {"st.global.cg.v4.s32"}, stores
     whole = kernel_spec(tccg_plan("ab-ac-cb", (5120, 5120, 5136), "f16"), False)
     assert whole.N % whole.tile.bn == 0 and shapes(whole) == {"m64n160k16": 10}
     k = B.build(spec12, ARCH)
