@@ -741,7 +741,10 @@ struct Gett {
   static_assert(REG_SPLIT == (WS && (MW / 64) * BN / 2 > 128) && (!REG_SPLIT || Cfg::TMA_RANK > 0),
                 "setmaxnreg for more than 128 accumulators a thread, on TMA tiles");
   static constexpr int ETHREADS = WS ? THREADS - 128 : THREADS;  // threads that compute and store
-  static constexpr int CONSUMER_WARPS = PINGPONG ? 4 : ETHREADS / 32;  // (WS: the warps reading each stage, a CTA)
+  // (WS: the warps that read each stage, a CTA: both computing warpgroups', or with PINGPONG one's)
+  static constexpr int CONSUMER_WARPS = PINGPONG ? 4 : ETHREADS / 32;
+  // (WS: this thread's computing warpgroup, 0 or 1)
+  __device__ __forceinline__ static int compute_wg() { return int(threadIdx.x >> 7) - 1; }
 
   using LA = TileLoader<TA, BM, BK, Cfg::A_VEC, Cfg::A_KMAJOR, LTHREADS, M, K, typename Cfg::MapAm,
                         typename Cfg::MapAk, I, U, Cfg::A_VS, WG, Cfg::L2_PREFETCH>;
@@ -832,13 +835,12 @@ struct Gett {
   // lane stores them through D's tensor map (cp.async.bulk.tensor); the warp waits until the TMA unit has read
   // them before it stages again or releases the stage. D's edges clip the boxes
   static constexpr bool TMA_STORE = Cfg::TMA_STORE;
-  static constexpr int EPI_WARPS = PINGPONG ? 4 : ETHREADS / 32;  // (regions a stage holds: its readers')
   __host__ __device__ static constexpr int epi_region(int cols) {
     return 16 * (cols + (TMA_STORE ? 0 : EPAD)) * int(sizeof(TE));
   }
   __host__ __device__ static constexpr bool epi_fits(int cols) {
     return cols > 0 && BN % cols == 0 && cols % 16 == 0 && cols % Cfg::D_VEC == 0 &&
-           A_STAGE_BYTES / epi_region(cols) + B_STAGE_BYTES / epi_region(cols) >= EPI_WARPS;
+           A_STAGE_BYTES / epi_region(cols) + B_STAGE_BYTES / epi_region(cols) >= CONSUMER_WARPS;
   }
   static constexpr int EPI_COLS = Cfg::EPI_COLS, EPI_REG_BYTES = epi_region(EPI_COLS > 0 ? EPI_COLS : 16);
   static constexpr int EPI_REG_A = A_STAGE_BYTES / EPI_REG_BYTES;
@@ -1116,21 +1118,19 @@ struct Gett {
                 }
               }
             }
-          } else if (PINGPONG) {
-            // (the CTA's tile j = kstep / KTILES is warpgroup j % 2's; the other counts its k-tiles and goes on)
-            const long long j = kstep / KTILES;
-            if ((j & 1) != (long long)((tid >> 7) - 1)) {
+          } else {
+            // (PINGPONG: the CTA's tile j = kstep / KTILES is warpgroup j % 2's, the other counts its k-tiles and goes
+            //  on; it starts once the other warpgroup has issued tile j - 1's wgmmas, and hands on tile j + 1's turn)
+            const long long j = PINGPONG ? kstep / KTILES : 0;
+            if (PINGPONG && (j & 1) != (long long)compute_wg()) {
               kstep += KTILES;
             } else {
-              if (j > 0) named_sync(PP_BAR + int((j - 1) & 1), 256);  // (the other's wgmmas of tile j - 1 issued)
+              if (PINGPONG && j > 0) named_sync(PP_BAR + int((j - 1) & 1), ETHREADS);
+              const int turn = PINGPONG && g + U(gridDim.x) < NTILES ? PP_BAR + int(j & 1) : -1;
               auto no_loads = [](int, long long) {};
-              const int turn = g + U(gridDim.x) < NTILES ? PP_BAR + int(j & 1) : -1;  // (tile j + 1's turn, if any)
-              tile_body(C, D, alpha, beta, smem, stA, stB, no_loads, kstep, bz, m0, n0, bars, nullptr, tmD, turn);
+              tile_body(C, D, alpha, beta, smem, stA, stB, no_loads, kstep, bz, m0, n0, bars,
+                        sk_cta ? &p : nullptr, tmD, turn);
             }
-          } else {
-            auto no_loads = [](int, long long) {};
-            tile_body(C, D, alpha, beta, smem, stA, stB, no_loads, kstep, bz, m0, n0, bars, sk_cta ? &p : nullptr,
-                      tmD);
           }
           if constexpr (PERSIST) {
             g += U(gridDim.x);
@@ -1339,7 +1339,7 @@ struct Gett {
         release_stage(&bars[STAGES + int((q - 1) % STAGES)]);
       }
     }
-    if (PINGPONG && turn >= 0) named_arrive(turn, 256);
+    if (PINGPONG && turn >= 0) named_arrive(turn, ETHREADS);
     if constexpr (NL > 0) {
       asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
       wg_fence_regs(acc);
@@ -1637,7 +1637,7 @@ struct Gett {
     } else if constexpr (WS && !DIRECT_D) {  // (no barrier in a warp-specialised k-loop: the last tile's stores read
       //  the staging tile; EPI_CHUNK: both warpgroups' wgmmas have read the last stage before it is staged in;
       //  PINGPONG: this warpgroup's, the stage's only reader)
-      if constexpr (PINGPONG) named_sync(PP_BAR + 2 + (tid >> 7) - 1, 128);
+      if constexpr (PINGPONG) named_sync(PP_BAR + 2 + compute_wg(), 128);
       else sync_compute();
     }  // (persistent: the staging tile is its own; the k-loop's barriers order it after the last tile's reads)
     if constexpr (SK) {

@@ -208,7 +208,19 @@ class TileConfig:
         """A warp-specialised tile of more than 128 accumulators a computing thread (bm / 128 x bn > 256, with
         pingpong bm / 64 x bn > 256): its loading warpgroup hands registers to the computing ones with setmaxnreg
         (gett.cuh's REG_SPLIT; REG_SPLIT_REGS: the loaders' and the computing threads' counts after it)."""
-        return self.ws and (self.bm // (64 if self.pingpong else 128)) * self.bn > 256
+        return self.ws and (self.wg_rows // 64) * self.bn > 256
+
+    @property
+    def wg_rows(self) -> int:
+        """Tile rows a computing warpgroup of a warp-specialised tile holds accumulators for (gett.cuh's MW): half
+        the tile's, or with pingpong the whole tile's."""
+        return self.bm if self.pingpong else self.bm // 2
+
+    @property
+    def stage_warps(self) -> int:
+        """Computing warps of a warp-specialised tile that read each stage (gett.cuh's CONSUMER_WARPS): the 8 of both
+        warpgroups, or with pingpong the 4 of one; a chunked epilogue stages in one region of the stage each."""
+        return 4 if self.pingpong else 8
 
     @property
     def threads(self) -> int:
@@ -508,7 +520,7 @@ class KernelSpec:
         TileConfig.tma_store, bn: unpadded rows (the swizzle spreads them over the banks), if the regions fit,
         else 0."""
         t = self.tile
-        warps = 4 if t.pingpong else 8
+        warps = t.stage_warps
         te, pad = _epi_item_pad(t, self.b, self.d.ncontig, self.compute, self.d.dtype, self.read_c)
         sa, sb = _stage_bytes(t, self.a, t.bm), _stage_bytes(t, self.b, t.bn)
         if t.tma_store:
