@@ -265,6 +265,41 @@ def test_persistent_tail_column(name, la, lb, ld, ext, tile, dts, order, nt, rng
     _walks(spec)
 
 
+BALANCED = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, order, wide columns, turn)
+    # (TCCG #12's layout and heuristic tile at K = 200: 20 tile rows, 15 columns of 160 and 18 of 152, raster groups of
+    #  4 rows turned by 5; on the H100's 132 CTAs 5 tiles each)
+    ("12_layout", "ac", "cb", "ab", {"a": 5136, "b": 5120, "c": 200},
+     dict(bm=256, bn=160, bk=64, stages=4, wm=64, wn=160, tma=True, cluster=2, chunked=True, serpentine=True,
+          group_m=4), ("f16", "f16"), "F", 15, 5),
+    # (8 columns of 160 and 18 of 152 covering N = 4016, 7 tile rows padded to 8 for the pairs, groups of 2 rows)
+    ("256x160_c2_mnmajor_g2", "ik", "kj", "ij", {"i": 1700, "j": 4016, "k": 200},
+     dict(bm=256, bn=160, bk=64, stages=4, wm=64, wn=160, tma=True, cluster=2, chunked=True, serpentine=True,
+          group_m=2), ("f16", "f16"), "C", 8, 5),
+    # (B k-major, a batch of 2, 6 columns of 240 and 5 of 232 whose last holds 228 (N = 2596), a partial tile row)
+    ("128x240_c2_kmajor_batch", "zik", "zjk", "zij", {"z": 2, "i": 1960, "j": 2596, "k": 136},
+     dict(bm=128, bn=240, bk=64, stages=4, wm=64, wn=240, tma=True, cluster=2, chunked=True), ("f16", "f16"), "C",
+     6, 1),
+]
+
+
+@pytest.mark.parametrize("alpha", [0.75, 1.0], ids=["scaled", "alpha1"])
+@pytest.mark.parametrize("name,la,lb,ld,ext,tile,dts,order,wide,turn", BALANCED, ids=[c[0] for c in BALANCED])
+def test_persistent_balanced_columns(name, la, lb, ld, ext, tile, dts, order, wide, turn, alpha, rng):
+    """Balanced tile columns (TileConfig.balanced): the first wide_cols columns bn wide, the others bn - 8 on the
+    narrower wgmma, whose stage also holds the next tile's first 8 columns (not stored by it), raster groups turned
+    by KernelSpec.raster_turn; mn-major and k-major B, clusters, serpentine k-walks, a batch, a last column past N;
+    every value of D against float64 (D is poisoned first: a column no tile stores, or a narrow tile's zeros stored
+    over its neighbour's first columns, shows up here). The kernel's PTX holds both wgmma widths."""
+    from gettpy.kernels.build import ptx
+
+    t = _p(**tile, wgmma=True, ws=True, balanced=True)
+    spec = run_forced(rng, la, lb, ld, ext, t, dts[0], dts[1], order=order, alpha=alpha)
+    assert (spec.wide_cols, spec.raster_turn, spec.wg_tail_n) == (wide, turn, t.bn - 8)
+    text = ptx(spec)
+    assert f".m64n{t.bn - 8}k16." in text and f".m64n{t.bn}k16." in text
+    _walks(spec)
+
+
 PINGPONG = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, order)
     # (TCCG #12's layout on its ping-pong tile: 11 tile rows of 128 padded to 12 for the pairs (the padding row's tiles
     #  issue no wgmma but still take their turns), 26 columns of 160 (the last 16 wide, on the narrow wgmma), 16 k-tiles

@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("cuda.bindings.nvrtc")
 
 from gettpy import ops  # noqa: E402
+from gettpy.errors import KernelError  # noqa: E402
 from gettpy.kernels import build as B  # noqa: E402
 from gettpy.kernels.render import render, render_map  # noqa: E402
 from gettpy.kernels.report import compile_suite, format_rows  # noqa: E402
@@ -1123,6 +1124,8 @@ def test_wgmma_tail_column(cache):
     plain = TileConfig(128, 128, 64, 3, wm=64, wn=128, wgmma=True)  # (not warp-specialised: no tail)
     assert kernel_spec(tccg_plan("ab-ac-cb", (1000, 1024, 280), "f16"), False, tile=plain).wg_tail_n == 128
     spec12 = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
+    assert spec12.tile.balanced  # (the heuristic's; test_balanced_columns)
+    spec12 = dataclasses.replace(spec12, tile=dataclasses.replace(spec12.tile, balanced=False))
     assert (spec12.N, spec12.tile.bn, spec12.wg_tail_n) == (5136, 160, 16)
 
     def shapes(spec):
@@ -1137,6 +1140,66 @@ def test_wgmma_tail_column(cache):
     assert whole.N % whole.tile.bn == 0 and shapes(whole) == {"m64n160k16": 10}
     k = B.build(spec12, ARCH)
     assert k.report.spill_stores == 0 and k.report.registers <= 168
+
+
+def test_balanced_columns(cache):
+    """TileConfig.balanced: #12 f16's heuristic grid (N = 5136 on 160-wide tiles: 32 and a rest of 16) has 15 tile
+    columns of 160 and 18 of 152, which cover N exactly, and its raster groups turned by 5. Walking the 660 tiles as
+    gett.cuh's tile_coords does (4-row groups, the clusters' pairs, 132 CTAs taking tiles c, c + 132, ...), every
+    (row, column) is one tile, and no CTA takes more than 3 wide tiles of its 5 (turned by one, as before, some took
+    5). The kernel holds both wgmma widths, the narrow tiles' stores stop at the next tile's first column, and it
+    compiles with no spills. Nothing but #12 f16 takes it among the suite's heuristic kernels; the options it needs
+    are checked; where N is a multiple of bn, or every column would be narrow, the grid stays as it was."""
+    import dataclasses
+    import re
+    from collections import Counter
+
+    spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
+    t = spec.tile
+    assert (t.balanced, spec.wide_cols, spec.wg_tail_n, spec.raster_turn) == (True, 15, 152, 5)
+    assert spec.balance == (5, 3, 5)
+    cols, wide = -(-spec.N // t.bn), spec.wide_cols
+    widths = [t.bn] * wide + [spec.wg_tail_n] * (cols - wide)
+    assert sum(widths) == spec.N == 5136 and (cols, spec.M // t.bm) == (33, 20)
+    starts = [sum(widths[:j]) for j in range(cols)]
+
+    def origin(tile):  # (gett.cuh's tile_coords for this grid: one batch, whole clusters, group_m rows a group)
+        width = t.group_m * cols
+        first = tile // width * t.group_m
+        size = min(t.group_m, 20 - first)
+        tm, tn = first + tile % width % size, (tile % width // size + tile // width * spec.raster_turn) % cols
+        return tm, tn
+
+    seen = Counter(origin(i) for i in range(spec.grid))
+    assert spec.grid == 660 and set(seen.values()) == {1} and len(seen) == 660
+    per_cta = [[origin(i)[1] for i in range(c, 660, 132)] for c in range(132)]
+    assert max(sum(j < wide for j in js) for js in per_cta) == 3
+    assert max(sum(widths[j] for j in js) for js in per_cta) == 3 * 160 + 2 * 152
+    assert starts[wide] == 15 * 160 and starts[-1] + widths[-1] == spec.N
+    shapes = Counter(re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m64n\d+k16)", B.ptx(spec, ARCH)))
+    assert shapes == {"m64n160k16": 10, "m64n152k16": 10}
+    src = render(spec)[0]
+    assert "WIDE_COLS = 15LL;" in src and "TURN = 5;" in src
+    k = B.build(spec, ARCH)
+    assert k.report.spill_stores == 0 and k.report.registers <= 168
+    # (only #12 f16 among the 48 x 3 heuristic kernels)
+    from tccg.runner import compile_items
+    from tccg.suite import parse_cases
+
+    took = [(dt, item[0]) for dt in ("f16", "f16f32", "f32")
+            for item in compile_items(parse_cases("all"), [dt], "F", "none")
+            if kernel_spec(item[1], False).tile.balanced]
+    assert [(dt, label.split()[0]) for dt, label in took] == [("f16", "12")]
+    # (a whole N, or every column narrower, or TileConfig.balanced off: no balanced columns)
+    for n, tail in ((5120, 160), (1456, 16)):  # (1456: ten columns of 152 would hold it)
+        other = kernel_spec(tccg_plan("ab-ac-cb", (n, 5120, 5136), "f16"), False, tile=t)
+        assert (other.N, other.wide_cols, other.raster_turn, other.wg_tail_n) == (n, 0, 1, tail)
+    assert dataclasses.replace(spec, tile=dataclasses.replace(t, balanced=False)).wide_cols == 0
+    for bad in (dict(chunked=False), dict(tma_store=True)):
+        with pytest.raises(KernelError, match="balanced"):
+            dataclasses.replace(t, **bad)
+    with pytest.raises(KernelError, match="balanced"):
+        TileConfig(128, 128, 64, 4, wm=64, wn=128, wgmma=True, ws=True, persistent=True, chunked=True, balanced=True)
 
 
 def test_pingpong_tile(cache):
@@ -1165,7 +1228,7 @@ def test_pingpong_tile(cache):
 
     heur = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
     assert heur.tile.bm == 256 and not heur.tile.pingpong
-    tile = dataclasses.replace(heur.tile, bm=128, stages=5, pingpong=True)
+    tile = dataclasses.replace(heur.tile, bm=128, stages=5, pingpong=True, balanced=False)
     spec = dataclasses.replace(heur, tile=tile)
     assert spec.smem_bytes <= SMEM_LIMIT and spec.epi_chunk
     # (a region of 16 rows x (160 + 8) halves: 3 in A's 16 KB, 4 in B's 24 KB; the 8 of a cooperative tile would not

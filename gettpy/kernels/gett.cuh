@@ -843,6 +843,26 @@ struct Gett {
            A_STAGE_BYTES / epi_region(cols) + B_STAGE_BYTES / epi_region(cols) >= CONSUMER_WARPS;
   }
   static constexpr int EPI_COLS = Cfg::EPI_COLS, EPI_REG_BYTES = epi_region(EPI_COLS > 0 ? EPI_COLS : 16);
+  // BALANCED (kernels/spec.py's TileConfig.balanced, KernelSpec.wide_cols): the TILES_N tile columns are the first
+  // WIDE_COLS of BN, then the others of WG_NT = BN - 8 (on the narrower Cfg::WgmmaTail; a narrow tile's stage holds
+  // the next tile's first 8 columns too, which its wgmmas skip and its epilogue does not store), instead of BN and
+  // one partial rest; TURN: the raster groups' turn (tile_coords)
+  static constexpr long long WIDE_COLS = Cfg::WIDE_COLS;
+  static constexpr bool BALANCED = WIDE_COLS > 0;
+  static_assert(!BALANCED || (Cfg::WS && Cfg::PERSIST && EPI_CHUNK && !TMA_STORE && !Cfg::PINGPONG &&
+                              Cfg::TMA_RANK > 0 && Cfg::B_TMA_SPLIT == 0 && N % BN != 0 &&
+                              WIDE_COLS < (N + BN - 1) / BN),
+                "balanced tile columns: chunked persistent TMA tiles, a partial last column");
+  // (BALANCED) whether the tile at column n0 is one of the narrow columns, past the wide ones
+  __device__ __forceinline__ static bool narrow_tile(U n0) {
+    static_assert(!BALANCED || Cfg::WG_NT == BN - 8, "a balanced grid's narrow columns are BN - 8 wide");
+    return n0 >= U(WIDE_COLS * BN);
+  }
+  // (BALANCED) the end of the columns the tile at n0 stores: the next tile's first, or N where that is less
+  __device__ __forceinline__ static U n_limit(U n0) {
+    const U end = n0 + U(narrow_tile(n0) ? Cfg::WG_NT : BN);
+    return end < U(N) ? end : U(N);
+  }
   static constexpr int EPI_REG_A = A_STAGE_BYTES / EPI_REG_BYTES;
   static_assert(!EPI_CHUNK || (PERSIST && WS && !DIRECT_D && !Cfg::READ_C && D_NCONTIG && Cfg::D_RUN == 0 &&
                                K > 0 && LA::Perm::kIdentity && LB::Perm::kIdentity && sizeof(TE) == sizeof(TD) &&
@@ -952,7 +972,8 @@ struct Gett {
       //  CTA walking one tile a group, as #12's 132 do on its 4 x 33 groups, takes another column, another B panel,
       //  each time; a cluster's pair keeps one column. #12 f16 on the H100: 0.992-0.996x the time, DRAM throughput
       //  27% against 30%, results/v25_h100/call6/)
-      if constexpr (PERSIST && WS && TILES_N > 1) tile_n = (tile_n + t / width) % U(TILES_N);
+      //  (TURN > 1, balanced columns: turned by TURN, so that such a CTA takes few of the wide columns)
+      if constexpr (PERSIST && WS && TILES_N > 1) tile_n = (tile_n + t / width * U(Cfg::TURN)) % U(TILES_N);
     } else if constexpr (COLUMN_WALK) {
       tile_m = t % U(TILES_MR);
       tile_n = t / U(TILES_MR);
@@ -962,6 +983,8 @@ struct Gett {
     }
     m0 = tile_m * U(BM);
     n0 = tile_n * U(BN);
+    if constexpr (BALANCED)  // (the narrow columns, 8 fewer each, after the WIDE_COLS wide ones)
+      if (tile_n > U(WIDE_COLS)) n0 -= (tile_n - U(WIDE_COLS)) * U(BN - Cfg::WG_NT);
   }
 
   // the coordinates of tile t, its batch's base pointers of A and B, and the loaders' mn offsets for it
@@ -1377,6 +1400,7 @@ struct Gett {
     const int g = lane >> 2, q = lane & 3;
     constexpr int VD = Cfg::D_VEC, CW = EPI_COLS, RP = CW + EPAD, LV = CW / VD;
     auto fin = [&](TAcc v) { return finished<SCALE>(v, alpha); };
+    const U nlim = BALANCED ? n_limit(n0) : U(N);  // (BALANCED: not a narrow tile's next tile's first columns)
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll  // (whole: a chunk's accumulators are picked at compile time, so they stay in registers)
@@ -1431,7 +1455,7 @@ struct Gett {
           const int idx = idx0 + lane, l = idx / LV, v = (idx % LV) * VD;
           if ((16 * LV) % 32 != 0 && idx >= 16 * LV) break;
           const U gm = row0 + U(l), gn = n0 + U(c0 + v);
-          if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < U(N))) continue;
+          if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < (BALANCED ? nlim : U(N)))) continue;
           Pack<TD, VD> out;
           load_run<VD, VD>(out.e, &es[l * RP + v]);
           // (st.global.cg: #12 f16 on the H100 0.997x the time of plain stores, results/v25_h100/call9/)
@@ -1529,9 +1553,10 @@ struct Gett {
       if constexpr (SK) {
         if (piece) kbeg = piece->kb, kend = piece->ke;
       }
-      //      The tiles of the last column, where N is not a multiple of BN, run the narrower Cfg::WgmmaTail
-      //      (WG_NT columns: the accumulators past them stay zero, and the epilogue stores none of their columns)
-      if (Cfg::WG_NT < BN && n0 + U(BN) > U(N))
+      //      The tiles of the last column, where N is not a multiple of BN, or of a balanced grid's narrow columns run
+      //      the narrower Cfg::WgmmaTail (WG_NT columns: the accumulators past them stay zero, and the epilogue
+      //      stores none of their columns)
+      if (BALANCED ? narrow_tile(n0) : Cfg::WG_NT < BN && n0 + U(BN) > U(N))
         ws_kloop_rows<typename Cfg::WgmmaTail>(acc, stA, stB, bars, kstep, kbeg, kend, crow, m0, turn);
       else
         ws_kloop_rows<typename Cfg::Wgmma>(acc, stA, stB, bars, kstep, kbeg, kend, crow, m0, turn);

@@ -59,9 +59,9 @@ def render_semiring(sr: tuple[str, ...]) -> str:
 
 def render_wgmma(spec: KernelSpec) -> str:
     """Cfg::Wgmma: one wgmma.mma_async m64n{bn}k16 with its bn / 2 fp32 accumulators; Cfg::WgmmaTail the same
-    m64n{WG_NT}k16 for the tiles of a warp-specialised grid's last, partial column (KernelSpec.wg_tail_n: N % bn
-    columns rounded up to 16; the tile's columns from WG_NT on, all past N, are not computed), else Wgmma again
-    (empty off wgmma).
+    m64n{WG_NT}k16 for the tiles of a warp-specialised grid's narrow columns (KernelSpec.wg_tail_n: the last, partial
+    column's N % bn rounded up to 16, or a balanced grid's bn - 8; the tile's columns from WG_NT on are not computed),
+    else Wgmma again (empty off wgmma).
 
     A and B come from shared-memory descriptors; the transpose flags say which of them is MN-major.
     """
@@ -128,6 +128,8 @@ def render_prelude(spec: KernelSpec) -> str:
         f"  static constexpr bool REG_SPLIT = {_b(t.reg_split)}, SERP = {_b(t.serpentine)}, "
         f"TMA_STORE = {_b(t.tma_store)}, PINGPONG = {_b(t.pingpong)};",
         f"  static constexpr int L2_PREFETCH = {t.l2_prefetch};",
+        f"  static constexpr long long WIDE_COLS = {spec.wide_cols}LL;",
+        f"  static constexpr int TURN = {spec.raster_turn};",
         f"  static constexpr bool RES_A = {_b(t.resident_a)}, FRAG_OP_A = {_b(t.frag_op_a)}, "
         f"FRAG_OP_B = {_b(t.frag_op_b)};",
         f"  static constexpr int LOAD_REGS = {REG_SPLIT_REGS[0]}, COMPUTE_REGS = {REG_SPLIT_REGS[1]};",

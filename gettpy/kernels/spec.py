@@ -106,6 +106,13 @@ class TileConfig:
             accumulators that 2 bm x bn cooperative tiles do. An option, not the heuristic's: on TCCG #12 its 128 x 160
             tiles ran 1.53x the time of the cooperative 256 x 160 (the 128-row tiles' loads, not the turns: the
             cooperative 128 x 160 ran 1.72x; tccg/results/v25_h100/call1-call4).
+        balanced: (persistent warp-specialised TMA tiles with a chunked epilogue, no TMA stores, no ping-pong) where
+            N is not a multiple of bn, the ceil(N / bn) tile columns are bn or bn - 8 wide instead of bn and one
+            narrow rest: the first KernelSpec.wide_cols columns bn, the others bn - 8 (a narrower wgmma, the stage's
+            last 8 columns unused), and each raster group's columns are turned by KernelSpec.raster_turn, so that a
+            CTA taking one tile a group gets as few wide tiles as can be (gett.cuh's WIDE_COLS, TURN). TCCG #12: 15
+            columns of 160 and 18 of 152 instead of 32 of 160 and one of 16; each of its 132 CTAs then takes at most
+            3 wide tiles of its 5, not 5.
     """
 
     bm: int
@@ -134,6 +141,7 @@ class TileConfig:
     serpentine: bool = False
     tma_store: bool = False
     pingpong: bool = False
+    balanced: bool = False
 
     def __post_init__(self):
         if self.stages < 2:
@@ -182,6 +190,9 @@ class TileConfig:
             raise KernelError(f"TileConfig {self}: TMA stores of D are for chunked epilogues on TMA tiles")
         if self.tma and not self.ws:
             raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
+        if self.balanced and not (self.chunked and self.tma and not self.tma_store and not self.pingpong):
+            raise KernelError(f"TileConfig {self}: balanced tile columns are for chunked epilogues on TMA tiles, "
+                              f"without TMA stores or ping-pong warpgroups")
         if self.wgmma:
             ok = (self.wm == 64 and self.wn == self.bn and self.bk == 64 and self.bm % 64 == 0
                   and self.bn % (8 if self.ws else 64) == 0 and self.bn <= 256 and self.bm <= 256)
@@ -534,16 +545,56 @@ class KernelSpec:
 
     @property
     def wg_tail_n(self) -> int:
-        """Columns the wgmmas of a warp-specialised grid's last tile column compute (gett.cuh's WG_NT,
-        Cfg::WgmmaTail): N % bn rounded up to 16 where N is not a multiple of bn, else bn. (#12 f16's 33rd column
-        of 160 holds 16: its tiles ran ten times the tensor-core work they needed. Its kernel's cycles and clock
-        did not change with this on the H100, results/v24_h100/call5/: less work, not a measured gain.)"""
+        """Columns the wgmmas of a warp-specialised grid's narrow tile columns compute (gett.cuh's WG_NT,
+        Cfg::WgmmaTail): with wide_cols, bn - 8 (the balanced columns' narrow width); else for the last column, N % bn
+        rounded up to 16 where N is not a multiple of bn, else bn. (#12 f16's 33rd column of 160 holds 16: its tiles
+        ran ten times the tensor-core work they needed. Its kernel's cycles and clock did not change with this on the
+        H100, results/v24_h100/call5/: less work, not a measured gain.)"""
         t, rest = self.tile, self.N % self.tile.bn
+        if self.wide_cols:
+            return t.bn - 8
         # (B's vectors of vs > 1 put tile columns in permuted slots, whole groups of vs * vec at a time: the first
         #  WG_NT slots hold the first columns only where the rest is whole groups)
         if not (t.wgmma and t.ws) or rest == 0 or rest % (self.b.vs * self.b.vec):
             return t.bn
         return min(t.bn, -(-rest // 16) * 16)
+
+    @property
+    def wide_cols(self) -> int:
+        """TileConfig.balanced: the tile columns of bn before the others of bn - 8 (gett.cuh's WIDE_COLS): the fewest
+        with which ceil(N / bn) columns cover N. 0 (every column bn, the last one the rest) without balanced, where
+        N is a multiple of bn, where every column would be wide or every one narrow, where B's mn dimension is a split
+        map (its boxes must not straddle a slab) or where B's vectors of vs > 1 put other columns in the first bn - 8
+        slots."""
+        t = self.tile
+        if not t.balanced or self.N % t.bn == 0 or self.tma_splits[1] or (t.bn - 8) % (self.b.vs * self.b.vec):
+            return 0
+        cols, narrow = -(-self.N // t.bn), t.bn - 8
+        wide = -(-(self.N - cols * narrow) // 8)
+        return wide if 0 < wide < cols else 0
+
+    @property
+    def raster_turn(self) -> int:
+        """Columns by which each raster group's tile columns are turned past the group before's on a persistent
+        warp-specialised grid (gett.cuh's TURN): 1, or with wide_cols the step of `balance`."""
+        return self.balance[0] if self.wide_cols else 1
+
+    @property
+    def balance(self) -> tuple[int, int, int]:
+        """(turn, wide, groups) of a balanced grid (wide_cols > 0) where each CTA takes one tile of each raster group,
+        as a grid of group_m x columns CTAs does: the turn step (prime to the columns; the smallest of the best) that
+        leaves the fewest wide columns among any CTA's tiles, that fewest, and the raster groups (each CTA's tiles).
+        #12: (7, 3, 5)."""
+        t, wide = self.tile, self.wide_cols
+        cols = -(-self.N // t.bn)
+        rows = math.ceil(math.ceil(self.M / t.bm) / t.cluster) * t.cluster
+        groups = -(-rows // t.group_m)
+
+        def most(step: int) -> int:
+            return max(sum((j + step * g) % cols < wide for g in range(groups)) for j in range(cols))
+
+        turn = min((s for s in range(1, cols) if math.gcd(s, cols) == 1), key=lambda s: (most(s), s))
+        return turn, most(turn), groups
 
     @property
     def direct_d(self) -> bool:
