@@ -40,6 +40,9 @@ def variant(name: str, heur, text: str):
 
 
 epi_probe.variant = variant
+# (epi_probe.main asserts its store variants' target text; since v25 the chunked epilogue stores through store_cg)
+epi_probe.STORE = """          store_cg(reinterpret_cast<Pack<TD, VD>*>(Db + gett_offset<I>(gm, typename Cfg::MapDm{}) +
+                                                   gett_offset<I>(gn, typename Cfg::MapDn{})), out);"""
 
 if __name__ == "__main__":
     epi_probe.main(int(sys.argv[1]) if len(sys.argv) > 1 else 300,
