@@ -112,7 +112,9 @@ class TileConfig:
             last 8 columns unused), and each raster group's columns are turned by KernelSpec.raster_turn, so that a
             CTA taking one tile a group gets as few wide tiles as can be (gett.cuh's WIDE_COLS, TURN). TCCG #12: 15
             columns of 160 and 18 of 152 instead of 32 of 160 and one of 16; each of its 132 CTAs then takes at most
-            3 wide tiles of its 5, not 5.
+            3 wide tiles of its 5, not 5. An option, not the heuristic's: on the H100 #12 ran 1.007-1.010x the time of
+            the unbalanced grid (tccg/results/v26_h100/call1b/): its narrow tiles load the same three 64-column atoms
+            of B and the same A, and take about as long as the wide ones.
     """
 
     bm: int
@@ -584,7 +586,7 @@ class KernelSpec:
         """(turn, wide, groups) of a balanced grid (wide_cols > 0) where each CTA takes one tile of each raster group,
         as a grid of group_m x columns CTAs does: the turn step (prime to the columns; the smallest of the best) that
         leaves the fewest wide columns among any CTA's tiles, that fewest, and the raster groups (each CTA's tiles).
-        #12: (7, 3, 5)."""
+        #12 balanced: (5, 3, 5)."""
         t, wide = self.tile, self.wide_cols
         cols = -(-self.N // t.bn)
         rows = math.ceil(math.ceil(self.M / t.bm) / t.cluster) * t.cluster

@@ -614,8 +614,6 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
     if chosen and _chunked_epilogue(spec):
         spec = dataclasses.replace(spec, tile=dataclasses.replace(tile, persistent=True, chunked=True, group_m=4,
                                                                   serpentine=True))
-    if chosen and spec.tile.chunked:
-        spec = _balanced(spec, sm_count)
     if chosen and tile.persistent and spec.smem_bytes > SMEM_LIMIT:
         # (a heuristic persistent tile whose epilogue tile does not fit beside its pipeline: #16 with
         #  f32 output ran on the safe fallback tile, 1.53 -> 2.64x floor)
@@ -684,20 +682,6 @@ def _chunked_epilogue(spec: KernelSpec) -> bool:
     t = spec.tile
     return (t.tma and (t.bm, t.bn) == (256, 160) and not t.persistent and not spec.read_c and spec.d.ncontig
             and not spec.d.run and ITEMSIZE[spec.d.dtype] == 2 and spec.K > 0 and spec.epi_cols == t.bn)
-
-
-def _balanced(spec: KernelSpec, sm_count: int) -> KernelSpec:
-    """The chunked tile with balanced columns (TileConfig.balanced) where each of the grid's CTAs takes one tile
-    of each raster group (group_m x columns CTAs, one batch) and the turn then leaves every CTA fewer wide
-    tiles than it has tiles; `spec` unchanged otherwise. #12 f16 (5136 columns of 160: 32 and a rest of 16):
-    15 columns of 160 and 18 of 152, at most 3 wide tiles of each CTA's 5, so that the CTA doing the most tensor-core
-    work does 784 columns' instead of 800 (2% less)."""
-    t = spec.tile
-    trial = dataclasses.replace(spec, tile=dataclasses.replace(t, balanced=True))
-    if not trial.wide_cols or spec.batch != 1 or min(trial.grid, sm_count) != t.group_m * -(-spec.N // t.bn):
-        return spec
-    _, wide, groups = trial.balance
-    return trial if wide < groups else spec
 
 
 def _semiring_exprs(sr) -> tuple[str, str, str]:

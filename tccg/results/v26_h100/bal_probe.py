@@ -1,9 +1,10 @@
 """v26 probe (H100): TCCG #12 f16 on balanced tile columns (TileConfig.balanced: 15 columns of 160 and 18 of 152, raster
 groups turned by 5) against v25's grid (32 columns of 160 and one of 16, turned by 1) and torch.einsum (cuBLAS), timed
 in turn on the same inputs (v23's epi_probe.py / v25's pp_probe.py harness; each kernel checked against float64
-first). Variants: `plain` (the heuristic kernel, now balanced), `unbal` (balanced=False: v25's kernel), `unbalT` (v25's
-columns with the groups turned by T: the turn alone), `balT` (balanced columns turned by T: with T = 1 some CTAs take 5
-wide tiles, so the balance alone is off), `torch`, and pp_probe.py's variants.
+first). Variants: `plain` (the heuristic kernel), `bal` (the heuristic tile balanced), `unbal` (balanced=False: v25's
+kernel), `unbalT` (v25's columns with the groups turned by T: the turn alone), `balT` (balanced columns turned by T: with
+T = 1 some CTAs take 5 wide tiles, so the balance alone is off), `torch`, and pp_probe.py's variants. Calls 1 and 1b
+ran at commit 15a706d (call 1 at 089eb88), when the heuristic took balanced columns: their `plain` is `bal`; since then `plain` is `unbal`.
 
     PYTHONPATH=. python3 tccg/results/v26_h100/bal_probe.py [rounds] [variants, comma list]
 """
@@ -29,13 +30,14 @@ def turned(spec: KernelSpec, turn: int) -> KernelSpec:
 
 
 def variant(name: str, heur, text: str):
-    assert heur.tile.balanced and heur.wide_cols == 15 and heur.raster_turn == 5, "v26's #12 heuristic"
     unbal = dataclasses.replace(heur, tile=dataclasses.replace(heur.tile, balanced=False))
-    if name == "unbal":
-        return unbal, text
+    bal = dataclasses.replace(heur, tile=dataclasses.replace(heur.tile, balanced=True))
+    assert (bal.wide_cols, bal.raster_turn) == (15, 5), "#12's balanced grid"
+    if name in ("unbal", "bal"):
+        return unbal if name == "unbal" else bal, text
     m = re.fullmatch(r"(unbal|bal)(\d+)", name)
     if m:
-        return turned(unbal if m.group(1) == "unbal" else heur, int(m.group(2))), text
+        return turned(unbal if m.group(1) == "unbal" else bal, int(m.group(2))), text
     return _pp(name, heur, text)
 
 
