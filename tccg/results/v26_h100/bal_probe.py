@@ -3,7 +3,11 @@ groups turned by 5) against v25's grid (32 columns of 160 and one of 16, turned 
 in turn on the same inputs (v23's epi_probe.py / v25's pp_probe.py harness; each kernel checked against float64
 first). Variants: `plain` (the heuristic kernel), `bal` (the heuristic tile balanced), `unbal` (balanced=False: v25's
 kernel), `unbalT` (v25's columns with the groups turned by T: the turn alone), `balT` (balanced columns turned by T: with
-T = 1 some CTAs take 5 wide tiles, so the balance alone is off), `torch`, and pp_probe.py's variants. Calls 1 and 1b
+T = 1 some CTAs take 5 wide tiles, so the balance alone is off), `torch`, and pp_probe.py's variants. Call 2:
+`pfaN_D` / `pfabN_D` (the heuristic kernel whose loader prefetches its CTA's next tile's first N k-tiles of A, or of A
+and B, into the L2 as it loads the k-tile D before its tile's last: the next raster group's A rows come from DRAM at the
+tile boundary, behind D's writes), `oddN` (the odd clusters start N cycles late: D's write bursts in two halves, the
+CTAs still close enough in step to share A and B in the L2; v23's `oddlate` was 57,000 cycles, half a tile). Calls 1 and 1b
 ran at commit 15a706d (call 1 at 089eb88), when the heuristic took balanced columns: their `plain` is `bal`; since then `plain` is `unbal`.
 
     PYTHONPATH=. python3 tccg/results/v26_h100/bal_probe.py [rounds] [variants, comma list]
@@ -21,6 +25,30 @@ import pp_probe  # noqa: E402
 from gettpy.kernels.spec import KernelSpec  # noqa: E402
 
 _pp = pp_probe.variant
+LOADER = """                const long long kt = rev ? KTILES - 1 - kk : kk;
+                const int s = int(kstep % STAGES);
+"""
+
+
+def prefetch(n: int, ahead: int, with_b: bool) -> str:
+    """The loader's L2 prefetches (cp.async.bulk.prefetch.tensor) of the CTA's next tile's first n k-tiles of A (and
+    with_b of B's three column atoms), issued as it loads the k-tile `ahead` before its tile's last (rank-2 maps)."""
+    b = """
+                    for (int a = 0; a < 3; ++a)
+                      asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];\\n"
+                                   ::"l"(tmB), "r"(int(nn0) + 64 * a), "r"(nk) : "memory");""" if with_b else ""
+    return f"""
+                if (kk == p.ke - {ahead} && g + U(gridDim.x) < NTILES) {{
+                  U nbz, nm0, nn0;
+                  tile_coords(g + U(gridDim.x), nbz, nm0, nn0);
+                  const bool nrev = reversed(kstep + (p.ke - kk));
+                  for (int i = 0; i < {n}; ++i) {{
+                    const int nk = int((nrev ? KTILES - 1 - i : i) * BK);
+                    asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {{%1, %2}}];\\n"
+                                 ::"l"(tmA), "r"(nk), "r"(int(nm0)) : "memory");{b}
+                  }}
+                }}
+"""
 
 
 def turned(spec: KernelSpec, turn: int) -> KernelSpec:
@@ -38,6 +66,15 @@ def variant(name: str, heur, text: str):
     m = re.fullmatch(r"(unbal|bal)(\d+)", name)
     if m:
         return turned(unbal if m.group(1) == "unbal" else bal, int(m.group(2))), text
+    m = re.fullmatch(r"pf(ab?)(\d+)_(\d+)", name)  # (pfaN_D / pfabN_D: the next tile's first N k-tiles of A / A and B
+    if m:                                         #  prefetched into the L2 from D k-tiles before the tile's end)
+        assert text.count(LOADER) == 1 and heur.tma_rank == 2 and not heur.b.kmajor
+        return heur, text.replace(LOADER, LOADER + prefetch(int(m.group(2)), int(m.group(3)), m.group(1) == "ab"))
+    m = re.fullmatch(r"odd(\d+)", name)  # (oddN: the odd clusters start N cycles late, so their tiles' boundaries and
+    if m:                               #  D's write bursts fall N cycles after the others')
+        assert text.count(epi_probe.WALK) == 1
+        late = epi_probe.ODDLATE.replace("57000", m.group(1))
+        return heur, text.replace(epi_probe.WALK, epi_probe.WALK + late)
     return _pp(name, heur, text)
 
 
