@@ -7,7 +7,8 @@ T = 1 some CTAs take 5 wide tiles, so the balance alone is off), `torch`, and pp
 `pfaN_D` / `pfabN_D` (the heuristic kernel whose loader prefetches its CTA's next tile's first N k-tiles of A, or of A
 and B, into the L2 as it loads the k-tile D before its tile's last: the next raster group's A rows come from DRAM at the
 tile boundary, behind D's writes), `oddN` (the odd clusters start N cycles late: D's write bursts in two halves, the
-CTAs still close enough in step to share A and B in the L2; v23's `oddlate` was 57,000 cycles, half a tile). Calls 1 and 1b
+CTAs still close enough in step to share A and B in the L2; v23's `oddlate` was 57,000 cycles, half a tile), `stplain`
+(D's vectors stored with plain st.global instead of the heuristic's st.global.cg; pp_probe.py's `stcs`: .cs). Calls 1 and 1b
 ran at commit 15a706d (call 1 at 089eb88), when the heuristic took balanced columns: their `plain` is `bal`; since then `plain` is `unbal`.
 
     PYTHONPATH=. python3 tccg/results/v26_h100/bal_probe.py [rounds] [variants, comma list]
@@ -57,6 +58,17 @@ def turned(spec: KernelSpec, turn: int) -> KernelSpec:
     return cls(**{f: getattr(spec, f) for f in spec.__dataclass_fields__})
 
 
+PLAIN_STORE = """          *reinterpret_cast<Pack<TD, VD>*>(Db + gett_offset<I>(gm, typename Cfg::MapDm{}) +
+                                           gett_offset<I>(gn, typename Cfg::MapDn{})) = out;"""
+
+
+def fresh(spec: KernelSpec) -> KernelSpec:
+    """A copy of `spec` of its own identity: gettpy.backends.gpu.launch caches the loaded kernel by the spec's id, so
+    two header variants returned on one spec object would both run the first one's kernel (as pp_probe.py's rotN in
+    v25's call 6 and stcs / stcg in its call 9 did, and this file's call 2)."""
+    return dataclasses.replace(spec)
+
+
 def variant(name: str, heur, text: str):
     unbal = dataclasses.replace(heur, tile=dataclasses.replace(heur.tile, balanced=False))
     bal = dataclasses.replace(heur, tile=dataclasses.replace(heur.tile, balanced=True))
@@ -69,13 +81,18 @@ def variant(name: str, heur, text: str):
     m = re.fullmatch(r"pf(ab?)(\d+)_(\d+)", name)  # (pfaN_D / pfabN_D: the next tile's first N k-tiles of A / A and B
     if m:                                         #  prefetched into the L2 from D k-tiles before the tile's end)
         assert text.count(LOADER) == 1 and heur.tma_rank == 2 and not heur.b.kmajor
-        return heur, text.replace(LOADER, LOADER + prefetch(int(m.group(2)), int(m.group(3)), m.group(1) == "ab"))
+        return fresh(heur), text.replace(LOADER, LOADER + prefetch(int(m.group(2)), int(m.group(3)),
+                                                                   m.group(1) == "ab"))
+    if name == "stplain":  # (D's 16-byte vectors stored plainly, as before v25's st.global.cg)
+        assert text.count(epi_probe.STORE) == 1
+        return fresh(heur), text.replace(epi_probe.STORE, PLAIN_STORE)
     m = re.fullmatch(r"odd(\d+)", name)  # (oddN: the odd clusters start N cycles late, so their tiles' boundaries and
     if m:                               #  D's write bursts fall N cycles after the others')
         assert text.count(epi_probe.WALK) == 1
         late = epi_probe.ODDLATE.replace("57000", m.group(1))
-        return heur, text.replace(epi_probe.WALK, epi_probe.WALK + late)
-    return _pp(name, heur, text)
+        return fresh(heur), text.replace(epi_probe.WALK, epi_probe.WALK + late)
+    spec, text = _pp(name, heur, text)
+    return fresh(spec) if spec is heur else spec, text
 
 
 epi_probe.variant = variant
