@@ -1167,7 +1167,7 @@ def test_balanced_columns(cache):
     def origin(tile):  # (gett.cuh's tile_coords for this grid: one batch, whole clusters, group_m rows a group)
         width = t.group_m * cols
         first = tile // width * t.group_m
-        size = min(t.group_m, 20 - first)
+        size = min(t.group_m, spec.M // t.bm - first)
         tm, tn = first + tile % width % size, (tile % width // size + tile // width * spec.raster_turn) % cols
         return tm, tn
 
@@ -1221,7 +1221,7 @@ def test_pingpong_tile(cache):
 
     heur = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
     assert heur.tile.bm == 256 and not heur.tile.pingpong
-    tile = dataclasses.replace(heur.tile, bm=128, stages=5, pingpong=True, balanced=False)
+    tile = dataclasses.replace(heur.tile, bm=128, stages=5, pingpong=True)
     spec = dataclasses.replace(heur, tile=tile)
     assert spec.smem_bytes <= SMEM_LIMIT and spec.epi_chunk
     # (a region of 16 rows x (160 + 8) halves: 3 in A's 16 KB, 4 in B's 24 KB; the 8 of a cooperative tile would not
