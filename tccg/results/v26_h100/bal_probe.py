@@ -8,7 +8,8 @@ T = 1 some CTAs take 5 wide tiles, so the balance alone is off), `torch`, and pp
 and B, into the L2 as it loads the k-tile D before its tile's last: the next raster group's A rows come from DRAM at the
 tile boundary, behind D's writes), `oddN` (the odd clusters start N cycles late: D's write bursts in two halves, the
 CTAs still close enough in step to share A and B in the L2; v23's `oddlate` was 57,000 cycles, half a tile), `stplain`
-(D's vectors stored with plain st.global instead of the heuristic's st.global.cg; pp_probe.py's `stcs`: .cs). Calls 1 and 1b
+(D's vectors stored with plain st.global instead of the heuristic's st.global.cg; pp_probe.py's `stcs`: .cs). Call 3:
+`inline` (the kernel's narrow-column conditions as before the review's mend: the same logic, other SASS). Calls 1 and 1b
 ran at commit 15a706d (call 1 at 089eb88), when the heuristic took balanced columns: their `plain` is `bal`; since then `plain` is `unbal`.
 
     PYTHONPATH=. python3 tccg/results/v26_h100/bal_probe.py [rounds] [variants, comma list]
@@ -62,6 +63,14 @@ PLAIN_STORE = """          *reinterpret_cast<Pack<TD, VD>*>(Db + gett_offset<I>(
                                            gett_offset<I>(gn, typename Cfg::MapDn{})) = out;"""
 
 
+# (the review's mend: narrow_tile and n_limit serve every grid; before it, the unbalanced grids' conditions were written
+#  out at the two call sites, which compiled #12 f16 to 2168 SASS instructions against 2064 since)
+INLINE = [("      if (narrow_tile(n0))\n",
+           "      if (BALANCED ? narrow_tile(n0) : Cfg::WG_NT < BN && n0 + U(BN) > U(N))\n"),
+          ("    const U nlim = n_limit(n0);", "    const U nlim = BALANCED ? n_limit(n0) : U(N);"),
+          ("!(FULL_N || gn < nlim)) continue;", "!(FULL_N || gn < (BALANCED ? nlim : U(N)))) continue;")]
+
+
 def fresh(spec: KernelSpec) -> KernelSpec:
     """A copy of `spec` of its own identity: gettpy.backends.gpu.launch caches the loaded kernel by the spec's id, so
     two header variants returned on one spec object would both run the first one's kernel (as pp_probe.py's rotN in
@@ -83,6 +92,11 @@ def variant(name: str, heur, text: str):
         assert text.count(LOADER) == 1 and heur.tma_rank == 2 and not heur.b.kmajor
         return fresh(heur), text.replace(LOADER, LOADER + prefetch(int(m.group(2)), int(m.group(3)),
                                                                    m.group(1) == "ab"))
+    if name == "inline":  # (the call sites as before the review's mend)
+        for a, b in INLINE:
+            assert text.count(a) == 1, a
+            text = text.replace(a, b)
+        return fresh(heur), text
     if name == "stplain":  # (D's 16-byte vectors stored plainly, as before v25's st.global.cg)
         assert text.count(epi_probe.STORE) == 1
         return fresh(heur), text.replace(epi_probe.STORE, PLAIN_STORE)
