@@ -24,6 +24,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "v23_h100")
 import epi_probe  # noqa: E402
 import pp_probe  # noqa: E402
 
+import gettpy.kernels.render as render_mod  # noqa: E402
 from gettpy.kernels.spec import KernelSpec  # noqa: E402
 
 _pp = pp_probe.variant
@@ -110,9 +111,12 @@ def variant(name: str, heur, text: str):
 
 
 epi_probe.variant = variant
-# (epi_probe.main asserts its store variants' target text; since v25 the chunked epilogue stores through store_cg)
-epi_probe.STORE = """          store_cg(reinterpret_cast<Pack<TD, VD>*>(Db + gett_offset<I>(gm, typename Cfg::MapDm{}) +
+# (epi_probe.main asserts its store variants' target text: from v25's .cg stores to v26's revert (calls 1b-2b) the
+#  chunked epilogue stored through store_cg; since then plainly, as epi_probe's STORE has it)
+CG_STORE = """          store_cg(reinterpret_cast<Pack<TD, VD>*>(Db + gett_offset<I>(gm, typename Cfg::MapDm{}) +
                                                    gett_offset<I>(gn, typename Cfg::MapDn{})), out);"""
+if CG_STORE in render_mod.header_text():
+    epi_probe.STORE = CG_STORE
 
 if __name__ == "__main__":
     epi_probe.main(int(sys.argv[1]) if len(sys.argv) > 1 else 300,
