@@ -844,20 +844,15 @@ struct Gett {
                               Cfg::TMA_RANK > 0 && Cfg::B_TMA_SPLIT == 0 && N % BN != 0 &&
                               WIDE_COLS < (N + BN - 1) / BN),
                 "balanced tile columns: chunked persistent TMA tiles, a partial last column");
-  // whether the tile at column n0 runs the narrower Cfg::WgmmaTail: a balanced grid's columns past the wide ones, else
-  // the last, partial column where WG_NT < BN
+  // (BALANCED) whether the tile at column n0 is one of the narrow columns, past the wide ones
   __device__ __forceinline__ static bool narrow_tile(U n0) {
     static_assert(!BALANCED || Cfg::WG_NT == BN - 8, "a balanced grid's narrow columns are BN - 8 wide");
-    return BALANCED ? n0 >= U(WIDE_COLS * BN) : Cfg::WG_NT < BN && n0 + U(BN) > U(N);
+    return n0 >= U(WIDE_COLS * BN);
   }
-  // the end of the columns the tile at n0 may store: N, or on a balanced grid the next tile's first where that is less
+  // (BALANCED) the end of the columns the tile at n0 stores: the next tile's first, or N where that is less
   __device__ __forceinline__ static U n_limit(U n0) {
-    if constexpr (BALANCED) {
-      const U end = n0 + U(narrow_tile(n0) ? Cfg::WG_NT : BN);
-      return end < U(N) ? end : U(N);
-    } else {
-      return U(N);
-    }
+    const U end = n0 + U(narrow_tile(n0) ? Cfg::WG_NT : BN);
+    return end < U(N) ? end : U(N);
   }
   static constexpr int EPI_REG_A = A_STAGE_BYTES / EPI_REG_BYTES;
   static_assert(!EPI_CHUNK || (PERSIST && WS && !DIRECT_D && !Cfg::READ_C && D_NCONTIG && Cfg::D_RUN == 0 &&
@@ -1396,7 +1391,7 @@ struct Gett {
     const int g = lane >> 2, q = lane & 3;
     constexpr int VD = Cfg::D_VEC, CW = EPI_COLS, RP = CW + EPAD, LV = CW / VD;
     auto fin = [&](TAcc v) { return finished<SCALE>(v, alpha); };
-    const U nlim = n_limit(n0);  // (a balanced grid's narrow tile: not the next tile's first columns)
+    const U nlim = BALANCED ? n_limit(n0) : U(N);  // (BALANCED: not a narrow tile's next tile's first columns)
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll  // (whole: a chunk's accumulators are picked at compile time, so they stay in registers)
@@ -1451,7 +1446,7 @@ struct Gett {
           const int idx = idx0 + lane, l = idx / LV, v = (idx % LV) * VD;
           if ((16 * LV) % 32 != 0 && idx >= 16 * LV) break;
           const U gm = row0 + U(l), gn = n0 + U(c0 + v);
-          if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < nlim)) continue;
+          if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < (BALANCED ? nlim : U(N)))) continue;
           Pack<TD, VD> out;
           load_run<VD, VD>(out.e, &es[l * RP + v]);
           // (plain stores: #12 f16 on the H100 0.994-0.998x the time of st.global.cg, st.global.cs 0.995-0.999x,
@@ -1553,7 +1548,10 @@ struct Gett {
       //      The tiles of the last column, where N is not a multiple of BN, or of a balanced grid's narrow columns run
       //      the narrower Cfg::WgmmaTail (WG_NT columns: the accumulators past them stay zero, and the epilogue
       //      stores none of their columns)
-      if (narrow_tile(n0))
+      //      (the unbalanced grids' condition written out here, and n_limit's bound in warp_stores: with narrow_tile and
+      //      n_limit deciding every grid, #12 f16 compiled to other SASS that ran 1.003-1.004x the time,
+      //      results/v26_h100/call3b/)
+      if (BALANCED ? narrow_tile(n0) : Cfg::WG_NT < BN && n0 + U(BN) > U(N))
         ws_kloop_rows<typename Cfg::WgmmaTail>(acc, stA, stB, bars, kstep, kbeg, kend, crow, m0, turn);
       else
         ws_kloop_rows<typename Cfg::Wgmma>(acc, stA, stB, bars, kstep, kbeg, kend, crow, m0, turn);

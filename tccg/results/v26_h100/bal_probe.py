@@ -9,7 +9,8 @@ and B, into the L2 as it loads the k-tile D before its tile's last: the next ras
 tile boundary, behind D's writes), `oddN` (the odd clusters start N cycles late: D's write bursts in two halves, the
 CTAs still close enough in step to share A and B in the L2; v23's `oddlate` was 57,000 cycles, half a tile), `stplain`
 (D's vectors stored with plain st.global instead of the heuristic's st.global.cg; pp_probe.py's `stcs`: .cs). Call 3:
-`inline` (the kernel's narrow-column conditions as before the review's mend: the same logic, other SASS). Calls 1 and 1b
+`inline` (the kernel's narrow-column conditions as before the review's mend: the same logic, other SASS; it patches
+commit cb502f6's gett.cuh, whose mend was taken back after call 3b, so on later code it stops at its assert). Calls 1 and 1b
 ran at commit 15a706d (call 1 at 089eb88), when the heuristic took balanced columns: their `plain` is `bal`; since then `plain` is `unbal`.
 
     PYTHONPATH=. python3 tccg/results/v26_h100/bal_probe.py [rounds] [variants, comma list]
