@@ -72,20 +72,26 @@ DIRECT = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, order, op
      dict(bm=128, bn=224, bk=64, stages=4, wm=64, wn=224, cluster=2), ("f16", "f32"), "C", False),
     ("128x256_bf16_op", "ki", "jk", "ji", {"i": 2056, "j": 2600, "k": 200},
      dict(bm=128, bn=256, bk=64, stages=4, wm=64, wn=256), ("bf16", "bf16"), "F", True),
+    # (#12's layout: A and B swapped, N = a with a last column of 16 (on the 16-wide wgmma) whose quads store 2 of
+    #  their 20 vectors, M = b with 120 rows in the last tile row)
+    ("256x160_c2_tail16", "ac", "cb", "ab", {"a": 3856, "b": 1400, "c": 200},
+     dict(bm=256, bn=160, bk=64, stages=4, wm=64, wn=160, cluster=2), ("f16", "f16"), "F", False),
 ]
 
 
 @pytest.mark.parametrize("name,la,lb,ld,ext,tile,dts,order,op", DIRECT, ids=[c[0] for c in DIRECT])
 def test_persistent_direct_stores(name, la, lb, ld, ext, tile, dts, order, op, rng):
-    """Persistent TMA tiles without C store each accumulator pair straight to D (KernelSpec.direct_d: no
+    """Persistent TMA tiles without C store their accumulators straight to D (KernelSpec.direct_d: no
     staging tile, four stages in shared memory), in clusters too (the pairs walk pairs of tiles); alpha
-    and an op on D applied on the way."""
+    and an op on D applied on the way. 2-byte D in vectors of 8 with bn a multiple of 32 goes through gett.cuh's
+    QUAD_D (16-byte vectors regrouped across each quad of lanes), the f32 D as 8-byte pairs."""
     from gettpy import ops
 
     t = _p(**tile, wgmma=True, ws=True, tma=True)
     spec = run_forced(rng, la, lb, ld, ext, t, dts[0], dts[1], order=order, alpha=0.75,
                       ops=(None, None, None, ops.leaky_relu(0.2) if op else None))
     assert spec.direct_d and spec.smem_bytes > 190_000  # (four stages: with a staging tile three fit)
+    assert spec.quad_d == (dts[1] != "f32")
     _walks(spec)
 
 
@@ -106,7 +112,7 @@ def test_persistent_chunked_epilogue(name, la, lb, ld, ext, tile, dts, order, op
     # (columns whose 8 regions of 16 rows fit A's and B's stages: 256 x 64 and 160 x 64 halves hold 8 regions of
     #  16 x (160 + 8) halves; 128 x 64 halves and 224 x 64 hold them of 16 x (32 + 8) floats (224 and 112 do not
     #  fit, 224 has no other multiple of 16 dividing it); 128 x 64 and 256 x 64 halves of 16 x (128 + 8) halves)
-    cols = {"256x160_c2": 160, "128x224_c2_mnmajor_f32out": 32, "128x256_bf16_op": 128}[name]
+    cols = {"256x160_c2": 160, "128x224_c2_mnmajor_f32out": 32, "128x256_bf16_op": 128, "256x160_c2_tail16": 160}[name]
     assert spec.epi_chunk and not spec.direct_d and spec.epi_cols == cols
     assert spec.smem_bytes == dataclasses.replace(spec, tile=dataclasses.replace(t, persistent=False,
                                                                                  chunked=False)).smem_bytes

@@ -1140,6 +1140,38 @@ def test_wgmma_tail_column(cache):
     assert k.report.spill_stores == 0 and k.report.registers <= 168
 
 
+def test_quad_direct_stores(cache):
+    """The direct epilogue (KernelSpec.direct_d) of 2-byte D in vectors of 8 along n on tiles of bn a multiple of 32
+    regroups each quad's pairs and stores 16-byte vectors (KernelSpec.quad_d, gett.cuh's QUAD_D): #12 f16's heuristic
+    tile without the chunked epilogue, bf16 too; its PTX exchanges the words with shfl.sync.bfly, 80 a tile, and
+    stores D only as st.global.v4, with no spills. f32 D and bn = 144 (not a multiple of 32) keep the pairs: no
+    shuffles, no 16-byte stores."""
+    import dataclasses
+    import re
+
+    heur = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
+    tile = dataclasses.replace(heur.tile, chunked=False)
+    for dt in ("f16", "bf16"):
+        spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), dt), False, tile=tile)
+        assert spec.direct_d and spec.quad_d and spec.d.vec == 8 and "QUAD_D = true," in render(spec)[0]
+        ptx = B.ptx(spec, ARCH)
+        # (per tile: 5 column groups of 32 x 2 row blocks x 2 fragment rows x 4 words, each once per round)
+        shuffles = ptx.count("shfl.sync.bfly.b32")
+        assert shuffles and shuffles % 80 == 0
+        assert re.findall(r"st\.global(?:\.\w+)*", ptx) and set(re.findall(r"st\.global(?:\.\w+)*", ptx)) == {
+            "st.global.v4.u32"}
+        assert B.build(spec, ARCH).report.spill_stores == 0
+    others = [
+        kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16", out="f32"), False, tile=tile),
+        kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False,
+                    tile=dataclasses.replace(tile, bn=144, wn=144)),
+    ]
+    for spec in others:
+        assert spec.direct_d and not spec.quad_d and "QUAD_D = false," in render(spec)[0], spec
+        ptx = B.ptx(spec, ARCH)
+        assert "shfl.sync.bfly" not in ptx and "st.global.v4" not in ptx
+
+
 def test_balanced_columns(cache):
     """TileConfig.balanced: #12 f16's heuristic tile balanced (N = 5136 on 160-wide tiles: 32 and a rest of 16) has
     15 tile columns of 160 and 18 of 152, which cover N exactly, and its raster groups turned by 5. Walking the 660

@@ -1477,7 +1477,13 @@ struct Gett {
 
   // (DIRECT_D) a computing thread's accumulators straight to D: per wgmma fragment row, pairs of
   // neighbouring columns (n, n + 1) as one store (D_VEC >= 2: contiguous and aligned), the row and column
-  // offsets each computed once
+  // offsets each computed once. QUAD_D (kernels/spec.py's KernelSpec.quad_d: 2-byte D in aligned vectors of 8 along
+  // n, BN a multiple of 32): the four lanes of a quad, which hold one fragment row's pairs of four 8-column groups,
+  // exchange them (a 4 x 4 transpose in two shfl.xor rounds) so that lane q stores group q's 8 columns as one
+  // 16-byte vector: a warp's store writes whole 32-byte sectors, 8 rows of 64 bytes
+  static constexpr bool QUAD_D = Cfg::QUAD_D;
+  static_assert(!QUAD_D || (DIRECT_D && sizeof(TD) == 2 && Cfg::D_VEC >= 8 && BN % 32 == 0 && N % 8 == 0),
+                "direct stores of whole 16-byte vectors along n");
   template <int R>
   __device__ __forceinline__ static void store_direct(const TAcc (&acc)[R], TD* __restrict__ D, TAcc alpha, U bz,
                                                       U m0, U n0, int wm0) {
@@ -1493,6 +1499,42 @@ struct Gett {
         rok[mi][h] = FULL_M || gm < U(M);
         roff[mi][h] = rok[mi][h] ? gett_offset<I>(gm, typename Cfg::MapDm{}) : I(0);
       }
+    if constexpr (QUAD_D) {
+#pragma unroll
+      for (int j = 0; j < NI / 4; ++j) {
+        const U gn = n0 + U(32 * j + 8 * q);  // (this lane's vector: N is a multiple of 8, so it is whole or past N)
+        const bool cok = FULL_N || gn < U(N);
+        const I coff = cok ? gett_offset<I>(gn, typename Cfg::MapDn{}) : I(0);
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            unsigned x[4];  // (x[k]: columns 32 j + 8 k + 2 q, + 1 of the row)
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+              const TAcc* a = &acc[(mi * NI + 4 * j + k) * 4 + 2 * h];
+              x[k] = unsigned(to_bits(finished(a[0], alpha))) | (unsigned(to_bits(finished(a[1], alpha))) << 16);
+            }
+            // (round b swaps bit b of the lane and of the index: a lane sends the words whose index bit differs from
+            //  its own and takes its partner's in their place; after both, x[k] is lane k's word q: columns
+            //  32 j + 8 q + 2 k, + 1)
+#pragma unroll
+            for (int b = 1; b <= 2; b *= 2) {
+              const bool hi = q & b;
+#pragma unroll
+              for (int p = 0; p < 4; ++p) {
+                if (p & b) continue;  // (the pair p, p + b)
+                const unsigned got = __shfl_xor_sync(0xffffffffu, hi ? x[p] : x[p + b], b);
+                if (hi) x[p] = got;
+                else x[p + b] = got;
+              }
+            }
+            if (rok[mi][h] && cok)
+              *reinterpret_cast<uint4*>(Db + roff[mi][h] + coff) = make_uint4(x[0], x[1], x[2], x[3]);
+          }
+      }
+      return;
+    }
 #pragma unroll
     for (int ni = 0; ni < NI; ++ni) {
       const U gn = n0 + U(ni * 8 + 2 * q);

@@ -123,7 +123,7 @@ def render_prelude(spec: KernelSpec) -> str:
         f"  static constexpr bool A_KMAJOR = {_b(spec.a.kmajor)}, B_KMAJOR = {_b(spec.b.kmajor)}, "
         f"D_NCONTIG = {_b(spec.d.ncontig)};",
         f"  static constexpr bool READ_C = {_b(spec.read_c)}, DIRECT_D = {_b(spec.direct_d)}, "
-        f"EPI_CHUNK = {_b(spec.epi_chunk)};",
+        f"QUAD_D = {_b(spec.quad_d)}, EPI_CHUNK = {_b(spec.epi_chunk)};",
         f"  static constexpr int EPI_COLS = {spec.epi_cols if spec.epi_chunk else 0};",
         f"  static constexpr bool REG_SPLIT = {_b(t.reg_split)}, SERP = {_b(t.serpentine)}, "
         f"TMA_STORE = {_b(t.tma_store)}, PINGPONG = {_b(t.pingpong)};",

@@ -607,6 +607,15 @@ class KernelSpec:
         return (t.persistent and t.tma and not t.chunked and not self.read_c and d.ncontig and d.vec >= 2
                 and self.N % 2 == 0 and d.run == 0)
 
+    @property
+    def quad_d(self) -> bool:
+        """Whether the direct epilogue stores 16-byte vectors (gett.cuh's QUAD_D): direct_d with 2-byte D in aligned
+        vectors of 8 along n and bn a multiple of 32, so that each quad of lanes, which holds one fragment row's pairs
+        of four 8-column groups, regroups them (two shfl.xor rounds) and each lane stores one group's 8 columns: a
+        warp's store writes 8 rows of 64 contiguous bytes, where the pairs write 8 rows of 16. The other direct
+        epilogues store 4- or 8-byte pairs."""
+        return self.direct_d and ITEMSIZE[self.d.dtype] == 2 and self.d.vec >= 8 and self.tile.bn % 32 == 0
+
 
 #: registers a thread of a REG_SPLIT tile's loading and computing warpgroups keep after setmaxnreg (gett.cuh's
 #: LOAD_REGS, COMPUTE_REGS): 128 x 40 + 256 x 232 of the 65536, which 384 threads launched with 168 each hold
