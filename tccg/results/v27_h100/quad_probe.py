@@ -9,7 +9,11 @@ starting its first tile N cycles late, so that one warpgroup's stores may overla
 between them, nothing brings them back in step), `torch`, and bal_probe.py's variants. Call 2: `ahXD` (X = A, B or
 AB: the k-tile D further along the walk prefetched into the L2 once a wave, each A panel's by one CTA of its row in
 turn, each B panel's by one of its column in turn, so that the loads find it there and not in DRAM; v23's `aheadN` had
-every CTA prefetch everything, 33 copies of each A box), joined by + to a store variant (`quad+ahAB8`).
+every CTA prefetch everything, 33 copies of each A box), joined by + to a store variant (`quad+ahAB8`). Call 4: `desc` (each stage's wgmma descriptors built once from
+its base, each wgmma's a constant added to the base's low word: about half the k-loop's instructions). Call 6:
+`testwait` (every mbarrier wait polls with test_wait instead of try_wait, which may suspend the thread), `hintN` (try_wait
+with a suspend time hint of N ns). Call 8: `inter1`, `mfirst1` (a stage's wgmmas as one group, k-steps interleaved over
+the two 64-row blocks or block by block, then the wait for the group before and the release: v23's order).
 
     PYTHONPATH=. python3 tccg/results/v27_h100/quad_probe.py [rounds] [variants, comma list]
 """
@@ -49,7 +53,53 @@ def ahead(dist: int, on_a: bool, on_b: bool) -> str:
 """
 
 
+WG_MMA = """    W::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(row0 + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
+           wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));"""
+# (desc: each stage's two base descriptors computed once, each wgmma's the base's low word plus a constant: the
+#  start address field cannot carry, shared memory being under 256 KB)
+DESC = """    const unsigned la = unsigned(wg_desc(As + LA::wg_start(row0, 0), LA::WG_LBO, LA::WG_SBO)),
+                   lb = unsigned(wg_desc(Bs, LB::WG_LBO, LB::WG_SBO));
+    constexpr unsigned ha = ((LA::WG_SBO >> 4) & 0x3FFFu) | (1u << 30), hb = ((LB::WG_SBO >> 4) & 0x3FFFu) | (1u << 30);
+    unsigned long long da, db;
+    asm("mov.b64 %0, {%1, %2};" : "=l"(da) : "r"(la + unsigned(LA::wg_start(mi * 64, kk) * int(sizeof(TA)) >> 4)), "n"(ha));
+    asm("mov.b64 %0, {%1, %2};" : "=l"(db) : "r"(lb + unsigned(LB::wg_start(0, kk) * int(sizeof(TB)) >> 4)), "n"(hb));
+    W::run(acc + mi * (BN / 2), da, db);"""
+
+
+MBAR_WAIT = """  asm volatile("{\\n.reg .pred p;\\nWAIT:\\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\\n@!p bra WAIT;\\n}\\n"
+               ::"r"(smem_addr(b)), "r"(parity) : "memory");"""
+# (testwait: every mbarrier wait polls with test_wait, which never suspends the thread; hintN: try_wait with a suspend
+#  time hint of N ns)
+TEST_WAIT = """  asm volatile("{\\n.reg .pred p;\\nWAIT:\\nmbarrier.test_wait.parity.shared::cta.b64 p, [%0], %1;\\n@!p bra WAIT;\\n}\\n"
+               ::"r"(smem_addr(b)), "r"(parity) : "memory");"""
+
+
+def hint_wait(ns: int) -> str:
+    return MBAR_WAIT.replace("p, [%0], %1;", f"p, [%0], %1, {ns};")
+
+
+TWO_GROUPS = "    if constexpr (NL == 2 && !PINGPONG) {\n      wg_fence_regs(acc);"
+KK_MI = """    for (int kk = 0; kk < KS * 16; kk += 16)
+#pragma unroll
+      for (int mi = 0; mi < NL; ++mi) wg_mma<W>(acc, As, Bs, row0, mi, kk);"""
+MI_KK = """    for (int mi = 0; mi < NL; ++mi)
+#pragma unroll
+      for (int kk = 0; kk < KS * 16; kk += 16) wg_mma<W>(acc, As, Bs, row0, mi, kk);"""
+
+
 def variant(name: str, heur, text: str):
+    if name in ("inter1", "mfirst1"):  # (a stage's wgmmas as one group, k-steps interleaved over the two blocks or
+        #  block by block, then a wait for the group before and the release: the order before v24's two groups)
+        assert text.count(TWO_GROUPS) == 1 and text.count(KK_MI) == 1
+        text = text.replace(TWO_GROUPS, TWO_GROUPS.replace("NL == 2 && !PINGPONG", "false"))
+        return bal_probe.fresh(heur), text.replace(KK_MI, MI_KK) if name == "mfirst1" else text
+    if name == "testwait" or re.fullmatch(r"hint\d+", name):
+        assert text.count(MBAR_WAIT) == 1
+        return bal_probe.fresh(heur), text.replace(MBAR_WAIT, TEST_WAIT if name == "testwait" else
+                                                   hint_wait(int(name[4:])))
+    if name == "desc":
+        assert text.count(WG_MMA) == 1
+        return bal_probe.fresh(heur), text.replace(WG_MMA, DESC)
     if "+" in name:  # (parts applied in turn, each to the one before's spec and text)
         spec = heur
         for part in name.split("+"):
