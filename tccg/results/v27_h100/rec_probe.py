@@ -3,7 +3,8 @@ kernel (or with STAGES overridden) patched in this process to record clock64() s
 over ring steps 81-404 (their tiles 2-5), into a global array read back after the launch:
   0 / 1: the loader thread before / after its wait for the stage to be free (its TMA issues follow at once),
   2 / 3: the first computing warp (warpgroup 0) before / after its wait for the stage to land,
-  4 / 5: warpgroup 0's / 1's first warp after the stage's wgmmas are issued and the stage before it released.
+  4 / 5: warpgroup 0's / 1's first warp after the stage's wgmmas are issued and the stage before it released,
+  6: (call 10 on) a watcher, the loading warpgroup's idle second warp, when the stage's full barrier completed.
 The epilogue (gett_rec2, warpgroups 0 and 1, the CTA's tiles 0-7): after the k-loop, after the barrier between the
 warpgroups, after the stores and the stage's release.
 Printed per CTA (cycles, median and 10 / 90th percentiles over the steps whose fields are all recorded): the step period,
@@ -35,8 +36,8 @@ from tccg.tile_probe import core_inputs
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import quad_probe  # noqa: E402
 
-K0, NK, NF = 81, 324, 6
-ARRAY = 'extern "C" {\n__device__ long long gett_rec[2 * 6 * 512];\n}\n'
+K0, NK, NF = 81, 324, 7
+ARRAY = 'extern "C" {\n__device__ long long gett_rec[2 * 7 * 512];\n}\n'
 ANCHOR = "// descriptor: start address >> 4"
 LOAD_WAIT = "                if (kstep >= STAGES) mbar_wait(&bars[STAGES + s], unsigned((kstep / STAGES - 1) & 1));\n"
 FULL_WAIT = "      mbar_wait(&bars[s], unsigned((q / STAGES) & 1));\n"
@@ -45,7 +46,7 @@ STAGE = "          ws_stage<NL, BK / 16, W>(acc, stA(s), stB(s), crow, prev);\n"
 
 def rec(field: int | str, step: str, who: str) -> str:
     return (f"if (blockIdx.x < 2 && ({who}) && ({step}) >= {K0} && ({step}) < {K0 + NK}) "
-            f"gett_rec[blockIdx.x * 3072 + ({field}) * 512 + int(({step}) - {K0})] = clock64();\n")
+            f"gett_rec[blockIdx.x * {NF * 512} + ({field}) * 512 + int(({step}) - {K0})] = clock64();\n")
 
 
 ARRAY2 = 'extern "C" {\n__device__ long long gett_rec2[2 * 2 * 3 * 8];\n}\n'
@@ -61,9 +62,19 @@ def rec2(field: int) -> str:
             f"clock64();\n")
 
 
+LOADER = "            if (Cfg::TMA_RANK == 0 || tid == 0) {\n"
+# (field 6: a watcher, the loading warpgroup's second warp's first lane, idle otherwise, waits on each ring step's full
+#  barrier in turn and stamps when it completes: when the stage's data had all landed)
+WATCH = ("            if (blockIdx.x < 2 && tid == 32)\n"
+         "              for (long long kk = p.kb; kk < p.ke; ++kk, ++kstep) {\n"
+         "                mbar_wait(&bars[int(kstep % STAGES)], unsigned((kstep / STAGES) & 1));\n"
+         "                " + rec(6, "kstep", "true") + "              }\n")
+
+
 def patched(text: str) -> str:
-    for old in (ANCHOR, LOAD_WAIT, FULL_WAIT, STAGE, KLOOP_END, EPI_SYNC, EPI_CALL):
+    for old in (ANCHOR, LOAD_WAIT, FULL_WAIT, STAGE, KLOOP_END, EPI_SYNC, EPI_CALL, LOADER):
         assert text.count(old) == 1, old
+    text = text.replace(LOADER, WATCH + LOADER)
     text = text.replace(ANCHOR, ARRAY + ARRAY2 + ANCHOR)
     text = text.replace(KLOOP_END, KLOOP_END + "      " + rec2(0))
     text = text.replace(EPI_SYNC, EPI_SYNC.replace("sync_compute();", "{ sync_compute(); " + rec2(1) + "}"))
@@ -106,7 +117,7 @@ def main(names: list[str]) -> None:
             err = float(cupy.abs(d.astype(cupy.float64) - ref).max() / cupy.abs(ref).max())
             mod = next(v[1] for k, v in build._FUNCS.items() if k[0] is spec or k[0] == spec)
             ptr = mod.get_global_var("gett_rec")
-            mem = cupy.cuda.UnownedMemory(ptr, 2 * 3072 * 8, mod)
+            mem = cupy.cuda.UnownedMemory(ptr, 2 * NF * 512 * 8, mod)
             arr = cupy.ndarray((2, NF, 512), dtype=cupy.int64, memptr=cupy.cuda.MemoryPointer(mem, 0))
             for _ in range(3):  # (the last launch's stamps)
                 arr.fill(0)
@@ -123,7 +134,7 @@ def main(names: list[str]) -> None:
         s = spec.tile.stages
         print(f"12 f16 {name} ({s} stages): err {err:.1e}")
         for cta in (0, 1):
-            p0, p1, c2, c3, c4, c5 = r[cta]
+            p0, p1, c2, c3, c4, c5, w6 = r[cta]
             ks = [k for k in range(s, NK - 1) if min(p0[k], p1[k], c2[k], c3[k], c4[k + 1 - s], c5[k + 1 - s]) > 0
                   and c3[k + 1] > 0]
             period = [c3[k + 1] - c3[k] for k in ks]
@@ -133,6 +144,11 @@ def main(names: list[str]) -> None:
             lat = [c3[k] - p1[k] for k in waited]
             cwait = [c3[k] - c2[k] for k in ks]
             print(f"  cta {cta}: steps {len(ks)}, period {q(period)}, loader wait {q(lwait)}, release->free {q(lag)}")
+            kw = [k for k in ks if w6[k] > 0]
+            if kw:  # (the watcher's stamps: when each stage had landed)
+                late = [w6[k] - c2[k] for k in kw]
+                print(f"         watched {len(kw)}: issue->landed {q([w6[k] - p1[k] for k in kw])}, landed after the "
+                      f"warp came to wait {sum(x > 0 for x in late)} times, by {q([x for x in late if x > 0] or [0])}")
             print(f"         issue->landed (the {len(waited)} steps the warp waited) {q(lat) if lat else '-'}, "
                   f"warp's wait {q(cwait)}")
             # (tile boundaries: a tile's last step (the epilogue follows it) and the excess over the median period of
