@@ -13,7 +13,9 @@ every CTA prefetch everything, 33 copies of each A box), joined by + to a store 
 its base, each wgmma's a constant added to the base's low word: about half the k-loop's instructions). Call 6:
 `testwait` (every mbarrier wait polls with test_wait instead of try_wait, which may suspend the thread), `hintN` (try_wait
 with a suspend time hint of N ns). Call 8: `inter1`, `mfirst1` (a stage's wgmmas as one group, k-steps interleaved over
-the two 64-row blocks or block by block, then the wait for the group before and the release: v23's order).
+the two 64-row blocks or block by block, then the wait for the group before and the release: v23's order). Call 11:
+`nowait` (the computing warps do not wait for their stages to land), `nowait+noload` (nor does the loader copy anything):
+the k-loop's wgmmas and stage handshakes alone (D comes out wrong).
 
     PYTHONPATH=. python3 tccg/results/v27_h100/quad_probe.py [rounds] [variants, comma list]
 """
@@ -87,7 +89,20 @@ MI_KK = """    for (int mi = 0; mi < NL; ++mi)
       for (int kk = 0; kk < KS * 16; kk += 16) wg_mma<W>(acc, As, Bs, row0, mi, kk);"""
 
 
+FULL_WAIT = "      mbar_wait(&bars[s], unsigned((q / STAGES) & 1));\n"
+NOWAIT_FN = "__device__ __forceinline__ void mbar_nowait(unsigned long long*, unsigned) {}\n"
+MBAR_ARRIVE_FN = "__device__ __forceinline__ void mbar_arrive(unsigned long long* b) {"
+ISSUE = "                  mbar_arrive_expect_tx(&bars[s], LA::tx_bytes(m0) + LB::tx_bytes(n0));\n"
+
+
 def variant(name: str, heur, text: str):
+    if name == "nowait":  # (the computing warps do not wait for their stages to land: wgmmas on whatever is there)
+        assert text.count(FULL_WAIT) == 1 and text.count(MBAR_ARRIVE_FN) == 1
+        text = text.replace(MBAR_ARRIVE_FN, NOWAIT_FN + MBAR_ARRIVE_FN)
+        return bal_probe.fresh(heur), text.replace(FULL_WAIT, FULL_WAIT.replace("mbar_wait", "mbar_nowait"))
+    if name == "noload":  # (the loader waits for free stages and copies nothing: only with nowait)
+        assert text.count(ISSUE) == 1
+        return bal_probe.fresh(heur), text.replace(ISSUE, "                  continue;\n" + ISSUE)
     if name in ("inter1", "mfirst1"):  # (a stage's wgmmas as one group, k-steps interleaved over the two blocks or
         #  block by block, then a wait for the group before and the release: the order before v24's two groups)
         assert text.count(TWO_GROUPS) == 1 and text.count(KK_MI) == 1

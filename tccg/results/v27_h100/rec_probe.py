@@ -72,17 +72,18 @@ WATCH = ("            if (blockIdx.x < 2 && tid == 32)\n"
 
 
 def patched(text: str) -> str:
-    for old in (ANCHOR, LOAD_WAIT, FULL_WAIT, STAGE, KLOOP_END, EPI_SYNC, EPI_CALL, LOADER):
+    for old in (ANCHOR, LOAD_WAIT, STAGE, KLOOP_END, EPI_SYNC, EPI_CALL, LOADER):
         assert text.count(old) == 1, old
-    text = text.replace(LOADER, WATCH + LOADER)
+    if "mbar_nowait" not in text:  # (no watcher beside quad_probe's nowait / noload: stages it would wait on never land)
+        text = text.replace(LOADER, WATCH + LOADER)
     text = text.replace(ANCHOR, ARRAY + ARRAY2 + ANCHOR)
     text = text.replace(KLOOP_END, KLOOP_END + "      " + rec2(0))
     text = text.replace(EPI_SYNC, EPI_SYNC.replace("sync_compute();", "{ sync_compute(); " + rec2(1) + "}"))
     text = text.replace(EPI_CALL, EPI_CALL + "      " + rec2(2))
     text = text.replace(LOAD_WAIT, "                " + rec(0, "kstep", "true") + LOAD_WAIT +
                         "                " + rec(1, "kstep", "true"))
-    text = text.replace(FULL_WAIT, "      " + rec(2, "q", "threadIdx.x == 128") + FULL_WAIT +
-                        "      " + rec(3, "q", "threadIdx.x == 128"))
+    fw = FULL_WAIT if FULL_WAIT in text else FULL_WAIT.replace("mbar_wait", "mbar_nowait")  # (quad_probe's nowait)
+    text = text.replace(fw, "      " + rec(2, "q", "threadIdx.x == 128") + fw + "      " + rec(3, "q", "threadIdx.x == 128"))
     return text.replace(STAGE, STAGE + "          " + rec("threadIdx.x == 128 ? 4 : 5", "q",
                                                           "threadIdx.x == 128 || threadIdx.x == 256"))
 
