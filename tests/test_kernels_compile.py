@@ -1158,8 +1158,8 @@ def test_quad_direct_stores(cache):
         # (per tile: 5 column groups of 32 x 2 row blocks x 2 fragment rows x 4 words, each once per round)
         shuffles = ptx.count("shfl.sync.bfly.b32")
         assert shuffles and shuffles % 80 == 0
-        assert re.findall(r"st\.global(?:\.\w+)*", ptx) and set(re.findall(r"st\.global(?:\.\w+)*", ptx)) == {
-            "st.global.v4.u32"}
+        stores = re.findall(r"st\.global(?:\.\w+)*", ptx)
+        assert stores and set(stores) == {"st.global.v4.u32"}
         assert B.build(spec, ARCH).report.spill_stores == 0
     others = [
         kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16", out="f32"), False, tile=tile),
@@ -1236,7 +1236,6 @@ def test_pingpong_tile(cache):
     import dataclasses
     import re
 
-    from gettpy.errors import KernelError
     from gettpy.kernels.spec import SMEM_LIMIT
 
     kw = dict(wm=64, wgmma=True, ws=True, persistent=True, chunked=True, pingpong=True)

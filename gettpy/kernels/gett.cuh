@@ -63,6 +63,11 @@ __device__ __forceinline__ I gett_offset(U g, Map<Ts...>) {
 // the bits of a 2-byte value, and back (an mma fragment register holds two)
 __device__ __forceinline__ unsigned short to_bits(__half x) { return __half_as_ushort(x); }
 __device__ __forceinline__ unsigned short to_bits(__nv_bfloat16 x) { return __bfloat16_as_ushort(x); }
+// two 2-byte values as one 32-bit word, the first in the low half (an accumulator pair of a wgmma fragment row)
+template <class T>
+__device__ __forceinline__ unsigned bits_pair(T lo, T hi) {
+  return unsigned(to_bits(lo)) | (unsigned(to_bits(hi)) << 16);
+}
 template <class T> __device__ __forceinline__ T from_bits(unsigned b);
 template <> __device__ __forceinline__ __half from_bits<__half>(unsigned b) { return __ushort_as_half((unsigned short)b); }
 template <> __device__ __forceinline__ __nv_bfloat16 from_bits<__nv_bfloat16>(unsigned b) {
@@ -1406,7 +1411,7 @@ struct Gett {
 #pragma unroll
             for (int jj = 0; jj < 4; ++jj) {  // (matrix jj: rows 8 (jj & 1) .., columns of ni + (jj >> 1))
               const TAcc* a = &acc[(mi * NI + ni + (jj >> 1)) * 4 + 2 * (jj & 1)];
-              w[jj] = unsigned(to_bits(fin(a[0]))) | (unsigned(to_bits(fin(a[1]))) << 16);
+              w[jj] = bits_pair(fin(a[0]), fin(a[1]));
             }
             const int u = 2 * np + (j >> 1);  // (this lane's 16-byte unit of the row)
             if constexpr (TMA_STORE)  // (box u / 4, row r, unit u % 4 swizzled)
@@ -1513,7 +1518,7 @@ struct Gett {
 #pragma unroll
             for (int k = 0; k < 4; ++k) {
               const TAcc* a = &acc[(mi * NI + 4 * j + k) * 4 + 2 * h];
-              x[k] = unsigned(to_bits(finished(a[0], alpha))) | (unsigned(to_bits(finished(a[1], alpha))) << 16);
+              x[k] = bits_pair(finished(a[0], alpha), finished(a[1], alpha));
             }
             // (round b swaps bit b of the lane and of the index: a lane sends the words whose index bit differs from
             //  its own and takes its partner's in their place; after both, x[k] is lane k's word q: columns

@@ -489,10 +489,15 @@ class KernelSpec:
     def grid(self) -> int:
         """Number of CTAs (1-D grid: batch outermost, then the (m, n) tiles; stream-K: the whole-tile
         CTAs, then the sk_ctas stream-K ones)."""
-        if self.tile.cluster > 1:  # (tile rows rounded up to whole clusters)
-            c, rows = self.tile.cluster, math.ceil(self.M / self.tile.bm)
-            return math.ceil(rows / c) * c * math.ceil(self.N / self.tile.bn) * self.batch
+        if self.tile.cluster > 1:
+            return self.tile_rows * math.ceil(self.N / self.tile.bn) * self.batch
         return self.tiles * self.batch - self.sk_tiles + self.sk_ctas
+
+    @property
+    def tile_rows(self) -> int:
+        """Tile rows of the grid, rounded up to whole clusters (gett.cuh's TILES_MR)."""
+        c = self.tile.cluster
+        return math.ceil(math.ceil(self.M / self.tile.bm) / c) * c
 
     @property
     def sk_flag_bytes(self) -> int:
@@ -589,8 +594,7 @@ class KernelSpec:
         #12 balanced: (5, 3, 5)."""
         t, wide = self.tile, self.wide_cols
         cols = -(-self.N // t.bn)
-        rows = math.ceil(math.ceil(self.M / t.bm) / t.cluster) * t.cluster
-        groups = -(-rows // t.group_m)
+        groups = -(-self.tile_rows // t.group_m)
 
         def most(step: int) -> int:
             return max(sum((j + step * g) % cols < wide for g in range(groups)) for j in range(cols))
