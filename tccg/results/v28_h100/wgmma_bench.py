@@ -13,7 +13,10 @@ Variant keys (joined with '+'): nN (wgmma width, default 160), am / bm (A / B MN
 MN-major as #12's kernel reads them), ak / bk (K-major), oN (issue order: 0 the kernel's: block 0's 4 k-steps
 committed, wait 1, block 1's committed; 1 one group of all 8, wait 1; 2 k-step by k-step over both blocks, one group,
 wait 1), wg1 (one computing warpgroup), l1 (one 64-row block a warpgroup), noise (the copies), nofence (no register
-fences around a stage's wgmmas).
+fences around a stage's wgmmas), rel (each computing warp's lane 0 arrives on a local mbarrier after the wait, as a
+stage's release does), skewN (warpgroup 1 starts N cycles late), pipe (the kernel's ring: warpgroup 2's thread copies
+each stage once the computing warps released it, the computing warps wait for it to land; order 0 only), c2 (pipe in
+clusters of 2: each CTA copies its A and half of B multicast to both, and the releases arrive in both CTAs).
 
     PYTHONPATH=. python3 tccg/results/v28_h100/wgmma_bench.py [variant ...]
 """
@@ -37,6 +40,10 @@ SRC = r"""
 #define B_BYTES (TB_ ? ((N_ + 63) / 64) * 8192 : N_ * 128)
 #define STAGE_BYTES (A_BYTES + B_BYTES)
 #define STAGES %(stages)d
+#define PIPE %(pipe)d
+#define CL %(cl)d
+#define SKEW %(skew)d
+#define REL %(rel)d
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
 __device__ __forceinline__ unsigned long long desc(const void* p, unsigned lbo, unsigned sbo) {
@@ -71,12 +78,45 @@ __device__ __forceinline__ void mbar_wait(unsigned long long* b, unsigned parity
                ::"r"(smem_addr(b)), "r"(parity) : "memory");
 }
 
-extern "C" __global__ void __launch_bounds__(384, 1) bench(long long* out, const unsigned char* src, long long src_bytes,
+__device__ __forceinline__ void arrive(unsigned long long* b) {
+  asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%%0];\n}\n" ::"r"(smem_addr(b)) : "memory");
+}
+__device__ __forceinline__ void arrive_cluster(unsigned long long* b, unsigned cta) {
+  asm volatile("{\n.reg .b32 r;\nmapa.shared::cluster.u32 r, %%0, %%1;\n"
+               "mbarrier.arrive.shared::cluster.b64 _, [r];\n}\n" ::"r"(smem_addr(b)), "r"(cta) : "memory");
+}
+// a computing warp's release of a stage: lane 0 arrives on it in every CTA of the cluster
+__device__ __forceinline__ void release(unsigned long long* b) {
+  if ((threadIdx.x & 31) == 0) {
+    if (CL > 1) {
+#pragma unroll
+      for (int c = 0; c < CL; ++c) arrive_cluster(b, unsigned(c));
+    } else {
+      arrive(b);
+    }
+  }
+}
+__device__ __forceinline__ void cluster_sync() {
+  if (CL > 1) asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+__device__ __forceinline__ void copy(void* dst, const void* src, int bytes, unsigned long long* bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%%0], [%%1], %%2, [%%3];\n"
+               ::"r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar)) : "memory");
+}
+__device__ __forceinline__ void copy_mc(void* dst, const void* src, int bytes, unsigned long long* bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%%0], [%%1], "
+               "%%2, [%%3], %%4;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar)),
+               "h"((unsigned short)((1u << CL) - 1)) : "memory");
+}
+
+extern "C" __global__ void __launch_bounds__(384, 1) %(cluster)s bench(long long* out, const unsigned char* src, long long src_bytes,
                                                          int iters) {
   extern __shared__ __align__(16) unsigned char raw[];
   unsigned char* smem = (unsigned char*)(((unsigned long long)raw + 1023) & ~1023ull);
   unsigned long long* full = (unsigned long long*)(smem + STAGES * STAGE_BYTES);
-  volatile int* progress = (volatile int*)(full + STAGES);
+  unsigned long long* empty = full + STAGES;
+  unsigned long long* dummy = empty + STAGES;
+  volatile int* progress = (volatile int*)(dummy + 1);
   const int wg = threadIdx.x / 128;
   // random f16 in [-1, 1] everywhere (the tensor cores' power depends on the values)
   for (int i = threadIdx.x; i < STAGES * STAGE_BYTES / 2; i += blockDim.x) {
@@ -85,15 +125,43 @@ extern "C" __global__ void __launch_bounds__(384, 1) bench(long long* out, const
     ((__half*)smem)[i] = __float2half(float(int(h & 0xFFFFu) - 32768) / 32768.0f);
   }
   if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; ++s)
+    for (int s = 0; s < STAGES; ++s) {
       asm volatile("mbarrier.init.shared::cta.b64 [%%0], 1;\n" ::"r"(smem_addr(&full[s])) : "memory");
+      asm volatile("mbarrier.init.shared::cta.b64 [%%0], %%1;\n" ::"r"(smem_addr(&empty[s])), "r"(NWG * 4 * CL)
+                   : "memory");
+    }
+    asm volatile("mbarrier.init.shared::cta.b64 [%%0], %%1;\n" ::"r"(smem_addr(dummy)), "r"(NWG * 4) : "memory");
     *progress = 0;
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
   __syncthreads();
+  cluster_sync();
   if (wg >= NWG) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-    if (NOISE && threadIdx.x == 256) {
+    if (PIPE && threadIdx.x == 256) {
+      unsigned rank = 0;
+      if (CL > 1) asm volatile("mov.u32 %%0, %%%%cluster_ctarank;\n" : "=r"(rank));
+      for (int it = 0; it < iters; ++it) {
+        const int s = it %% STAGES;
+        if (it >= STAGES) mbar_wait(&empty[s], unsigned((it / STAGES - 1) & 1));
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%%0], %%1;\n" ::"r"(smem_addr(&full[s])),
+                     "r"(STAGE_BYTES) : "memory");
+        unsigned char* st = smem + s * STAGE_BYTES;
+        const long long span = src_bytes / 2 - STAGE_BYTES;
+        const unsigned char* ga = src + ((((long long)(blockIdx.x * 131 + it) * A_BYTES) %% span) & ~1023ll);
+        const unsigned char* gb = src + src_bytes / 2 + ((((long long)(blockIdx.x / CL * 37 + it) * B_BYTES) %% span) & ~1023ll);
+        for (int c = 0; c < A_BYTES; c += 8192) copy(st + c, ga + c, 8192, &full[s]);
+        if (CL > 1) {
+          const int half = B_BYTES / CL;
+          copy_mc(st + A_BYTES + rank * half, gb + rank * half, half, &full[s]);
+        } else {
+          for (int c = 0; c < B_BYTES; c += 8192)
+            copy(st + A_BYTES + c, gb + c, B_BYTES - c < 8192 ? B_BYTES - c : 8192, &full[s]);
+        }
+      }
+    }
+    if (!PIPE && NOISE && threadIdx.x == 256) {
       for (int it = 0; it < iters; ++it) {
         const int s = it %% STAGES;
         if (it >= STAGES) mbar_wait(&full[s], unsigned((it / STAGES - 1) & 1));
@@ -112,6 +180,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) bench(long long* out, const
       for (int it = iters > STAGES ? iters - STAGES : 0; it < iters; ++it)
         mbar_wait(&full[it %% STAGES], unsigned((it / STAGES) & 1));
     }
+    cluster_sync();
     return;
   }
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
@@ -120,10 +189,15 @@ extern "C" __global__ void __launch_bounds__(384, 1) bench(long long* out, const
   for (int i = 0; i < NL * N_ / 2; ++i) acc[i] = 0.f;
   asm volatile("bar.sync 1, %%0;\n" ::"n"(NWG * 128));
   const int row0 = wg * 128;
+  if (SKEW && wg == 1) {
+    const long long w = clock64();
+    while (clock64() - w < SKEW) {}
+  }
   const long long t0 = clock64();
 #pragma unroll 1
   for (int it = 0; it < iters; ++it) {
     const unsigned char* st = smem + (it %% STAGES) * STAGE_BYTES;
+    if (PIPE) mbar_wait(&full[it %% STAGES], unsigned((it / STAGES) & 1));
     fence_regs(acc);
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
     if (ORDER == 0 && NL == 2) {
@@ -132,7 +206,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) bench(long long* out, const
 #pragma unroll
         for (int kk = 0; kk < KS * 16; kk += 16) one(acc, st, row0, mi, kk);
         asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-        if (mi == 0) asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+        if (mi == 0) {
+          asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+          if (PIPE && it > 0) release(&empty[(it - 1) %% STAGES]);
+          if (REL && (threadIdx.x & 31) == 0) arrive(dummy);
+        }
       }
     } else if (ORDER == 2) {
 #pragma unroll
@@ -155,6 +233,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) bench(long long* out, const
   asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
   fence_regs(acc);
   const long long t1 = clock64();
+  if (PIPE) release(&empty[(iters - 1) %% STAGES]);
+  cluster_sync();
   float s = 0.f;
 #pragma unroll
   for (int i = 0; i < NL * N_ / 2; ++i) s += acc[i];
@@ -165,7 +245,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) bench(long long* out, const
 
 def parse(name: str) -> dict:
     """The kernel parameters of a variant key (module docstring)."""
-    v = {"n": 160, "ta": 0, "tb": 1, "nl": 2, "nwg": 2, "order": 0, "noise": 0, "fence": 1}
+    v = {"n": 160, "ta": 0, "tb": 1, "nl": 2, "nwg": 2, "order": 0, "noise": 0, "fence": 1, "pipe": 0, "cl": 1,
+         "skew": 0, "rel": 0}
     for key in filter(None, name.split("+")):
         if key.startswith("n") and key[1:].isdigit():
             v["n"] = int(key[1:])
@@ -179,6 +260,14 @@ def parse(name: str) -> dict:
             v["nl"] = 1
         elif key == "noise":
             v["noise"] = 1
+        elif key == "pipe":
+            v["pipe"] = 1
+        elif key == "c2":
+            v["cl"] = 2
+        elif key.startswith("skew") and key[4:].isdigit():
+            v["skew"] = int(key[4:])
+        elif key == "rel":
+            v["rel"] = 1
         elif key == "nofence":
             v["fence"] = 0
         elif key != "base":
@@ -186,6 +275,8 @@ def parse(name: str) -> dict:
     b = ((v["n"] + 63) // 64) * 8192 if v["tb"] else v["n"] * 128
     v["stage_bytes"] = 256 * 128 + b
     v["stages"] = min(4, (227 * 1024 - 2048) // v["stage_bytes"])
+    if v["pipe"] and v["noise"]:
+        raise SystemExit("pipe and noise are two kinds of copies: one at a time")
     return v
 
 
@@ -193,7 +284,9 @@ def source(v: dict) -> str:
     n = v["n"] * v["nl"] // 2 // v["nl"]  # accumulators a wgmma: N / 2
     regs = ",".join(f"%{i}" for i in range(n))
     outs = ", ".join(f'"+f"(d[{i}])' for i in range(n))
-    return "#include <cuda_fp16.h>\n" + SRC % dict(v, regs=regs, outs=outs, np0=n, np1=n + 1, np2=n + 2)
+    cluster = f"__cluster_dims__({v['cl']}, 1, 1)" if v["cl"] > 1 else ""
+    return "#include <cuda_fp16.h>\n" + SRC % dict(v, regs=regs, outs=outs, np0=n, np1=n + 1, np2=n + 2,
+                                                   cluster=cluster)
 
 
 def compile_variant(name: str):
@@ -212,10 +305,10 @@ def run(name: str, iters: int = 3000, reps: int = 3):
     mod = cupy.cuda.function.Module()
     mod.load(cubin)
     f = mod.get_function("bench")
-    smem = v["stages"] * v["stage_bytes"] + 1024 + 64
+    smem = v["stages"] * v["stage_bytes"] + 1024 + 128
     driver.funcSetAttribute(f.ptr, 8, smem)  # (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
     sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
-    src = cupy.random.default_rng(0).integers(0, 255, 16 << 20, dtype=cupy.uint8)
+    src = cupy.random.default_rng(0).uniform(-1, 1, 16 << 20, dtype=cupy.float32).astype(cupy.float16).view(cupy.uint8)
     out = cupy.zeros(2 * sms, dtype=cupy.int64)
     per = []
     for _ in range(reps + 1):  # (the first a warm-up)
