@@ -14,7 +14,10 @@ MN-major as #12's kernel reads them), ak / bk (K-major), oN (issue order: 0 the 
 committed, wait 1, block 1's committed; 1 one group of all 8, wait 1; 2 k-step by k-step over both blocks, one group,
 wait 1), wg1 (one computing warpgroup), l1 (one 64-row block a warpgroup), noise (the copies), nofence (no register
 fences around a stage's wgmmas), rel (each computing warp's lane 0 arrives on a local mbarrier after the wait, as a
-stage's release does), skewN (warpgroup 1 starts N cycles late), pipe (the kernel's ring: warpgroup 2's thread copies
+stage's release does), relc (each warp's lane 0 releases
+its stage in every CTA of the cluster, as the kernel's warps do, and warpgroup 2's thread waits for the stages to be
+free, copying nothing; with c2, in clusters of 2), stamp (each warpgroup's first thread stores a clock64() stamp to
+global memory after each stage's wgmmas, as v27's rec_probe.py does, in CTAs 0 and 1), skewN (warpgroup 1 starts N cycles late), pipe (the kernel's ring: warpgroup 2's thread copies
 each stage once the computing warps released it, the computing warps wait for it to land; order 0 only), c2 (pipe in
 clusters of 2: each CTA copies its A and half of B multicast to both, and the releases arrive in both CTAs).
 
@@ -44,6 +47,8 @@ SRC = r"""
 #define CL %(cl)d
 #define SKEW %(skew)d
 #define REL %(rel)d
+#define STAMP %(stamp)d
+__device__ long long stamps[2 * 2 * 4096];
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
 __device__ __forceinline__ unsigned long long desc(const void* p, unsigned lbo, unsigned sbo) {
@@ -139,6 +144,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) %(cluster)s bench(long long
   cluster_sync();
   if (wg >= NWG) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if (REL == 2 && threadIdx.x == 256) {  // (relc: the loader's waits for free stages, nothing copied)
+      for (int it = STAGES; it < iters; ++it) mbar_wait(&empty[it %% STAGES], unsigned((it / STAGES - 1) & 1));
+    }
     if (PIPE && threadIdx.x == 256) {
       unsigned rank = 0;
       if (CL > 1) asm volatile("mov.u32 %%0, %%%%cluster_ctarank;\n" : "=r"(rank));
@@ -208,8 +216,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) %(cluster)s bench(long long
         asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
         if (mi == 0) {
           asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-          if (PIPE && it > 0) release(&empty[(it - 1) %% STAGES]);
-          if (REL && (threadIdx.x & 31) == 0) arrive(dummy);
+          if ((PIPE || REL == 2) && it > 0) release(&empty[(it - 1) %% STAGES]);
+          if (REL == 1 && (threadIdx.x & 31) == 0) arrive(dummy);
         }
       }
     } else if (ORDER == 2) {
@@ -228,12 +236,14 @@ extern "C" __global__ void __launch_bounds__(384, 1) %(cluster)s bench(long long
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
     }
     fence_regs(acc);
+    if (STAMP && blockIdx.x < 2 && threadIdx.x %% 128 == 0 && it < 4096)
+      stamps[(blockIdx.x * 2 + wg) * 4096 + it] = clock64();
     if (NOISE && threadIdx.x == 0) *progress = it + 1;
   }
   asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
   fence_regs(acc);
   const long long t1 = clock64();
-  if (PIPE) release(&empty[(iters - 1) %% STAGES]);
+  if (PIPE || REL == 2) release(&empty[(iters - 1) %% STAGES]);
   cluster_sync();
   float s = 0.f;
 #pragma unroll
@@ -246,7 +256,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) %(cluster)s bench(long long
 def parse(name: str) -> dict:
     """The kernel parameters of a variant key (module docstring)."""
     v = {"n": 160, "ta": 0, "tb": 1, "nl": 2, "nwg": 2, "order": 0, "noise": 0, "fence": 1, "pipe": 0, "cl": 1,
-         "skew": 0, "rel": 0}
+         "skew": 0, "rel": 0, "stamp": 0}
     for key in filter(None, name.split("+")):
         if key.startswith("n") and key[1:].isdigit():
             v["n"] = int(key[1:])
@@ -268,6 +278,10 @@ def parse(name: str) -> dict:
             v["skew"] = int(key[4:])
         elif key == "rel":
             v["rel"] = 1
+        elif key == "relc":
+            v["rel"] = 2
+        elif key == "stamp":
+            v["stamp"] = 1
         elif key == "nofence":
             v["fence"] = 0
         elif key != "base":
