@@ -16,8 +16,7 @@ wait 1), wg1 (one computing warpgroup), l1 (one 64-row block a warpgroup), noise
 fences around a stage's wgmmas), rel (each computing warp's lane 0 arrives on a local mbarrier after the wait, as a
 stage's release does), relc (each warp's lane 0 releases
 its stage in every CTA of the cluster, as the kernel's warps do, and warpgroup 2's thread waits for the stages to be
-free, copying nothing; with c2, in clusters of 2), stamp (each warpgroup's first thread stores a clock64() stamp to
-global memory after each stage's wgmmas, as v27's rec_probe.py does, in CTAs 0 and 1), skewN (warpgroup 1 starts N cycles late), pipe (the kernel's ring: warpgroup 2's thread copies
+free, copying nothing; with c2, in clusters of 2), skewN (warpgroup 1 starts N cycles late), pipe (the kernel's ring: warpgroup 2's thread copies
 each stage once the computing warps released it, the computing warps wait for it to land; order 0 only), c2 (pipe in
 clusters of 2: each CTA copies its A and half of B multicast to both, and the releases arrive in both CTAs).
 
@@ -47,8 +46,6 @@ SRC = r"""
 #define CL %(cl)d
 #define SKEW %(skew)d
 #define REL %(rel)d
-#define STAMP %(stamp)d
-__device__ long long stamps[2 * 2 * 4096];
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
 __device__ __forceinline__ unsigned long long desc(const void* p, unsigned lbo, unsigned sbo) {
@@ -216,7 +213,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) %(cluster)s bench(long long
         asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
         if (mi == 0) {
           asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-          if ((PIPE || REL == 2) && it > 0) release(&empty[(it - 1) %% STAGES]);
+          // (no branch among the wgmmas: ptxas serialises them around one; the first k-tile releases the dummy)
+          if (PIPE || REL == 2) release(it > 0 ? &empty[(it - 1) %% STAGES] : dummy);
           if (REL == 1 && (threadIdx.x & 31) == 0) arrive(dummy);
         }
       }
@@ -236,14 +234,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) %(cluster)s bench(long long
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
     }
     fence_regs(acc);
-    if (STAMP && blockIdx.x < 2 && threadIdx.x %% 128 == 0 && it < 4096)
-      stamps[(blockIdx.x * 2 + wg) * 4096 + it] = clock64();
     if (NOISE && threadIdx.x == 0) *progress = it + 1;
   }
   asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
   fence_regs(acc);
   const long long t1 = clock64();
-  if (PIPE || REL == 2) release(&empty[(iters - 1) %% STAGES]);
   cluster_sync();
   float s = 0.f;
 #pragma unroll
@@ -256,7 +251,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) %(cluster)s bench(long long
 def parse(name: str) -> dict:
     """The kernel parameters of a variant key (module docstring)."""
     v = {"n": 160, "ta": 0, "tb": 1, "nl": 2, "nwg": 2, "order": 0, "noise": 0, "fence": 1, "pipe": 0, "cl": 1,
-         "skew": 0, "rel": 0, "stamp": 0}
+         "skew": 0, "rel": 0}
     for key in filter(None, name.split("+")):
         if key.startswith("n") and key[1:].isdigit():
             v["n"] = int(key[1:])
@@ -280,8 +275,6 @@ def parse(name: str) -> dict:
             v["rel"] = 1
         elif key == "relc":
             v["rel"] = 2
-        elif key == "stamp":
-            v["stamp"] = 1
         elif key == "nofence":
             v["fence"] = 0
         elif key != "base":
@@ -304,10 +297,14 @@ def source(v: dict) -> str:
 
 
 def compile_variant(name: str):
+    """(parameters, cubin, ptxas report) of a variant; refused where ptxas serialises the wgmmas (its C7515 note:
+    a branch or a store among them, or a release after the loop, did so in this probe), which would time that."""
     from gettpy.kernels.build import compile_source, parse_ptxas
 
     v = parse(name)
     cubin, log = compile_source(source(v), "wgmma_bench", "sm_90a")
+    if "C7515" in log and v["fence"]:
+        raise SystemExit(f"{name}: ptxas serialised the wgmmas:\n{log}")
     return v, cubin, parse_ptxas(log)
 
 
