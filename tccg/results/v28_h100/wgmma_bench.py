@@ -18,7 +18,9 @@ stage's release does), relc (each warp's lane 0 releases
 its stage in every CTA of the cluster, as the kernel's warps do, and warpgroup 2's thread waits for the stages to be
 free, copying nothing; with c2, in clusters of 2), skewN (warpgroup 1 starts N cycles late), pipe (the kernel's ring: warpgroup 2's thread copies
 each stage once the computing warps released it, the computing warps wait for it to land; order 0 only), c2 (pipe in
-clusters of 2: each CTA copies its A and half of B multicast to both, and the releases arrive in both CTAs).
+clusters of 2: each CTA copies its A and half of B multicast to both, and the releases arrive in both CTAs), kN
+(stages N = 64 or 32 deep in k: a K-major operand then 64-byte swizzled), sN (at most N stages, default 4).
+Cycles "a k-tile" are a stage's.
 
     PYTHONPATH=. python3 tccg/results/v28_h100/wgmma_bench.py [variant ...]
 """
@@ -37,9 +39,13 @@ SRC = r"""
 #define ORDER %(order)d
 #define NOISE %(noise)d
 #define FENCE %(fence)d
-#define KS 4
-#define A_BYTES (256 * 128)
-#define B_BYTES (TB_ ? ((N_ + 63) / 64) * 8192 : N_ * 128)
+#define BK %(bk)d
+#define KS (BK / 16)
+#define A_BYTES (256 * BK * 2)
+#define B_BYTES (TB_ ? ((N_ + 63) / 64) * BK * 128 : N_ * BK * 2)
+// a K-major operand's rows are BK * 2 bytes: the 128-byte swizzle for BK 64, the 64-byte one for BK 32 (descriptor
+// layout 1 / 2); MN-major atoms are 64 wide and BK deep under the 128-byte swizzle
+#define KSW (BK == 64 ? 1ull : 2ull)
 #define STAGE_BYTES (A_BYTES + B_BYTES)
 #define STAGES %(stages)d
 #define PIPE %(pipe)d
@@ -48,10 +54,10 @@ SRC = r"""
 #define REL %(rel)d
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
-__device__ __forceinline__ unsigned long long desc(const void* p, unsigned lbo, unsigned sbo) {
+__device__ __forceinline__ unsigned long long desc(const void* p, unsigned lbo, unsigned sbo, unsigned long long sw) {
   const unsigned a = smem_addr(p);
   return (unsigned long long)((a & 0x3FFFFu) >> 4) | ((unsigned long long)((lbo >> 4) & 0x3FFFu) << 16) |
-         ((unsigned long long)((sbo >> 4) & 0x3FFFu) << 32) | (1ull << 62);
+         ((unsigned long long)((sbo >> 4) & 0x3FFFu) << 32) | (sw << 62);
 }
 template <int R>
 __device__ __forceinline__ void fence_regs(float (&acc)[R]) {
@@ -71,8 +77,9 @@ __device__ __forceinline__ void one(float* acc, const unsigned char* st, int row
   const unsigned char* a = st;
   const unsigned char* b = st + A_BYTES;
   const int r = row0 + mi * 64;
-  unsigned long long da = TA_ ? desc(a + (r / 64) * 8192 + kk * 128, 8192u, 1024u) : desc(a + r * 128 + kk * 2, 16u, 1024u);
-  unsigned long long db = TB_ ? desc(b + kk * 128, 8192u, 1024u) : desc(b + kk * 2, 16u, 1024u);
+  unsigned long long da = TA_ ? desc(a + (r / 64) * (BK * 128) + kk * 128, BK * 128u, 1024u, 1ull)
+                              : desc(a + r * (BK * 2) + kk * 2, 16u, 8u * BK * 2u, KSW);
+  unsigned long long db = TB_ ? desc(b + kk * 128, BK * 128u, 1024u, 1ull) : desc(b + kk * 2, 16u, 8u * BK * 2u, KSW);
   mma(acc + mi * (N_ / 2), da, db);
 }
 __device__ __forceinline__ void mbar_wait(unsigned long long* b, unsigned parity) {
@@ -251,7 +258,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) %(cluster)s bench(long long
 def parse(name: str) -> dict:
     """The kernel parameters of a variant key (module docstring)."""
     v = {"n": 160, "ta": 0, "tb": 1, "nl": 2, "nwg": 2, "order": 0, "noise": 0, "fence": 1, "pipe": 0, "cl": 1,
-         "skew": 0, "rel": 0}
+         "skew": 0, "rel": 0, "bk": 64, "smax": 4}
     for key in filter(None, name.split("+")):
         if key.startswith("n") and key[1:].isdigit():
             v["n"] = int(key[1:])
@@ -265,6 +272,10 @@ def parse(name: str) -> dict:
             v["nl"] = 1
         elif key == "noise":
             v["noise"] = 1
+        elif key.startswith("k") and key[1:].isdigit():
+            v["bk"] = int(key[1:])
+        elif key.startswith("s") and key[1:].isdigit():
+            v["smax"] = int(key[1:])
         elif key == "pipe":
             v["pipe"] = 1
         elif key == "c2":
@@ -279,9 +290,9 @@ def parse(name: str) -> dict:
             v["fence"] = 0
         elif key != "base":
             raise SystemExit(f"unknown variant key {key!r}")
-    b = ((v["n"] + 63) // 64) * 8192 if v["tb"] else v["n"] * 128
-    v["stage_bytes"] = 256 * 128 + b
-    v["stages"] = min(4, (227 * 1024 - 2048) // v["stage_bytes"])
+    b = ((v["n"] + 63) // 64) * v["bk"] * 128 if v["tb"] else v["n"] * v["bk"] * 2
+    v["stage_bytes"] = 256 * v["bk"] * 2 + b
+    v["stages"] = min(v["smax"], (227 * 1024 - 2048) // v["stage_bytes"])
     if v["pipe"] and v["noise"]:
         raise SystemExit("pipe and noise are two kinds of copies: one at a time")
     return v
@@ -316,7 +327,7 @@ def run(name: str, iters: int = 3000, reps: int = 3):
     mod = cupy.cuda.function.Module()
     mod.load(cubin)
     f = mod.get_function("bench")
-    smem = v["stages"] * v["stage_bytes"] + 1024 + 128
+    smem = v["stages"] * v["stage_bytes"] + 1024 + 256
     driver.funcSetAttribute(f.ptr, 8, smem)  # (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
     sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
     src = cupy.random.default_rng(0).uniform(-1, 1, 16 << 20, dtype=cupy.float32).astype(cupy.float16).view(cupy.uint8)
@@ -329,8 +340,8 @@ def run(name: str, iters: int = 3000, reps: int = 3):
         per.append(c)
     c = np.concatenate(per[1:])
     k = np.median(c)
-    wg = k / (v["nwg"] * v["nl"] * 4)
-    print(f"{name:28s} n{v['n']} A{'mk'[v['ta'] == 0]} B{'mk'[v['tb'] == 0]} st{v['stages']} regs {rep.registers:3d} "
+    wg = k / (v["nwg"] * v["nl"] * v["bk"] // 16)
+    print(f"{name:28s} k{v['bk']} n{v['n']} A{'mk'[v['ta'] == 0]} B{'mk'[v['tb'] == 0]} st{v['stages']} regs {rep.registers:3d} "
           f"spill {rep.spill_stores:3d}: {k:7.1f} cycles a k-tile (p10 {np.percentile(c, 10):7.1f}, "
           f"p90 {np.percentile(c, 90):7.1f}); {wg:6.2f} a wgmma against {v['n'] / 2:.0f} "
           f"({v['n'] / 2 / wg:.1%})", flush=True)
