@@ -19,7 +19,8 @@ its stage in every CTA of the cluster, as the kernel's warps do, and warpgroup 2
 free, copying nothing; with c2, in clusters of 2), skewN (warpgroup 1 starts N cycles late), pipe (the kernel's ring: warpgroup 2's thread copies
 each stage once the computing warps released it, the computing warps wait for it to land; order 0 only), c2 (pipe in
 clusters of 2: each CTA copies its A and half of B multicast to both, and the releases arrive in both CTAs), kN
-(stages N = 64 or 32 deep in k: a K-major operand then 64-byte swizzled), sN (at most N stages, default 4).
+(stages N = 64 or 32 deep in k: a K-major operand then 64-byte swizzled), sN (at most N stages, default 4), chN (pipe:
+copies of at most N bytes, default 8192; B's multicast half is one copy).
 Cycles "a k-tile" are a stage's.
 
     PYTHONPATH=. python3 tccg/results/v28_h100/wgmma_bench.py [variant ...]
@@ -52,6 +53,7 @@ SRC = r"""
 #define CL %(cl)d
 #define SKEW %(skew)d
 #define REL %(rel)d
+#define CHUNK %(chunk)d
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
 __device__ __forceinline__ unsigned long long desc(const void* p, unsigned lbo, unsigned sbo, unsigned long long sw) {
@@ -163,13 +165,13 @@ extern "C" __global__ void __launch_bounds__(384, 1) %(cluster)s bench(long long
         const long long span = src_bytes / 2 - STAGE_BYTES;
         const unsigned char* ga = src + ((((long long)(blockIdx.x * 131 + it) * A_BYTES) %% span) & ~1023ll);
         const unsigned char* gb = src + src_bytes / 2 + ((((long long)(blockIdx.x / CL * 37 + it) * B_BYTES) %% span) & ~1023ll);
-        for (int c = 0; c < A_BYTES; c += 8192) copy(st + c, ga + c, 8192, &full[s]);
+        for (int c = 0; c < A_BYTES; c += CHUNK) copy(st + c, ga + c, A_BYTES - c < CHUNK ? A_BYTES - c : CHUNK, &full[s]);
         if (CL > 1) {
           const int half = B_BYTES / CL;
           copy_mc(st + A_BYTES + rank * half, gb + rank * half, half, &full[s]);
         } else {
-          for (int c = 0; c < B_BYTES; c += 8192)
-            copy(st + A_BYTES + c, gb + c, B_BYTES - c < 8192 ? B_BYTES - c : 8192, &full[s]);
+          for (int c = 0; c < B_BYTES; c += CHUNK)
+            copy(st + A_BYTES + c, gb + c, B_BYTES - c < CHUNK ? B_BYTES - c : CHUNK, &full[s]);
         }
       }
     }
@@ -258,7 +260,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) %(cluster)s bench(long long
 def parse(name: str) -> dict:
     """The kernel parameters of a variant key (module docstring)."""
     v = {"n": 160, "ta": 0, "tb": 1, "nl": 2, "nwg": 2, "order": 0, "noise": 0, "fence": 1, "pipe": 0, "cl": 1,
-         "skew": 0, "rel": 0, "bk": 64, "smax": 4}
+         "skew": 0, "rel": 0, "bk": 64, "smax": 4, "chunk": 8192}
     for key in filter(None, name.split("+")):
         if key.startswith("n") and key[1:].isdigit():
             v["n"] = int(key[1:])
@@ -274,6 +276,8 @@ def parse(name: str) -> dict:
             v["noise"] = 1
         elif key.startswith("k") and key[1:].isdigit():
             v["bk"] = int(key[1:])
+        elif key.startswith("ch") and key[2:].isdigit():
+            v["chunk"] = int(key[2:])
         elif key.startswith("s") and key[1:].isdigit():
             v["smax"] = int(key[1:])
         elif key == "pipe":
