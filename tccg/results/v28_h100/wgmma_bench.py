@@ -20,7 +20,8 @@ free, copying nothing; with c2, in clusters of 2), skewN (warpgroup 1 starts N c
 each stage once the computing warps released it, the computing warps wait for it to land; order 0 only), c2 (pipe in
 clusters of 2: each CTA copies its A and half of B multicast to both, and the releases arrive in both CTAs), kN
 (stages N = 64 or 32 deep in k: a K-major operand then 64-byte swizzled), sN (at most N stages, default 4), chN (pipe:
-copies of at most N bytes, default 8192; B's multicast half is one copy).
+copies of at most N bytes, default 8192; B's multicast half is one copy), nomc (pipe in clusters: each CTA copies all of
+its B itself, no multicast; the releases still arrive in both CTAs).
 Cycles "a k-tile" are a stage's.
 
     PYTHONPATH=. python3 tccg/results/v28_h100/wgmma_bench.py [variant ...]
@@ -54,6 +55,7 @@ SRC = r"""
 #define SKEW %(skew)d
 #define REL %(rel)d
 #define CHUNK %(chunk)d
+#define MC %(mc)d
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
 __device__ __forceinline__ unsigned long long desc(const void* p, unsigned lbo, unsigned sbo, unsigned long long sw) {
@@ -166,7 +168,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) %(cluster)s bench(long long
         const unsigned char* ga = src + ((((long long)(blockIdx.x * 131 + it) * A_BYTES) %% span) & ~1023ll);
         const unsigned char* gb = src + src_bytes / 2 + ((((long long)(blockIdx.x / CL * 37 + it) * B_BYTES) %% span) & ~1023ll);
         for (int c = 0; c < A_BYTES; c += CHUNK) copy(st + c, ga + c, A_BYTES - c < CHUNK ? A_BYTES - c : CHUNK, &full[s]);
-        if (CL > 1) {
+        if (CL > 1 && MC) {
           const int half = B_BYTES / CL;
           copy_mc(st + A_BYTES + rank * half, gb + rank * half, half, &full[s]);
         } else {
@@ -260,7 +262,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) %(cluster)s bench(long long
 def parse(name: str) -> dict:
     """The kernel parameters of a variant key (module docstring)."""
     v = {"n": 160, "ta": 0, "tb": 1, "nl": 2, "nwg": 2, "order": 0, "noise": 0, "fence": 1, "pipe": 0, "cl": 1,
-         "skew": 0, "rel": 0, "bk": 64, "smax": 4, "chunk": 8192}
+         "skew": 0, "rel": 0, "bk": 64, "smax": 4, "chunk": 8192, "mc": 1}
     for key in filter(None, name.split("+")):
         if key.startswith("n") and key[1:].isdigit():
             v["n"] = int(key[1:])
@@ -280,6 +282,8 @@ def parse(name: str) -> dict:
             v["chunk"] = int(key[2:])
         elif key.startswith("s") and key[1:].isdigit():
             v["smax"] = int(key[1:])
+        elif key == "nomc":
+            v["mc"] = 0
         elif key == "pipe":
             v["pipe"] = 1
         elif key == "c2":
