@@ -39,6 +39,9 @@ class PtxasReport:
     spill_stores: int = 0
     spill_loads: int = 0
     cmem: int = 0
+    #: ptxas serialised the kernel's wgmmas (its note C7515: each waits for the one before, ~5% of the tensor pipe on
+    #: #12's shape, tccg/results/v28_h100/); a branch, a store or an accumulator write among them makes it do so
+    wgmma_serial: bool = False
 
     @property
     def spills(self) -> int:
@@ -131,13 +134,19 @@ _PTXAS = {
 }
 
 
+#: ptxas's note that it serialised the wgmmas ("(C7515) Potential Performance Loss: wgmma.mma_async instructions are
+#: serialized due to ...")
+_WGMMA_SERIAL = re.compile(r"C7515|wgmma\.mma_async instructions are serialized")
+
+
 def parse_ptxas(log: str) -> PtxasReport:
-    """Registers, stack frame, spill stores/loads and cmem[0] from a `-Xptxas=-v` log."""
+    """Registers, stack frame, spill stores/loads, cmem[0] and whether the wgmmas were serialised, from a
+    `-Xptxas=-v` log."""
     vals = {}
     for k, rx in _PTXAS.items():
         m = rx.search(log)
         vals[k] = int(m.group(1)) if m else (-1 if k == "registers" else 0)
-    return PtxasReport(**vals)
+    return PtxasReport(**vals, wgmma_serial=bool(_WGMMA_SERIAL.search(log)))
 
 
 def _nvrtc_compile(src: str, name: str, opts: list[str], what: str, size_fn: str, get_fn: str) -> tuple[bytes, str]:

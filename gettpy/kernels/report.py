@@ -12,8 +12,8 @@ Used by ``python -m tccg --compile-only --arch sm_90`` (CI has no GPU)::
         the beta != 0 specialisation. The output dtype is the plan's D dtype (plan.problem.d.dtype).
     Each row (a dict, in input order): label, path ("mma"/"simt"), tile ("128x128x32/4"), threads,
         regs, stack, spill_stores, spill_loads, smem (dynamic bytes), vec_a, vec_b, vec_d,
-        no_partial, index64, compile_s (0 when cached), cached, error ("" or the first line of the
-        failure; a failed compile does not stop the others).
+        no_partial, index64, wgmma_serial (ptxas serialised the wgmmas), compile_s (0 when cached),
+        cached, error ("" or the first line of the failure; a failed compile does not stop the others).
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def _one(args):
     label, spec, arch, use_cache = args
     row = {"label": label, "path": "", "tile": "", "threads": 0, "regs": -1, "stack": 0, "spill_stores": 0,
            "spill_loads": 0, "smem": 0, "vec_a": 0, "vec_b": 0, "vec_d": 0, "no_partial": False, "index64": False,
-           "compile_s": 0.0, "cached": False, "error": ""}
+           "wgmma_serial": False, "compile_s": 0.0, "cached": False, "error": ""}
     if spec is None:
         return row
     t = spec.tile
@@ -43,7 +43,8 @@ def _one(args):
         return row
     r = k.report
     row.update(regs=r.registers, stack=r.stack, spill_stores=r.spill_stores, spill_loads=r.spill_loads,
-               cached=k.from_cache, compile_s=0.0 if k.from_cache else round(time.perf_counter() - t0, 3))
+               wgmma_serial=r.wgmma_serial, cached=k.from_cache,
+               compile_s=0.0 if k.from_cache else round(time.perf_counter() - t0, 3))
     return row
 
 
@@ -85,9 +86,12 @@ def format_rows(rows: list[dict]) -> str:
             continue
         vec = f"{r['vec_a']}/{r['vec_b']}/{r['vec_d']}"
         out.append(f"{r['label']:<34} {r['path']:<4} {r['tile']:<13} {r['threads']:>4} {r['regs']:>4} "
-                   f"{r['stack']:>5} {r['spill_stores']:>4}/{r['spill_loads']:<4} {r['smem']:>6}  {vec}")
+                   f"{r['stack']:>5} {r['spill_stores']:>4}/{r['spill_loads']:<4} {r['smem']:>6}  {vec}"
+                   + ("  wgmma serialised" if r.get("wgmma_serial") else ""))
     ok = [r for r in rows if not r["error"]]
     spills = sum(1 for r in ok if r["spill_stores"] or r["spill_loads"])
     regs = max((r["regs"] for r in ok), default=0)
-    out.append(f"{len(ok)}/{len(rows)} compiled, {spills} with spills, max {regs} registers")
+    serial = sum(1 for r in ok if r.get("wgmma_serial"))
+    out.append(f"{len(ok)}/{len(rows)} compiled, {spills} with spills, {serial} with serialised wgmmas, max {regs} "
+               f"registers")
     return "\n".join(out)
