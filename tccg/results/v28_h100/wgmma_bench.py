@@ -28,6 +28,7 @@ Cycles "a k-tile" are a stage's.
 """
 from __future__ import annotations
 
+import re
 import sys
 
 import numpy as np
@@ -259,44 +260,24 @@ extern "C" __global__ void __launch_bounds__(384, 1) %(cluster)s bench(long long
 """
 
 
+#: variant keys that set parameters (module docstring), and key prefixes that take a number
+FLAGS = {"base": {}, "am": {"ta": 1}, "ak": {"ta": 0}, "bm": {"tb": 1}, "bk": {"tb": 0}, "wg1": {"nwg": 1},
+         "l1": {"nl": 1}, "noise": {"noise": 1}, "nomc": {"mc": 0}, "pipe": {"pipe": 1}, "c2": {"cl": 2},
+         "rel": {"rel": 1}, "relc": {"rel": 2}, "nofence": {"fence": 0}}
+NUMERIC = {"n": "n", "o": "order", "k": "bk", "ch": "chunk", "s": "smax", "skew": "skew"}
+
+
 def parse(name: str) -> dict:
     """The kernel parameters of a variant key (module docstring)."""
     v = {"n": 160, "ta": 0, "tb": 1, "nl": 2, "nwg": 2, "order": 0, "noise": 0, "fence": 1, "pipe": 0, "cl": 1,
          "skew": 0, "rel": 0, "bk": 64, "smax": 4, "chunk": 8192, "mc": 1}
     for key in filter(None, name.split("+")):
-        if key.startswith("n") and key[1:].isdigit():
-            v["n"] = int(key[1:])
-        elif key.startswith("o") and key[1:].isdigit():
-            v["order"] = int(key[1:])
-        elif key in ("am", "ak", "bm", "bk"):
-            v["t" + key[0]] = int(key[1] == "m")
-        elif key == "wg1":
-            v["nwg"] = 1
-        elif key == "l1":
-            v["nl"] = 1
-        elif key == "noise":
-            v["noise"] = 1
-        elif key.startswith("k") and key[1:].isdigit():
-            v["bk"] = int(key[1:])
-        elif key.startswith("ch") and key[2:].isdigit():
-            v["chunk"] = int(key[2:])
-        elif key.startswith("s") and key[1:].isdigit():
-            v["smax"] = int(key[1:])
-        elif key == "nomc":
-            v["mc"] = 0
-        elif key == "pipe":
-            v["pipe"] = 1
-        elif key == "c2":
-            v["cl"] = 2
-        elif key.startswith("skew") and key[4:].isdigit():
-            v["skew"] = int(key[4:])
-        elif key == "rel":
-            v["rel"] = 1
-        elif key == "relc":
-            v["rel"] = 2
-        elif key == "nofence":
-            v["fence"] = 0
-        elif key != "base":
+        m = re.fullmatch(r"([a-z]+)(\d+)", key)
+        if key in FLAGS:
+            v.update(FLAGS[key])
+        elif m and m.group(1) in NUMERIC:
+            v[NUMERIC[m.group(1)]] = int(m.group(2))
+        else:
             raise SystemExit(f"unknown variant key {key!r}")
     b = ((v["n"] + 63) // 64) * v["bk"] * 128 if v["tb"] else v["n"] * v["bk"] * 2
     v["stage_bytes"] = 256 * v["bk"] * 2 + b
