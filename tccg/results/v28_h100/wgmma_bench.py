@@ -21,7 +21,9 @@ each stage once the computing warps released it, the computing warps wait for it
 clusters of 2: each CTA copies its A and half of B multicast to both, and the releases arrive in both CTAs), kN
 (stages N = 64 or 32 deep in k: a K-major operand then 64-byte swizzled), sN (at most N stages, default 4), chN (pipe:
 copies of at most N bytes, default 8192; B's multicast half is one copy), nomc (pipe in clusters: each CTA copies all of
-its B itself, no multicast; the releases still arrive in both CTAs).
+its B itself, no multicast; the releases still arrive in both CTAs), split (pipe+c2: a stage's A is copied once this
+CTA's warps released it, B's multicast half once the peer's did too: two empty barriers a stage, each warp arriving on
+its own CTA's and remotely on the peer's).
 Cycles "a k-tile" are a stage's.
 
     PYTHONPATH=. python3 tccg/results/v28_h100/wgmma_bench.py [variant ...]
@@ -57,6 +59,7 @@ SRC = r"""
 #define REL %(rel)d
 #define CHUNK %(chunk)d
 #define MC %(mc)d
+#define SPLIT %(split)d
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
 __device__ __forceinline__ unsigned long long desc(const void* p, unsigned lbo, unsigned sbo, unsigned long long sw) {
@@ -130,7 +133,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) %(cluster)s bench(long long
   unsigned long long* full = (unsigned long long*)(smem + STAGES * STAGE_BYTES);
   unsigned long long* empty = full + STAGES;
   unsigned long long* dummy = empty + STAGES;
-  volatile int* progress = (volatile int*)(dummy + 1);
+  unsigned long long* empty_r = dummy + 1;  // (SPLIT: the peer's warps' releases; empty then counts this CTA's)
+  volatile int* progress = (volatile int*)(empty_r + STAGES);
   const int wg = threadIdx.x / 128;
   // random f16 in [-1, 1] everywhere (the tensor cores' power depends on the values)
   for (int i = threadIdx.x; i < STAGES * STAGE_BYTES / 2; i += blockDim.x) {
@@ -141,7 +145,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) %(cluster)s bench(long long
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       asm volatile("mbarrier.init.shared::cta.b64 [%%0], 1;\n" ::"r"(smem_addr(&full[s])) : "memory");
-      asm volatile("mbarrier.init.shared::cta.b64 [%%0], %%1;\n" ::"r"(smem_addr(&empty[s])), "r"(NWG * 4 * CL)
+      asm volatile("mbarrier.init.shared::cta.b64 [%%0], %%1;\n" ::"r"(smem_addr(&empty[s])),
+                   "r"(SPLIT ? NWG * 4 : NWG * 4 * CL) : "memory");
+      asm volatile("mbarrier.init.shared::cta.b64 [%%0], %%1;\n" ::"r"(smem_addr(&empty_r[s])), "r"(NWG * 4)
                    : "memory");
     }
     asm volatile("mbarrier.init.shared::cta.b64 [%%0], %%1;\n" ::"r"(smem_addr(dummy)), "r"(NWG * 4) : "memory");
@@ -170,6 +176,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) %(cluster)s bench(long long
         const unsigned char* gb = src + src_bytes / 2 + ((((long long)(blockIdx.x / CL * 37 + it) * B_BYTES) %% span) & ~1023ll);
         for (int c = 0; c < A_BYTES; c += CHUNK) copy(st + c, ga + c, A_BYTES - c < CHUNK ? A_BYTES - c : CHUNK, &full[s]);
         if (CL > 1 && MC) {
+          if (SPLIT && it >= STAGES) mbar_wait(&empty_r[s], unsigned((it / STAGES - 1) & 1));
           const int half = B_BYTES / CL;
           copy_mc(st + A_BYTES + rank * half, gb + rank * half, half, &full[s]);
         } else {
@@ -226,7 +233,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) %(cluster)s bench(long long
         if (mi == 0) {
           asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
           // (no branch among the wgmmas: ptxas serialises them around one; the first k-tile releases the dummy)
-          if (PIPE || REL == 2) release(it > 0 ? &empty[(it - 1) %% STAGES] : dummy);
+          if (SPLIT) {  // (this CTA's release locally, the peer's copy of the stage remotely)
+            if ((threadIdx.x & 31) == 0 && it > 0) {
+              unsigned rank;
+              asm volatile("mov.u32 %%0, %%%%cluster_ctarank;\n" : "=r"(rank));
+              arrive(&empty[(it - 1) %% STAGES]);
+              arrive_cluster(&empty_r[(it - 1) %% STAGES], rank ^ 1u);
+            }
+          } else if (PIPE || REL == 2) {
+            release(it > 0 ? &empty[(it - 1) %% STAGES] : dummy);
+          }
           if (REL == 1 && (threadIdx.x & 31) == 0) arrive(dummy);
         }
       }
@@ -263,14 +279,14 @@ extern "C" __global__ void __launch_bounds__(384, 1) %(cluster)s bench(long long
 #: variant keys that set parameters (module docstring), and key prefixes that take a number
 FLAGS = {"base": {}, "am": {"ta": 1}, "ak": {"ta": 0}, "bm": {"tb": 1}, "bk": {"tb": 0}, "wg1": {"nwg": 1},
          "l1": {"nl": 1}, "noise": {"noise": 1}, "nomc": {"mc": 0}, "pipe": {"pipe": 1}, "c2": {"cl": 2},
-         "rel": {"rel": 1}, "relc": {"rel": 2}, "nofence": {"fence": 0}}
+         "rel": {"rel": 1}, "relc": {"rel": 2}, "nofence": {"fence": 0}, "split": {"split": 1}}
 NUMERIC = {"n": "n", "o": "order", "k": "bk", "ch": "chunk", "s": "smax", "skew": "skew"}
 
 
 def parse(name: str) -> dict:
     """The kernel parameters of a variant key (module docstring)."""
     v = {"n": 160, "ta": 0, "tb": 1, "nl": 2, "nwg": 2, "order": 0, "noise": 0, "fence": 1, "pipe": 0, "cl": 1,
-         "skew": 0, "rel": 0, "bk": 64, "smax": 4, "chunk": 8192, "mc": 1}
+         "skew": 0, "rel": 0, "bk": 64, "smax": 4, "chunk": 8192, "mc": 1, "split": 0}
     for key in filter(None, name.split("+")):
         m = re.fullmatch(r"([a-z]+)(\d+)", key)
         if key in FLAGS:
