@@ -1,0 +1,91 @@
+"""v28 probe (H100): #12's shape on stages of exactly 52 KB in the real kernel, by the other orientation.
+
+wgmma_bench.py (this folder) finds the copy ring keeping up with the wgmmas only on 52 KB stages (nothing fetched
+past the tile). #12's kernel reads B's 160 columns MN-major in three 64-column atoms (56 KB a stage); its other
+orientation (m = a: A MN-major in four atoms, n = b: B K-major in exactly 160 rows) needs D along m, which the chunked
+epilogue does not stage. So this probe times a GEMM of #12's kind on M = N = 5120 (20 x 32 tiles of 256 x 160 either
+way, no partial tile), K = 5136, A[a, c] and B[c, b] column-major as #12's, with D[a, b] either
+  F: column-major, as #12's D: the kernel's m = b (B K-major), n = a (A MN-major, 3 atoms: 56 KB stages), or
+  C: row-major: m = a (A MN-major, 4 atoms), n = b (B K-major, 160 rows: 52 KB stages), D along n in both.
+Each tile (the heuristic's, and the heuristic's with the TileConfig fields given, e.g. `cluster=1+stages=3`) is checked
+against float64, then all are timed
+round-robin with CUDA events (tile_probe.round_robin: 5 rounds of 20 batches of 5 launches) beside torch.matmul on the
+same inputs into its own row-major result.
+
+    PYTHONPATH=. python3 tccg/results/v28_h100/orient_probe.py [FIELD=VALUE+... ...]
+"""
+from __future__ import annotations
+
+import dataclasses
+import statistics
+import sys
+
+import numpy as np
+
+M = N = 5120
+K = 5136
+
+
+def problem(d_order: str):
+    from gettpy.plan.problem import ContractionProblem, TensorInfo
+    from tccg.runner import _strides
+
+    ta = TensorInfo("A", ("a", "c"), _strides((M, K), "F"), "f16")
+    tb = TensorInfo("B", ("c", "b"), _strides((K, N), "F"), "f16")
+    td = TensorInfo("D", ("a", "b"), _strides((M, N), d_order), "f16")
+    return ContractionProblem(ta, tb, None, td, (("a", M), ("b", N), ("c", K)))
+
+
+def main(tiles: list[str]) -> None:
+    import cupy
+    import torch
+
+    from gettpy.plan.schedule import make_schedule
+    from gettpy.plan.tiles import kernel_spec
+    from tccg.tile_probe import round_robin, tile_run
+
+    rng = np.random.default_rng(12)
+    a = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, (M, K)).astype(np.float16)), order="F")
+    b = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, (K, N)).astype(np.float16)), order="F")
+    ref = a.astype(cupy.float64) @ b.astype(cupy.float64)
+    runs = []
+    for order in ("F", "C"):
+        sched = make_schedule(problem(order))
+        assert sched.pack_a is None and sched.pack_b is None and sched.stage_d is None, sched
+        plan = sched.core
+        ka, kb = (b, a) if plan.part.swapped else (a, b)
+        d = cupy.empty((M, N), dtype=cupy.float16, order=order)
+        heur = kernel_spec(plan, False)
+        print(f"D {order}: m {plan.part.m} n {plan.part.n} swapped {plan.part.swapped}; A k-major "
+              f"{heur.a.kmajor}, B k-major {heur.b.kmajor}; heuristic {heur.tile}", flush=True)
+        for label in ["H"] + tiles:
+            fields = dict(kv.split("=") for kv in label.split("+")) if label != "H" else {}
+            tile = dataclasses.replace(heur.tile, **{k: int(v) for k, v in fields.items()})
+            try:
+                spec, run = tile_run(plan, tile, ka, kb, d)
+                d.fill(cupy.nan)
+                run()
+                err = float(cupy.abs(d.astype(cupy.float64) - ref).max() / cupy.abs(ref).max())
+            except Exception as e:  # noqa: BLE001 - report and go on
+                print(f"  {label}: {type(e).__name__}: {str(e)[:200]}", flush=True)
+                continue
+            print(f"  {label}: {spec.tile.bm}x{spec.tile.bn}/{spec.tile.stages} c{spec.tile.cluster} smem "
+                  f"{spec.smem_bytes} err {err:.1e}", flush=True)
+            if err < 1e-2:
+                runs.append((f"D {order} {label}", run, []))
+    ta, tb = torch.as_tensor(a, device="cuda"), torch.as_tensor(b, device="cuda")
+    out = torch.empty((M, N), dtype=torch.float16, device="cuda")
+    torch.matmul(ta, tb, out=out)
+    terr = float((cupy.asarray(out).astype(cupy.float64) - ref).__abs__().max() / cupy.abs(ref).max())
+    print(f"  torch.matmul (row-major result): err {terr:.1e}", flush=True)
+    runs.append(("torch", lambda: torch.matmul(ta, tb, out=out), []))
+    round_robin([(run, times) for _, run, times in runs], 5)
+    base = statistics.median(runs[0][2])
+    for label, _, times in runs:
+        ms = statistics.median(times)
+        print(f"{label:40s} {ms:8.4f} ms  {2 * M * N * K / ms / 1e9:6.1f} TFLOP/s  {ms / base:6.3f}x D F H",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
