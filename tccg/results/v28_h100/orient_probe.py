@@ -10,7 +10,8 @@ way, no partial tile), K = 5136, A[a, c] and B[c, b] column-major as #12's, with
 Each tile (the heuristic's, and the heuristic's with the TileConfig fields given, e.g. `cluster=1+stages=3`) is checked
 against float64, then all are timed
 round-robin with CUDA events (tile_probe.round_robin: 5 rounds of 20 batches of 5 launches) beside torch.matmul on the
-same inputs into its own row-major result.
+same inputs into its own row-major result. `--m12` adds #12 itself (M = 5136, D column-major: its 33rd tile column 16
+wide) on the heuristic's tile, with torch.matmul on its inputs, to the same rounds.
 
     PYTHONPATH=. python3 tccg/results/v28_h100/orient_probe.py [FIELD=VALUE+... ...]
 """
@@ -26,14 +27,14 @@ M = N = 5120
 K = 5136
 
 
-def problem(d_order: str):
+def problem(d_order: str, m: int = M):
     from gettpy.plan.problem import ContractionProblem, TensorInfo
     from tccg.runner import _strides
 
-    ta = TensorInfo("A", ("a", "c"), _strides((M, K), "F"), "f16")
+    ta = TensorInfo("A", ("a", "c"), _strides((m, K), "F"), "f16")
     tb = TensorInfo("B", ("c", "b"), _strides((K, N), "F"), "f16")
-    td = TensorInfo("D", ("a", "b"), _strides((M, N), d_order), "f16")
-    return ContractionProblem(ta, tb, None, td, (("a", M), ("b", N), ("c", K)))
+    td = TensorInfo("D", ("a", "b"), _strides((m, N), d_order), "f16")
+    return ContractionProblem(ta, tb, None, td, (("a", m), ("b", N), ("c", K)))
 
 
 def main(tiles: list[str]) -> None:
@@ -44,21 +45,27 @@ def main(tiles: list[str]) -> None:
     from gettpy.plan.tiles import kernel_spec
     from tccg.tile_probe import round_robin, tile_run
 
+    m12 = "--m12" in tiles
+    tiles = [t for t in tiles if t != "--m12"]
     rng = np.random.default_rng(12)
-    a = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, (M, K)).astype(np.float16)), order="F")
+    a12 = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, (5136, K)).astype(np.float16)), order="F")
+    a = cupy.asfortranarray(a12[:M])
     b = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, (K, N)).astype(np.float16)), order="F")
-    ref = a.astype(cupy.float64) @ b.astype(cupy.float64)
     runs = []
-    for order in ("F", "C"):
-        sched = make_schedule(problem(order))
+    torch_runs = []
+    for order, m in (("F", M), ("C", M)) + ((("F", 5136),) if m12 else ()):
+        am = a12 if m == 5136 else a
+        ref = am.astype(cupy.float64) @ b.astype(cupy.float64)
+        sched = make_schedule(problem(order, m))
         assert sched.pack_a is None and sched.pack_b is None and sched.stage_d is None, sched
         plan = sched.core
-        ka, kb = (b, a) if plan.part.swapped else (a, b)
-        d = cupy.empty((M, N), dtype=cupy.float16, order=order)
+        ka, kb = (b, am) if plan.part.swapped else (am, b)
+        d = cupy.empty((m, N), dtype=cupy.float16, order=order)
         heur = kernel_spec(plan, False)
-        print(f"D {order}: m {plan.part.m} n {plan.part.n} swapped {plan.part.swapped}; A k-major "
+        tag = f"D {order}" + (" M 5136 (#12)" if m == 5136 else "")
+        print(f"{tag}: m {plan.part.m} n {plan.part.n} swapped {plan.part.swapped}; A k-major "
               f"{heur.a.kmajor}, B k-major {heur.b.kmajor}; heuristic {heur.tile}", flush=True)
-        for label in ["H"] + tiles:
+        for label in ["H"] + (tiles if m == M else []):
             fields = dict(kv.split("=") for kv in label.split("+")) if label != "H" else {}
             tile = dataclasses.replace(heur.tile, **{k: int(v) for k, v in fields.items()})
             try:
@@ -72,18 +79,20 @@ def main(tiles: list[str]) -> None:
             print(f"  {label}: {spec.tile.bm}x{spec.tile.bn}/{spec.tile.stages} c{spec.tile.cluster} smem "
                   f"{spec.smem_bytes} err {err:.1e}", flush=True)
             if err < 1e-2:
-                runs.append((f"D {order} {label}", run, []))
-    ta, tb = torch.as_tensor(a, device="cuda"), torch.as_tensor(b, device="cuda")
-    out = torch.empty((M, N), dtype=torch.float16, device="cuda")
-    torch.matmul(ta, tb, out=out)
-    terr = float((cupy.asarray(out).astype(cupy.float64) - ref).__abs__().max() / cupy.abs(ref).max())
-    print(f"  torch.matmul (row-major result): err {terr:.1e}", flush=True)
-    runs.append(("torch", lambda: torch.matmul(ta, tb, out=out), []))
-    round_robin([(run, times) for _, run, times in runs], 5)
+                runs.append((f"{tag} {label}", run, [], m))
+        if order == "F":  # (torch.matmul on these inputs, into its own row-major result)
+            ta, tb = torch.as_tensor(am, device="cuda"), torch.as_tensor(b, device="cuda")
+            out = torch.empty((m, N), dtype=torch.float16, device="cuda")
+            torch.matmul(ta, tb, out=out)
+            terr = float(cupy.abs(cupy.asarray(out).astype(cupy.float64) - ref).max() / cupy.abs(ref).max())
+            print(f"  torch.matmul M {m} (row-major result): err {terr:.1e}", flush=True)
+            torch_runs.append((f"torch M {m}", lambda ta=ta, tb=tb, out=out: torch.matmul(ta, tb, out=out), [], m))
+    runs += torch_runs
+    round_robin([(run, times) for _, run, times, _ in runs], 5)
     base = statistics.median(runs[0][2])
-    for label, _, times in runs:
+    for label, _, times, m in runs:
         ms = statistics.median(times)
-        print(f"{label:40s} {ms:8.4f} ms  {2 * M * N * K / ms / 1e9:6.1f} TFLOP/s  {ms / base:6.3f}x D F H",
+        print(f"{label:40s} {ms:8.4f} ms  {2 * m * N * K / ms / 1e9:6.1f} TFLOP/s  {ms / base:6.3f}x D F H",
               flush=True)
 
 
