@@ -11,7 +11,9 @@ Each tile (the heuristic's, and the heuristic's with the TileConfig fields given
 against float64, then all are timed
 round-robin with CUDA events (tile_probe.round_robin: 5 rounds of 20 batches of 5 launches) beside torch.matmul on the
 same inputs into its own row-major result. `--m12` adds #12 itself (M = 5136, D column-major: its 33rd tile column 16
-wide) on the heuristic's tile, with torch.matmul on its inputs, to the same rounds.
+wide) on the heuristic's tile, with torch.matmul on its inputs, to the same rounds. `--sustain S` then runs every
+entry back to back for S seconds, forward then in reverse, while nvidia-smi samples the SM clock and the board's power
+every 50 ms (v12's clock_probe.sampled), and prints ms a call, clock, power and the energy a call.
 
     PYTHONPATH=. python3 tccg/results/v28_h100/orient_probe.py [FIELD=VALUE+... ...]
 """
@@ -46,6 +48,9 @@ def main(tiles: list[str]) -> None:
     from tccg.tile_probe import round_robin, tile_run
 
     m12 = "--m12" in tiles
+    sustain = float(tiles[tiles.index("--sustain") + 1]) if "--sustain" in tiles else 0.0
+    if sustain:
+        del tiles[tiles.index("--sustain"):tiles.index("--sustain") + 2]
     tiles = [t for t in tiles if t != "--m12"]
     rng = np.random.default_rng(12)
     a12 = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, (5136, K)).astype(np.float16)), order="F")
@@ -94,6 +99,17 @@ def main(tiles: list[str]) -> None:
         ms = statistics.median(times)
         print(f"{label:40s} {ms:8.4f} ms  {2 * m * N * K / ms / 1e9:6.1f} TFLOP/s  {ms / base:6.3f}x D F H",
               flush=True)
+    if sustain:
+        import pathlib
+
+        sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "v12_h100"))
+        from clock_probe import sampled
+
+        print(f"sustained, {sustain:.0f} s each, forward then reversed:")
+        for label, run, _, m in runs + runs[::-1]:
+            ms, clk, pw, ns = sampled(run, sustain)
+            print(f"{label:40s} {ms:8.4f} ms  {2 * m * N * K / ms / 1e9:6.1f} TFLOP/s  SM {clk:5.0f} MHz  {pw:4.0f} W  "
+                  f"{pw * ms:6.1f} mJ a call ({ns})", flush=True)
 
 
 if __name__ == "__main__":
