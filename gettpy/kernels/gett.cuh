@@ -105,6 +105,16 @@ template <bool B, class T, class F> struct Cond { using type = T; };
 template <class T, class F> struct Cond<false, T, F> { using type = F; };
 template <class T, class U> struct Same { static constexpr bool value = false; };
 template <class T> struct Same<T, T> { static constexpr bool value = true; };
+// one aligned vector of V values of T copied as one access (a Pack copy through a pointer of T's own alignment can
+// be split into narrower ones: the compiler does not see the destination's alignment)
+template <class T, int V>
+__device__ __forceinline__ void copy_vec(T* dst, const T* src) {
+  constexpr int B = V * int(sizeof(T));
+  static_assert(B == 16 || B == 8 || B == 4 || B == 2, "a vector of 2, 4, 8 or 16 bytes");
+  using W = typename Cond<B == 16, uint4,
+                          typename Cond<B == 8, uint2, typename Cond<B == 4, unsigned, unsigned short>::type>::type>::type;
+  *reinterpret_cast<W*>(dst) = *reinterpret_cast<const W*>(src);
+}
 
 // V contiguous values from shared memory at p (aligned to MAXV * sizeof(T) or to 16 bytes), in loads
 // of up to MAXV values and 16 bytes
@@ -537,6 +547,11 @@ __device__ __forceinline__ void stmatrix_x4(void* p, unsigned r0, unsigned r1, u
   asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
                ::"r"((unsigned)__cvta_generic_to_shared(p)), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
 }
+// the same, each matrix transposed: lane 8 j + i's address takes column i of matrix j (its 8 rows' values)
+__device__ __forceinline__ void stmatrix_x4_trans(void* p, unsigned r0, unsigned r1, unsigned r2, unsigned r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n"
+               ::"r"((unsigned)__cvta_generic_to_shared(p)), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
+}
 template <bool TRANS>
 __device__ __forceinline__ void ldmatrix_x2(unsigned (&r)[2], const void* p) {
   unsigned s = (unsigned)__cvta_generic_to_shared(p);
@@ -815,15 +830,16 @@ struct Gett {
   static constexpr bool DIRECT_D = Cfg::DIRECT_D;
   static_assert(!DIRECT_D || (PERSIST && Cfg::TMA_RANK > 0 && !Cfg::READ_C && D_NCONTIG && Cfg::D_VEC >= 2 &&
                               N % 2 == 0 && Cfg::D_RUN == 0), "direct stores of accumulator pairs along n");
-  // EPI_CHUNK (kernels/spec.py's TileConfig.chunked: persistent warp-specialised tiles, D stored along n in
-  // vectors, no C, K > 0): each computing warp stages its own 16-row groups, EPI_COLS columns at a time, in a region
-  // of its own in the A or B buffer of the tile's last stage (EPI_REG_A regions in A, the rest in B), and stores
-  // them from there, with no barrier between the warps; the stage goes back to the loaders after the stores
+  // EPI_CHUNK (kernels/spec.py's TileConfig.chunked: persistent warp-specialised tiles, D stored in vectors along n,
+  // or 2-byte D along m, no C, K > 0): each computing warp stages its own 16-row groups, EPI_COLS columns at a time,
+  // in a region of its own in the A or B buffer of the tile's last stage (EPI_REG_A regions in A, the rest in B), and
+  // stores them from there, with no barrier between the warps; the stage goes back to the loaders after the stores
   // (`store_chunked`): no shared memory of its own, so that the pipeline keeps all its stages while the next
-  // tile's loads run during the stores. Region rows are EPI_COLS + EPAD values: an odd number of 16-byte (2-byte
-  // values) or 32-byte (4-byte) units apart, whose 8 rows an stmatrix or a fragment row's pairs spread over the
-  // banks. EPI_COLS: bn, or the largest multiple of 16 dividing it for which the 8 regions fit (kernels/spec.py's
-  // KernelSpec.epi_cols chooses it; epi_fits checks it here)
+  // tile's loads run during the stores. Along n, region rows are EPI_COLS + EPAD values: an odd number of 16-byte
+  // (2-byte values) or 32-byte (4-byte) units apart, whose 8 rows an stmatrix or a fragment row's pairs spread over
+  // the banks. Along m, the region holds the 16 rows column by column (stmatrix .trans), each column 16 + EPAD values
+  // (three 16-byte units) from the next. EPI_COLS: bn, or the largest multiple of 16 dividing it for which the 8
+  // regions fit (kernels/spec.py's KernelSpec.epi_cols chooses it; epi_fits checks it here)
   static constexpr bool EPI_CHUNK = Cfg::EPI_CHUNK;
   // TMA_STORE (kernels/spec.py's TileConfig.tma_store: chunked TMA tiles, 2-byte D whose n and m are each one
   // stride term): a warp's region holds its 16 rows of all BN columns as BN / 32 boxes of 16 x 32 values, 64-byte
@@ -832,10 +848,10 @@ struct Gett {
   // them before it stages again or releases the stage. D's edges clip the boxes
   static constexpr bool TMA_STORE = Cfg::TMA_STORE;
   __host__ __device__ static constexpr int epi_region(int cols) {
-    return 16 * (cols + (TMA_STORE ? 0 : EPAD)) * int(sizeof(TE));
+    return (D_NCONTIG ? 16 * (cols + (TMA_STORE ? 0 : EPAD)) : cols * (16 + EPAD)) * int(sizeof(TE));
   }
   __host__ __device__ static constexpr bool epi_fits(int cols) {
-    return cols > 0 && BN % cols == 0 && cols % 16 == 0 && cols % Cfg::D_VEC == 0 &&
+    return cols > 0 && BN % cols == 0 && cols % 16 == 0 && (!D_NCONTIG || cols % Cfg::D_VEC == 0) &&
            A_STAGE_BYTES / epi_region(cols) + B_STAGE_BYTES / epi_region(cols) >= CONSUMER_WARPS;
   }
   static constexpr int EPI_COLS = Cfg::EPI_COLS, EPI_REG_BYTES = epi_region(EPI_COLS > 0 ? EPI_COLS : 16);
@@ -860,10 +876,12 @@ struct Gett {
     return end < U(N) ? end : U(N);
   }
   static constexpr int EPI_REG_A = A_STAGE_BYTES / EPI_REG_BYTES;
-  static_assert(!EPI_CHUNK || (PERSIST && WS && !DIRECT_D && !Cfg::READ_C && D_NCONTIG && Cfg::D_RUN == 0 &&
+  static_assert(!EPI_CHUNK || (PERSIST && WS && !DIRECT_D && !Cfg::READ_C && Cfg::D_RUN == 0 &&
+                               (D_NCONTIG || (sizeof(TE) == 2 && !TMA_STORE && 16 % Cfg::D_VEC == 0)) &&
                                K > 0 && LA::Perm::kIdentity && LB::Perm::kIdentity && sizeof(TE) == sizeof(TD) &&
                                (sizeof(TE) == 2 || sizeof(TE) == 4) && epi_fits(EPI_COLS) && EPI_REG_BYTES % 16 == 0),
-                "chunked epilogues: persistent warp-specialised tiles storing D along n, no C, regions that fit");
+                "chunked epilogues: persistent warp-specialised tiles storing D along n (or 2-byte D along m), no C, "
+                "regions that fit");
   static_assert(!TMA_STORE || (EPI_CHUNK && Cfg::TMA_RANK > 0 && sizeof(TE) == 2 && EPI_COLS == BN && BN % 32 == 0 &&
                                EPI_REG_BYTES % 1024 == 0 && A_STAGE_BYTES % 1024 == 0 && B_STAGE_BYTES % 1024 == 0),
                 "TMA stores of D: chunked TMA tiles of 2-byte values, whole-bn regions of whole 1024-byte boxes");
@@ -1394,7 +1412,7 @@ struct Gett {
   __device__ __forceinline__ static void warp_stores(const TAcc (&acc)[R], TE* es, TD* __restrict__ Db, TAcc alpha,
                                                      U m0, U n0, int wm0, int lane, const TmaDesc* tmD, U bz) {
     const int g = lane >> 2, q = lane & 3;
-    constexpr int VD = Cfg::D_VEC, CW = EPI_COLS, RP = CW + EPAD, LV = CW / VD;
+    constexpr int VD = Cfg::D_VEC, CW = EPI_COLS, RP = CW + EPAD, RPM = 16 + EPAD, LV = D_NCONTIG ? CW / VD : 16 / VD;
     auto fin = [&](TAcc v) { return finished<SCALE>(v, alpha); };
     const U nlim = BALANCED ? n_limit(n0) : U(N);  // (BALANCED: not a narrow tile's next tile's first columns)
 #pragma unroll
@@ -1414,7 +1432,9 @@ struct Gett {
               w[jj] = bits_pair(fin(a[0]), fin(a[1]));
             }
             const int u = 2 * np + (j >> 1);  // (this lane's 16-byte unit of the row)
-            if constexpr (TMA_STORE)  // (box u / 4, row r, unit u % 4 swizzled)
+            if constexpr (!D_NCONTIG)  // (along m: this lane's address is column 8 u + lane % 8's, rows 8 (j & 1) ..)
+              stmatrix_x4_trans(&es[(8 * u + (lane & 7)) * RPM + 8 * (j & 1)], w[0], w[1], w[2], w[3]);
+            else if constexpr (TMA_STORE)  // (box u / 4, row r, unit u % 4 swizzled)
               stmatrix_x4(&es[(u >> 2) * 512 + r * 32 + (((u & 3) ^ ((r >> 1) & 3)) << 3)], w[0], w[1], w[2], w[3]);
             else
               stmatrix_x4(&es[r * RP + u * 8], w[0], w[1], w[2], w[3]);
@@ -1446,6 +1466,19 @@ struct Gett {
           continue;  // (the __syncwarp at the top of the next chunk: the region is read)
         }
         __syncwarp();
+        if constexpr (!D_NCONTIG) {  // (along m: vector v of column c is rows VD v ..; a lane pair writes a column's
+          //                           32 bytes, one sector where D is aligned)
+#pragma unroll
+          for (int idx0 = 0; idx0 < CW * LV; idx0 += 32) {
+            const int idx = idx0 + lane, c = idx / LV, v = (idx % LV) * VD;
+            if ((CW * LV) % 32 != 0 && idx >= CW * LV) break;
+            const U gm = row0 + U(v), gn = n0 + U(c0 + c);
+            if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < (BALANCED ? nlim : U(N)))) continue;
+            copy_vec<TD, VD>(Db + gett_offset<I>(gm, typename Cfg::MapDm{}) + gett_offset<I>(gn, typename Cfg::MapDn{}),
+                             &es[c * RPM + v]);
+          }
+          continue;
+        }
 #pragma unroll
         for (int idx0 = 0; idx0 < 16 * LV; idx0 += 32) {
           const int idx = idx0 + lane, l = idx / LV, v = (idx % LV) * VD;

@@ -385,12 +385,14 @@ class KernelSpec:
                 raise KernelError(f"tile {t}: no TMA stores of D here (D of type {self.d.dtype}, its n and m each one "
                                   f"stride term, n contiguous and byte strides multiples of 16, and bn a multiple of "
                                   f"32, here {t.bn}, are needed); give tma_store=False")
-        if t.chunked and (self.read_c or not self.d.ncontig or self.d.run or self.a.vs != 1 or self.b.vs != 1
-                          or self.K == 0 or not self.epi_cols or ITEMSIZE[self.d.dtype] not in (2, 4)):
-            raise KernelError(f"tile {t}: a chunked epilogue stores a 2- or 4-byte D along n with no C, K > 0, each "
-                              f"computing warp staging 16 rows of 16 columns or more in the last stage (here C is "
-                              f"read, D's layout has it along m or in runs, the tile's slots are permuted, K = 0, D's "
-                              f"type is {self.d.dtype}, or no such regions fit); give chunked=False (and "
+        if t.chunked and (self.read_c or self.d.run or self.a.vs != 1 or self.b.vs != 1 or self.K == 0
+                          or not self.epi_cols or ITEMSIZE[self.d.dtype] not in ((2, 4) if self.d.ncontig else (2,))
+                          or (not self.d.ncontig and (t.tma_store or 16 % self.d.vec))):
+            raise KernelError(f"tile {t}: a chunked epilogue stores a 2- or 4-byte D along n, or a 2-byte D along m "
+                              f"(without TMA stores), with no C, K > 0, each computing warp staging 16 rows of 16 "
+                              f"columns or more in the last stage (here C is read, D's layout has it in runs, the "
+                              f"tile's slots are permuted, K = 0, D's type is {self.d.dtype} along "
+                              f"{'n' if self.d.ncontig else 'm'}, or no such regions fit); give chunked=False (and "
                               f"pingpong=False)")
         if t.resident_a:
             rows = _whole_ktiles(self.K, t.bk)
@@ -533,10 +535,10 @@ class KernelSpec:
     def epi_cols(self) -> int:
         """Columns of a chunked epilogue's chunk (gett.cuh's EPI_COLS): each of the 8 computing warps (the 4 of a
         ping-pong warpgroup, the stage's only readers) stages 16 tile rows of that many columns (+ pad, values of D's
-        type, or f32 with a C) in a region of its own in the last stage's A or B buffer; bn, or the largest multiple
-        of 16 that divides bn (and D's vector) for which the regions fit. 0 where none do. With
-        TileConfig.tma_store, bn: unpadded rows (the swizzle spreads them over the banks), if the regions fit,
-        else 0."""
+        type, or f32 with a C; with D along m, column by column, each 16 rows + pad) in a region of its own in the
+        last stage's A or B buffer; bn, or the largest multiple of 16 that divides bn (and D's vector along n) for
+        which the regions fit. 0 where none do. With TileConfig.tma_store, bn: unpadded rows (the swizzle spreads
+        them over the banks), if the regions fit, else 0."""
         t = self.tile
         warps = t.stage_warps
         te, pad = _epi_item_pad(t, self.b, self.d.ncontig, self.compute, self.d.dtype, self.read_c)
@@ -545,8 +547,8 @@ class KernelSpec:
             region = 16 * t.bn * te
             return t.bn if sa // region + sb // region >= warps else 0
         for c in range(t.bn - t.bn % 16, 0, -16):
-            region = 16 * (c + pad) * te
-            if t.bn % c == 0 and c % self.d.vec == 0 and sa // region + sb // region >= warps:
+            region = (16 * (c + pad) if self.d.ncontig else c * (16 + pad)) * te
+            if t.bn % c == 0 and (c % self.d.vec == 0 or not self.d.ncontig) and sa // region + sb // region >= warps:
                 return c
         return 0
 
