@@ -119,6 +119,36 @@ def test_persistent_chunked_epilogue(name, la, lb, ld, ext, tile, dts, order, op
     _walks(spec)
 
 
+ALONG_M = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, order, op on D) on the swapped partition
+    # (#12's other orientation: m = a, D's contiguous mode, 4 column atoms of A; B k-major in 160 exact rows; a last
+    #  tile row of 16 (one live 64-row block), 17 columns, the last of 40; clusters of 2 (11 tile rows: a padding row))
+    ("256x160_c2_tail", "ac", "cb", "ab", {"a": 2576, "b": 2600, "c": 200},
+     dict(bm=256, bn=160, bk=64, stages=4, wm=64, wn=160, cluster=2), ("f16", "f16"), "F", False),
+    # (no clusters, 3 stages, bf16, an op on D; a last tile row of 184: the second warpgroup's second block idle)
+    ("256x160_bf16_op", "ac", "cb", "ab", {"a": 3000, "b": 3000, "c": 136},
+     dict(bm=256, bn=160, bk=64, stages=3, wm=64, wn=160), ("bf16", "bf16"), "F", True),
+    # (128-row tiles, 128 columns; the chunk is all of bn)
+    ("128x128", "ac", "cb", "ab", {"a": 3000, "b": 1500, "c": 64},
+     dict(bm=128, bn=128, bk=64, stages=4, wm=64, wn=128), ("f16", "f16"), "F", False),
+]
+
+
+@pytest.mark.parametrize("alpha", [0.75, 1.0], ids=["scaled", "alpha1"])
+@pytest.mark.parametrize("name,la,lb,ld,ext,tile,dts,order,op", ALONG_M, ids=[c[0] for c in ALONG_M])
+def test_persistent_chunked_epilogue_along_m(name, la, lb, ld, ext, tile, dts, order, op, alpha, rng):
+    """The chunked epilogue with D along m (2-byte D whose m is contiguous: #12's other orientation): each warp stages
+    its 16 rows column by column (stmatrix .trans) and stores 16-byte vectors along m; partial tile rows and columns,
+    clusters, alpha, an op on D, every value against float64."""
+    from gettpy import ops
+
+    t = _p(**tile, wgmma=True, ws=True, tma=True, chunked=True)
+    spec = run_forced(rng, la, lb, ld, ext, t, dts[0], dts[1], order=order, alpha=alpha,
+                      ops=(None, None, None, ops.leaky_relu(0.2) if op else None), swap=True)
+    assert spec.epi_chunk and not spec.d.ncontig and spec.d.vec == 8
+    assert not spec.a.kmajor and spec.b.kmajor  # (the 256-row side mn-major, the 160-row side k-major)
+    _walks(spec)
+
+
 SERPENTINE = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out)
     # (8 tile rows x 25 columns = 200 tiles on 132 CTAs: some walk two, the second backwards; K = 200: the partial
     #  k-tile comes first on the backward walk)

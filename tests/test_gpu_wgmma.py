@@ -20,8 +20,12 @@ def _sm90() -> bool:
     return str(cupy.cuda.Device().compute_capability) == "90"
 
 
-def _plan(modes_a, modes_b, modes_d, a, b, c, d, dt_in, dt_out, ops):
+def _plan(modes_a, modes_b, modes_d, a, b, c, d, dt_in, dt_out, ops, swap=False):
+    """The plan of the contraction (swap: with the planner's partition's A and B trading roles, m and n too)."""
+    import dataclasses
+
     from gettpy.plan import ContractionProblem, make_plan
+    from gettpy.plan.partition import partition
 
     ext = {}
     for modes, x in ((modes_a, a), (modes_b, b), (modes_d, d)):
@@ -30,13 +34,17 @@ def _plan(modes_a, modes_b, modes_d, a, b, c, d, dt_in, dt_out, ops):
     p = ContractionProblem(tinfo("A", modes_a, a, dt_in, ops[0]), tinfo("B", modes_b, b, dt_in, ops[1]),
                            None if c is None else tinfo("C", modes_d, c, dt_out, ops[2]),
                            tinfo("D", modes_d, d, dt_out, ops[3]), tuple(sorted(ext.items())))
-    return make_plan(p)
+    if not swap:
+        return make_plan(p)
+    q = partition(p)
+    return make_plan(p, part=dataclasses.replace(q, m=q.n, n=q.m, swapped=not q.swapped, split_m=q.split_n,
+                                                 split_n=q.split_m))
 
 
 def run_forced(rng, modes_a, modes_b, modes_d, ext, tile, dt_in="f16", dt_out="f16", order="C", with_c=False,
-               alpha=1.0, beta=0.0, ops=(None,) * 4):
+               alpha=1.0, beta=0.0, ops=(None,) * 4, swap=False):
     """Contract with `tile` forced (any path; wgmma tiles skip off sm_90), check against float64; returns
-    the KernelSpec that ran."""
+    the KernelSpec that ran. swap: on the planner's partition with A and B trading roles."""
     import cupy as cp
 
     from gettpy.backends import gpu
@@ -52,7 +60,7 @@ def run_forced(rng, modes_a, modes_b, modes_d, ext, tile, dt_in="f16", dt_out="f
         hc = rounded(rand(rng, sd), dt_out)
         c = device_array(hc, dt_out, order)
     d = poisoned(sd, dt_out, order)
-    plan = _plan(modes_a, modes_b, modes_d, a, b, c, d, dt_in, dt_out, ops)
+    plan = _plan(modes_a, modes_b, modes_d, a, b, c, d, dt_in, dt_out, ops, swap)
     read_c = with_c and beta != 0
     spec = kernel_spec(plan, read_c, tile=tile)
     assert spec.tile == tile

@@ -1303,3 +1303,36 @@ def test_heuristic_wgmma_kernels_pipelined(contraction, extents, cache):
         bad = B.build_source(src.replace(between, between + "          acc[0] += TAcc(1);\n"), name, "sm_90a",
                              use_cache=False)
         assert bad.report.wgmma_serial, bad.log
+
+
+def test_chunked_epilogue_along_m(cache):
+    """The chunked epilogue of a 2-byte D along m (#12 on the partition with A and B trading roles: m = a, D's
+    contiguous mode): the regions take 80 columns of 16 rows + 8 (8 fit the last stage's 32 + 20 KB, 160 do not), the
+    PTX stages with stmatrix .trans and stores D only as 16-byte vectors, no spills, the wgmmas pipelined. A 4-byte D
+    along m is refused with a KernelError that says so."""
+    import dataclasses
+    import re
+
+    from gettpy.plan.partition import partition
+
+    def flipped(dt, out=None):
+        plan = tccg_plan("ab-ac-cb", (5136, 5120, 5136), dt, out=out)
+        q = partition(plan.problem)
+        part = dataclasses.replace(q, m=q.n, n=q.m, swapped=not q.swapped, split_m=q.split_n, split_n=q.split_m)
+        return make_plan(plan.problem, part=part)
+
+    tile = TileConfig(256, 160, 64, 4, wm=64, wn=160, wgmma=True, ws=True, tma=True, persistent=True, chunked=True,
+                      cluster=2, group_m=4)
+    for dt in ("f16", "bf16"):
+        spec = kernel_spec(flipped(dt), False, tile=tile)
+        assert not spec.d.ncontig and spec.d.vec == 8 and not spec.a.kmajor and spec.b.kmajor
+        assert spec.epi_cols == 80
+        ptx = B.ptx(spec, ARCH)
+        assert ptx.count("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16") > 0
+        assert "stmatrix.sync.aligned.m8n8.x4.shared.b16" not in ptx
+        stores = re.findall(r"st\.global(?:\.\w+)*", ptx)
+        assert stores and set(stores) == {"st.global.v4.u32"}
+        r = B.build(spec, ARCH).report
+        assert r.spill_stores == 0 and not r.wgmma_serial
+    with pytest.raises(KernelError, match="2-byte D along m"):
+        kernel_spec(flipped("f16", out="f32"), False, tile=tile)

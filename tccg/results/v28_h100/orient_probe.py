@@ -11,7 +11,9 @@ Each tile (the heuristic's, and the heuristic's with the TileConfig fields given
 against float64, then all are timed
 round-robin with CUDA events (tile_probe.round_robin: 5 rounds of 20 batches of 5 launches) beside torch.matmul on the
 same inputs into its own row-major result. `--m12` adds #12 itself (M = 5136, D column-major: its 33rd tile column 16
-wide) on the heuristic's tile, with torch.matmul on its inputs, to the same rounds. `--sustain S` then runs every
+wide) on the heuristic's tile, with torch.matmul on its inputs, to the same rounds. `--flip` adds D column-major on
+the partition with A and B trading roles (m = a: 52 KB stages, D along m through the chunked epilogue's stmatrix
+.trans path), on D F's heuristic tile, for M = 5120 and with `--m12` for #12. `--sustain S` then runs every
 entry back to back for S seconds, forward then in reverse, while nvidia-smi samples the SM clock and the board's power
 every 50 ms (v12's clock_probe.sampled), and prints ms a call, clock, power and the energy a call.
 
@@ -47,27 +49,41 @@ def main(tiles: list[str]) -> None:
     from gettpy.plan.tiles import kernel_spec
     from tccg.tile_probe import round_robin, tile_run
 
-    m12 = "--m12" in tiles
+    m12, flip = "--m12" in tiles, "--flip" in tiles
     sustain = float(tiles[tiles.index("--sustain") + 1]) if "--sustain" in tiles else 0.0
     if sustain:
         del tiles[tiles.index("--sustain"):tiles.index("--sustain") + 2]
-    tiles = [t for t in tiles if t != "--m12"]
+    tiles = [t for t in tiles if t not in ("--m12", "--flip")]
     rng = np.random.default_rng(12)
     a12 = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, (5136, K)).astype(np.float16)), order="F")
     a = cupy.asfortranarray(a12[:M])
     b = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, (K, N)).astype(np.float16)), order="F")
     runs = []
     torch_runs = []
-    for order, m in (("F", M), ("C", M)) + ((("F", 5136),) if m12 else ()):
+    configs = [("F", M, False), ("C", M, False)] + ([("F", 5136, False)] if m12 else [])
+    configs += ([("F", M, True)] + ([("F", 5136, True)] if m12 else [])) if flip else []
+    f_tile = None
+    for order, m, swap in configs:
         am = a12 if m == 5136 else a
         ref = am.astype(cupy.float64) @ b.astype(cupy.float64)
-        sched = make_schedule(problem(order, m))
+        prob = problem(order, m)
+        part = None
+        if swap:
+            from gettpy.plan.partition import partition
+
+            q = partition(prob)
+            part = dataclasses.replace(q, m=q.n, n=q.m, swapped=not q.swapped, split_m=q.split_n, split_n=q.split_m)
+        sched = make_schedule(prob, part=part)
         assert sched.pack_a is None and sched.pack_b is None and sched.stage_d is None, sched
         plan = sched.core
         ka, kb = (b, am) if plan.part.swapped else (am, b)
         d = cupy.empty((m, N), dtype=cupy.float16, order=order)
         heur = kernel_spec(plan, False)
-        tag = f"D {order}" + (" M 5136 (#12)" if m == 5136 else "")
+        if swap:  # (D F's heuristic tile on the flipped plan)
+            heur = kernel_spec(plan, False, tile=f_tile)
+        elif order == "F" and m == M:
+            f_tile = heur.tile
+        tag = f"D {order}" + (" M 5136 (#12)" if m == 5136 else "") + (" flipped" if swap else "")
         print(f"{tag}: m {plan.part.m} n {plan.part.n} swapped {plan.part.swapped}; A k-major "
               f"{heur.a.kmajor}, B k-major {heur.b.kmajor}; heuristic {heur.tile}", flush=True)
         for label in ["H"] + (tiles if m == M else []):
@@ -85,7 +101,7 @@ def main(tiles: list[str]) -> None:
                   f"{spec.smem_bytes} err {err:.1e}", flush=True)
             if err < 1e-2:
                 runs.append((f"{tag} {label}", run, [], m))
-        if order == "F":  # (torch.matmul on these inputs, into its own row-major result)
+        if order == "F" and not swap:  # (torch.matmul on these inputs, into its own row-major result)
             ta, tb = torch.as_tensor(am, device="cuda"), torch.as_tensor(b, device="cuda")
             out = torch.empty((m, N), dtype=torch.float16, device="cuda")
             torch.matmul(ta, tb, out=out)
