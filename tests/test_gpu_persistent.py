@@ -149,6 +149,20 @@ def test_persistent_chunked_epilogue_along_m(name, la, lb, ld, ext, tile, dts, o
     _walks(spec)
 
 
+@pytest.mark.parametrize("name,la,lb,ld,ext,tile,dts,order,op", [ALONG_M[1], ALONG_M[2]],
+                         ids=[ALONG_M[1][0], ALONG_M[2][0]])
+def test_persistent_rest_last(name, la, lb, ld, ext, tile, dts, order, op, rng):
+    """TileConfig.rest_last: the walk's last partial round taken by the last CTAs, from the last down; every tile
+    stored once (D poisoned first, every value against float64), on grids with a rest (asserted)."""
+    from gettpy.backends import gpu
+    from gettpy.kernels.build import get_function
+
+    t = _p(**tile, wgmma=True, ws=True, tma=True, chunked=True, rest_last=True)
+    spec = run_forced(rng, la, lb, ld, ext, t, dts[0], dts[1], order=order, alpha=0.75, swap=True)
+    grid = gpu.launch_grid(spec, get_function(spec))
+    assert spec.tile.rest_last and spec.grid % grid and spec.grid > grid, (spec.grid, grid)
+
+
 SERPENTINE = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out)
     # (8 tile rows x 25 columns = 200 tiles on 132 CTAs: some walk two, the second backwards; K = 200: the partial
     #  k-tile comes first on the backward walk)

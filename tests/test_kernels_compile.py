@@ -1336,3 +1336,28 @@ def test_chunked_epilogue_along_m(cache):
         assert r.spill_stores == 0 and not r.wgmma_serial
     with pytest.raises(KernelError, match="2-byte D along m"):
         kernel_spec(flipped("f16", out="f32"), False, tile=tile)
+
+
+def test_rest_last(cache):
+    """TileConfig.rest_last (the walk's last partial round to the last CTAs): compiles for #12 on the flipped partition
+    without clusters (the next-tile rule in the PTX: no spills, wgmmas pipelined), and is refused with clusters or
+    on tiles that are not persistent and warp-specialised."""
+    import dataclasses
+
+    from gettpy.plan.partition import partition
+
+    plan = tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16")
+    q = partition(plan.problem)
+    flipped = make_plan(plan.problem, part=dataclasses.replace(q, m=q.n, n=q.m, swapped=not q.swapped,
+                                                               split_m=q.split_n, split_n=q.split_m))
+    tile = TileConfig(256, 160, 64, 4, wm=64, wn=160, wgmma=True, ws=True, tma=True, persistent=True, chunked=True,
+                      group_m=4, rest_last=True)
+    spec = kernel_spec(flipped, False, tile=tile)
+    assert "REST_LAST = true" in render(spec)[0] and spec.grid == 21 * 32
+    r = B.build(spec, ARCH).report
+    assert r.spill_stores == 0 and not r.wgmma_serial
+    plain = kernel_spec(flipped, False, tile=dataclasses.replace(tile, rest_last=False))
+    assert "REST_LAST = false" in render(plain)[0]
+    for bad in (dict(cluster=2), dict(persistent=False, chunked=False), dict(ws=False, tma=False, chunked=False)):
+        with pytest.raises(KernelError, match="rest_last"):
+            dataclasses.replace(tile, **bad)

@@ -865,6 +865,21 @@ struct Gett {
                               Cfg::TMA_RANK > 0 && Cfg::B_TMA_SPLIT == 0 && N % BN != 0 &&
                               WIDE_COLS < (N + BN - 1) / BN),
                 "balanced tile columns: chunked persistent TMA tiles, a partial last column");
+  // REST_LAST (kernels/spec.py's TileConfig.rest_last: persistent warp-specialised tiles, no clusters, no ping-pong):
+  // the walk's last, partial round (NTILES % gridDim.x tiles after the whole rounds) goes to the last CTAs, from the
+  // last down, instead of the first. next_tile: the persistent walk's tile after g of ntiles (ntiles or more: none)
+  static constexpr bool REST_LAST = Cfg::REST_LAST;
+  static_assert(!REST_LAST || (Cfg::PERSIST && Cfg::WS && CLUSTER == 1 && !Cfg::PINGPONG),
+                "the rest last: persistent warp-specialised tiles without clusters or ping-pong");
+  __device__ __forceinline__ static U next_tile(U g, U ntiles) {
+    const U grid = U(gridDim.x);
+    if constexpr (REST_LAST) {
+      const U whole = ntiles - ntiles % grid;  // (the tiles of the whole rounds)
+      if (g >= whole) return ntiles;  // (a CTA takes at most one tile of the rest)
+      if (g + grid >= whole) return whole + (grid - 1 - U(blockIdx.x));
+    }
+    return g + grid;
+  }
   // (BALANCED) whether the tile at column n0 is one of the narrow columns, past the wide ones
   __device__ __forceinline__ static bool narrow_tile(U n0) {
     static_assert(!BALANCED || Cfg::WG_NT == BN - 8, "a balanced grid's narrow columns are BN - 8 wide");
@@ -1170,7 +1185,7 @@ struct Gett {
             }
           }
           if constexpr (PERSIST) {
-            g += U(gridDim.x);
+            g = next_tile(g, NTILES);
             if (g >= NTILES) break;
             continue;
           }

@@ -115,6 +115,12 @@ class TileConfig:
             3 wide tiles of its 5, not 5. An option, not the heuristic's: on the H100 #12 ran 1.007-1.010x the time of
             the unbalanced grid (tccg/results/v26_h100/call1b/): its narrow tiles load the same three 64-column atoms
             of B and the same A, and take about as long as the wide ones.
+        rest_last: (persistent warp-specialised tiles, no clusters, no ping-pong) the walk's last, partial round
+            (tiles - tiles % grid of the whole rounds, then the rest) goes to the last CTAs, from the last down,
+            instead of the first (gett.cuh's REST_LAST). Where the last tiles in the walk are a partial tile row's,
+            the CTAs that took that row's first tiles in the round before take the rest too, and no CTA takes a
+            whole round's tile more: TCCG #12 on 256 x 160 with m = a, 20 tile rows and one of 16 rows over 32
+            columns (672 tiles on 132 CTAs): 12 CTAs took 5 whole tiles and a tail, 20 now take 4 and two tails.
     """
 
     bm: int
@@ -144,6 +150,7 @@ class TileConfig:
     tma_store: bool = False
     pingpong: bool = False
     balanced: bool = False
+    rest_last: bool = False
 
     def __post_init__(self):
         if self.stages < 2:
@@ -195,6 +202,9 @@ class TileConfig:
         if self.balanced and not (self.chunked and self.tma and not self.tma_store and not self.pingpong):
             raise KernelError(f"TileConfig {self}: balanced tile columns are for chunked epilogues on TMA tiles, "
                               f"without TMA stores or ping-pong warpgroups")
+        if self.rest_last and not (self.persistent and self.ws and self.cluster == 1 and not self.pingpong):
+            raise KernelError(f"TileConfig {self}: rest_last is for persistent warp-specialised tiles without clusters "
+                              f"or ping-pong warpgroups")
         if self.wgmma:
             ok = (self.wm == 64 and self.wn == self.bn and self.bk == 64 and self.bm % 64 == 0
                   and self.bn % (8 if self.ws else 64) == 0 and self.bn <= 256 and self.bm <= 256)

@@ -13,9 +13,9 @@ round-robin with CUDA events (tile_probe.round_robin: 5 rounds of 20 batches of 
 same inputs into its own row-major result. `--m12` adds #12 itself (M = 5136, D column-major: its 33rd tile column 16
 wide) on the heuristic's tile, with torch.matmul on its inputs, to the same rounds. `--flip` adds D column-major on
 the partition with A and B trading roles (m = a: 52 KB stages, D along m through the chunked epilogue's stmatrix
-.trans path), on D F's heuristic tile, for M = 5120 and with `--m12` for #12. `--sustain S` then runs every
-entry back to back for S seconds, forward then in reverse, while nvidia-smi samples the SM clock and the board's power
-every 50 ms (v12's clock_probe.sampled), and prints ms a call, clock, power and the energy a call.
+.trans path), on D F's heuristic tile and the given ones, for M = 5120 and with `--m12` for #12. `--sustain S` then
+runs every entry back to back for S seconds, forward then in reverse, while nvidia-smi samples the SM clock and the
+board's power every 50 ms (v12's clock_probe.sampled), and prints ms a call, clock, power and the energy a call.
 
     PYTHONPATH=. python3 tccg/results/v28_h100/orient_probe.py [FIELD=VALUE+... ...]
 """
@@ -86,9 +86,11 @@ def main(tiles: list[str]) -> None:
         tag = f"D {order}" + (" M 5136 (#12)" if m == 5136 else "") + (" flipped" if swap else "")
         print(f"{tag}: m {plan.part.m} n {plan.part.n} swapped {plan.part.swapped}; A k-major "
               f"{heur.a.kmajor}, B k-major {heur.b.kmajor}; heuristic {heur.tile}", flush=True)
-        for label in ["H"] + (tiles if m == M else []):
+        for label in ["H"] + (tiles if m == M or swap else []):
             fields = dict(kv.split("=") for kv in label.split("+")) if label != "H" else {}
-            tile = dataclasses.replace(heur.tile, **{k: int(v) for k, v in fields.items()})
+            kinds = {f.name: f.type for f in dataclasses.fields(heur.tile)}
+            tile = dataclasses.replace(heur.tile, **{k: bool(int(v)) if kinds[k] in (bool, "bool") else int(v)
+                                                     for k, v in fields.items()})
             try:
                 spec, run = tile_run(plan, tile, ka, kb, d)
                 d.fill(cupy.nan)
