@@ -71,11 +71,13 @@ class TileConfig:
             nothing), and each loads half of their shared B stage with a TMA multicast into both, so
             that B crosses from L2 once per pair (group_m even, no stream-K). Persistent: the pairs walk
             pairs of tiles (an even grid).
-        chunked: (persistent warp-specialised tiles, D stored along n, no C) each computing warp stages its
-            accumulator rows, 16 at a time and KernelSpec.epi_cols columns at a time, in a region of its own in
-            the A or B buffer of the tile's last stage and stores them from there, with no barrier between the
-            warps, and releases that stage after its stores: no staging tile of its own, so the pipeline keeps
-            all of its stages while the next tile's loads run during the stores (gett.cuh's EPI_CHUNK).
+        chunked: (persistent warp-specialised tiles, D stored along n, or a 2-byte D along m, no C) each computing
+            warp stages its accumulator rows, 16 at a time and KernelSpec.epi_cols columns at a time, in a region of
+            its own in the A or B buffer of the tile's last stage and stores them from there, with no barrier between
+            the warps, and releases that stage after its stores: no staging tile of its own, so the pipeline keeps
+            all of its stages while the next tile's loads run during the stores (gett.cuh's EPI_CHUNK). Along m, the
+            region holds the rows column by column (stmatrix .trans) and the stores are 16-byte vectors along m: the
+            heuristic does not take it (TCCG #12 on that partition, tccg/results/v28_h100/call16/).
         l2_prefetch: the L2 prefetch size of the cp.async copies in bytes (PTX .level::prefetch_size; 0 =
             no hint, 64, 128 or 256): the L2 fetches the aligned block around each copy's bytes from DRAM,
             so a row read one k-tile at a time arrives whole. TMA tiles set theirs in the tensor maps.
