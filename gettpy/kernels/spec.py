@@ -119,10 +119,12 @@ class TileConfig:
             of B and the same A, and take about as long as the wide ones.
         rest_last: (persistent warp-specialised tiles, no clusters, no ping-pong) the walk's last, partial round
             (tiles - tiles % grid of the whole rounds, then the rest) goes to the last CTAs, from the last down,
-            instead of the first (gett.cuh's REST_LAST). Where the last tiles in the walk are a partial tile row's,
-            the CTAs that took that row's first tiles in the round before take the rest too, and no CTA takes a
-            whole round's tile more: TCCG #12 on 256 x 160 with m = a, 20 tile rows and one of 16 rows over 32
-            columns (672 tiles on 132 CTAs): 12 CTAs took 5 whole tiles and a tail, 20 now take 4 and two tails.
+            instead of the first (gett.cuh's REST_LAST). Where the walk ends on a partial tile row, its tiles then go
+            to the CTAs that took that row's first tiles in the round before, not to CTAs that took whole tiles: TCCG
+            #12 on 256 x 160 with m = a (20 tile rows and one of 16 rows, 32 columns: 672 tiles on 132 CTAs) gives 20
+            CTAs 4 whole tiles and one or two tails instead of 12 CTAs 5 whole tiles and a tail. An option, not the
+            heuristic's: that #12 ran 0.474 ms under the power cap against the heuristic's 0.439, two tails costing
+            more than a whole tile (tccg/results/v28_h100/call16/).
     """
 
     bm: int
