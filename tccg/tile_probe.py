@@ -129,8 +129,7 @@ def core_schedule(case, din: str, dout: str, swap: bool = False, order: str = ""
         problem = dataclasses.replace(problem, compute=compute)
     part = None
     if swap:
-        p = partition(problem)
-        part = dataclasses.replace(p, m=p.n, n=p.m, swapped=not p.swapped, split_m=p.split_n, split_n=p.split_m)
+        part = partition(problem).traded()
     for item in filter(None, order.split(";")):
         dim, text = item.split("=")
         modes = text.split(",")

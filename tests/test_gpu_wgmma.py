@@ -22,8 +22,6 @@ def _sm90() -> bool:
 
 def _plan(modes_a, modes_b, modes_d, a, b, c, d, dt_in, dt_out, ops, swap=False):
     """The plan of the contraction (swap: with the planner's partition's A and B trading roles, m and n too)."""
-    import dataclasses
-
     from gettpy.plan import ContractionProblem, make_plan
     from gettpy.plan.partition import partition
 
@@ -36,9 +34,7 @@ def _plan(modes_a, modes_b, modes_d, a, b, c, d, dt_in, dt_out, ops, swap=False)
                            tinfo("D", modes_d, d, dt_out, ops[3]), tuple(sorted(ext.items())))
     if not swap:
         return make_plan(p)
-    q = partition(p)
-    return make_plan(p, part=dataclasses.replace(q, m=q.n, n=q.m, swapped=not q.swapped, split_m=q.split_n,
-                                                 split_n=q.split_m))
+    return make_plan(p, part=partition(p).traded())
 
 
 def run_forced(rng, modes_a, modes_b, modes_d, ext, tile, dt_in="f16", dt_out="f16", order="C", with_c=False,

@@ -1310,16 +1310,13 @@ def test_chunked_epilogue_along_m(cache):
     contiguous mode): the regions take 80 columns of 16 rows + 8 (8 fit the last stage's 32 + 20 KB, 160 do not), the
     PTX stages with stmatrix .trans and stores D only as 16-byte vectors, no spills, the wgmmas pipelined. A 4-byte D
     along m is refused with a KernelError that says so."""
-    import dataclasses
     import re
 
     from gettpy.plan.partition import partition
 
     def flipped(dt, out=None):
         plan = tccg_plan("ab-ac-cb", (5136, 5120, 5136), dt, out=out)
-        q = partition(plan.problem)
-        part = dataclasses.replace(q, m=q.n, n=q.m, swapped=not q.swapped, split_m=q.split_n, split_n=q.split_m)
-        return make_plan(plan.problem, part=part)
+        return make_plan(plan.problem, part=partition(plan.problem).traded())
 
     tile = TileConfig(256, 160, 64, 4, wm=64, wn=160, wgmma=True, ws=True, tma=True, persistent=True, chunked=True,
                       cluster=2, group_m=4)
@@ -1347,9 +1344,7 @@ def test_rest_last(cache):
     from gettpy.plan.partition import partition
 
     plan = tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16")
-    q = partition(plan.problem)
-    flipped = make_plan(plan.problem, part=dataclasses.replace(q, m=q.n, n=q.m, swapped=not q.swapped,
-                                                               split_m=q.split_n, split_n=q.split_m))
+    flipped = make_plan(plan.problem, part=partition(plan.problem).traded())
     tile = TileConfig(256, 160, 64, 4, wm=64, wn=160, wgmma=True, ws=True, tma=True, persistent=True, chunked=True,
                       group_m=4, rest_last=True)
     spec = kernel_spec(flipped, False, tile=tile)

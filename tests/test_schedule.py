@@ -420,3 +420,13 @@ def test_packed_inputs_are_plain_matrices_in_the_core(num):
     for lay, mn in ((s.core.layout_a, "m"), (s.core.layout_b, "n")):
         for dim in (mn, "k"):
             assert len(lay.dim(dim).strides) == 1, (num, lay.name, dim, lay.dim(dim))
+
+
+def test_partition_traded():
+    """Partition.traded: A and B trade roles (m and n, their cuts, the transpose flag); twice gives the partition back."""
+    from gettpy.plan.partition import Partition
+
+    p = Partition(("a", "c"), ("b",), ("d",), (), False, 8, 0)
+    q = p.traded()
+    assert (q.m, q.n, q.k, q.b, q.swapped, q.split_m, q.split_n) == (("b",), ("a", "c"), ("d",), (), True, 0, 8)
+    assert q.traded() == p

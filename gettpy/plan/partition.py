@@ -55,6 +55,11 @@ class Partition:
             if lo and len(order) < 2:
                 raise ValueError(f"Partition: split_{name}={lo} needs at least two modes in {order}")
 
+    def traded(self) -> Partition:
+        """This partition with A and B trading roles: m and n (and their cuts) exchanged, the transpose flag flipped
+        (the other orientation of the same GEMM; tccg.tile_probe's --swap)."""
+        return Partition(self.n, self.m, self.k, self.b, not self.swapped, self.split_n, self.split_m)
+
 
 #: the tile extent an interleaved pair of modes is sized for (the wide side of every mma/simt tile)
 INTERLEAVE_TILE = 128

@@ -71,8 +71,7 @@ def main(tiles: list[str]) -> None:
         if swap:
             from gettpy.plan.partition import partition
 
-            q = partition(prob)
-            part = dataclasses.replace(q, m=q.n, n=q.m, swapped=not q.swapped, split_m=q.split_n, split_n=q.split_m)
+            part = partition(prob).traded()
         sched = make_schedule(prob, part=part)
         assert sched.pack_a is None and sched.pack_b is None and sched.stage_d is None, sched
         plan = sched.core
