@@ -130,6 +130,11 @@ ALONG_M = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, order, o
     # (128-row tiles, 128 columns; the chunk is all of bn)
     ("128x128", "ac", "cb", "ab", {"a": 3000, "b": 1500, "c": 64},
      dict(bm=128, bn=128, bk=64, stages=4, wm=64, wn=128), ("f16", "f16"), "F", False),
+    # (A k-major; M = 2570 and 2572: D's vectors along m of 2 and 4 values, 4- and 8-byte stores)
+    ("128x128_vec2", "ca", "cb", "ab", {"a": 2570, "b": 1800, "c": 64},
+     dict(bm=128, bn=128, bk=64, stages=4, wm=64, wn=128), ("f16", "f16"), "F", False),
+    ("128x128_vec4", "ca", "cb", "ab", {"a": 2572, "b": 1800, "c": 64},
+     dict(bm=128, bn=128, bk=64, stages=4, wm=64, wn=128), ("bf16", "bf16"), "F", True),
 ]
 
 
@@ -144,8 +149,8 @@ def test_persistent_chunked_epilogue_along_m(name, la, lb, ld, ext, tile, dts, o
     t = _p(**tile, wgmma=True, ws=True, tma=True, chunked=True)
     spec = run_forced(rng, la, lb, ld, ext, t, dts[0], dts[1], order=order, alpha=alpha,
                       ops=(None, None, None, ops.leaky_relu(0.2) if op else None), swap=True)
-    assert spec.epi_chunk and not spec.d.ncontig and spec.d.vec == 8
-    assert not spec.a.kmajor and spec.b.kmajor  # (the 256-row side mn-major, the 160-row side k-major)
+    assert spec.epi_chunk and not spec.d.ncontig and spec.d.vec == {"128x128_vec2": 2, "128x128_vec4": 4}.get(name, 8)
+    assert spec.a.kmajor == (la == "ca") and spec.b.kmajor  # (#12's: the 256-row side mn-major, the 160-row k-major)
     _walks(spec)
 
 

@@ -423,7 +423,7 @@ def test_packed_inputs_are_plain_matrices_in_the_core(num):
 
 
 def test_partition_traded():
-    """Partition.traded: A and B trade roles (m and n, their cuts, the transpose flag); twice gives the partition back."""
+    """Partition.traded: A and B trade roles (m and n, their cuts, the transpose flag); twice gives it back."""
     from gettpy.plan.partition import Partition
 
     p = Partition(("a", "c"), ("b",), ("d",), (), False, 8, 0)
