@@ -11,7 +11,9 @@ Each tile (the heuristic's, and the heuristic's with the TileConfig fields given
 against float64, then all are timed
 round-robin with CUDA events (tile_probe.round_robin: 5 rounds of 20 batches of 5 launches) beside torch.matmul on the
 same inputs into its own row-major result. `--m12` adds #12 itself (M = 5136, D column-major: its 33rd tile column 16
-wide) on the heuristic's tile, with torch.matmul on its inputs, to the same rounds. `--flip` adds D column-major on
+wide) on the heuristic's tile, with torch.matmul on its inputs, to the same rounds; `--patch A,B` adds #12's
+heuristic kernel with header variants (v27's quad_probe names, e.g. `desc`, or `pp:NAME` for v25's pp_probe, e.g.
+`pp:noatom2`). `--flip` adds D column-major on
 the partition with A and B trading roles (m = a: 52 KB stages, D along m through the chunked epilogue's stmatrix
 .trans path), on D F's heuristic tile and the given ones, for M = 5120 and with `--m12` for #12. `--sustain S` then
 runs every entry back to back for S seconds, forward then in reverse, while nvidia-smi samples the SM clock and the
@@ -50,6 +52,10 @@ def main(tiles: list[str]) -> None:
     from tccg.tile_probe import round_robin, tile_run
 
     m12, flip = "--m12" in tiles, "--flip" in tiles
+    patches = []
+    if "--patch" in tiles:  # (header variants of #12's heuristic kernel: v27's quad_probe names, or pp:NAME for v25's)
+        patches = tiles[tiles.index("--patch") + 1].split(",")
+        del tiles[tiles.index("--patch"):tiles.index("--patch") + 2]
     sustain = float(tiles[tiles.index("--sustain") + 1]) if "--sustain" in tiles else 0.0
     if sustain:
         del tiles[tiles.index("--sustain"):tiles.index("--sustain") + 2]
@@ -102,6 +108,8 @@ def main(tiles: list[str]) -> None:
                   f"{spec.smem_bytes} err {err:.1e}", flush=True)
             if err < 1e-2:
                 runs.append((f"{tag} {label}", run, [], m))
+        if patches and m == 5136 and not swap:
+            runs += patched_runs(patches, plan, ka, kb, d, ref, tag)
         if order == "F" and not swap:  # (torch.matmul on these inputs, into its own row-major result)
             ta, tb = torch.as_tensor(am, device="cuda"), torch.as_tensor(b, device="cuda")
             out = torch.empty((m, N), dtype=torch.float16, device="cuda")
@@ -127,6 +135,48 @@ def main(tiles: list[str]) -> None:
             ms, clk, pw, ns = sampled(run, sustain)
             print(f"{label:40s} {ms:8.4f} ms  {2 * m * N * K / ms / 1e9:6.1f} TFLOP/s  SM {clk:5.0f} MHz  {pw:4.0f} W  "
                   f"{pw * ms:6.1f} mJ a call ({ns})", flush=True)
+
+
+def patched_runs(names, plan, ka, kb, d, ref, tag):
+    """(label, launch, times, M) of #12's heuristic kernel with each header variant, checked against float64 (timed
+    either way; a variant that computes D wrong says so in its label). Each variant is loaded with the kernel caches
+    cleared before and after, under a spec object of its own: gettpy.backends.gpu.launch keeps each spec object's
+    loaded kernel, so the heuristic's and the variants' run side by side."""
+    import pathlib
+
+    import cupy
+
+    import gettpy.kernels.render as render_mod
+    from gettpy.backends.gpu import launch
+    from gettpy.kernels import build
+    from gettpy.plan.tiles import kernel_spec
+
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "v27_h100"))
+    import quad_probe  # noqa: E402  (it puts v26's bal_probe and v25's pp_probe on the path)
+    import pp_probe  # noqa: E402
+
+    here, original = render_mod.header_text(), render_mod.header_text
+    ptrs = (ka.data.ptr, kb.data.ptr, 0, d.data.ptr)
+    out = []
+    for name in names:
+        heur = kernel_spec(plan, False)
+        spec, text = pp_probe.variant(name[3:], heur, here) if name.startswith("pp:") else \
+            quad_probe.variant(name, heur, here)
+        spec = dataclasses.replace(spec)  # (an object of its own)
+        build._FUNCS.clear()
+        render_mod.header_text = lambda t=text: t
+        try:
+            d.fill(cupy.nan)
+            launch(spec, *ptrs, 1.0, 0.0)
+            cupy.cuda.Device().synchronize()
+        finally:
+            render_mod.header_text = original
+            build._FUNCS.clear()
+        err = float(cupy.abs(d.astype(cupy.float64) - ref).max() / cupy.abs(ref).max())
+        print(f"  patch {name}: err {err:.1e}", flush=True)
+        label = f"{tag} H {name}" + ("" if err < 1e-2 else " (D wrong)")
+        out.append((label, lambda s=spec: launch(s, *ptrs, 1.0, 0.0), [], 5136))
+    return out
 
 
 if __name__ == "__main__":
