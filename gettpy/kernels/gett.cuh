@@ -892,7 +892,7 @@ struct Gett {
   }
   static constexpr int EPI_REG_A = A_STAGE_BYTES / EPI_REG_BYTES;
   static_assert(!EPI_CHUNK || (PERSIST && WS && !DIRECT_D && !Cfg::READ_C && Cfg::D_RUN == 0 &&
-                               (D_NCONTIG || (sizeof(TE) == 2 && !TMA_STORE && 16 % Cfg::D_VEC == 0)) &&
+                               (D_NCONTIG || (sizeof(TE) == 2 && !TMA_STORE)) &&
                                K > 0 && LA::Perm::kIdentity && LB::Perm::kIdentity && sizeof(TE) == sizeof(TD) &&
                                (sizeof(TE) == 2 || sizeof(TE) == 4) && epi_fits(EPI_COLS) && EPI_REG_BYTES % 16 == 0),
                 "chunked epilogues: persistent warp-specialised tiles storing D along n (or 2-byte D along m), no C, "
@@ -1481,31 +1481,24 @@ struct Gett {
           continue;  // (the __syncwarp at the top of the next chunk: the region is read)
         }
         __syncwarp();
-        if constexpr (!D_NCONTIG) {  // (along m: vector v of column c is rows VD v ..; a lane pair writes a column's
-          //                           32 bytes, one sector where D is aligned)
+        // (the stores: along n, vector v of row o is columns c0 + v ..; along m, vector v of column o is rows v ..,
+        //  a lane pair writing a column's 32 bytes, one sector where D is aligned. Plain stores: #12 f16 on the H100
+        //  0.994-0.998x the time of st.global.cg, st.global.cs 0.995-0.999x, results/v26_h100/call2b/)
+        constexpr int NV = (D_NCONTIG ? 16 : CW) * LV, OP = D_NCONTIG ? RP : RPM;
 #pragma unroll
-          for (int idx0 = 0; idx0 < CW * LV; idx0 += 32) {
-            const int idx = idx0 + lane, c = idx / LV, v = (idx % LV) * VD;
-            if ((CW * LV) % 32 != 0 && idx >= CW * LV) break;
-            const U gm = row0 + U(v), gn = n0 + U(c0 + c);
-            if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < (BALANCED ? nlim : U(N)))) continue;
-            copy_vec<TD, VD>(Db + gett_offset<I>(gm, typename Cfg::MapDm{}) + gett_offset<I>(gn, typename Cfg::MapDn{}),
-                             &es[c * RPM + v]);
-          }
-          continue;
-        }
-#pragma unroll
-        for (int idx0 = 0; idx0 < 16 * LV; idx0 += 32) {
-          const int idx = idx0 + lane, l = idx / LV, v = (idx % LV) * VD;
-          if ((16 * LV) % 32 != 0 && idx >= 16 * LV) break;
-          const U gm = row0 + U(l), gn = n0 + U(c0 + v);
+        for (int idx0 = 0; idx0 < NV; idx0 += 32) {
+          const int idx = idx0 + lane, o = idx / LV, v = (idx % LV) * VD;
+          if (NV % 32 != 0 && idx >= NV) break;
+          const U gm = row0 + U(D_NCONTIG ? o : v), gn = n0 + U(c0 + (D_NCONTIG ? v : o));
           if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < (BALANCED ? nlim : U(N)))) continue;
-          Pack<TD, VD> out;
-          load_run<VD, VD>(out.e, &es[l * RP + v]);
-          // (plain stores: #12 f16 on the H100 0.994-0.998x the time of st.global.cg, st.global.cs 0.995-0.999x,
-          //  results/v26_h100/call2b/)
-          *reinterpret_cast<Pack<TD, VD>*>(Db + gett_offset<I>(gm, typename Cfg::MapDm{}) +
-                                           gett_offset<I>(gn, typename Cfg::MapDn{})) = out;
+          TD* dst = Db + gett_offset<I>(gm, typename Cfg::MapDm{}) + gett_offset<I>(gn, typename Cfg::MapDn{});
+          if constexpr (D_NCONTIG) {  // (a Pack copy: the SASS the v27 headline measured; copy_vec renames registers)
+            Pack<TD, VD> out;
+            load_run<VD, VD>(out.e, &es[o * OP + v]);
+            *reinterpret_cast<Pack<TD, VD>*>(dst) = out;
+          } else {  // (along m the Pack copy was split into 2- and 4-byte stores)
+            copy_vec<TD, VD>(dst, &es[o * OP + v]);
+          }
         }
       }
     }

@@ -87,11 +87,11 @@ def format_rows(rows: list[dict]) -> str:
         vec = f"{r['vec_a']}/{r['vec_b']}/{r['vec_d']}"
         out.append(f"{r['label']:<34} {r['path']:<4} {r['tile']:<13} {r['threads']:>4} {r['regs']:>4} "
                    f"{r['stack']:>5} {r['spill_stores']:>4}/{r['spill_loads']:<4} {r['smem']:>6}  {vec}"
-                   + ("  wgmma serialised" if r.get("wgmma_serial") else ""))
+                   + ("  wgmma serialised" if r["wgmma_serial"] else ""))
     ok = [r for r in rows if not r["error"]]
     spills = sum(1 for r in ok if r["spill_stores"] or r["spill_loads"])
     regs = max((r["regs"] for r in ok), default=0)
-    serial = sum(1 for r in ok if r.get("wgmma_serial"))
+    serial = sum(1 for r in ok if r["wgmma_serial"])
     out.append(f"{len(ok)}/{len(rows)} compiled, {spills} with spills, {serial} with serialised wgmmas, max {regs} "
                f"registers")
     return "\n".join(out)

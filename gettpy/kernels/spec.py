@@ -400,10 +400,9 @@ class KernelSpec:
                                   f"stride term, n contiguous and byte strides multiples of 16, and bn a multiple of "
                                   f"32, here {t.bn}, are needed); give tma_store=False")
         if t.chunked and (self.read_c or self.d.run or self.a.vs != 1 or self.b.vs != 1 or self.K == 0
-                          or not self.epi_cols or ITEMSIZE[self.d.dtype] not in ((2, 4) if self.d.ncontig else (2,))
-                          or (not self.d.ncontig and (t.tma_store or 16 % self.d.vec))):
-            raise KernelError(f"tile {t}: a chunked epilogue stores a 2- or 4-byte D along n, or a 2-byte D along m "
-                              f"(without TMA stores), with no C, K > 0, each computing warp staging 16 rows of 16 "
+                          or not self.epi_cols or ITEMSIZE[self.d.dtype] not in ((2, 4) if self.d.ncontig else (2,))):
+            raise KernelError(f"tile {t}: a chunked epilogue stores a 2- or 4-byte D along n, or a 2-byte D along m, "
+                              f"with no C, K > 0, each computing warp staging 16 rows of 16 "
                               f"columns or more in the last stage (here C is read, D's layout has it in runs, the "
                               f"tile's slots are permuted, K = 0, D's type is {self.d.dtype} along "
                               f"{'n' if self.d.ncontig else 'm'}, or no such regions fit); give chunked=False (and "
