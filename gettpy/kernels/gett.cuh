@@ -333,6 +333,9 @@ struct TileLoader {
   static constexpr int TCA = SW && !KMAJOR ? (TC + 63) / 64 * 64 : TC;
   static constexpr int PITCH = TCA + PAD;
   static constexpr int STAGE_ELEMS = TS * PITCH;
+  // (k-major TMA boxes of a map that holds half the tile's rows, as a cluster's maps do, ROWS of a split map)
+  template <int ROWS>
+  static constexpr int HALF_BOXES = ROWS ? ROWS : KMAJOR ? TMN / 2 : 0;
   static constexpr int LV = TC / V;  // vectors per smem row
   static constexpr int NV = LV * TS;
   static constexpr int ITERS = (NV + THREADS - 1) / THREADS;
@@ -685,9 +688,15 @@ struct Gett {
   static constexpr long long TILES = TILES_M * TILES_N;
   // (clusters of CLUSTER CTAs along m: the tile rows rounded up to whole clusters, TILES_R tiles per batch)
   static constexpr int CLUSTER = Cfg::CLUSTER;
-  static constexpr long long TILES_MR = (TILES_M + CLUSTER - 1) / CLUSTER * CLUSTER, TILES_R = TILES_MR * TILES_N;
+  //  SHARE_A (kernels/spec.py's TileConfig.share_a): a cluster's pair takes tiles n, n + 1 of one row instead and shares
+  //  their A stage, A_UNITS pairs a batch; an odd last column's tiles pair along m (TILES_MR rows) and share B
+  static constexpr bool SHARE_A = Cfg::SHARE_A;
+  static constexpr long long TILES_MR = (TILES_M + CLUSTER - 1) / CLUSTER * CLUSTER;
+  static constexpr long long A_UNITS = SHARE_A ? TILES_M * (TILES_N / 2) : 0;
+  static constexpr long long TILES_R = SHARE_A ? 2 * A_UNITS + TILES_N % 2 * TILES_MR : TILES_MR * TILES_N;
   static_assert(CLUSTER == 1 || (CLUSTER == 2 && Cfg::WS && Cfg::TMA_RANK > 0 && Cfg::SK_CTAS == 0 &&
                                  Cfg::GROUP_M % 2 == 0), "clusters of two TMA tiles, an even raster group");
+  static_assert(!SHARE_A || CLUSTER == 2, "shared A stages: clusters of two");
   static constexpr long long KTILES = (K + BK - 1) / BK;
   static constexpr int GROUP_M = Cfg::GROUP_M;
   // one group holds every tile row and one B (per batch) outgrows half the L2: walk down each column of
@@ -697,7 +706,7 @@ struct Gett {
   static constexpr bool COLUMN_WALK = GROUP_M > 1 && TILES_M > 1 && TILES_M <= GROUP_M &&
                                       N * K * (long long)sizeof(typename Cfg::TB) > (24LL << 20);
   // (FULL_M: no tile row past M, nor a cluster's padding row)
-  static constexpr bool FULL_M = M % BM == 0 && TILES_MR == TILES_M, FULL_N = N % BN == 0, FULL_K = K % BK == 0;
+  static constexpr bool FULL_M = M % BM == 0 && (TILES_MR == TILES_M || (SHARE_A && TILES_N % 2 == 0)), FULL_N = N % BN == 0, FULL_K = K % BK == 0;
   // stream-K (SK_CTAS > 0): the last SK_TILES tiles (raster order) are not one CTA's each; their
   // SK_TILES x KTILES k-iterations are dealt out evenly to SK_CTAS CTAs after the DP_TILES whole-tile
   // CTAs, so that the grid's last, partial wave of tiles becomes a full wave of equal shares. A tile
@@ -880,6 +889,10 @@ struct Gett {
     }
     return g + grid;
   }
+  // (SHARE_A) whether CTA-tile g is one of a pair that shares A (else of the last odd column's, sharing B)
+  __device__ __forceinline__ static bool pair_shares_a(U g) {
+    return (BATCH > 1 ? g % U(TILES_R) : g) / 2u < U(A_UNITS);
+  }
   // (BALANCED) whether the tile at column n0 is one of the narrow columns, past the wide ones
   __device__ __forceinline__ static bool narrow_tile(U n0) {
     static_assert(!BALANCED || Cfg::WG_NT == BN - 8, "a balanced grid's narrow columns are BN - 8 wide");
@@ -990,7 +1003,24 @@ struct Gett {
     bz = BATCH > 1 ? bid / U(TILES_R) : U(0);
     const U t = BATCH > 1 ? bid % U(TILES_R) : bid;
     U tile_m, tile_n;
-    if constexpr (GROUP_M > 1 && (TILES_M > GROUP_M || CLUSTER > 1)) {
+    if constexpr (SHARE_A) {  // (pairs u of tiles, the CTA's rank t % 2 within; the rows' pairs of columns, raster
+                              //  groups of GROUP_M rows turned as below, then the last column's pairs of rows)
+      const U u = t / 2u, r = t % 2u;
+      if (u < U(A_UNITS)) {
+        constexpr long long PAIRS = TILES_N / 2;
+        const U width = U(GROUP_M) * U(PAIRS);
+        const U first = (u / width) * U(GROUP_M);
+        const U rest = U(TILES_M) - first;
+        const U gsize = rest < U(GROUP_M) ? rest : U(GROUP_M);
+        tile_m = first + (u % width) % gsize;
+        U pair = (u % width) / gsize;
+        if constexpr (PERSIST && PAIRS > 1) pair = (pair + u / width) % U(PAIRS);
+        tile_n = 2u * pair + r;
+      } else {
+        tile_m = 2u * (u - U(A_UNITS)) + r;
+        tile_n = U(TILES_N - 1);
+      }
+    } else if constexpr (GROUP_M > 1 && (TILES_M > GROUP_M || CLUSTER > 1)) {
       const U width = U(GROUP_M) * U(TILES_N);
       const U first = (t / width) * U(GROUP_M);
       const U rest = U(TILES_MR) - first;
@@ -1155,14 +1185,30 @@ struct Gett {
                 if (kstep >= STAGES) mbar_wait(&bars[STAGES + s], unsigned((kstep / STAGES - 1) & 1));
                 if constexpr (Cfg::TMA_RANK > 0) {  // (the whole stage in a few boxes)
                   mbar_arrive_expect_tx(&bars[s], LA::tx_bytes(m0) + LB::tx_bytes(n0));
-                  LA::template tma<Cfg::TMA_RANK, Cfg::A_TMA_SPLIT, Cfg::A_TMA_ROWS>(stA(s), tmA, &bars[s], m0,
-                                                                                     U(kt) * U(BK), bz);
-                  if constexpr (CLUSTER > 1)  // (B: this CTA's half, into both; the other half comes from the peer)
-                    LB::template tma_half<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, Cfg::B_TMA_ROWS>(stB(s), tmB, &bars[s], n0,
-                                                                                            U(kt) * U(BK), bz, crank);
-                  else
-                    LB::template tma<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, Cfg::B_TMA_ROWS>(stB(s), tmB, &bars[s], n0,
+                  if constexpr (SHARE_A) {  // (A's half into both and the whole of B, or (the last odd column) as below)
+                    constexpr int AH = LA::template HALF_BOXES<Cfg::A_TMA_ROWS>;
+                    constexpr int BH = LB::template HALF_BOXES<Cfg::B_TMA_ROWS>;
+                    const U k0 = U(kt) * U(BK);
+                    if (pair_shares_a(g)) {
+                      LA::template tma_half<Cfg::TMA_RANK, Cfg::A_TMA_SPLIT, Cfg::A_TMA_ROWS>(stA(s), tmA, &bars[s],
+                                                                                              m0, k0, bz, crank);
+                      LB::template tma<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, BH>(stB(s), tmB, &bars[s], n0, k0, bz);
+                    } else {
+                      LA::template tma<Cfg::TMA_RANK, Cfg::A_TMA_SPLIT, AH>(stA(s), tmA, &bars[s], m0, k0, bz);
+                      LB::template tma_half<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, Cfg::B_TMA_ROWS>(stB(s), tmB, &bars[s],
+                                                                                              n0, k0, bz, crank);
+                    }
+                  } else {
+                    LA::template tma<Cfg::TMA_RANK, Cfg::A_TMA_SPLIT, Cfg::A_TMA_ROWS>(stA(s), tmA, &bars[s], m0,
                                                                                        U(kt) * U(BK), bz);
+                    if constexpr (CLUSTER > 1)  // (B: this CTA's half, into both; the other half comes from the peer)
+                      LB::template tma_half<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, Cfg::B_TMA_ROWS>(stB(s), tmB, &bars[s],
+                                                                                              n0, U(kt) * U(BK), bz,
+                                                                                              crank);
+                    else
+                      LB::template tma<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, Cfg::B_TMA_ROWS>(stB(s), tmB, &bars[s], n0,
+                                                                                         U(kt) * U(BK), bz);
+                  }
                 } else {
                   la.load(stA(s), Ab, tid, U(kt) * U(BK));
                   lb.load(stB(s), Bb, tid, U(kt) * U(BK));

@@ -127,6 +127,7 @@ def render_prelude(spec: KernelSpec) -> str:
         f"  static constexpr int EPI_COLS = {spec.epi_cols if spec.epi_chunk else 0};",
         f"  static constexpr bool REG_SPLIT = {_b(t.reg_split)}, SERP = {_b(t.serpentine)}, "
         f"TMA_STORE = {_b(t.tma_store)}, PINGPONG = {_b(t.pingpong)}, REST_LAST = {_b(t.rest_last)};",
+        f"  static constexpr bool SHARE_A = {_b(t.share_a)};",
         f"  static constexpr int L2_PREFETCH = {t.l2_prefetch};",
         f"  static constexpr long long WIDE_COLS = {spec.wide_cols}LL;",
         f"  static constexpr int TURN = {spec.raster_turn};",

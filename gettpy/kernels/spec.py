@@ -71,6 +71,12 @@ class TileConfig:
             nothing), and each loads half of their shared B stage with a TMA multicast into both, so
             that B crosses from L2 once per pair (group_m even, no stream-K). Persistent: the pairs walk
             pairs of tiles (an even grid).
+        share_a: (clusters of two) the two CTAs of a cluster take tiles n, n + 1 of one row instead and share their A
+            stage (each loads half of A's boxes with a TMA multicast into both, and the whole of its own B), so that A
+            crosses from L2 once per pair; where the tile columns are odd in number, the last column's tiles pair along
+            m and share B as above (gett.cuh's SHARE_A). TCCG #12's 256 x 160 tiles: 20 rows of 16 pairs and 10 pairs
+            of its 16-wide last column, 330 pairs on 66 clusters; each CTA reads 16 + 24 KB from L2 a k-tile instead
+            of 32 + 12.
         chunked: (persistent warp-specialised tiles, D stored along n, or a 2-byte D along m, no C) each computing
             warp stages its accumulator rows, 16 at a time and KernelSpec.epi_cols columns at a time, in a region of
             its own in the A or B buffer of the tile's last stage and stores them from there, with no barrier between
@@ -155,6 +161,7 @@ class TileConfig:
     pingpong: bool = False
     balanced: bool = False
     rest_last: bool = False
+    share_a: bool = False
 
     def __post_init__(self):
         if self.stages < 2:
@@ -182,6 +189,9 @@ class TileConfig:
                 not self.tma or self.sk_ctas or self.group_m < 2 or self.group_m % 2 or self.bn % 16):
             raise KernelError(f"TileConfig {self}: cluster={self.cluster}: 1, or 2 for a TMA tile with bn a multiple "
                               f"of 16, an even group_m and no stream-K")
+        if self.share_a and (self.cluster != 2 or self.balanced):
+            raise KernelError(f"TileConfig {self}: share_a pairs the tiles of a cluster of two (cluster=2, here "
+                              f"{self.cluster}) on a grid of equal columns (balanced=False)")
         if self.reg_split and not self.tma:
             raise KernelError(f"TileConfig {self}: a warp-specialised tile of more than 128 accumulators a computing "
                               f"thread (bm / 128 * bn > 256, with pingpong bm / 64 * bn) needs TMA loaders (tma=True), "
@@ -379,7 +389,7 @@ class KernelSpec:
         if t.tma:
             from .tma import geometry
 
-            for name, op, tmn in (("A", self.a, t.bm), ("B", self.b, t.bn // t.cluster)):
+            for name, op, tmn in (("A", self.a, t.bm // (2 if t.share_a else 1)), ("B", self.b, t.bn // t.cluster)):
                 if geometry(op, tmn, t.bk, self.batch) is None:
                     raise KernelError(f"operand {name}: no tensor map for TMA (a GEMM dimension of several "
                                       f"stride terms, or an unaligned stride); give a tile with tma=False")
@@ -440,13 +450,14 @@ class KernelSpec:
     @property
     def tma_geometries(self) -> tuple:
         """(A, B): the operands' tensor maps without pointers (gettpy.kernels.tma.TmaGeometry; B's boxes of
-        half the tile in a cluster), None where there is no TMA."""
+        half the tile in a cluster, and A's with share_a), None where there is no TMA."""
         if not self.tile.tma:
             return None, None
         from .tma import geometry
 
         t = self.tile
-        return geometry(self.a, t.bm, t.bk, self.batch), geometry(self.b, t.bn // t.cluster, t.bk, self.batch)
+        return (geometry(self.a, t.bm // (2 if t.share_a else 1), t.bk, self.batch),
+                geometry(self.b, t.bn // t.cluster, t.bk, self.batch))
 
     @property
     def tma_store_geometry(self):
@@ -505,7 +516,10 @@ class KernelSpec:
         """Number of CTAs (1-D grid: batch outermost, then the (m, n) tiles; stream-K: the whole-tile
         CTAs, then the sk_ctas stream-K ones)."""
         if self.tile.cluster > 1:
-            return self.tile_rows * math.ceil(self.N / self.tile.bn) * self.batch
+            cols = math.ceil(self.N / self.tile.bn)
+            if self.tile.share_a:  # (pairs of columns on every row; an odd last column's tiles in pairs of rows)
+                return (math.ceil(self.M / self.tile.bm) * (cols - cols % 2) + cols % 2 * self.tile_rows) * self.batch
+            return self.tile_rows * cols * self.batch
         return self.tiles * self.batch - self.sk_tiles + self.sk_ctas
 
     @property

@@ -1,0 +1,95 @@
+"""v29 probe (H100): TileConfig.share_a on #12, timed beside the heuristic and torch.matmul.
+
+#12 (ab-ac-cb, column-major; the kernel's m = b, 5120 rows K-major, n = a, 5136 columns MN-major) on 256 x 160 tiles in
+clusters of two: the heuristic's pairs take tile rows m, m + 1 of one column and share B (each CTA reads 32 KB of A and
+half of B's 24 KB from L2 a k-tile: 44 KB); share_a's take columns n, n + 1 of one row and share A (16 + 24 = 40 KB),
+the 33rd column's 16-wide tiles pairing along m. Under the H100's power cap, v28 found #12's time following its energy
+a call, and 9% fewer L2 bytes a stage (B's third atom dropped, D wrong) took 2.5% off it (v28 call19).
+Entries: #12 and M = N = 5120 (no 33rd column) on the heuristic's tile and with each FIELD=VALUE+... of argv added to
+it (e.g. `share_a=1`, `share_a=1+group_m=8`), each checked against float64, then timed round-robin with CUDA events
+(tile_probe.round_robin) beside torch.matmul on the same inputs, then (`--sustain S`) each back to back for S seconds,
+forward then reversed, with nvidia-smi sampling the SM clock and board power (v12's clock_probe.sampled).
+
+    PYTHONPATH=. python3 tccg/results/v29_h100/share_probe.py share_a=1 [--sustain 3]
+"""
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+import statistics
+import sys
+
+import numpy as np
+
+HERE = pathlib.Path(__file__).resolve()
+K = 5136
+
+
+def main(args: list[str]) -> None:
+    import cupy
+    import torch
+
+    sys.path.insert(0, str(HERE.parents[1] / "v28_h100"))
+    sys.path.insert(0, str(HERE.parents[1] / "v12_h100"))
+    from orient_probe import problem
+
+    from gettpy.plan.schedule import make_schedule
+    from gettpy.plan.tiles import kernel_spec
+    from tccg.tile_probe import round_robin, tile_run
+
+    sustain = float(args[args.index("--sustain") + 1]) if "--sustain" in args else 0.0
+    if sustain:
+        del args[args.index("--sustain"):args.index("--sustain") + 2]
+    rng = np.random.default_rng(12)
+    a12 = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, (5136, K)).astype(np.float16)), order="F")
+    b = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, (K, 5120)).astype(np.float16)), order="F")
+    runs = []
+    for m in (5136, 5120):
+        am = a12 if m == 5136 else cupy.asfortranarray(a12[:m])
+        ref = am.astype(cupy.float64) @ b.astype(cupy.float64)
+        sched = make_schedule(problem("F", m))
+        assert sched.pack_a is None and sched.pack_b is None and sched.stage_d is None, sched
+        plan = sched.core
+        ka, kb = (b, am) if plan.part.swapped else (am, b)
+        d = cupy.empty((m, 5120), dtype=cupy.float16, order="F")
+        heur = kernel_spec(plan, False)
+        tag = "#12" if m == 5136 else "M 5120"
+        print(f"{tag}: M {plan.M} N {plan.N} A k-major {heur.a.kmajor} B k-major {heur.b.kmajor}; {heur.tile}",
+              flush=True)
+        kinds = {f.name: f.type for f in dataclasses.fields(heur.tile)}
+        for label in ["H"] + args:
+            fields = dict(kv.split("=") for kv in label.split("+")) if label != "H" else {}
+            tile = dataclasses.replace(heur.tile, **{k: bool(int(v)) if kinds[k] in (bool, "bool") else int(v)
+                                                     for k, v in fields.items()})
+            spec, run = tile_run(plan, tile, ka, kb, d)
+            d.fill(cupy.nan)
+            run()
+            err = float(cupy.abs(d.astype(cupy.float64) - ref).max() / cupy.abs(ref).max())
+            print(f"  {label}: grid {spec.grid} A box {spec.tma_geometries[0].box} err {err:.1e}", flush=True)
+            assert err < 1e-2, (label, err)
+            runs.append((f"{tag} {label}", run, [], m))
+        ta, tb = torch.as_tensor(am, device="cuda"), torch.as_tensor(b, device="cuda")
+        out = torch.empty((m, 5120), dtype=torch.float16, device="cuda")
+        torch.matmul(ta, tb, out=out)
+        terr = float(cupy.abs(cupy.asarray(out).astype(cupy.float64) - ref).max() / cupy.abs(ref).max())
+        print(f"  torch.matmul (row-major result): err {terr:.1e}", flush=True)
+        assert terr < 1e-2
+        runs.append((f"{tag} torch", lambda ta=ta, tb=tb, out=out: torch.matmul(ta, tb, out=out), [], m))
+    round_robin([(run, times) for _, run, times, _ in runs], 5)
+    torch_ms = {m: statistics.median(t) for label, _, t, m in runs if label.endswith("torch")}
+    for label, _, times, m in runs:
+        ms = statistics.median(times)
+        print(f"{label:36s} {ms:8.4f} ms  {2 * m * 5120 * K / ms / 1e9:6.1f} TFLOP/s  {ms / torch_ms[m]:6.3f}x torch",
+              flush=True)
+    if sustain:
+        from clock_probe import sampled
+
+        print(f"sustained, {sustain:.0f} s each, forward then reversed:")
+        for label, run, _, m in runs + runs[::-1]:
+            ms, clk, pw, ns = sampled(run, sustain)
+            print(f"{label:36s} {ms:8.4f} ms  {2 * m * 5120 * K / ms / 1e9:6.1f} TFLOP/s  SM {clk:5.0f} MHz  "
+                  f"{pw:4.0f} W  {pw * ms:6.1f} mJ a call ({ns})", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
