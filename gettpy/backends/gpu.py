@@ -194,16 +194,20 @@ def _cu_launch():
 class _Launcher:
     """One kernel's launch with its parameter block (A, B, C, D pointers, alpha, beta) kept in ctypes."""
 
-    __slots__ = ("fn", "func", "grid", "threads", "smem", "vals", "params", "spec", "tma", "tma_ptrs", "has_ws")
+    __slots__ = ("fn", "func", "grid", "threads", "smem", "vals", "params", "spec", "tma", "tma_of", "tma_ptrs",
+                 "has_ws")
 
     def __init__(self, fn, spec: KernelSpec, func_ptr: int, grid: int):
         acc = ctypes.c_double if spec.compute == "f64" else ctypes.c_float
         self.fn, self.spec, self.func = fn, spec, ctypes.c_void_p(func_ptr)
         self.grid, self.threads, self.smem = grid, spec.tile.threads, spec.smem_bytes
         self.vals = (ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), acc(), acc())
-        self.tma, self.tma_ptrs = None, (None, None)
-        if spec.tile.tma:  # (the tensor maps follow beta, re-encoded when a data pointer changes; D's with TMA stores)
-            self.tma = (*spec.tma_geometries, *((spec.tma_store_geometry,) if spec.tile.tma_store else ()))
+        self.tma, self.tma_of, self.tma_ptrs = None, (), (None, None)
+        if spec.tile.tma:  # (the tensor maps follow beta, re-encoded when a data pointer changes: A's, B's, B's half-atom
+            #  map with half_atom, D's with TMA stores)
+            self.tma = (*spec.tma_geometries, *((spec.tma_half_geometry,) if spec.tile.half_atom else ()),
+                        *((spec.tma_store_geometry,) if spec.tile.tma_store else ()))
+            self.tma_of = (0, 1) + ((1,) if spec.tile.half_atom else ()) + ((3,) if spec.tile.tma_store else ())
             self.vals += tuple((ctypes.c_ubyte * 128)() for _ in self.tma)
         self.has_ws = spec.workspace_bytes > 0
         if self.has_ws:  # (stream-K: the workspace comes last)
@@ -218,7 +222,7 @@ class _Launcher:
         if self.has_ws:
             v[-1].value = ws
         if self.tma is not None:
-            ptrs = (a, b, d)[:len(self.tma)]
+            ptrs = tuple((a, b, c, d)[i] for i in self.tma_of)
             if self.tma_ptrs != ptrs:
                 from ..kernels.tma import encode
 

@@ -448,11 +448,29 @@ struct TileLoader {
       else tma_box<R>(stage + r * 64, map, bar, c);
     }
   }
-  template <int RANK, long long SPLIT, int ROWS>
+  // (mn-major, HALF: kernels/tma.py's half_atom_geometry) the last column atom of a whole tile, of whose 64 columns the
+  // tile uses 32, through B's map of 32-column blocks `half`: its box's second block lies past the tile's and is
+  // zero-filled, not read; false where another box loads the atom (a partial tile)
+  template <bool HALF>
+  __device__ __forceinline__ static bool half_box(T* stage, const TmaDesc* half, unsigned long long* bar, U mn0, U k0,
+                                                  int a, unsigned short mask) {
+    if constexpr (HALF) {
+      static_assert(!KMAJOR && TMN % 64 == 32, "a half-used last column atom");
+      if (a != TCA / 64 - 1 || mn0 + U(TMN) > U(EXT_MN)) return false;
+      const int c[4] = {0, TMN / 32 - 1, int(mn0 / U(TMN)), int(k0)};
+      if (mask) tma_box_mc<4>(stage + a * TS * 64, half, bar, c, mask);
+      else tma_box<4>(stage + a * TS * 64, half, bar, c);
+      return true;
+    } else {
+      return false;
+    }
+  }
+  template <int RANK, long long SPLIT, int ROWS, bool HALF = false>
   __device__ __forceinline__ static void tma(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
-                                             U bz) {
+                                             U bz, const TmaDesc* half = nullptr) {
     static_assert(SW && (KMAJOR ? TC == 64 : TS == 64), "TMA boxes fill 128-byte-swizzled stages");
     static_assert(ROWS == 0 || (KMAJOR && TS % ROWS == 0), "k-major boxes that fill the tile's rows");
+    static_assert(!HALF || RANK == 2, "half atoms of unbatched operands");
     constexpr int R = RANK + (SPLIT > 0 ? 1 : 0);
     int c[4];
     if constexpr (KMAJOR) {
@@ -460,7 +478,7 @@ struct TileLoader {
     } else {
 #pragma unroll
       for (int a = 0; a < TCA / 64; ++a) {
-        if (!live_atom(mn0, a)) continue;
+        if (!live_atom(mn0, a) || half_box<HALF>(stage, half, bar, mn0, k0, a, 0)) continue;
         box_coords<0>(c, mn0 + U(64 * a), k0, bz);
         tma_box<R>(stage + a * TS * 64, map, bar, c);
       }
@@ -469,9 +487,9 @@ struct TileLoader {
   // (cluster of two) this CTA's half (part 0 or 1) of the stage's boxes, multicast into both CTAs: the
   //      k-major rows are cut in halves (the map's box is TMN / 2 rows, or ROWS of a split map), the mn-major
   //      boxes share out by column atom (alternately)
-  template <int RANK, long long SPLIT, int ROWS>
+  template <int RANK, long long SPLIT, int ROWS, bool HALF = false>
   __device__ __forceinline__ static void tma_half(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
-                                                  U bz, unsigned part) {
+                                                  U bz, unsigned part, const TmaDesc* half = nullptr) {
     static_assert(SW && (KMAJOR ? TC == 64 && TS % 16 == 0 : TS == 64), "halves of whole atoms");
     static_assert(ROWS == 0 || (KMAJOR && (TS / 2) % ROWS == 0), "k-major boxes that fill the half's rows");
     constexpr int R = RANK + (SPLIT > 0 ? 1 : 0);
@@ -482,7 +500,7 @@ struct TileLoader {
     } else {  // (part p: the atoms p, p + 2, ...; an odd count leaves part 0 one more)
 #pragma unroll
       for (int a = 0; a < TCA / 64; ++a)
-        if ((a & 1) == int(part) && live_atom(mn0, a)) {
+        if ((a & 1) == int(part) && live_atom(mn0, a) && !half_box<HALF>(stage, half, bar, mn0, k0, a, 3)) {
           box_coords<0>(c, mn0 + U(64 * a), k0, bz);
           tma_box_mc<R>(stage + a * TS * 64, map, bar, c, (unsigned short)3);
         }
@@ -691,6 +709,8 @@ struct Gett {
   //  SHARE_A (kernels/spec.py's TileConfig.share_a): a cluster's pair takes tiles n, n + 1 of one row instead and shares
   //  their A stage, A_UNITS pairs a batch; an odd last column's tiles pair along m (TILES_MR rows) and share B
   static constexpr bool SHARE_A = Cfg::SHARE_A;
+  // HALF_ATOM (kernels/spec.py's TileConfig.half_atom): B's half-used last column atom of whole tiles through tmBh
+  static constexpr bool HALF_ATOM = Cfg::HALF_ATOM;
   static constexpr long long TILES_MR = (TILES_M + CLUSTER - 1) / CLUSTER * CLUSTER;
   static constexpr long long A_UNITS = SHARE_A ? TILES_M * (TILES_N / 2) : 0;
   static constexpr long long TILES_R = SHARE_A ? 2 * A_UNITS + TILES_N % 2 * TILES_MR : TILES_MR * TILES_N;
@@ -1116,7 +1136,7 @@ struct Gett {
   __device__ static void run(const TA* __restrict__ A, const TB* __restrict__ B, const TC* __restrict__ C,
                              TD* __restrict__ D, TAcc alpha, TAcc beta, unsigned char* smem,
                              const TmaDesc* tmA = nullptr, const TmaDesc* tmB = nullptr, void* ws = nullptr,
-                             const TmaDesc* tmD = nullptr) {
+                             const TmaDesc* tmD = nullptr, const TmaDesc* tmBh = nullptr) {
     const int tid = threadIdx.x;
     if constexpr (WG) smem += (1024u - (unsigned)__cvta_generic_to_shared(smem) % 1024u) % 1024u;
     constexpr U NTILES = U(TILES_R) * U(BATCH);  // (clusters: the padded tile rows; an even grid keeps the pairs)
@@ -1138,6 +1158,9 @@ struct Gett {
       const unsigned crank = CLUSTER > 1 ? cluster_rank() : 0u;
       if constexpr (Cfg::TMA_RANK > 0) {  // (the tensor maps into the TMA unit's cache before the first box)
         if (tid == 0) asm volatile("prefetch.tensormap [%0];\nprefetch.tensormap [%1];\n" ::"l"(tmA), "l"(tmB) : "memory");
+        if constexpr (HALF_ATOM) {
+          if (tid == 0) asm volatile("prefetch.tensormap [%0];\n" ::"l"(tmBh) : "memory");
+        }
         if constexpr (TMA_STORE) {
           if (tid == 128) asm volatile("prefetch.tensormap [%0];\n" ::"l"(tmD) : "memory");
         }
@@ -1185,29 +1208,24 @@ struct Gett {
                 if (kstep >= STAGES) mbar_wait(&bars[STAGES + s], unsigned((kstep / STAGES - 1) & 1));
                 if constexpr (Cfg::TMA_RANK > 0) {  // (the whole stage in a few boxes)
                   mbar_arrive_expect_tx(&bars[s], LA::tx_bytes(m0) + LB::tx_bytes(n0));
+                  constexpr int TR = Cfg::TMA_RANK, AR = Cfg::A_TMA_ROWS, BR = Cfg::B_TMA_ROWS;
+                  constexpr long long AS = Cfg::A_TMA_SPLIT, BS = Cfg::B_TMA_SPLIT;
+                  const U k0 = U(kt) * U(BK);
                   if constexpr (SHARE_A) {  // (A's half into both and the whole of B, or (the last odd column) as below)
-                    constexpr int AH = LA::template HALF_BOXES<Cfg::A_TMA_ROWS>;
-                    constexpr int BH = LB::template HALF_BOXES<Cfg::B_TMA_ROWS>;
-                    const U k0 = U(kt) * U(BK);
                     if (pair_shares_a(g)) {
-                      LA::template tma_half<Cfg::TMA_RANK, Cfg::A_TMA_SPLIT, Cfg::A_TMA_ROWS>(stA(s), tmA, &bars[s],
-                                                                                              m0, k0, bz, crank);
-                      LB::template tma<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, BH>(stB(s), tmB, &bars[s], n0, k0, bz);
+                      LA::template tma_half<TR, AS, AR>(stA(s), tmA, &bars[s], m0, k0, bz, crank);
+                      LB::template tma<TR, BS, LB::template HALF_BOXES<BR>, HALF_ATOM>(stB(s), tmB, &bars[s], n0, k0,
+                                                                                       bz, tmBh);
                     } else {
-                      LA::template tma<Cfg::TMA_RANK, Cfg::A_TMA_SPLIT, AH>(stA(s), tmA, &bars[s], m0, k0, bz);
-                      LB::template tma_half<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, Cfg::B_TMA_ROWS>(stB(s), tmB, &bars[s],
-                                                                                              n0, k0, bz, crank);
+                      LA::template tma<TR, AS, LA::template HALF_BOXES<AR>>(stA(s), tmA, &bars[s], m0, k0, bz);
+                      LB::template tma_half<TR, BS, BR, HALF_ATOM>(stB(s), tmB, &bars[s], n0, k0, bz, crank, tmBh);
                     }
                   } else {
-                    LA::template tma<Cfg::TMA_RANK, Cfg::A_TMA_SPLIT, Cfg::A_TMA_ROWS>(stA(s), tmA, &bars[s], m0,
-                                                                                       U(kt) * U(BK), bz);
+                    LA::template tma<TR, AS, AR>(stA(s), tmA, &bars[s], m0, k0, bz);
                     if constexpr (CLUSTER > 1)  // (B: this CTA's half, into both; the other half comes from the peer)
-                      LB::template tma_half<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, Cfg::B_TMA_ROWS>(stB(s), tmB, &bars[s],
-                                                                                              n0, U(kt) * U(BK), bz,
-                                                                                              crank);
+                      LB::template tma_half<TR, BS, BR, HALF_ATOM>(stB(s), tmB, &bars[s], n0, k0, bz, crank, tmBh);
                     else
-                      LB::template tma<Cfg::TMA_RANK, Cfg::B_TMA_SPLIT, Cfg::B_TMA_ROWS>(stB(s), tmB, &bars[s], n0,
-                                                                                         U(kt) * U(BK), bz);
+                      LB::template tma<TR, BS, BR, HALF_ATOM>(stB(s), tmB, &bars[s], n0, k0, bz, tmBh);
                   }
                 } else {
                   la.load(stA(s), Ab, tid, U(kt) * U(BK));

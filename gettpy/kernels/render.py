@@ -127,7 +127,7 @@ def render_prelude(spec: KernelSpec) -> str:
         f"  static constexpr int EPI_COLS = {spec.epi_cols if spec.epi_chunk else 0};",
         f"  static constexpr bool REG_SPLIT = {_b(t.reg_split)}, SERP = {_b(t.serpentine)}, "
         f"TMA_STORE = {_b(t.tma_store)}, PINGPONG = {_b(t.pingpong)}, REST_LAST = {_b(t.rest_last)};",
-        f"  static constexpr bool SHARE_A = {_b(t.share_a)};",
+        f"  static constexpr bool SHARE_A = {_b(t.share_a)}, HALF_ATOM = {_b(t.half_atom)};",
         f"  static constexpr int L2_PREFETCH = {t.l2_prefetch};",
         f"  static constexpr long long WIDE_COLS = {spec.wide_cols}LL;",
         f"  static constexpr int TURN = {spec.raster_turn};",
@@ -169,14 +169,18 @@ def render(spec: KernelSpec) -> tuple[str, str]:
     """(CUDA source, kernel name) of `spec`."""
     name = kernel_name(spec)
     prelude = render_prelude(spec)
-    # (TMA tiles take the two tensor maps as __grid_constant__ parameters after beta, and D's third with TMA
-    #  stores)
+    # (TMA tiles take the two tensor maps as __grid_constant__ parameters after beta, then B's half-atom map with
+    #  half_atom, and D's with TMA stores)
+    t = spec.tile
     maps = (",\n     const __grid_constant__ gett::TmaDesc tmA, const __grid_constant__ gett::TmaDesc tmB"
-            if spec.tile.tma else "") + (", const __grid_constant__ gett::TmaDesc tmD" if spec.tile.tma_store else "")
+            if t.tma else "") + (", const __grid_constant__ gett::TmaDesc tmBh" if t.half_atom else "") + (
+        ", const __grid_constant__ gett::TmaDesc tmD" if t.tma_store else "")
     # (stream-K tiles take their workspace last)
     ws = ",\n     void* __restrict__ ws" if spec.sk_tiles else ""
-    args = (", &tmA, &tmB" if spec.tile.tma else ", nullptr, nullptr" if spec.sk_tiles else "") + (
-        ", ws" if spec.sk_tiles else ", nullptr, &tmD" if spec.tile.tma_store else "")
+    # (run's optional arguments: tmA, tmB, ws, tmD, tmBh, the last ones left to their defaults where not given)
+    given = [("&tmA", t.tma), ("&tmB", t.tma), ("ws", spec.sk_tiles), ("&tmD", t.tma_store), ("&tmBh", t.half_atom)]
+    last = max((i + 1 for i, (_, on) in enumerate(given) if on), default=0)
+    args = "".join(f", {a if on else 'nullptr'}" for a, on in given[:last])
     cluster = f" __cluster_dims__({spec.tile.cluster}, 1, 1)" if spec.tile.cluster > 1 else ""
     wrapper = (
         f"static_assert(gett::Gett<Cfg>::SMEM_BYTES == {spec.smem_bytes}, \"smem size disagrees with spec.py\");\n"

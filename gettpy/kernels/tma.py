@@ -110,6 +110,24 @@ def geometry(op: OperandSpec, tile_mn: int, bk: int, batch: int) -> TmaGeometry 
     return _batched(op.dtype, dims, strides, box, batch, s_b * item, split[0] if split else 0)
 
 
+def half_atom_geometry(op: OperandSpec, tile_mn: int, bk: int) -> TmaGeometry | None:
+    """(TileConfig.half_atom) the map through which a tile of `tile_mn` = 64 j + 32 columns of the mn-major, unbatched
+    operand `op` loads its last column atom: the mn dimension seen as blocks of 32 (the innermost dim, 64 bytes), the
+    tile's tile_mn / 32 blocks (the next dim) and the whole tiles (the one after), then k. Its box, two blocks by 64
+    k-rows, lands as one 128-byte-swizzled 64 x 64 atom; at the tile's last block, the second block lies past the
+    tile's dim and is zero-filled, not read. None where the mn dimension is not one stride-1 term, no tile is whole,
+    or a stride does not suit a tensor map."""
+    item = ITEMSIZE[op.dtype]
+    if (op.kmajor or op.dtype not in ("f16", "bf16") or bk != SWIZZLE_ELEMS or tile_mn % 64 != 32
+            or _stride(op.mn) != 1 or op.mn.extent < tile_mn or op.b.extent > 1):
+        return None
+    s_k = _stride(op.k)
+    if s_k is None:
+        return None
+    return _batched(op.dtype, [32, tile_mn // 32, op.mn.extent // tile_mn, max(op.k.extent, 1)],
+                    [64, tile_mn * item, s_k * item], [32, 2, 1, SWIZZLE_ELEMS], 1, 0)
+
+
 def _batched(dtype: str, dims: list, strides: list, box: list, batch: int, batch_stride: int, split: int = 0,
              swizzle: int = 128) -> TmaGeometry | None:
     """The map of `dims` (innermost first), the byte `strides` of those after the first and `box`, with the batch
@@ -163,4 +181,4 @@ def encode(g: TmaGeometry, ptr: int) -> bytes:
     return ctypes.string_at(tmap.getPtr(), 128)
 
 
-__all__ = ["STORE_BOX", "TmaGeometry", "encode", "geometry", "store_geometry"]
+__all__ = ["STORE_BOX", "TmaGeometry", "encode", "geometry", "half_atom_geometry", "store_geometry"]
