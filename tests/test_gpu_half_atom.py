@@ -1,9 +1,9 @@
-"""GPU tests of TileConfig.half_atom: a TMA tile over an mn-major B whose width is 64 j + 32 loads the last column atom of
-each whole tile through B's map of 32-column blocks (gettpy.kernels.tma.half_atom_geometry), the atom's other 32 columns
-zero-filled by the TMA unit instead of read; a partial last tile loads its atoms through B's own map. Every case is
-checked against numpy float64 (run_forced, D poisoned first): with and without clusters (the atoms shared out between
-the pair, B multicast; share_a: B loaded whole by each CTA), persistent walks with the chunked epilogue, partial last
-tiles whose last atom is live or not, N a whole number of tiles, bf16 and f32 outputs. Skipped without an sm_90 device.
+"""GPU tests of TileConfig.half_atom: a TMA tile over an mn-major B whose width is 64 j + 32 loads its last column atom
+as a box of the 32 columns it uses, through a second map of B (gettpy.kernels.tma.half_atom_geometry), and expects 4 KB
+less a stage. Every case is checked against numpy float64 (run_forced, D poisoned first): with and without clusters (the
+atoms shared out between the pair, B multicast; share_a: B loaded whole by each CTA), persistent walks with the chunked
+epilogue, partial last tiles whose half atom is live (its columns past N zero-filled) or not, N a whole number of tiles,
+a batch (rank-3 maps), bf16 and f32 outputs. Skipped without an sm_90 device.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ CASES = [  # (id, A, B, D modes, extents, tile, dtypes in/out)
     #  only live atom comes through B's own map; 7 tile rows, the last of 164)
     ("256x160_c2_persistent", "ik", "kj", "ij", {"i": 1700, "j": 3896, "k": 200},
      dict(bm=256, bn=160, cluster=2, group_m=4, persistent=True, chunked=True, serpentine=True), ("f16", "f16")),
-    # (a last column of 152: its half-used atom live, through B's own map, its columns past N zero-filled)
+    # (a last column of 152: its half atom live, its columns past N (152-159) zero-filled)
     ("256x160_c2_partial_atom", "ki", "kj", "ij", {"i": 1000, "j": 2072, "k": 520},
      dict(bm=256, bn=160, cluster=2, group_m=4, persistent=True, chunked=True), ("f16", "f16")),
     # (pairs sharing A: each CTA loads B whole, its last atom through the block map)
@@ -38,6 +38,9 @@ CASES = [  # (id, A, B, D modes, extents, tile, dtypes in/out)
     # (192 + 32 columns in clusters: part 1 of the pair loads atom 1 and the half atom 3)
     ("128x224_c2", "ki", "jk", "ji", {"i": 1104, "j": 1800, "k": 264}, dict(bm=128, bn=224, cluster=2),
      ("f16", "f16")),
+    # (a batch: rank-3 maps, the half atom's box one batch deep; a last column of 104)
+    ("256x160_batch", "bik", "bkj", "bij", {"b": 3, "i": 300, "j": 904, "k": 136}, dict(bm=256, bn=160, cluster=2),
+     ("f16", "f16")),
 ]
 
 
@@ -46,6 +49,6 @@ def test_half_atom(name, la, lb, ld, ext, tile, dts, rng):
     t = _tile(**tile)
     with_c = name == "128x160_grid"
     spec = run_forced(rng, la, lb, ld, ext, t, dts[0], dts[1], with_c=with_c, alpha=0.75, beta=0.5 if with_c else 0.0)
-    g = spec.tma_half_geometry
+    g, gb = spec.tma_half_geometry, spec.tma_geometries[1]
     assert spec.tile.half_atom and not spec.b.kmajor and spec.tile.bn % 64 == 32
-    assert g.dims == (32, t.bn // 32, spec.N // t.bn, spec.K) and g.box == (32, 2, 1, 64)
+    assert g.dims == gb.dims and g.strides == gb.strides and g.box == (32, *gb.box[1:]) and gb.box[0] == 64

@@ -448,18 +448,19 @@ struct TileLoader {
       else tma_box<R>(stage + r * 64, map, bar, c);
     }
   }
-  // (mn-major, HALF: kernels/tma.py's half_atom_geometry) the last column atom of a whole tile, of whose 64 columns the
-  // tile uses 32, through B's map of 32-column blocks `half`: its box's second block lies past the tile's and is
-  // zero-filled, not read; false where another box loads the atom (a partial tile)
-  template <bool HALF>
+  // (mn-major, HALF: kernels/tma.py's half_atom_geometry) the tile's last column atom, of whose 64 columns it uses
+  // TMN % 64 = 32, as a box of those columns through `half`, B's map with boxes of 32 columns (which land in the first
+  // half of each 128-byte row, as the 64-column box's would); false for the other atoms
+  template <int R, bool HALF>
   __device__ __forceinline__ static bool half_box(T* stage, const TmaDesc* half, unsigned long long* bar, U mn0, U k0,
-                                                  int a, unsigned short mask) {
+                                                  U bz, int a, unsigned short mask) {
     if constexpr (HALF) {
       static_assert(!KMAJOR && TMN % 64 == 32, "a half-used last column atom");
-      if (a != TCA / 64 - 1 || mn0 + U(TMN) > U(EXT_MN)) return false;
-      const int c[4] = {0, TMN / 32 - 1, int(mn0 / U(TMN)), int(k0)};
-      if (mask) tma_box_mc<4>(stage + a * TS * 64, half, bar, c, mask);
-      else tma_box<4>(stage + a * TS * 64, half, bar, c);
+      if (a != TCA / 64 - 1) return false;
+      int c[4];
+      box_coords<0>(c, mn0 + U(64 * a), k0, bz);
+      if (mask) tma_box_mc<R>(stage + a * TS * 64, half, bar, c, mask);
+      else tma_box<R>(stage + a * TS * 64, half, bar, c);
       return true;
     } else {
       return false;
@@ -470,7 +471,6 @@ struct TileLoader {
                                              U bz, const TmaDesc* half = nullptr) {
     static_assert(SW && (KMAJOR ? TC == 64 : TS == 64), "TMA boxes fill 128-byte-swizzled stages");
     static_assert(ROWS == 0 || (KMAJOR && TS % ROWS == 0), "k-major boxes that fill the tile's rows");
-    static_assert(!HALF || RANK == 2, "half atoms of unbatched operands");
     constexpr int R = RANK + (SPLIT > 0 ? 1 : 0);
     int c[4];
     if constexpr (KMAJOR) {
@@ -478,7 +478,7 @@ struct TileLoader {
     } else {
 #pragma unroll
       for (int a = 0; a < TCA / 64; ++a) {
-        if (!live_atom(mn0, a) || half_box<HALF>(stage, half, bar, mn0, k0, a, 0)) continue;
+        if (!live_atom(mn0, a) || half_box<R, HALF>(stage, half, bar, mn0, k0, bz, a, 0)) continue;
         box_coords<0>(c, mn0 + U(64 * a), k0, bz);
         tma_box<R>(stage + a * TS * 64, map, bar, c);
       }
@@ -500,7 +500,7 @@ struct TileLoader {
     } else {  // (part p: the atoms p, p + 2, ...; an odd count leaves part 0 one more)
 #pragma unroll
       for (int a = 0; a < TCA / 64; ++a)
-        if ((a & 1) == int(part) && live_atom(mn0, a) && !half_box<HALF>(stage, half, bar, mn0, k0, a, 3)) {
+        if ((a & 1) == int(part) && live_atom(mn0, a) && !half_box<R, HALF>(stage, half, bar, mn0, k0, bz, a, 3)) {
           box_coords<0>(c, mn0 + U(64 * a), k0, bz);
           tma_box_mc<R>(stage + a * TS * 64, map, bar, c, (unsigned short)3);
         }
@@ -512,15 +512,18 @@ struct TileLoader {
   __device__ __forceinline__ static bool live_atom(U mn0, int a) {
     return EXT_MN % TCA == 0 || mn0 + U(64 * a) < U(EXT_MN);
   }
-  // the bytes the stage's boxes bring for the tile at mn0
+  // the bytes the stage's boxes bring for the tile at mn0 (HALF: the last atom's box half of the others')
+  template <bool HALF = false>
   __device__ __forceinline__ static unsigned tx_bytes(U mn0) {
+    static_assert(!HALF || (!KMAJOR && TMN % 64 == 32), "a half-used last column atom");
+    constexpr unsigned HALF_LESS = HALF ? unsigned(TS * 32 * int(sizeof(T))) : 0u;
     if constexpr (KMAJOR || EXT_MN % TCA == 0) {
-      return unsigned(TS * TCA * int(sizeof(T)));
+      return unsigned(TS * TCA * int(sizeof(T))) - HALF_LESS;
     } else {
       unsigned n = 0;
 #pragma unroll
       for (int a = 0; a < TCA / 64; ++a) n += live_atom(mn0, a) ? 1u : 0u;
-      return n * unsigned(TS * 64 * int(sizeof(T)));
+      return n * unsigned(TS * 64 * int(sizeof(T))) - (live_atom(mn0, TCA / 64 - 1) ? HALF_LESS : 0u);
     }
   }
 
@@ -709,7 +712,7 @@ struct Gett {
   //  SHARE_A (kernels/spec.py's TileConfig.share_a): a cluster's pair takes tiles n, n + 1 of one row instead and shares
   //  their A stage, A_UNITS pairs a batch; an odd last column's tiles pair along m (TILES_MR rows) and share B
   static constexpr bool SHARE_A = Cfg::SHARE_A;
-  // HALF_ATOM (kernels/spec.py's TileConfig.half_atom): B's half-used last column atom of whole tiles through tmBh
+  // HALF_ATOM (kernels/spec.py's TileConfig.half_atom): B's half-used last column atom as 32 columns through tmBh
   static constexpr bool HALF_ATOM = Cfg::HALF_ATOM;
   static constexpr long long TILES_MR = (TILES_M + CLUSTER - 1) / CLUSTER * CLUSTER;
   static constexpr long long A_UNITS = SHARE_A ? TILES_M * (TILES_N / 2) : 0;
@@ -1207,7 +1210,7 @@ struct Gett {
                 const int s = int(kstep % STAGES);
                 if (kstep >= STAGES) mbar_wait(&bars[STAGES + s], unsigned((kstep / STAGES - 1) & 1));
                 if constexpr (Cfg::TMA_RANK > 0) {  // (the whole stage in a few boxes)
-                  mbar_arrive_expect_tx(&bars[s], LA::tx_bytes(m0) + LB::tx_bytes(n0));
+                  mbar_arrive_expect_tx(&bars[s], LA::tx_bytes(m0) + LB::template tx_bytes<HALF_ATOM>(n0));
                   constexpr int TR = Cfg::TMA_RANK, AR = Cfg::A_TMA_ROWS, BR = Cfg::B_TMA_ROWS;
                   constexpr long long AS = Cfg::A_TMA_SPLIT, BS = Cfg::B_TMA_SPLIT;
                   const U k0 = U(kt) * U(BK);

@@ -71,11 +71,11 @@ class TileConfig:
             nothing), and each loads half of their shared B stage with a TMA multicast into both, so
             that B crosses from L2 once per pair (group_m even, no stream-K). Persistent: the pairs walk
             pairs of tiles (an even grid).
-        half_atom: (TMA tiles over an mn-major B, bn = 64 j + 32, no batch) each whole tile's last column atom, of which
-            the tile uses 32 columns, is loaded through a second tensor map of B (gettpy.kernels.tma.half_atom_geometry:
-            B seen as 32-column blocks, bn / 32 a tile, whole tiles), whose box of two blocks reaches past the tile's
-            last block: the TMA unit zero-fills the atom's other 32 columns instead of reading the next tile's from L2
-            (gett.cuh's HALF_ATOM). TCCG #12's 256 x 160 tiles then bring 52 KB a stage across from L2, not 56.
+        half_atom: (TMA tiles over an mn-major B, bn = 64 j + 32) each tile's last column atom, of which the tile uses 32
+            columns, is loaded as a box of those 32 columns through a second map of B (gettpy.kernels.tma.
+            half_atom_geometry), which the TMA unit lands where the 64-column box puts them, instead of a box that also
+            brings the next tile's first 32 columns from L2 (gett.cuh's HALF_ATOM). TCCG #12's 256 x 160 tiles then
+            bring 52 KB a stage across from L2, not 56.
         share_a: (clusters of two) the two CTAs of a cluster take tiles n, n + 1 of one row instead and share their A
             stage (each loads half of A's boxes with a TMA multicast into both, and the whole of its own B), so that A
             crosses from L2 once per pair; where the tile columns are odd in number, the last column's tiles pair along
@@ -198,9 +198,9 @@ class TileConfig:
         if self.share_a and (self.cluster != 2 or self.balanced):
             raise KernelError(f"TileConfig {self}: share_a pairs the tiles of a cluster of two (cluster=2, here "
                               f"{self.cluster}) on a grid of equal columns (balanced=False)")
-        if self.half_atom and (not self.tma or self.bn % 64 != 32 or self.balanced):
+        if self.half_atom and (not self.tma or self.bn % 64 != 32):
             raise KernelError(f"TileConfig {self}: half_atom loads a TMA tile's half-used last column atom (tma=True, "
-                              f"bn = 64 j + 32, here {self.bn}, balanced=False)")
+                              f"bn = 64 j + 32, here {self.bn})")
         if self.reg_split and not self.tma:
             raise KernelError(f"TileConfig {self}: a warp-specialised tile of more than 128 accumulators a computing "
                               f"thread (bm / 128 * bn > 256, with pingpong bm / 64 * bn) needs TMA loaders (tma=True), "
@@ -403,8 +403,7 @@ class KernelSpec:
                     raise KernelError(f"operand {name}: no tensor map for TMA (a GEMM dimension of several "
                                       f"stride terms, or an unaligned stride); give a tile with tma=False")
         if t.half_atom and self.tma_half_geometry is None:
-            raise KernelError(f"tile {t}: no half-atom map of B here (B mn-major with its n one stride-1 term, N = "
-                              f"{self.N} at least one tile of {t.bn}, no batch (here {self.batch}) are needed); give "
+            raise KernelError(f"tile {t}: B is k-major here, so its tile has no half-used column atom; give "
                               f"half_atom=False")
         if t.ws and not self.b.kmajor and t.bn % 16:
             raise KernelError(f"operand B: a warp-specialised tile over an n-major B needs bn a multiple of 16 "
@@ -474,13 +473,13 @@ class KernelSpec:
 
     @property
     def tma_half_geometry(self):
-        """B's map of 32-column blocks for the last column atom of whole tiles (gettpy.kernels.tma.half_atom_geometry)
-        with TileConfig.half_atom, else None."""
-        if not self.tile.half_atom or self.b.kmajor or self.batch != 1:
+        """B's map with boxes of 32 columns for each tile's half-used last column atom (gettpy.kernels.tma.
+        half_atom_geometry) with TileConfig.half_atom, else None."""
+        if not self.tile.half_atom:
             return None
         from .tma import half_atom_geometry
 
-        return half_atom_geometry(self.b, self.tile.bn, self.tile.bk)
+        return half_atom_geometry(self.b, self.tile.bn, self.tile.bk, self.batch)
 
     @property
     def tma_store_geometry(self):
