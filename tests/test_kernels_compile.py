@@ -1356,3 +1356,65 @@ def test_rest_last(cache):
     for bad in (dict(cluster=2), dict(persistent=False, chunked=False), dict(ws=False, tma=False, chunked=False)):
         with pytest.raises(KernelError, match="rest_last"):
             dataclasses.replace(tile, **bad)
+
+
+def test_half_atom(cache):
+    """TileConfig.half_atom: the heuristic takes it for #12 (256 x 160, B mn-major in three column atoms, the last half
+    used) and for nothing else of the suite's kind; B's second map is its own with boxes of 32 columns (rank 3 with a
+    batch), passed after tmB; the kernel expects 4 KB less a stage for the half atom, compiles with no spills and
+    pipelined wgmmas. Refused on tiles of other widths, without TMA, and where B is k-major."""
+    import dataclasses
+
+    from gettpy.kernels.tma import HALF_ATOM_COLS, geometry, half_atom_geometry
+
+    plan = tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16")
+    spec = kernel_spec(plan, False)
+    assert spec.tile.half_atom and spec.tile.bn == 160 and not spec.b.kmajor
+    g, gb = spec.tma_half_geometry, spec.tma_geometries[1]
+    assert g.box == (HALF_ATOM_COLS, 64) and gb.box == (64, 64) and (g.dims, g.strides) == (gb.dims, gb.strides)
+    src = render(spec)[0]
+    assert "HALF_ATOM = true" in src and "gett::TmaDesc tmB, const __grid_constant__ gett::TmaDesc tmBh)" in src
+    assert "&tmA, &tmB, nullptr, nullptr, &tmBh);" in src
+    r = B.build(spec, ARCH).report
+    assert r.spill_stores == 0 and not r.wgmma_serial
+    plain = kernel_spec(plan, False, tile=dataclasses.replace(spec.tile, half_atom=False))
+    psrc = render(plain)[0]
+    assert plain.tma_half_geometry is None and "HALF_ATOM = false" in psrc
+    assert "tmBh" not in psrc[psrc.index('extern "C" __global__'):]
+    # (#20's 128 x 240 tile has no half-used atom: its last one holds 48 columns)
+    assert not kernel_spec(tccg_plan("abcd-aebf-dfce", (72, 72, 72, 72, 72, 72), "f16"), False).tile.half_atom
+    batched = tccg_plan("abc-adc-bdc", (512, 640, 64, 96), "f16")  # (batch c = 64; B[b, d, c] mn-major)
+    bop = kernel_spec(batched, False).b
+    hg, bg = half_atom_geometry(bop, 160, 64, batched.batch), geometry(bop, 160, 64, batched.batch)
+    assert batched.batch == 64 and not bop.kmajor and hg.rank == bg.rank == 3
+    assert hg.box == (32, 64, 1) and bg.box == (64, 64, 1) and (hg.dims, hg.strides) == (bg.dims, bg.strides)
+    for bad in (dict(bn=128, wn=128), dict(bn=192, wn=192)):
+        with pytest.raises(KernelError, match="half_atom"):
+            dataclasses.replace(spec.tile, **bad)
+    kplan = tccg_plan("abc-dac-bdc", (64, 512, 640, 96), "f16")  # (B k-major)
+    assert kernel_spec(kplan, False).b.kmajor
+    with pytest.raises(KernelError, match="half_atom=False"):
+        kernel_spec(kplan, False, tile=TileConfig(128, 160, 64, 4, wm=64, wn=160, wgmma=True, ws=True, tma=True,
+                                                  half_atom=True))
+
+
+def test_share_a(cache):
+    """TileConfig.share_a (a cluster's pair along n sharing A): #12 keeps 660 CTAs (20 rows of 16 pairs, and 10 pairs of
+    its 16-wide last column's rows), A's boxes are half the tile's rows, the kernel compiles with no spills and
+    pipelined wgmmas; an even number of columns has no last-column pairs (M = 5136 with an odd number of tile rows
+    needs no padding row then). Refused without clusters of two and on balanced grids."""
+    import dataclasses
+
+    plan = tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16")
+    tile = dataclasses.replace(kernel_spec(plan, False).tile, share_a=True)
+    spec = kernel_spec(plan, False, tile=tile)
+    assert spec.grid == 20 * 32 + 20 and spec.tma_geometries[0].box == (64, 128)
+    assert "SHARE_A = true" in render(spec)[0]
+    r = B.build(spec, ARCH).report
+    assert r.spill_stores == 0 and not r.wgmma_serial
+    even = kernel_spec(tccg_plan("ab-ac-cb", (5120, 5136, 5136), "f16"), False, tile=tile)
+    tm, tn = -(-even.M // 256), -(-even.N // 160)
+    assert even.grid == (tm * (tn - tn % 2) + tn % 2 * (tm + tm % 2)) * even.batch
+    for bad in (dict(cluster=1), dict(balanced=True)):
+        with pytest.raises(KernelError, match="share_a"):
+            dataclasses.replace(tile, **bad)
