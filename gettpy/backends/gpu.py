@@ -203,8 +203,8 @@ class _Launcher:
         self.grid, self.threads, self.smem = grid, spec.tile.threads, spec.smem_bytes
         self.vals = (ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), acc(), acc())
         self.tma, self.tma_of, self.tma_ptrs = None, (), (None, None)
-        if spec.tile.tma:  # (the tensor maps follow beta, re-encoded when a data pointer changes: A's, B's, B's half-atom
-            #  map with half_atom, D's with TMA stores)
+        if spec.tile.tma:  # (the tensor maps follow beta, re-encoded when a data pointer changes: A's, B's, B's
+            #  half-atom map with half_atom, D's with TMA stores)
             self.tma = (*spec.tma_geometries, *((spec.tma_half_geometry,) if spec.tile.half_atom else ()),
                         *((spec.tma_store_geometry,) if spec.tile.tma_store else ()))
             self.tma_of = (0, 1) + ((1,) if spec.tile.half_atom else ()) + ((3,) if spec.tile.tma_store else ())

@@ -71,17 +71,19 @@ class TileConfig:
             nothing), and each loads half of their shared B stage with a TMA multicast into both, so
             that B crosses from L2 once per pair (group_m even, no stream-K). Persistent: the pairs walk
             pairs of tiles (an even grid).
-        half_atom: (TMA tiles over an mn-major B, bn = 64 j + 32) each tile's last column atom, of which the tile uses 32
-            columns, is loaded as a box of those 32 columns through a second map of B (gettpy.kernels.tma.
-            half_atom_geometry), which the TMA unit lands where the 64-column box puts them, instead of a box that also
-            brings the next tile's first 32 columns from L2 (gett.cuh's HALF_ATOM). TCCG #12's 256 x 160 tiles then
-            bring 52 KB a stage across from L2, not 56.
+        half_atom: (TMA tiles over an mn-major B, bn = 64 j + 32) each tile's last column atom, of which the tile uses
+            32 columns, is loaded as a box of those 32 columns through a second map of B (gettpy.kernels.tma.
+            half_atom_geometry), which the TMA unit lands where the 64-column box puts them, instead of a box that
+            also brings the next tile's first 32 columns from L2 (gett.cuh's HALF_ATOM). TCCG #12's 256 x 160 tiles
+            then bring 52 KB a stage, not 56: 1% less energy and time under the H100's power cap
+            (tccg/results/v29_h100/call5/). The heuristic takes it where it applies.
         share_a: (clusters of two) the two CTAs of a cluster take tiles n, n + 1 of one row instead and share their A
             stage (each loads half of A's boxes with a TMA multicast into both, and the whole of its own B), so that A
             crosses from L2 once per pair; where the tile columns are odd in number, the last column's tiles pair along
             m and share B as above (gett.cuh's SHARE_A). TCCG #12's 256 x 160 tiles: 20 rows of 16 pairs and 10 pairs
             of its 16-wide last column, 330 pairs on 66 clusters; each CTA reads 16 + 24 KB from L2 a k-tile instead
-            of 32 + 12.
+            of 32 + 12. An option, not the heuristic's: #12 spent 1% more energy a call so under the power cap
+            (tccg/results/v29_h100/call1/).
         chunked: (persistent warp-specialised tiles, D stored along n, or a 2-byte D along m, no C) each computing
             warp stages its accumulator rows, 16 at a time and KernelSpec.epi_cols columns at a time, in a region of
             its own in the A or B buffer of the tile's last stage and stores them from there, with no barrier between

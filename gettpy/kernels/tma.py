@@ -15,6 +15,12 @@ other transpose flag, n = (a, c) with a's 312 = 3 x 104), one box a tile; else b
 gcd(s, tile rows) rows, a multiple of 8 (one swizzle atom; #2's 256-row tiles on M = (a, c): 32 boxes of
 8). The kernel's box coordinates are r % s and r / s for each box's first row r.
 
+A tile of 64 j + 32 columns over an mn-major operand uses half of its last column atom; with TileConfig.half_atom it
+loads that atom through a second map of the operand whose boxes are 32 columns wide (`half_atom_geometry`). Under the
+128-byte swizzle a box row of 64 bytes lands in the first half of its own 128-byte row, where the 64-column box puts
+those columns, and the other half is left unwritten (measured on the H100: tccg/results/v29_h100/tma_box_probe.py), so
+the wgmma descriptors read the same layout and the stage brings 4 KB less from L2.
+
 The chunked epilogue of a tile with TileConfig.tma_store writes D through a map as well
 (`store_geometry`): D's n is its innermost, stride-1 dimension, m the next, the batch last; a box is
 16 rows of 32 values (64 bytes, the 64-byte swizzle's row), which each computing warp stages for a
