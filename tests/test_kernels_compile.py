@@ -1164,7 +1164,7 @@ def test_quad_direct_stores(cache):
     others = [
         kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16", out="f32"), False, tile=tile),
         kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False,
-                    tile=dataclasses.replace(tile, bn=144, wn=144)),
+                    tile=dataclasses.replace(tile, bn=144, wn=144, half_atom=False)),
     ]
     for spec in others:
         assert spec.direct_d and not spec.quad_d and "QUAD_D = false," in render(spec)[0], spec
