@@ -709,8 +709,8 @@ struct Gett {
   static constexpr long long TILES = TILES_M * TILES_N;
   // (clusters of CLUSTER CTAs along m: the tile rows rounded up to whole clusters, TILES_R tiles per batch)
   static constexpr int CLUSTER = Cfg::CLUSTER;
-  //  SHARE_A (kernels/spec.py's TileConfig.share_a): a cluster's pair takes tiles n, n + 1 of one row instead and shares
-  //  their A stage, A_UNITS pairs a batch; an odd last column's tiles pair along m (TILES_MR rows) and share B
+  // SHARE_A (kernels/spec.py's TileConfig.share_a): a cluster's pair takes tiles n, n + 1 of one row instead and shares
+  // their A stage, A_UNITS pairs a batch; an odd last column's tiles pair along m (TILES_MR rows) and share B
   static constexpr bool SHARE_A = Cfg::SHARE_A;
   // HALF_ATOM (kernels/spec.py's TileConfig.half_atom): B's half-used last column atom as 32 columns through tmBh
   static constexpr bool HALF_ATOM = Cfg::HALF_ATOM;
@@ -728,8 +728,9 @@ struct Gett {
   // Not for a small B: the split-K core of #13 (37 batches of a 1.5 MB B) was 5% slower so, 20% with ops
   static constexpr bool COLUMN_WALK = GROUP_M > 1 && TILES_M > 1 && TILES_M <= GROUP_M &&
                                       N * K * (long long)sizeof(typename Cfg::TB) > (24LL << 20);
-  // (FULL_M: no tile row past M, nor a cluster's padding row)
-  static constexpr bool FULL_M = M % BM == 0 && (TILES_MR == TILES_M || (SHARE_A && TILES_N % 2 == 0)), FULL_N = N % BN == 0, FULL_K = K % BK == 0;
+  // (FULL_M: no tile row past M, nor a cluster's padding row; SHARE_A: none where every column pairs along n)
+  static constexpr bool FULL_M = M % BM == 0 && (TILES_MR == TILES_M || (SHARE_A && TILES_N % 2 == 0));
+  static constexpr bool FULL_N = N % BN == 0, FULL_K = K % BK == 0;
   // stream-K (SK_CTAS > 0): the last SK_TILES tiles (raster order) are not one CTA's each; their
   // SK_TILES x KTILES k-iterations are dealt out evenly to SK_CTAS CTAs after the DP_TILES whole-tile
   // CTAs, so that the grid's last, partial wave of tiles becomes a full wave of equal shares. A tile
@@ -1214,7 +1215,7 @@ struct Gett {
                   constexpr int TR = Cfg::TMA_RANK, AR = Cfg::A_TMA_ROWS, BR = Cfg::B_TMA_ROWS;
                   constexpr long long AS = Cfg::A_TMA_SPLIT, BS = Cfg::B_TMA_SPLIT;
                   const U k0 = U(kt) * U(BK);
-                  if constexpr (SHARE_A) {  // (A's half into both and the whole of B, or (the last odd column) as below)
+                  if constexpr (SHARE_A) {  // (A's half into both and the whole of B, or (an odd last column) as below)
                     if (pair_shares_a(g)) {
                       LA::template tma_half<TR, AS, AR>(stA(s), tmA, &bars[s], m0, k0, bz, crank);
                       LB::template tma<TR, BS, LB::template HALF_BOXES<BR>, HALF_ATOM>(stB(s), tmB, &bars[s], n0, k0,

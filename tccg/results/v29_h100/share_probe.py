@@ -10,7 +10,10 @@ it (e.g. `share_a=1`, `share_a=1+group_m=8`), each checked against float64, then
 (tile_probe.round_robin) beside torch.matmul on the same inputs, then (`--sustain S`) each back to back for S seconds,
 forward then reversed, with nvidia-smi sampling the SM clock and board power (v12's clock_probe.sampled).
 
-    PYTHONPATH=. python3 tccg/results/v29_h100/share_probe.py share_a=1 [--sustain 3]
+`--patch NAME,...` (call 13) adds the heuristic's kernel with gett.cuh patched (checked against float64 like the
+others): `bfirst`, the loader issuing B's boxes (the multicast half, which the peer CTA waits for too) before A's.
+
+    PYTHONPATH=. python3 tccg/results/v29_h100/share_probe.py share_a=1 [--sustain 3] [--patch bfirst]
 """
 from __future__ import annotations
 
@@ -40,6 +43,9 @@ def main(args: list[str]) -> None:
     sustain = float(args[args.index("--sustain") + 1]) if "--sustain" in args else 0.0
     if sustain:
         del args[args.index("--sustain"):args.index("--sustain") + 2]
+    patches = args[args.index("--patch") + 1].split(",") if "--patch" in args else []
+    if patches:
+        del args[args.index("--patch"):args.index("--patch") + 2]
     rng = np.random.default_rng(12)
     a12 = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, (5136, K)).astype(np.float16)), order="F")
     b = cupy.asarray(np.asfortranarray(rng.uniform(-1, 1, (K, 5120)).astype(np.float16)), order="F")
@@ -68,6 +74,14 @@ def main(args: list[str]) -> None:
             print(f"  {label}: grid {spec.grid} A box {spec.tma_geometries[0].box} err {err:.1e}", flush=True)
             assert err < 1e-2, (label, err)
             runs.append((f"{tag} {label}", run, [], m))
+        for name in patches:
+            spec, run = patched(name, heur, ka, kb, d)
+            d.fill(cupy.nan)
+            run()
+            err = float(cupy.abs(d.astype(cupy.float64) - ref).max() / cupy.abs(ref).max())
+            print(f"  H {name}: err {err:.1e}", flush=True)
+            assert err < 1e-2, (name, err)
+            runs.append((f"{tag} H {name}", run, [], m))
         ta, tb = torch.as_tensor(am, device="cuda"), torch.as_tensor(b, device="cuda")
         out = torch.empty((m, 5120), dtype=torch.float16, device="cuda")
         torch.matmul(ta, tb, out=out)
@@ -89,6 +103,47 @@ def main(args: list[str]) -> None:
             ms, clk, pw, ns = sampled(run, sustain)
             print(f"{label:36s} {ms:8.4f} ms  {2 * m * 5120 * K / ms / 1e9:6.1f} TFLOP/s  SM {clk:5.0f} MHz  "
                   f"{pw:4.0f} W  {pw * ms:6.1f} mJ a call ({ns})", flush=True)
+
+
+# (bfirst: the loader's A box after B's, on the unshared cluster path)
+A_THEN_B = """                    LA::template tma<TR, AS, AR>(stA(s), tmA, &bars[s], m0, k0, bz);
+                    if constexpr (CLUSTER > 1)  // (B: this CTA's half, into both; the other half comes from the peer)
+                      LB::template tma_half<TR, BS, BR, HALF_ATOM>(stB(s), tmB, &bars[s], n0, k0, bz, crank, tmBh);
+                    else
+                      LB::template tma<TR, BS, BR, HALF_ATOM>(stB(s), tmB, &bars[s], n0, k0, bz, tmBh);
+"""
+B_THEN_A = """                    if constexpr (CLUSTER > 1)
+                      LB::template tma_half<TR, BS, BR, HALF_ATOM>(stB(s), tmB, &bars[s], n0, k0, bz, crank, tmBh);
+                    else
+                      LB::template tma<TR, BS, BR, HALF_ATOM>(stB(s), tmB, &bars[s], n0, k0, bz, tmBh);
+                    LA::template tma<TR, AS, AR>(stA(s), tmA, &bars[s], m0, k0, bz);
+"""
+
+
+def patched(name: str, heur, ka, kb, d):
+    """(spec, launch) of the heuristic's kernel with gett.cuh patched as `name` says, loaded under a spec object of its
+    own with the kernel caches cleared before and after (gettpy.backends.gpu.launch keeps each spec object's kernel)."""
+    import cupy
+
+    import gettpy.kernels.render as render_mod
+    from gettpy.backends.gpu import launch
+    from gettpy.kernels import build
+
+    original = render_mod.header_text
+    text = original()
+    assert name == "bfirst" and text.count(A_THEN_B) == 1, name
+    text = text.replace(A_THEN_B, B_THEN_A)
+    spec = dataclasses.replace(heur)
+    ptrs = (ka.data.ptr, kb.data.ptr, 0, d.data.ptr)
+    build._FUNCS.clear()
+    render_mod.header_text = lambda: text
+    try:
+        launch(spec, *ptrs, 1.0, 0.0)
+        cupy.cuda.Device().synchronize()
+    finally:
+        render_mod.header_text = original
+        build._FUNCS.clear()
+    return spec, lambda: launch(spec, *ptrs, 1.0, 0.0)
 
 
 if __name__ == "__main__":
