@@ -11,7 +11,10 @@ it (e.g. `share_a=1`, `share_a=1+group_m=8`), each checked against float64, then
 forward then reversed, with nvidia-smi sampling the SM clock and board power (v12's clock_probe.sampled).
 
 `--patch NAME,...` (call 13) adds the heuristic's kernel with gett.cuh patched (checked against float64 like the
-others): `bfirst`, the loader issuing B's boxes (the multicast half, which the peer CTA waits for too) before A's.
+others): `bfirst`, the loader issuing B's boxes (the multicast half, which the peer CTA waits for too) before A's;
+`wgrel` (call 14), each computing warpgroup releasing a stage into each CTA of the cluster with one arrival (its first
+thread's, after the warpgroup-wide wgmma wait; the chunked epilogue's release after a barrier of the warpgroup) instead of
+one from each warp: 4 arrivals a stage on each empty barrier, not 16.
 
     PYTHONPATH=. python3 tccg/results/v29_h100/share_probe.py share_a=1 [--sustain 3] [--patch bfirst]
 """
@@ -119,6 +122,23 @@ B_THEN_A = """                    if constexpr (CLUSTER > 1)
                     LA::template tma<TR, AS, AR>(stA(s), tmA, &bars[s], m0, k0, bz);
 """
 
+PATCHES = {
+    "bfirst": [(A_THEN_B, B_THEN_A)],
+    "wgrel": [
+        ("mbar_init(&bars[STAGES + s], unsigned(CONSUMER_WARPS * CLUSTER));",
+         "mbar_init(&bars[STAGES + s], unsigned(CONSUMER_WARPS / 4 * CLUSTER));"),
+        ("  __device__ __forceinline__ static void release_stage(unsigned long long* empty) {\n"
+         "    if ((threadIdx.x & 31) == 0) {",
+         "  __device__ __forceinline__ static void release_stage(unsigned long long* empty) {\n"
+         "    if ((threadIdx.x & 127) == 0) {"),
+        ("    if constexpr (TMA_STORE) __syncwarp();  // (lane 0's wait: the TMA unit has read the region)\n"
+         "    release_stage(empty);",
+         "    if constexpr (TMA_STORE) __syncwarp();  // (lane 0's wait: the TMA unit has read the region)\n"
+         "    named_sync(6 + compute_wg(), 128);\n"
+         "    release_stage(empty);"),
+    ],
+}
+
 
 def patched(name: str, heur, ka, kb, d):
     """(spec, launch) of the heuristic's kernel with gett.cuh patched as `name` says, loaded under a spec object of its
@@ -131,8 +151,9 @@ def patched(name: str, heur, ka, kb, d):
 
     original = render_mod.header_text
     text = original()
-    assert name == "bfirst" and text.count(A_THEN_B) == 1, name
-    text = text.replace(A_THEN_B, B_THEN_A)
+    for old, new in PATCHES[name]:
+        assert text.count(old) == 1, (name, old)
+        text = text.replace(old, new)
     spec = dataclasses.replace(heur)
     ptrs = (ka.data.ptr, kb.data.ptr, 0, d.data.ptr)
     build._FUNCS.clear()
