@@ -66,25 +66,20 @@ def main(args: list[str]) -> None:
         print(f"{tag}: M {plan.M} N {plan.N} A k-major {heur.a.kmajor} B k-major {heur.b.kmajor}; {heur.tile}",
               flush=True)
         kinds = {f.name: f.type for f in dataclasses.fields(heur.tile)}
+        entries = []  # (label, spec, launch): the heuristic's tile with each argv's fields, then each patch
         for label in ["H"] + args:
             fields = dict(kv.split("=") for kv in label.split("+")) if label != "H" else {}
             tile = dataclasses.replace(heur.tile, **{k: bool(int(v)) if kinds[k] in (bool, "bool") else int(v)
                                                      for k, v in fields.items()})
-            spec, run = tile_run(plan, tile, ka, kb, d)
+            entries.append((label, *tile_run(plan, tile, ka, kb, d)))
+        entries += [(f"H {name}", *patched(name, heur, ka, kb, d)) for name in patches]
+        for label, spec, run in entries:  # (each checked against float64, D poisoned first)
             d.fill(cupy.nan)
             run()
             err = float(cupy.abs(d.astype(cupy.float64) - ref).max() / cupy.abs(ref).max())
             print(f"  {label}: grid {spec.grid} A box {spec.tma_geometries[0].box} err {err:.1e}", flush=True)
             assert err < 1e-2, (label, err)
             runs.append((f"{tag} {label}", run, [], m))
-        for name in patches:
-            spec, run = patched(name, heur, ka, kb, d)
-            d.fill(cupy.nan)
-            run()
-            err = float(cupy.abs(d.astype(cupy.float64) - ref).max() / cupy.abs(ref).max())
-            print(f"  H {name}: err {err:.1e}", flush=True)
-            assert err < 1e-2, (name, err)
-            runs.append((f"{tag} H {name}", run, [], m))
         ta, tb = torch.as_tensor(am, device="cuda"), torch.as_tensor(b, device="cuda")
         out = torch.empty((m, 5120), dtype=torch.float16, device="cuda")
         torch.matmul(ta, tb, out=out)
