@@ -1021,42 +1021,41 @@ struct Gett {
     else return v;
   }
 
+  // grouped rasterisation of unit t over ROWS x COLS: GROUP_M rows at a time, column by column within a group
+  // (persistent warp-specialised tiles: each group's columns turned by one more than the group before's, so that a
+  //  CTA walking one tile a group, as #12's 132 do on its 4 x 33 groups, takes another column, another B panel,
+  //  each time; a cluster's pair keeps one column. #12 f16 on the H100: 0.992-0.996x the time, DRAM throughput
+  //  27% against 30%, results/v25_h100/call6/)
+  //  (TURN > 1, balanced columns: turned by TURN, so that such a CTA takes few of the wide columns)
+  template <long long ROWS, long long COLS>
+  __device__ __forceinline__ static void grouped(U t, U& row, U& col) {
+    const U width = U(GROUP_M) * U(COLS);
+    const U first = (t / width) * U(GROUP_M);
+    const U rest = U(ROWS) - first;
+    const U gsize = rest < U(GROUP_M) ? rest : U(GROUP_M);
+    row = first + (t % width) % gsize;
+    col = (t % width) / gsize;
+    if constexpr (PERSIST && WS && COLS > 1) col = (col + t / width * U(Cfg::TURN)) % U(COLS);
+  }
+
   // (0) which tile: batch outermost, then grouped rasterisation of the (m, n) tiles
   //     (clusters: consecutive CTAs take consecutive tile rows of one column, TILES_MR rows)
   __device__ __forceinline__ static void tile_coords(U bid, U& bz, U& m0, U& n0) {
     bz = BATCH > 1 ? bid / U(TILES_R) : U(0);
     const U t = BATCH > 1 ? bid % U(TILES_R) : bid;
     U tile_m, tile_n;
-    if constexpr (SHARE_A) {  // (pairs u of tiles, the CTA's rank t % 2 within; the rows' pairs of columns, raster
-                              //  groups of GROUP_M rows turned as below, then the last column's pairs of rows)
+    if constexpr (SHARE_A) {  // (pairs u of tiles, the CTA's rank t % 2 within: the rows' pairs of columns, grouped,
+                              //  then the last column's pairs of rows)
       const U u = t / 2u, r = t % 2u;
       if (u < U(A_UNITS)) {
-        constexpr long long PAIRS = TILES_N / 2;
-        const U width = U(GROUP_M) * U(PAIRS);
-        const U first = (u / width) * U(GROUP_M);
-        const U rest = U(TILES_M) - first;
-        const U gsize = rest < U(GROUP_M) ? rest : U(GROUP_M);
-        tile_m = first + (u % width) % gsize;
-        U pair = (u % width) / gsize;
-        if constexpr (PERSIST && PAIRS > 1) pair = (pair + u / width) % U(PAIRS);
-        tile_n = 2u * pair + r;
+        grouped<TILES_M, TILES_N / 2>(u, tile_m, tile_n);
+        tile_n = 2u * tile_n + r;
       } else {
         tile_m = 2u * (u - U(A_UNITS)) + r;
         tile_n = U(TILES_N - 1);
       }
     } else if constexpr (GROUP_M > 1 && (TILES_M > GROUP_M || CLUSTER > 1)) {
-      const U width = U(GROUP_M) * U(TILES_N);
-      const U first = (t / width) * U(GROUP_M);
-      const U rest = U(TILES_MR) - first;
-      const U gsize = rest < U(GROUP_M) ? rest : U(GROUP_M);
-      tile_m = first + (t % width) % gsize;
-      tile_n = (t % width) / gsize;
-      // (persistent warp-specialised tiles: each group's columns turned by one more than the group before's, so that a
-      //  CTA walking one tile a group, as #12's 132 do on its 4 x 33 groups, takes another column, another B panel,
-      //  each time; a cluster's pair keeps one column. #12 f16 on the H100: 0.992-0.996x the time, DRAM throughput
-      //  27% against 30%, results/v25_h100/call6/)
-      //  (TURN > 1, balanced columns: turned by TURN, so that such a CTA takes few of the wide columns)
-      if constexpr (PERSIST && WS && TILES_N > 1) tile_n = (tile_n + t / width * U(Cfg::TURN)) % U(TILES_N);
+      grouped<TILES_MR, TILES_N>(t, tile_m, tile_n);
     } else if constexpr (COLUMN_WALK) {
       tile_m = t % U(TILES_MR);
       tile_n = t / U(TILES_MR);

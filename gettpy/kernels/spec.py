@@ -398,10 +398,8 @@ class KernelSpec:
                 raise KernelError(f"operand {name}: vector step vs={op.vs} needs an mn-contiguous tile that "
                                   f"groups of vs * vec = {op.vs * op.vec} coordinates divide ({tmn})")
         if t.tma:
-            from .tma import geometry
-
-            for name, op, tmn in (("A", self.a, t.bm // (2 if t.share_a else 1)), ("B", self.b, t.bn // t.cluster)):
-                if geometry(op, tmn, t.bk, self.batch) is None:
+            for name, g in zip("AB", self.tma_geometries, strict=True):
+                if g is None:
                     raise KernelError(f"operand {name}: no tensor map for TMA (a GEMM dimension of several "
                                       f"stride terms, or an unaligned stride); give a tile with tma=False")
         if t.half_atom and self.tma_half_geometry is None:
