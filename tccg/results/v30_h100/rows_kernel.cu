@@ -1,0 +1,144 @@
+// v30 prototype: #2 (C[a,b,c] = A[d,c,a] B[b,d], column-major) as a stream of whole rows of the big input.
+// Units of UA a-values x UC c-values (UR = UA * UC = 16 * NW rows of A, K = 312 contiguous halves each); unit u
+// of the persistent CTA blockIdx.x is blockIdx.x + t * gridDim.x, c-blocks fastest, so that the CTAs running
+// together read one compact stretch of A (A's memory order is d, c, a). Each unit lands by 1-d bulk copies (one
+// per a: UC rows, contiguous) in a ring of S stages; warp w multiplies rows 16w..16w+15 by B (resident, [n][k])
+// with mma.sync m16n8k16 (and one m16n8k8 for K % 16 = 8), stages its 16 x 24 sums, and the CTA stores D[a..a+UA)
+// for each (b, c) as UA-value vectors.
+#include <cuda_fp16.h>
+#ifndef UA
+#define UA 8
+#endif
+#ifndef UC
+#define UC 8
+#endif
+#ifndef NW
+#define NW 4
+#endif
+#ifndef S
+#define S 4
+#endif
+constexpr int K = 312, N = 24, NT = 3, P = 312, Q = 296;
+constexpr long long SAI = 312LL * 296, SAJ = 312;           // A's strides of a (i) and c (j); SAJ == K: runs
+constexpr long long SBK = 24, SBN = 1;                        // B[b, d]: k = d, n = b
+constexpr long long SDI = 1, SDJ = 312LL * 24, SDN = 312;     // D[a, b, c]
+constexpr int UR = UA * UC, PITCH = K * 2, STAGE = UR * PITCH;
+constexpr int NI = (P + UA - 1) / UA, NJ = (Q + UC - 1) / UC, UNITS = NI * NJ;
+constexpr int DST_PITCH = UR + 4;                             // floats per staged column n
+static_assert(UR == 16 * NW, "one 16-row block a warp");
+static_assert((PITCH / 16) % 2 == 1, "row pitch an odd number of 16-byte units: conflict-free ldmatrix");
+constexpr int SMEM = S * STAGE + NT * 8 * PITCH + N * DST_PITCH * 4 + S * 8;
+
+__device__ __forceinline__ void wait_bar(unsigned bar, unsigned parity) {
+  asm volatile("{\n.reg .pred p;\nW:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n@!p bra W;\n}\n"
+               :: "r"(bar), "r"(parity) : "memory");
+}
+__device__ __forceinline__ void ldsm4(unsigned (&r)[4], unsigned a) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+}
+__device__ __forceinline__ void ldsm2(unsigned (&r)[2], unsigned a) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];" : "=r"(r[0]), "=r"(r[1]) : "r"(a));
+}
+__device__ __forceinline__ void ldsm1(unsigned& r, unsigned a) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(r) : "r"(a));
+}
+
+extern "C" __global__ void __launch_bounds__(32 * NW) rows2(const __half* __restrict__ A, const __half* __restrict__ B,
+                                                          __half* __restrict__ D) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  unsigned char* sB = smem + S * STAGE;
+  float* dst = reinterpret_cast<float*>(sB + NT * 8 * PITCH);
+  unsigned long long* bars = reinterpret_cast<unsigned long long*>(dst + N * DST_PITCH);
+  const unsigned s0 = (unsigned)__cvta_generic_to_shared(smem), sb0 = (unsigned)__cvta_generic_to_shared(sB);
+  const unsigned b0 = (unsigned)__cvta_generic_to_shared(bars);
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int mine = (UNITS - (int)blockIdx.x + (int)gridDim.x - 1) / (int)gridDim.x;
+
+  auto issue = [&](int t) {  // unit t of this CTA into stage t % S (thread 0)
+    const int u = blockIdx.x + t * gridDim.x, ib = u / NJ, jb = u % NJ, j0 = jb * UC;
+    const int rows = min(UC, Q - j0), ni = min(UA, P - ib * UA);
+    const unsigned bytes = (unsigned)(rows * PITCH), bar = b0 + 8 * (t % S);
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(bar), "r"(bytes * ni) : "memory");
+    for (int a = 0; a < ni; ++a) {
+      const __half* src = A + (long long)(ib * UA + a) * SAI + (long long)j0 * SAJ;
+      asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                   :: "r"(s0 + (t % S) * STAGE + a * UC * PITCH), "l"(src), "r"(bytes), "r"(bar) : "memory");
+    }
+  };
+  if (tid == 0) {
+    for (int s = 0; s < S; ++s) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(b0 + 8 * s));
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  if (tid == 0) for (int t = 0; t < S && t < mine; ++t) issue(t);
+  for (int e = tid; e < NT * 8 * K; e += blockDim.x) {  // B resident as [n][k]
+    const int n = e / K, k = e % K;
+    reinterpret_cast<__half*>(sB)[n * (PITCH / 2) + k] = n < N ? B[k * SBK + n * SBN] : __float2half(0.f);
+  }
+  __syncthreads();
+
+  for (int t = 0; t < mine; ++t) {
+    const int s = t % S;
+    wait_bar(b0 + 8 * s, (unsigned)((t / S) & 1));
+    float acc[NT][4] = {};
+    const unsigned arow = s0 + s * STAGE + (warp * 16 + (lane & 15)) * PITCH + (lane >> 4) * 16;
+    const unsigned brow = sb0 + (lane & 7) * PITCH + ((lane >> 3) & 1) * 16;
+#pragma unroll
+    for (int ks = 0; ks < K / 16; ++ks) {
+      unsigned a[4];
+      ldsm4(a, arow + ks * 32);
+#pragma unroll
+      for (int nt = 0; nt < NT; ++nt) {
+        unsigned b[2];
+        ldsm2(b, brow + nt * 8 * PITCH + ks * 32);
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                     "{%0,%1,%2,%3};"
+                     : "+f"(acc[nt][0]), "+f"(acc[nt][1]), "+f"(acc[nt][2]), "+f"(acc[nt][3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+      }
+    }
+    if constexpr (K % 16 == 8) {
+      unsigned a[2];
+      ldsm2(a, s0 + s * STAGE + (warp * 16 + (lane & 15)) * PITCH + (K / 16) * 32);
+#pragma unroll
+      for (int nt = 0; nt < NT; ++nt) {
+        unsigned b;
+        ldsm1(b, sb0 + (nt * 8 + (lane & 7)) * PITCH + (K / 16) * 32);
+        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+                     : "+f"(acc[nt][0]), "+f"(acc[nt][1]), "+f"(acc[nt][2]), "+f"(acc[nt][3])
+                     : "r"(a[0]), "r"(a[1]), "r"(b));
+      }
+    }
+    __syncthreads();  // stage s read by every warp; the last unit's stores done
+    if (tid == 0 && t + S < mine) issue(t + S);
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+      for (int h = 0; h < 4; ++h) {
+        const int r = warp * 16 + (lane >> 2) + (h >> 1) * 8, n = nt * 8 + (lane & 3) * 2 + (h & 1);
+        if (n < N) dst[n * DST_PITCH + (r % UC) * UA + r / UC] = acc[nt][h];
+      }
+    __syncthreads();
+    const int u = blockIdx.x + t * gridDim.x, ib = u / NJ, jb = u % NJ;
+    for (int e = tid; e < N * UC; e += blockDim.x) {  // one (n, c) a thread: UA values of D along a
+      const int n = e / UC, jj = e % UC, j = jb * UC + jj, i0 = ib * UA;
+      if (j >= Q) continue;
+      const float* v = dst + n * DST_PITCH + jj * UA;
+      __half* out = D + i0 * SDI + (long long)j * SDJ + n * SDN;
+      if (i0 + UA <= P) {
+#pragma unroll
+        for (int q = 0; q < UA; q += 8) {
+          uint4 w;
+          __half2 h0 = __floats2half2_rn(v[q], v[q + 1]), h1 = __floats2half2_rn(v[q + 2], v[q + 3]);
+          __half2 h2 = __floats2half2_rn(v[q + 4], v[q + 5]), h3 = __floats2half2_rn(v[q + 6], v[q + 7]);
+          w.x = *reinterpret_cast<unsigned*>(&h0); w.y = *reinterpret_cast<unsigned*>(&h1);
+          w.z = *reinterpret_cast<unsigned*>(&h2); w.w = *reinterpret_cast<unsigned*>(&h3);
+          *reinterpret_cast<uint4*>(out + q) = w;
+        }
+      } else {
+        for (int q = 0; i0 + q < P; ++q) out[q] = __float2half(v[q]);
+      }
+    }
+  }
+}
