@@ -18,16 +18,24 @@
 #ifndef S
 #define S 4
 #endif
+#ifndef KSPLIT
+#define KSPLIT 1
+#endif
 constexpr int K = 312, N = 24, NT = 3, P = 312, Q = 296;
 constexpr long long SAI = 312LL * 296, SAJ = 312;           // A's strides of a (i) and c (j); SAJ == K: runs
 constexpr long long SBK = 24, SBN = 1;                        // B[b, d]: k = d, n = b
 constexpr long long SDI = 1, SDJ = 312LL * 24, SDN = 312;     // D[a, b, c]
 constexpr int UR = UA * UC, PITCH = K * 2, STAGE = UR * PITCH;
 constexpr int NI = (P + UA - 1) / UA, NJ = (Q + UC - 1) / UC, UNITS = NI * NJ;
-constexpr int DST_PITCH = UR + 4;                             // floats per staged column n
-static_assert(UR == 16 * NW, "one 16-row block a warp");
+constexpr int UP = UA + 1;                                    // staged floats per (n, c): UA + 1 (banks)
+__host__ __device__ constexpr int pitch_of(int x) { return x % 16 == 4 || x % 16 == 12 ? x : pitch_of(x + 1); }
+constexpr int DST_PITCH = pitch_of(UC * UP);                  // floats per n: 2 n apart = 8 banks apart
+constexpr int DST = N * DST_PITCH;                            // floats of one k-half's staging
+constexpr int RW = NW / KSPLIT;                               // warps a k-half: 16 rows each
+constexpr int KS = K / 16, KS_H = (KS + KSPLIT - 1) / KSPLIT; // k-steps of 16, a k-half's
+static_assert(UR == 16 * RW, "one 16-row block a warp of each k-half");
 static_assert((PITCH / 16) % 2 == 1, "row pitch an odd number of 16-byte units: conflict-free ldmatrix");
-constexpr int SMEM = S * STAGE + NT * 8 * PITCH + N * DST_PITCH * 4 + S * 8;
+constexpr int SMEM = S * STAGE + NT * 8 * PITCH + KSPLIT * DST * 4 + S * 8;
 
 __device__ __forceinline__ void wait_bar(unsigned bar, unsigned parity) {
   asm volatile("{\n.reg .pred p;\nW:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n@!p bra W;\n}\n"
@@ -49,7 +57,7 @@ extern "C" __global__ void __launch_bounds__(32 * NW) rows2(const __half* __rest
   extern __shared__ __align__(128) unsigned char smem[];
   unsigned char* sB = smem + S * STAGE;
   float* dst = reinterpret_cast<float*>(sB + NT * 8 * PITCH);
-  unsigned long long* bars = reinterpret_cast<unsigned long long*>(dst + N * DST_PITCH);
+  unsigned long long* bars = reinterpret_cast<unsigned long long*>(dst + KSPLIT * DST);
   const unsigned s0 = (unsigned)__cvta_generic_to_shared(smem), sb0 = (unsigned)__cvta_generic_to_shared(sB);
   const unsigned b0 = (unsigned)__cvta_generic_to_shared(bars);
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -77,54 +85,81 @@ extern "C" __global__ void __launch_bounds__(32 * NW) rows2(const __half* __rest
     reinterpret_cast<__half*>(sB)[n * (PITCH / 2) + k] = n < N ? B[k * SBK + n * SBN] : __float2half(0.f);
   }
   __syncthreads();
+  unsigned bf[KS_H][NT][2], btail[NT] = {};
+  {
+    const int kh = warp / RW;
+    const unsigned brow = sb0 + (lane & 7) * PITCH + ((lane >> 3) & 1) * 16;
+#pragma unroll
+    for (int q = 0; q < KS_H; ++q)
+#pragma unroll
+      for (int nt = 0; nt < NT; ++nt) {
+        const int ks = min(kh * KS_H + q, KS - 1);
+        unsigned b[2];
+        ldsm2(b, brow + nt * 8 * PITCH + ks * 32);
+        bf[q][nt][0] = b[0];
+        bf[q][nt][1] = b[1];
+      }
+    if constexpr (K % 16 == 8) {
+#pragma unroll
+      for (int nt = 0; nt < NT; ++nt) ldsm1(btail[nt], sb0 + (nt * 8 + (lane & 7)) * PITCH + KS * 32);
+    }
+  }
 
   for (int t = 0; t < mine; ++t) {
     const int s = t % S;
     wait_bar(b0 + 8 * s, (unsigned)((t / S) & 1));
-    float acc[NT][4] = {};
-    const unsigned arow = s0 + s * STAGE + (warp * 16 + (lane & 15)) * PITCH + (lane >> 4) * 16;
-    const unsigned brow = sb0 + (lane & 7) * PITCH + ((lane >> 3) & 1) * 16;
+    float acc[2][NT][4] = {};
+    const int kh = warp / RW, rw = warp % RW;
+    const unsigned arow = s0 + s * STAGE + (rw * 16 + (lane & 15)) * PITCH + (lane >> 4) * 16;
 #pragma unroll
-    for (int ks = 0; ks < K / 16; ++ks) {
-      unsigned a[4];
-      ldsm4(a, arow + ks * 32);
+    for (int q = 0; q < KS_H; ++q) {
+      const int ks = kh * KS_H + q;
+      if (ks < KS) {
+        unsigned a[4];
+        ldsm4(a, arow + ks * 32);
 #pragma unroll
-      for (int nt = 0; nt < NT; ++nt) {
-        unsigned b[2];
-        ldsm2(b, brow + nt * 8 * PITCH + ks * 32);
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                     "{%0,%1,%2,%3};"
-                     : "+f"(acc[nt][0]), "+f"(acc[nt][1]), "+f"(acc[nt][2]), "+f"(acc[nt][3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+        for (int nt = 0; nt < NT; ++nt)
+          asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                       "{%0,%1,%2,%3};"
+                       : "+f"(acc[q & 1][nt][0]), "+f"(acc[q & 1][nt][1]), "+f"(acc[q & 1][nt][2]), "+f"(acc[q & 1][nt][3])
+                       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(bf[q][nt][0]), "r"(bf[q][nt][1]));
       }
     }
     if constexpr (K % 16 == 8) {
-      unsigned a[2];
-      ldsm2(a, s0 + s * STAGE + (warp * 16 + (lane & 15)) * PITCH + (K / 16) * 32);
+      if (kh == KSPLIT - 1) {
+        unsigned a[2];
+        ldsm2(a, s0 + s * STAGE + (rw * 16 + (lane & 15)) * PITCH + KS * 32);
 #pragma unroll
-      for (int nt = 0; nt < NT; ++nt) {
-        unsigned b;
-        ldsm1(b, sb0 + (nt * 8 + (lane & 7)) * PITCH + (K / 16) * 32);
-        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
-                     : "+f"(acc[nt][0]), "+f"(acc[nt][1]), "+f"(acc[nt][2]), "+f"(acc[nt][3])
-                     : "r"(a[0]), "r"(a[1]), "r"(b));
+        for (int nt = 0; nt < NT; ++nt)
+          asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+                       : "+f"(acc[1][nt][0]), "+f"(acc[1][nt][1]), "+f"(acc[1][nt][2]), "+f"(acc[1][nt][3])
+                       : "r"(a[0]), "r"(a[1]), "r"(btail[nt]));
       }
     }
     __syncthreads();  // stage s read by every warp; the last unit's stores done
     if (tid == 0 && t + S < mine) issue(t + S);
+    {
+      const int kh = warp / RW, rw = warp % RW;
 #pragma unroll
-    for (int nt = 0; nt < NT; ++nt)
+      for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
-      for (int h = 0; h < 4; ++h) {
-        const int r = warp * 16 + (lane >> 2) + (h >> 1) * 8, n = nt * 8 + (lane & 3) * 2 + (h & 1);
-        if (n < N) dst[n * DST_PITCH + (r % UC) * UA + r / UC] = acc[nt][h];
-      }
+        for (int h = 0; h < 4; ++h) {
+          const int r = rw * 16 + (lane >> 2) + (h >> 1) * 8, n = nt * 8 + (lane & 3) * 2 + (h & 1);
+          if (n < N) dst[kh * DST + n * DST_PITCH + (r % UC) * UP + r / UC] = acc[0][nt][h] + acc[1][nt][h];
+        }
+    }
     __syncthreads();
     const int u = blockIdx.x + t * gridDim.x, ib = u / NJ, jb = u % NJ;
     for (int e = tid; e < N * UC; e += blockDim.x) {  // one (n, c) a thread: UA values of D along a
       const int n = e / UC, jj = e % UC, j = jb * UC + jj, i0 = ib * UA;
       if (j >= Q) continue;
-      const float* v = dst + n * DST_PITCH + jj * UA;
+      float v[UA];
+#pragma unroll
+      for (int q = 0; q < UA; ++q) {
+        v[q] = dst[n * DST_PITCH + jj * UP + q];
+#pragma unroll
+        for (int h = 1; h < KSPLIT; ++h) v[q] += dst[h * DST + n * DST_PITCH + jj * UP + q];
+      }
       __half* out = D + i0 * SDI + (long long)j * SDJ + n * SDN;
       if (i0 + UA <= P) {
 #pragma unroll
@@ -137,7 +172,9 @@ extern "C" __global__ void __launch_bounds__(32 * NW) rows2(const __half* __rest
           *reinterpret_cast<uint4*>(out + q) = w;
         }
       } else {
-        for (int q = 0; i0 + q < P; ++q) out[q] = __float2half(v[q]);
+#pragma unroll
+        for (int q = 0; q < UA; ++q)
+          if (i0 + q < P) out[q] = __float2half(v[q]);
       }
     }
   }

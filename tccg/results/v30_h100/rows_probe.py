@@ -14,9 +14,19 @@ from tccg import peers, timing
 from tccg.suite import SUITE
 
 SRC = (pathlib.Path(__file__).parent / "rows_kernel.cu").read_text()
-VARIANTS = [  # (UA, UC, NW, S)
-    (8, 8, 4, 4), (8, 8, 4, 3), (8, 8, 4, 5), (8, 8, 4, 2), (16, 4, 4, 4), (8, 16, 8, 2), (8, 4, 2, 4), (8, 4, 2, 6),
+VARIANTS = [  # (UA, UC, NW, S, KSPLIT)
+    (8, 8, 4, 4, 1), (8, 8, 8, 4, 2), (8, 8, 4, 3, 1), (8, 8, 8, 3, 2), (8, 16, 8, 2, 1), (8, 16, 16, 2, 2),
+    (8, 4, 4, 6, 2), (8, 4, 4, 4, 2), (16, 8, 8, 2, 1), (16, 8, 16, 2, 2),
 ]
+
+
+def smem_of(ua, uc, nw, s, ks):
+    """rows_kernel.cu's SMEM."""
+    up = ua + 1
+    x = uc * up
+    while x % 16 not in (4, 12):
+        x += 1
+    return s * ua * uc * 624 + 24 * 624 + ks * 24 * x * 4 + s * 8
 
 
 def main():
@@ -49,13 +59,13 @@ def main():
     print(f"gettpy heuristic rel err {err_of(outs[0]):.2e}")
     tc = [peers.torch_call(subs, a, b, "f16", "none") for a, b in sets]
     res = {"gettpy": t("gettpy heuristic", g), "torch": t("torch.einsum", tc, timing.time_torch)}
-    for ua, uc, nw, s in VARIANTS:
-        name = f"rows UA={ua} UC={uc} NW={nw} S={s}"
+    for ua, uc, nw, s, ks in VARIANTS:
+        name = f"rows UA={ua} UC={uc} NW={nw} S={s} KS={ks}"
         try:
-            mod = cupy.RawModule(code=SRC, options=("-std=c++17", f"-DUA={ua}", f"-DUC={uc}", f"-DNW={nw}", f"-DS={s}"))
+            mod = cupy.RawModule(code=SRC, options=("-std=c++17", f"-DUA={ua}", f"-DUC={uc}", f"-DNW={nw}", f"-DS={s}",
+                                              f"-DKSPLIT={ks}"))
             f = mod.get_function("rows2")
-            ur, pitch = ua * uc, 624
-            smem = s * ur * pitch + 24 * pitch + 24 * (ur + 4) * 4 + s * 8
+            smem = smem_of(ua, uc, nw, s, ks)
             f.max_dynamic_shared_size_bytes = smem
             units = -(-312 // ua) * -(-296 // uc)
             per_sm = min(2048 // (32 * nw), 233472 // (smem + 1024))  # (228 KB an SM, 1 KB reserved a CTA)
