@@ -46,8 +46,8 @@ def run_forced(rng, modes_a, modes_b, modes_d, ext, tile, dt_in="f16", dt_out="f
     from gettpy.backends import gpu
     from gettpy.plan.tiles import kernel_spec
 
-    if tile.wgmma and not _sm90():
-        pytest.skip("wgmma kernels need an sm_90 device")
+    if (tile.wgmma or tile.rows) and not _sm90():
+        pytest.skip("wgmma and row-stream (bulk copy) kernels need an sm_90 device")
     sa, sb, sd = (tuple(ext[m] for m in t) for t in (modes_a, modes_b, modes_d))
     ha, hb = rounded(rand(rng, sa), dt_in), rounded(rand(rng, sb), dt_in)
     a, b = device_array(ha, dt_in, order), device_array(hb, dt_in, order)

@@ -309,9 +309,12 @@ def test_kmajor_lines_on_narrow_tiles():
     t2 = kernel_spec(p2, False, wgmma=False).tile
     assert (p2.M, p2.N) == (92352, 24) and (t2.bm, t2.bn, t2.bk, t2.stages, t2.wgmma, t2.persistent) == (
         256, 32, 64, 3, False, True)
-    w2 = kernel_spec(p2, False).tile
-    assert w2 == TileConfig(256, 32, 64, 4, wm=64, wn=32, wgmma=True, ws=True, persistent=True, l2_prefetch=128)
+    w2 = kernel_spec(p2, False).tile  # (its wide input's rows are whole: the row-stream tile of _row_stream)
+    assert w2 == TileConfig(64, 24, 16, 4, wm=16, wn=24, persistent=True, rows=4, rows_run=8)
     assert B.build(kernel_spec(p2, False), ARCH).report.spill_stores == 0
+    # (k two stride terms, d and e with a between them: no whole rows, so the warp-specialised wgmma tile)
+    w3 = kernel_spec(tccg_plan("ab-dae-bde", (33792, 24, 16, 20)), False).tile
+    assert w3 == TileConfig(256, 32, 64, 4, wm=64, wn=32, wgmma=True, ws=True, persistent=True, l2_prefetch=128)
     t1 = kernel_spec(tccg_plan("abc-bda-dc", (312, 312, 24, 312)), False).tile
     assert (t1.bm, t1.bn, t1.bk, t1.persistent) == (32, 256, 32, False)
     t5 = kernel_spec(tccg_plan("abcd-ebad-ce", (72, 72, 24, 72, 72)), False).tile  # (K = 72)
@@ -992,13 +995,14 @@ def test_narrow_copies_heuristic():
             t = kernel_spec(make_schedule(packed_problem(case.contraction, case.extents, dt)).core, False).tile
             got[case.num, dt] = (t.l2_prefetch, t.resident_a, t.persistent)
             assert not t.frag_op_b  # (no op on B here)
-            if t.l2_prefetch or t.resident_a:  # (#2 f16: the warp-specialised wgmma tile of _narrow_ws)
-                assert t.l2_prefetch == NARROW_PREFETCH and min(t.bm, t.bn) <= 32 and not t.tma
-                assert not t.wgmma or (case.num, dt, t.ws, t.resident_a) == (2, "f16", True, False)
+            if t.l2_prefetch or t.resident_a:
+                assert t.l2_prefetch == NARROW_PREFETCH and min(t.bm, t.bn) <= 32 and not t.tma and not t.wgmma
+            elif t.rows:  # (#2 f16: the row-stream tile of _row_stream, no cp.async copies)
+                assert (case.num, dt) == (2, "f16")
             elif not (t.wgmma or t.tma):
                 assert min(t.bm, t.bn) > 32, (case.num, dt, t)
     assert {n for (n, dt), v in got.items() if v[1]} == {4, 5, 6, 8}
-    assert all(got[n, "f16"] == (128, True, True) for n in (4, 5, 6, 8)) and got[2, "f16"] == (128, False, True)
+    assert all(got[n, "f16"] == (128, True, True) for n in (4, 5, 6, 8)) and got[2, "f16"] == (0, False, True)
     assert all(got[n, "f32"][:2] == (128, False) for n in range(1, 9)) and got[1, "f16"][:2] == (128, False)
     assert got[12, "f16"] == (0, False, True) and got[20, "f32"] == (0, False, False)
     # (an op on A: applied to the panel once; an op on B: to B's fragments, on the mma.sync tiles only)

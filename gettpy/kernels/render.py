@@ -128,6 +128,9 @@ def render_prelude(spec: KernelSpec) -> str:
         f"  static constexpr bool REG_SPLIT = {_b(t.reg_split)}, SERP = {_b(t.serpentine)}, "
         f"TMA_STORE = {_b(t.tma_store)}, PINGPONG = {_b(t.pingpong)}, REST_LAST = {_b(t.rest_last)};",
         f"  static constexpr bool SHARE_A = {_b(t.share_a)}, HALF_ATOM = {_b(t.half_atom)};",
+        f"  static constexpr int ROWS = {t.rows}, ROWS_RUN = {t.rows_run}, ROWS_PITCH = "
+        f"{spec.rows_pitch if t.rows else 0}, ROWS_DV = {spec.rows_dvec if t.rows else 1};",
+        f"  static constexpr long long ROWS_P = {(spec.rows_p or 1) if t.rows else 1}LL;",
         f"  static constexpr int L2_PREFETCH = {t.l2_prefetch};",
         f"  static constexpr long long WIDE_COLS = {spec.wide_cols}LL;",
         f"  static constexpr int TURN = {spec.raster_turn};",
@@ -182,13 +185,14 @@ def render(spec: KernelSpec) -> tuple[str, str]:
     last = max((i + 1 for i, (_, on) in enumerate(given) if on), default=0)
     args = "".join(f", {a if on else 'nullptr'}" for a, on in given[:last])
     cluster = f" __cluster_dims__({spec.tile.cluster}, 1, 1)" if spec.tile.cluster > 1 else ""
+    kernel = "gett::Rows<Cfg>" if t.rows else "gett::Gett<Cfg>"  # (row-stream tiles: gett.cuh's Rows)
     wrapper = (
-        f"static_assert(gett::Gett<Cfg>::SMEM_BYTES == {spec.smem_bytes}, \"smem size disagrees with spec.py\");\n"
+        f"static_assert({kernel}::SMEM_BYTES == {spec.smem_bytes}, \"smem size disagrees with spec.py\");\n"
         f"extern \"C\" __global__ void __launch_bounds__({spec.tile.threads}, {spec.tile.min_blocks}){cluster}\n"
         f"{name}(const Cfg::TA* __restrict__ A, const Cfg::TB* __restrict__ B, const Cfg::TC* __restrict__ C,\n"
         f"     Cfg::TD* __restrict__ D, Cfg::TAcc alpha, Cfg::TAcc beta{maps}{ws}) {{\n"
         f"  extern __shared__ __align__(16) unsigned char gett_smem[];\n"
-        f"  gett::Gett<Cfg>::run(A, B, C, D, alpha, beta, gett_smem{args});\n"
+        f"  {kernel}::run(A, B, C, D, alpha, beta, gett_smem{args});\n"
         f"}}\n"
     )
     src = (f"// gettpy GETT kernel {name}\n" + header_text()

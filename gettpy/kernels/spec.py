@@ -25,6 +25,10 @@ MMA_DTYPES = ("f16", "bf16")
 SIMT_DTYPES = ("f32", "f64")
 #: shared memory a CTA may have on the H100 (227 KB)
 SMEM_LIMIT = 227 * 1024
+#: the parts a row-stream tile (TileConfig.rows) may cut K into
+ROWS_PARTS = (1, 2, 4)
+#: a row-stream tile's B fragments in registers, a thread, at most (gett.cuh's Rows: ceil(K / 16 / rows) x bn / 4)
+ROWS_B_REGS = 64
 #: the L2 prefetch sizes a tile's cp.async copies may carry (TileConfig.l2_prefetch; 0 = no hint)
 L2_PREFETCH_BYTES = (0, 64, 128, 256)
 
@@ -138,6 +142,14 @@ class TileConfig:
             CTAs 4 whole tiles and one or two tails instead of 12 CTAs 5 whole tiles and a tail. An option, not the
             heuristic's: that #12 ran 0.474 ms under the power cap against the heuristic's 0.439, two tails costing
             more than a whole tile (tccg/results/v28_h100/call16/).
+        rows: a row-stream tile (0 = off; else the parts K is cut into, one warp each per 16-row block): a long
+            narrow GEMM whose wide input A is read in whole k-major rows, bm rows a unit (rows_run values of m's first
+            part by bm / rows_run of its second, KernelSpec.rows_p), each unit landed by 1-d bulk copies (sm_90) in
+            a ring of `stages`, multiplied with mma.sync by a B held in shared memory and registers for the whole
+            launch (bn >= N, at most 32), and stored through a staging tile in runs of rows_run values along m
+            (gett.cuh's Rows). Persistent; wm = 16, wn = bn, bk = 16; 32 x (bm / 16) x rows threads. TCCG #2 f16 on
+            the H100: 0.0252 ms against the warp-specialised wgmma tile's 0.0275 (tccg/results/v30_h100/call2c/).
+        rows_run: (row-stream tiles) values of m's first part a unit takes (a divisor of bm): D's vector along m.
     """
 
     bm: int
@@ -170,6 +182,8 @@ class TileConfig:
     rest_last: bool = False
     share_a: bool = False
     half_atom: bool = False
+    rows: int = 0
+    rows_run: int = 8
 
     def __post_init__(self):
         if self.stages < 2:
@@ -230,6 +244,16 @@ class TileConfig:
         if self.rest_last and not (self.persistent and self.ws and self.cluster == 1 and not self.pingpong):
             raise KernelError(f"TileConfig {self}: rest_last is for persistent warp-specialised tiles without clusters "
                               f"or ping-pong warpgroups")
+        if self.rows:
+            others = (self.wgmma or self.ws or self.tma or self.cluster > 1 or self.sk_ctas or self.chunked
+                      or self.resident_a or self.frag_op_a or self.frag_op_b or self.serpentine or self.pingpong
+                      or self.balanced or self.rest_last or self.l2_prefetch)
+            if (self.rows not in ROWS_PARTS or not self.persistent or others or self.wm != 16 or self.wn != self.bn
+                    or self.bk != 16 or self.bn % 8 or not 8 <= self.bn <= 32 or self.bm % 16
+                    or self.rows_run not in (1, 2, 4, 8, 16) or self.bm % self.rows_run):
+                raise KernelError(f"TileConfig {self}: a row-stream tile (rows={self.rows}: one of {ROWS_PARTS}) is "
+                                  f"persistent, wm = 16, wn = bn (8 to 32, a multiple of 8), bk = 16, bm a multiple of "
+                                  f"16 and of rows_run (1, 2, 4, 8 or 16), and none of the other options")
         if self.wgmma:
             ok = (self.wm == 64 and self.wn == self.bn and self.bk == 64 and self.bm % 64 == 0
                   and self.bn % (8 if self.ws else 64) == 0 and self.bn <= 256 and self.bm <= 256)
@@ -272,6 +296,8 @@ class TileConfig:
 
     @property
     def threads(self) -> int:
+        if self.rows:
+            return 32 * (self.bm // 16) * self.rows
         if self.wgmma:
             return 384 if self.ws else 128 * (self.bm // 64)
         if self.wm > 0:
@@ -452,6 +478,51 @@ class KernelSpec:
         if self.d.run and (self.d.run % self.d.vec or self.d.cont < 1):
             raise KernelError(f"operand D: run {self.d.run} must be whole vectors of {self.d.vec} and cont "
                               f"{self.d.cont} >= 1")
+        if t.rows:
+            self._check_rows()
+
+    def _check_rows(self) -> None:
+        """Refuse a row-stream tile (TileConfig.rows) where gett.cuh's Rows cannot run it."""
+        t, k = self.tile, self.a.k
+        whole = self.a.kmajor and k.divisors == (1,) and k.moduli == (self.K,) and k.strides == (1,)
+        why = [w for bad, w in (
+            (not whole, "A's rows are not K contiguous elements (A read k-major, k one stride-1 term)"),
+            (self.a.vec * ITEMSIZE[self.a.dtype] != 16, "A's rows are not 16-byte aligned"),
+            (self.rows_p is None, "A's m map is not rows of one part j, K apart, after a part i (rows_split)"),
+            (self.batch != 1, f"a batch of {self.batch}"),
+            (self.semiring or self.tf32, "a semiring or tf32"),
+            (self.K % 8 or self.K < 16, f"K = {self.K} (a multiple of 8, at least 16)"),
+            (self.N > t.bn, f"N = {self.N} is wider than bn = {t.bn}"),
+            (-(-(self.K // 16) // t.rows) * t.bn // 4 > ROWS_B_REGS,
+             f"B's fragments take over {ROWS_B_REGS} registers a thread"),
+            (self.smem_bytes > SMEM_LIMIT, f"{self.smem_bytes} bytes of shared memory, over {SMEM_LIMIT}")) if bad]
+        if why:
+            raise KernelError(f"tile {t}: no row-stream tile here: {'; '.join(why)}; give rows=0")
+
+    @property
+    def rows_p(self) -> int | None:
+        """(Row-stream tiles) P, with m = i + P j: A's rows of one i and consecutive j lie K apart (`rows_split`)."""
+        return rows_split(self.a.mn, self.K)
+
+    @property
+    def rows_pitch(self) -> int:
+        """(Row-stream tiles) bytes between a stage's rows: K values, or 16 bytes more where that would be an even
+        number of 16-byte units (ldmatrix reads 8 rows at once: an odd number keeps them on distinct banks)."""
+        b = self.K * ITEMSIZE[self.a.dtype]
+        return b if (b // 16) % 2 else b + 16
+
+    @property
+    def rows_dvec(self) -> int:
+        """(Row-stream tiles) D's values a store along m: D's vector along m where it divides rows_run and P, else 1."""
+        v = self.d.vec if not self.d.ncontig else 1
+        p = self.rows_p or 1
+        return v if self.tile.rows_run % v == 0 and p % v == 0 else 1
+
+    @property
+    def rows_units(self) -> int:
+        """(Row-stream tiles) units of rows_run values of i by bm / rows_run of j."""
+        p, t = self.rows_p or 1, self.tile
+        return -(-p // t.rows_run) * -(-(self.M // p) // (t.bm // t.rows_run))
 
     @property
     def tma_rank(self) -> int:
@@ -537,6 +608,8 @@ class KernelSpec:
     def grid(self) -> int:
         """Number of CTAs (1-D grid: batch outermost, then the (m, n) tiles; stream-K: the whole-tile
         CTAs, then the sk_ctas stream-K ones)."""
+        if self.tile.rows:
+            return self.rows_units
         if self.tile.cluster > 1:
             cols = math.ceil(self.N / self.tile.bn)
             if self.tile.share_a:  # (pairs of columns on every row; an odd last column's tiles in pairs of rows)
@@ -570,7 +643,15 @@ class KernelSpec:
 
     @property
     def smem_bytes(self) -> int:
-        """Dynamic shared memory; equals gett::Gett<Cfg>::SMEM_BYTES (the wrapper static_asserts it)."""
+        """Dynamic shared memory; equals gett::Gett<Cfg>::SMEM_BYTES (gett::Rows<Cfg>'s for a row-stream tile; the
+        wrapper static_asserts it)."""
+        t = self.tile
+        if t.rows:  # (stages of bm rows, B's [n][k], the staging tile of each part, the stages' mbarriers)
+            run = t.bm // t.rows_run * (t.rows_run + 1)
+            while run % 16 not in (4, 12):
+                run += 1
+            top = t.stages * t.bm * self.rows_pitch + t.bn * self.rows_pitch + t.rows * self.N * run * 4
+            return -(-top // 8) * 8 + 8 * t.stages
         return smem_bytes(self.tile, self.a, self.b, self.d.ncontig, self.compute, self.d.dtype, self.read_c,
                           self.direct_d, self.K)
 
@@ -675,6 +756,22 @@ class KernelSpec:
 #: registers a thread of a REG_SPLIT tile's loading and computing warpgroups keep after setmaxnreg (gett.cuh's
 #: LOAD_REGS, COMPUTE_REGS): 128 x 40 + 256 x 232 of the 65536, which 384 threads launched with 168 each hold
 REG_SPLIT_REGS = (40, 232)
+
+
+def rows_split(mn: DimMap, k: int) -> int | None:
+    """P such that an operand's m map (`mn`, rows of K = `k` elements) is m = i + P j with offset(i) + j k: its last
+    term (divisor P) has stride k and runs to the end, every other term lies within i < P. None where there is none.
+
+    >>> rows_split(DimMap(92352, (1, 312), (312, 296), (92352, 312)), 312)   # TCCG #2's A[d, c, a], m = (a, c)
+    312
+    """
+    if not mn.strides:
+        return None
+    d, m, s = mn.divisors[-1], mn.moduli[-1], mn.strides[-1]
+    inner = zip(mn.divisors[:-1], mn.moduli[:-1], strict=True)
+    if s != k or d * m != mn.extent or any(dd * mm > d for dd, mm in inner):
+        return None
+    return d
 
 
 def _round16(x: int) -> int:

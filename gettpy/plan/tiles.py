@@ -38,7 +38,7 @@ import math
 
 from ..dtypes import TF32_MODES, accumulate_type
 from ..errors import KernelError
-from ..kernels.spec import ITEMSIZE, MMA_DTYPES, SMEM_LIMIT, KernelSpec, OperandSpec, OutputSpec, TileConfig
+from ..kernels.spec import ITEMSIZE, MMA_DTYPES, SMEM_LIMIT, KernelSpec, OperandSpec, OutputSpec, TileConfig, rows_split
 from ..layouts.descriptor import OperandLayout
 from ..ops import cuda_literal
 from .partition import NARROW_KMAJOR_K, NARROW_SIDE, NARROW_WIDE
@@ -624,6 +624,42 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
         spec = dataclasses.replace(spec, tile=dataclasses.replace(tile, persistent=False))
     if chosen:
         spec = _narrow_copies(spec)
+    if chosen and wgmma:
+        spec = _row_stream(spec, plan, read_c)
+    return spec
+
+
+#: the heuristic's row-stream tile (TileConfig.rows): rows a unit, parts of K, stages (fewer where they do not fit)
+ROW_STREAM = (64, 4, 4)
+
+
+def _row_stream(spec: KernelSpec, plan: Plan, read_c: bool) -> KernelSpec:
+    """On sm_90, the long narrow GEMM of `_narrow_ws` (TCCG #2) on a row-stream tile (TileConfig.rows: whole k-major
+    rows of the wide input in units of 64 rows, landed by 1-d bulk copies in A's memory order, 16 warps on mma.sync,
+    K in 4 parts) where its wide input's rows are K contiguous values (kernels/spec.py `rows_split`); units of 8
+    values of m's first part where that part divides by 8 (D's 16-byte vectors along m), else 1; 4 stages, fewer where
+    they do not fit in shared memory. The spec unchanged otherwise.
+
+    Measured on the H100 (tccg/results/v30_h100/): a grid-stride copy kernel reads #2's 57.6 MB input in 0.0201 ms
+    (2.86 TB/s, `stream_probe.py`, call1/), while the warp-specialised wgmma tile ran #2 in 0.0275-0.0280 ms
+    (torch.einsum 0.0277-0.0279). The prototype `rows_kernel.cu` (`rows_probe.py`, call2a-call2c/, against those two
+    in the same process): 4 warps of 16 rows 0.0293-0.0314 ms, 8 warps with K in 2 parts 0.0261-0.0262, 16 warps
+    with K in 4 parts 0.0252 (3 stages 0.0254, 5 KB copies; 2.5 KB copies or units of 128 rows slower)."""
+    t = spec.tile
+    if not (t.ws and not t.tma and t.bn <= 32):
+        return spec
+    p = rows_split(plan.layout_a.dim("m"), plan.K)
+    if p is None:
+        return spec
+    rows, parts, most = ROW_STREAM
+    bn = -(-plan.N // 8) * 8
+    for stages in range(most, 1, -1):
+        tile = TileConfig(rows, bn, 16, stages, wm=16, wn=bn, persistent=True, rows=parts,
+                          rows_run=8 if p % 8 == 0 else 1)
+        try:
+            return kernel_spec(plan, read_c, tile=tile)
+        except KernelError:
+            continue
     return spec
 
 

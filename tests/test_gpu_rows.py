@@ -1,0 +1,119 @@
+"""GPU tests of the row-stream tile (kernels/spec.py TileConfig.rows, gett.cuh's Rows; sm_90): TCCG #2's family
+(C[a, b, c] = A[d, c, a] B[b, d], column-major) and other long narrow GEMMs whose wide input is read in whole
+k-major rows, through `gettpy.einsum` (the heuristic's tile) and with the tile forced in every part count, depth,
+unit shape and width, with C, alpha, beta and ops, on ragged extents (P, Q and N not multiples of the unit, K % 16 =
+8, rows of an even number of 16-byte units, copied one by one); every element of D against numpy float64."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_gpu_wgmma import _sm90, run_forced
+
+from gettpy import ops
+from gettpy.errors import KernelError
+
+pytestmark = pytest.mark.gpu
+
+EINSUM = [  # (id, extents a, b, c, d of abc-dca-bd, input dtype, output dtype)
+    ("tccg2_f16", (312, 24, 296, 312), "f16", "f16"),
+    ("tccg2_f16_to_f32", (312, 24, 296, 312), "f16", "f32"),
+    ("tccg2_bf16", (312, 24, 296, 312), "bf16", "bf16"),
+    ("ragged_p_q_ktail", (133, 24, 250, 264), "f16", "f16"),
+    ("even_pitch_n32", (136, 32, 250, 256), "f16", "f16"),
+    ("p_not_8_f32_out", (300, 24, 173, 296), "f16", "f32"),
+]
+
+
+@pytest.mark.parametrize("name,ext,din,dout", EINSUM, ids=[c[0] for c in EINSUM])
+def test_rows_through_einsum(name, ext, din, dout):
+    """gettpy.einsum on the heuristic's tile: the row-stream tile on sm_90 (P = a's extent, units of 8 values of a
+    where a divides by 8, else 1), every element against float64."""
+    import cupy as cp
+
+    import gettpy
+    from gettpy.plan import make_plan
+    from gettpy.plan.problem import ContractionProblem, TensorInfo
+    from gettpy.plan.tiles import kernel_spec
+
+    if not _sm90():
+        pytest.skip("the row-stream tile runs on sm_90")
+    ea, eb, ec, ed = ext
+    sa, sb, sd = (ed, ec, ea), (eb, ed), (ea, eb, ec)
+    rng = np.random.default_rng(sum(ext))
+    ha = rng.uniform(-1, 1, sa).astype(np.float32)
+    hb = rng.uniform(-1, 1, sb).astype(np.float32)
+    if din == "bf16":
+        torch = pytest.importorskip("torch")
+        a = torch.from_numpy(np.ascontiguousarray(ha.T)).to("cuda", torch.bfloat16).permute(2, 1, 0)
+        b = torch.from_numpy(np.ascontiguousarray(hb.T)).to("cuda", torch.bfloat16).permute(1, 0)
+        ha, hb = (t.float().cpu().numpy() for t in (a, b))
+        d = torch.empty(sd[::-1], device="cuda", dtype=torch.bfloat16).permute(2, 1, 0)
+    else:
+        ha, hb = ha.astype(np.float16), hb.astype(np.float16)
+        a, b = cp.asarray(np.asfortranarray(ha)), cp.asarray(np.asfortranarray(hb))
+        d = cp.full(sd, np.nan, dtype=np.float16 if dout == "f16" else np.float32, order="F")
+
+    def info(n, modes, shape, dt):
+        st = np.cumprod((1,) + shape[:-1]).tolist()
+        return TensorInfo(n, tuple(modes), tuple(int(x) for x in st), dt)
+    p = ContractionProblem(info("A", "dca", sa, din), info("B", "bd", sb, din), None, info("D", "abc", sd, dout),
+                           tuple(sorted(zip("abcd", ext, strict=True))))
+    spec = kernel_spec(make_plan(p), False)
+    assert spec.tile.rows == 4 and spec.rows_p == ea and spec.tile.rows_run == (8 if ea % 8 == 0 else 1)
+
+    gettpy.einsum("dca,bd->abc", a, b, out=d)
+    got = (d.float().cpu().numpy() if din == "bf16" else cp.asnumpy(d)).astype(np.float64)
+    ref = np.einsum("dca,bd->abc", ha.astype(np.float64), hb.astype(np.float64))
+    tol = {"f16": 2e-3, "bf16": 1.6e-2, "f32": 1e-4}[dout] * np.sqrt(ed)
+    np.testing.assert_allclose(got, ref, rtol=0, atol=tol)
+
+
+def _rows(bm=64, bn=24, stages=4, parts=4, run=8):
+    from gettpy.kernels.spec import TileConfig
+
+    return TileConfig(bm, bn, 16, stages, wm=16, wn=bn, persistent=True, rows=parts, rows_run=run)
+
+
+def _forced(rng, ext, tile, modes=("dca", "bd", "abc"), **kw):
+    """run_forced (#2's modes by default), column-major, on the partition whose kernel A is the wide input (the
+    planner's, or with A and B trading roles where an op on an input turns the long narrow rule off)."""
+    try:
+        return run_forced(rng, *modes, ext, tile, order="F", **kw)
+    except KernelError as e:
+        if "row-stream" not in str(e):
+            raise
+    return run_forced(rng, *modes, ext, tile, order="F", swap=True, **kw)
+
+
+SHAPES = [  # (bm, bn, stages, parts, rows_run)
+    (64, 24, 4, 4, 8), (64, 24, 2, 4, 8), (64, 24, 3, 2, 8), (64, 16, 4, 1, 8), (32, 24, 4, 2, 8), (128, 24, 2, 2, 16),
+    (64, 24, 4, 4, 4), (64, 24, 3, 4, 1), (64, 32, 3, 4, 8), (64, 16, 4, 2, 8), (64, 8, 4, 4, 2),
+]
+
+
+@pytest.mark.parametrize("bm,bn,stages,parts,run", SHAPES, ids=[f"{m}x{n}s{s}p{p}r{r}" for m, n, s, p, r in SHAPES])
+def test_rows_forced_shapes(bm, bn, stages, parts, run, rng):
+    ext = {"a": 104, "b": min(bn, 24) if bn >= 16 else 8, "c": 75, "d": 264}  # (Q = 75: a partial unit; K % 16 = 8)
+    spec = _forced(rng, ext, _rows(bm, bn, stages, parts, run), dt_out="f32")
+    assert spec.tile.rows == parts and spec.rows_p == 104
+
+
+@pytest.mark.parametrize("din,dout", [("f16", "f16"), ("f16", "f32"), ("bf16", "bf16"), ("bf16", "f32")])
+def test_rows_with_c_alpha_beta(din, dout, rng):
+    ext = {"a": 96, "b": 24, "c": 40, "d": 312}
+    _forced(rng, ext, _rows(), dt_in=din, dt_out=dout, with_c=True, alpha=0.75, beta=-1.25)
+
+
+@pytest.mark.parametrize("which", ["a", "b", "d", "all"])
+def test_rows_with_ops(which, rng):
+    """Ops on A (its fragments), B (as it is staged), C and D (the stores), rounded as the other tiles round them."""
+    g = ops.leaky_relu(0.1)
+    o = {"a": (g, None, None, None), "b": (None, g, None, None), "d": (None, None, None, g), "all": (g, g, g, g)}[which]
+    ext = {"a": 88, "b": 24, "c": 33, "d": 320}
+    _forced(rng, ext, _rows(), with_c=which == "all", alpha=1.0, beta=0.5 if which == "all" else 0.0, ops=o)
+
+
+def test_rows_one_i(rng):
+    """P = 1 (m one stride-K term: the wide input's rows back to back along m): units of 1 x 64 rows, scalar stores."""
+    spec = _forced(rng, {"k": 120, "b": 24, "c": 4000}, _rows(run=1), modes=("kc", "bk", "cb"))
+    assert spec.rows_p == 1 and spec.rows_dvec == 1
