@@ -18,7 +18,7 @@ EINSUM = [  # (id, extents a, b, c, d of abc-dca-bd, input dtype, output dtype)
     ("tccg2_f16", (312, 24, 296, 312), "f16", "f16"),
     ("tccg2_f16_to_f32", (312, 24, 296, 312), "f16", "f32"),
     ("tccg2_bf16", (312, 24, 296, 312), "bf16", "bf16"),
-    ("ragged_p_q_ktail", (133, 24, 250, 264), "f16", "f16"),
+    ("ragged_p_q_ktail", (133, 24, 260, 264), "f16", "f16"),
     ("even_pitch_n32", (136, 32, 250, 256), "f16", "f16"),
     ("p_not_8_f32_out", (300, 24, 173, 296), "f16", "f32"),
 ]

@@ -87,7 +87,8 @@ def test_tune_measures_verifies_and_ranks():
 def test_option_variants_of_a_narrow_contraction():
     """TCCG #5 (abcd-ebad-ce: M = 24, A read m-contiguous, one tile row; the heuristic's tile copies with 128 B
     of L2 prefetch and keeps A's panel): the tile with 0 and 256 B, and without the panel, all in the
-    heuristic's partition; #2's warp-specialised wgmma tile with 0 and 256 B only; none for #12's TMA tile."""
+    heuristic's partition; #2's row-stream tile with a stage fewer, K in 2 parts and the warp-specialised wgmma
+    tile; none for #12's TMA tile."""
     from gettpy.plan.tuner import option_variants
 
     p5 = packed_problem("abcd-ebad-ce", {"a": 72, "b": 72, "c": 24, "d": 72, "e": 72})
@@ -101,10 +102,13 @@ def test_option_variants_of_a_narrow_contraction():
                                         dataclasses.replace(tile, resident_a=False)]
     p = packed_problem("abc-dca-bd", {"a": 312, "b": 24, "c": 296, "d": 312})
     c = design_space(p, 1)[0]
-    ws = kernel_spec(make_plan(p, c.part, None), False).tile
-    assert ws.ws and ws.wgmma and ws.l2_prefetch == 128
-    assert [v.tile for _, v in option_variants(p, (1.0, c))] == [dataclasses.replace(ws, l2_prefetch=n)
-                                                                 for n in (0, 256)]
+    rows = kernel_spec(make_plan(p, c.part, None), False).tile
+    assert rows.rows == 4 and rows.stages == 4
+    # (#2's row-stream tile: one stage fewer, K in two parts, and the warp-specialised wgmma tile before it)
+    from gettpy.plan.tiles import NARROW_WS_TILE
+
+    assert [v.tile for _, v in option_variants(p, (1.0, c))] == [dataclasses.replace(rows, stages=3),
+                                                                 dataclasses.replace(rows, rows=2), NARROW_WS_TILE]
     # (with an op on the big input, the kernel's B: the heuristic applies it to B's fragments; the tuner tries
     #  the stage transform too)
     from gettpy import ops

@@ -379,6 +379,10 @@ def _narrow_simt_wave(tile: TileConfig, plan: Plan, sm_count: int = SM_COUNT) ->
     return TileConfig(w, side, 16, 3, tm=4, tn=side // 2, group_m=tile.group_m)
 
 
+#: the tile of `_narrow_ws`
+NARROW_WS_TILE = TileConfig(256, 32, 64, 4, wm=64, wn=32, wgmma=True, ws=True, persistent=True, l2_prefetch=128)
+
+
 def _narrow_ws(tile: TileConfig, plan: Plan) -> TileConfig:
     """On sm_90, a long narrow GEMM with its wide input read k-major on the kernel's M (where the partitioner
     puts it: plan/partition.py `narrow_kmajor_wide`, TCCG #2) runs on a persistent warp-specialised wgmma tile
@@ -403,7 +407,7 @@ def _narrow_ws(tile: TileConfig, plan: Plan) -> TileConfig:
         return tile
     if not _kmajor16(plan, "m", 256, 64):
         return tile
-    return TileConfig(256, 32, 64, 4, wm=64, wn=32, wgmma=True, ws=True, persistent=True, l2_prefetch=NARROW_PREFETCH)
+    return NARROW_WS_TILE
 
 
 def _persistent(tile: TileConfig, M: int, N: int, K: int) -> TileConfig:

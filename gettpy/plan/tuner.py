@@ -180,9 +180,9 @@ def option_variants(problem: ContractionProblem, heuristic: tuple[float, Candida
     """(prediction, candidate) of the heuristic's tile with each other of PREFETCH_SIZES on its cp.async copies,
     with A's panel resident in shared memory (TileConfig.resident_a) switched the other way where the kernel
     takes that, and on mma.sync tiles with ops on A or B those applied the other way: to the fragments or to the
-    stages (TileConfig.frag_op_a / frag_op_b);
-    none for a TMA tile. The model cannot tell them from the heuristic's (it sees neither DRAM's
-    access pattern nor the stages' copies), so they are measured beside it, not ranked."""
+    stages (TileConfig.frag_op_a / frag_op_b); for a row-stream tile `_row_stream_variants`; none for a TMA tile.
+    The model cannot tell them from the heuristic's (it sees neither DRAM's access pattern nor the stages'
+    copies), so they are measured beside it, not ranked."""
     from ..errors import KernelError
     from .tiles import kernel_spec
 
@@ -192,6 +192,8 @@ def option_variants(problem: ContractionProblem, heuristic: tuple[float, Candida
     tile = spec.tile
     if tile.tma:
         return []
+    if tile.rows:
+        return [(pred, Candidate(c.part, t)) for t in _row_stream_variants(plan, tile)]
     tiles = [replace(tile, l2_prefetch=n) for n in PREFETCH_SIZES if n != tile.l2_prefetch]
     frag = tile.frag_op_a or tile.frag_op_b
 
@@ -207,6 +209,24 @@ def option_variants(problem: ContractionProblem, heuristic: tuple[float, Candida
     if tile.mma and not tile.wgmma and (spec.op_a or spec.op_b) and not spec.tf32:
         tiles.append(ops_on(tile, not frag))
     return [(pred, Candidate(c.part, t)) for t in tiles]
+
+
+def _row_stream_variants(plan, tile: TileConfig) -> list[TileConfig]:
+    """A row-stream tile's alternatives (TileConfig.rows): one stage fewer, K in 2 parts, and the warp-specialised
+    wgmma tile the heuristic took before it (plan/tiles.py NARROW_WS_TILE), each where the kernel takes it."""
+    from ..errors import KernelError
+    from .tiles import NARROW_WS_TILE, kernel_spec
+
+    out = []
+    for t in (replace(tile, stages=tile.stages - 1) if tile.stages > 2 else None, replace(tile, rows=2),
+              NARROW_WS_TILE):
+        if t is None or t == tile:
+            continue
+        try:
+            out.append(kernel_spec(plan, False, tile=t).tile)
+        except KernelError:
+            pass
+    return out
 
 
 def tune(problem: ContractionProblem, run: Callable[[Candidate], tuple[float, bool]], samples: int = 48,
