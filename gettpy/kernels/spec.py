@@ -7,7 +7,8 @@ disk cache is keyed by the rendered source itself.
 
 Two compute paths:
     * "mma":  f16/bf16 inputs, mma.sync.m16n8k16 with fp32 accumulation (TileConfig.wm/wn > 0), or on
-              sm_90a warpgroup wgmma.mma_async (TileConfig.wgmma: 64 x bn per warpgroup);
+              sm_90a warpgroup wgmma.mma_async (TileConfig.wgmma: 64 x bn per warpgroup), or as a row-stream
+              tile (TileConfig.rows, `path` "rows": gett.cuh's Rows, whole k-major rows of a long narrow GEMM);
     * "simt": f32/f64 inputs, register-tiled FFMA/DFMA (TileConfig.tm/tn > 0).
 """
 from __future__ import annotations
@@ -577,7 +578,7 @@ class KernelSpec:
 
     @property
     def path(self) -> str:
-        return "wgmma" if self.tile.wgmma else "mma" if self.tile.mma else "simt"
+        return "rows" if self.tile.rows else "wgmma" if self.tile.wgmma else "mma" if self.tile.mma else "simt"
 
     @property
     def tiles(self) -> int:
