@@ -117,7 +117,21 @@ B_THEN_A = """                    if constexpr (CLUSTER > 1)
                     LA::template tma<TR, AS, AR>(stA(s), tmA, &bars[s], m0, k0, bz);
 """
 
+# (stagN, v30: the odd clusters spin N x 1,355 cycles, N k-tiles, before their first tile, so that their tile boundaries
+#  and D's write bursts fall N k-tiles after the even clusters'; v23's `oddlate` spun half a tile and lost the L2's
+#  sharing of A and B between the CTAs out of step)
+RUN_START = "    const int tid = threadIdx.x;\n    if constexpr (WG) smem +="
+
+
+def _stagger(n: int) -> list[tuple[str, str]]:
+    spin = (f"    if ((blockIdx.x >> 1) & 1) {{ const long long t0 = clock64(); while (clock64() - t0 < {1355 * n}LL) {{}} }}\n")
+    return [(RUN_START, RUN_START.replace("    if constexpr (WG)", spin + "    if constexpr (WG)"))]
+
+
 PATCHES = {
+    "stag2": _stagger(2),
+    "stag4": _stagger(4),
+    "stag8": _stagger(8),
     "bfirst": [(A_THEN_B, B_THEN_A)],
     "wgrel": [
         ("mbar_init(&bars[STAGES + s], unsigned(CONSUMER_WARPS * CLUSTER));",
