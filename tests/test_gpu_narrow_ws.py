@@ -29,14 +29,13 @@ def _ws_tile():
 WS_TILE = _ws_tile()  # (the tile `_narrow_ws` gives)
 
 
-@pytest.mark.parametrize("name,ext,din,dout", CASES, ids=[c[0] for c in CASES])
-def test_narrow_kmajor_wide_on_the_ws_tile(name, ext, din, dout):
+def tccg2_family(ext, din, dout):
+    """TCCG #2's family (C[a, b, c] = A[d, c, a] B[b, d], column-major) at `ext` = (a, b, c, d): (a, b, d, ha, hb, p),
+    the device operands (torch tensors for bf16, else CuPy), D filled with NaN, the inputs' values on the host as
+    rounded to `din`, and the ContractionProblem."""
     import cupy as cp
 
-    from gettpy.backends.gpu import _target, launch
-    from gettpy.plan import make_plan
     from gettpy.plan.problem import ContractionProblem, TensorInfo
-    from gettpy.plan.tiles import kernel_spec
 
     ea, eb, ec, ed = ext
     sa, sb, sd = (ed, ec, ea), (eb, ed), (ea, eb, ec)
@@ -49,29 +48,47 @@ def test_narrow_kmajor_wide_on_the_ws_tile(name, ext, din, dout):
         a = torch.from_numpy(np.ascontiguousarray(ha.T)).to("cuda", torch.bfloat16).permute(2, 1, 0)
         b = torch.from_numpy(np.ascontiguousarray(hb.T)).to("cuda", torch.bfloat16).permute(1, 0)
         ha, hb = (t.float().cpu().numpy() for t in (a, b))  # (the values as rounded to bf16)
-        d = torch.empty(sd[::-1], device="cuda", dtype=torch.bfloat16).permute(2, 1, 0)
+        d = torch.full(sd[::-1], float("nan"), device="cuda", dtype=torch.bfloat16).permute(2, 1, 0)
+        torch.cuda.synchronize()  # (made on torch's stream; the kernels run on CuPy's)
     else:
         ha, hb = ha.astype(np.float16), hb.astype(np.float16)
         a, b = cp.asarray(np.asfortranarray(ha)), cp.asarray(np.asfortranarray(hb))
-        d = cp.empty(sd, dtype=np.float16 if dout == "f16" else np.float32, order="F")
+        d = cp.full(sd, np.nan, dtype=np.float16 if dout == "f16" else np.float32, order="F")
 
-    # the plan: the wide input (A, rows of d) on the kernel's M, and on sm_90 the warp-specialised tile
     def info(n, modes, shape, dt):
         st = np.cumprod((1,) + shape[:-1]).tolist()
         return TensorInfo(n, tuple(modes), tuple(int(x) for x in st), dt)
     p = ContractionProblem(info("A", "dca", sa, din), info("B", "bd", sb, din), None, info("D", "abc", sd, dout),
                            tuple(sorted(zip("abcd", ext, strict=True))))
+    return a, b, d, ha, hb, p
+
+
+def check_tccg2(d, ha, hb, din, dout):
+    """D against numpy float64 at every element."""
+    import cupy as cp
+
+    got = (d.float().cpu().numpy() if din == "bf16" else cp.asnumpy(d)).astype(np.float64)
+    ref = np.einsum("dca,bd->abc", ha.astype(np.float64), hb.astype(np.float64))
+    tol = {"f16": 2e-3, "bf16": 1.6e-2, "f32": 1e-4}[dout] * np.sqrt(ha.shape[0])
+    np.testing.assert_allclose(got, ref, rtol=0, atol=tol)
+
+
+@pytest.mark.parametrize("name,ext,din,dout", CASES, ids=[c[0] for c in CASES])
+def test_narrow_kmajor_wide_on_the_ws_tile(name, ext, din, dout):
+    import cupy as cp
+
+    from gettpy.backends.gpu import _target, launch
+    from gettpy.plan import make_plan
+    from gettpy.plan.tiles import kernel_spec
+
+    a, b, d, ha, hb, p = tccg2_family(ext, din, dout)
+    # the plan: the wide input (A, rows of d) on the kernel's M, and on sm_90 the warp-specialised tile
     plan = make_plan(p)
     assert plan.part.m == ("a", "c") and not plan.part.swapped
     if not _target()[1]:
         pytest.skip("the warp-specialised wgmma tile runs on sm_90")
     spec = kernel_spec(plan, False, tile=WS_TILE)
     ptr = (lambda x: x.data_ptr()) if din == "bf16" else (lambda x: x.data.ptr)
-    if din == "bf16":
-        torch.cuda.synchronize()  # (the tensors were made on torch's stream; the kernel runs on CuPy's)
     launch(spec, ptr(a), ptr(b), 0, ptr(d), 1.0, 0.0)
     cp.cuda.Device().synchronize()
-    got = (d.float().cpu().numpy() if din == "bf16" else cp.asnumpy(d)).astype(np.float64)
-    ref = np.einsum("dca,bd->abc", ha.astype(np.float64), hb.astype(np.float64))
-    tol = {"f16": 2e-3, "bf16": 1.6e-2, "f32": 1e-4}[dout] * np.sqrt(ed)
-    np.testing.assert_allclose(got, ref, rtol=0, atol=tol)
+    check_tccg2(d, ha, hb, din, dout)

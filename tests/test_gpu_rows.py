@@ -5,8 +5,8 @@ unit shape and width, with C, alpha, beta and ops, on ragged extents (P, Q and N
 8, rows of an even number of 16-byte units, copied one by one); every element of D against numpy float64."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
+from test_gpu_narrow_ws import check_tccg2, tccg2_family
 from test_gpu_wgmma import _sm90, run_forced
 
 from gettpy import ops
@@ -28,44 +28,19 @@ EINSUM = [  # (id, extents a, b, c, d of abc-dca-bd, input dtype, output dtype)
 def test_rows_through_einsum(name, ext, din, dout):
     """gettpy.einsum on the heuristic's tile: the row-stream tile on sm_90 (P = a's extent, units of 8 values of a
     where a divides by 8, else 1), every element against float64."""
-    import cupy as cp
-
     import gettpy
     from gettpy.plan import make_plan
-    from gettpy.plan.problem import ContractionProblem, TensorInfo
     from gettpy.plan.tiles import kernel_spec
 
     if not _sm90():
         pytest.skip("the row-stream tile runs on sm_90")
-    ea, eb, ec, ed = ext
-    sa, sb, sd = (ed, ec, ea), (eb, ed), (ea, eb, ec)
-    rng = np.random.default_rng(sum(ext))
-    ha = rng.uniform(-1, 1, sa).astype(np.float32)
-    hb = rng.uniform(-1, 1, sb).astype(np.float32)
-    if din == "bf16":
-        torch = pytest.importorskip("torch")
-        a = torch.from_numpy(np.ascontiguousarray(ha.T)).to("cuda", torch.bfloat16).permute(2, 1, 0)
-        b = torch.from_numpy(np.ascontiguousarray(hb.T)).to("cuda", torch.bfloat16).permute(1, 0)
-        ha, hb = (t.float().cpu().numpy() for t in (a, b))
-        d = torch.empty(sd[::-1], device="cuda", dtype=torch.bfloat16).permute(2, 1, 0)
-    else:
-        ha, hb = ha.astype(np.float16), hb.astype(np.float16)
-        a, b = cp.asarray(np.asfortranarray(ha)), cp.asarray(np.asfortranarray(hb))
-        d = cp.full(sd, np.nan, dtype=np.float16 if dout == "f16" else np.float32, order="F")
-
-    def info(n, modes, shape, dt):
-        st = np.cumprod((1,) + shape[:-1]).tolist()
-        return TensorInfo(n, tuple(modes), tuple(int(x) for x in st), dt)
-    p = ContractionProblem(info("A", "dca", sa, din), info("B", "bd", sb, din), None, info("D", "abc", sd, dout),
-                           tuple(sorted(zip("abcd", ext, strict=True))))
+    a, b, d, ha, hb, p = tccg2_family(ext, din, dout)
+    ea = ext[0]
     spec = kernel_spec(make_plan(p), False)
     assert spec.tile.rows == 4 and spec.rows_p == ea and spec.tile.rows_run == (8 if ea % 8 == 0 else 1)
 
     gettpy.einsum("dca,bd->abc", a, b, out=d)
-    got = (d.float().cpu().numpy() if din == "bf16" else cp.asnumpy(d)).astype(np.float64)
-    ref = np.einsum("dca,bd->abc", ha.astype(np.float64), hb.astype(np.float64))
-    tol = {"f16": 2e-3, "bf16": 1.6e-2, "f32": 1e-4}[dout] * np.sqrt(ed)
-    np.testing.assert_allclose(got, ref, rtol=0, atol=tol)
+    check_tccg2(d, ha, hb, din, dout)
 
 
 def _rows(bm=64, bn=24, stages=4, parts=4, run=8):
