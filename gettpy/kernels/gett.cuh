@@ -1945,7 +1945,7 @@ struct Gett {
 // m16n8k8 where K % 16 = 8); the parts meet in a staging tile, from which each thread stores one (n, j) run of UA
 // values of D along i, in vectors of ROWS_DV (D's stride-1 run). A row's smem pitch is an odd number of 16-byte units
 // (ldmatrix without bank conflicts): K x 2 bytes where that is odd (one copy per i), else 16 more (a copy per row).
-// On the H100, #2 f16: 0.0252 ms against the warp-specialised wgmma tile's 0.0275 (tccg/results/v30_h100/call2c/).
+// On the H100, #2 f16: 0.0255-0.0270 ms against the warp-specialised wgmma tile's 0.0275-0.0280 (tccg/results/v30_h100/).
 template <class T> struct Mma8;
 template <> struct Mma8<__half> {
   __device__ __forceinline__ static void run(float* c, const unsigned (&a)[2], unsigned b) {

@@ -149,7 +149,8 @@ class TileConfig:
             a ring of `stages`, multiplied with mma.sync by a B held in shared memory and registers for the whole
             launch (bn >= N, at most 32), and stored through a staging tile in runs of rows_run values along m
             (gett.cuh's Rows). Persistent; wm = 16, wn = bn, bk = 16; 32 x (bm / 16) x rows threads. TCCG #2 f16 on
-            the H100: 0.0252 ms against the warp-specialised wgmma tile's 0.0275 (tccg/results/v30_h100/call2c/).
+            the H100: 0.0255-0.0270 ms against the warp-specialised wgmma tile's 0.0275-0.0280 and torch.einsum's
+            0.0275-0.0284 (plan/tiles.py `_row_stream`, tccg/results/v30_h100/).
         rows_run: (row-stream tiles) values of m's first part a unit takes (a divisor of bm): D's vector along m.
     """
 
