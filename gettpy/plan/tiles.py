@@ -643,10 +643,10 @@ def _row_stream(spec: KernelSpec, plan: Plan, read_c: bool) -> KernelSpec:
     Measured on the H100 (tccg/results/v30_h100/): a grid-stride copy kernel reads #2's 57.6 MB input in 0.0201 ms
     (2.86 TB/s, `stream_probe.py`, call1/), while the warp-specialised wgmma tile ran #2 in 0.0275-0.0280 ms
     (torch.einsum 0.0277-0.0279). The prototype `rows_kernel.cu` (`rows_probe.py`, call2a-call2c/, against those two
-    in the same process): 4 warps of 16 rows 0.0293-0.0314 ms, 8 warps with K in 2 parts 0.0261-0.0262, 16 warps
-    with K in 4 parts 0.0252 (3 stages 0.0254, 5 KB copies; 2.5 KB copies or units of 128 rows slower). This kernel,
-    end to end (`python -m tccg`): f16 0.0261 ms against torch's 0.0284, f16 -> f32 0.0289 against 0.0377 (call3/); in
-    the v30 headline 0.0270 against 0.0275 in the single pass and 0.0262 against 0.0276 interleaved."""
+    in the same process): 4 warps of 16 rows 0.0293 ms (B's fragments in registers), 8 warps with K in 2 parts
+    0.0261-0.0262, 16 warps with K in 4 parts 0.0252 (3 stages 0.0254; 5 KB copies; 2.5 KB copies or units of 128
+    rows slower). This kernel, end to end (`python -m tccg`): f16 0.0261 ms against torch's 0.0284, f16 -> f32 0.0289
+    against 0.0377 (call3/); in the v30 headlines 0.0270 and 0.0255 against 0.0275 and 0.0283 in the single pass."""
     t = spec.tile
     if not (t.ws and not t.tma and t.bn <= 32):
         return spec
