@@ -647,8 +647,7 @@ def _row_stream(spec: KernelSpec, plan: Plan, read_c: bool) -> KernelSpec:
     0.0261-0.0262, 16 warps with K in 4 parts 0.0252 (3 stages 0.0254; 5 KB copies; 2.5 KB copies or units of 128
     rows slower). This kernel, end to end (`python -m tccg`): f16 0.0261 ms against torch's 0.0284, f16 -> f32 0.0289
     against 0.0377 (call3/); in the v30 headlines 0.0270 and 0.0255 against 0.0275 and 0.0283 in the single pass."""
-    t = spec.tile
-    if not (t.ws and not t.tma and t.bn <= 32):
+    if spec.tile != NARROW_WS_TILE:
         return spec
     p = rows_split(plan.layout_a.dim("m"), plan.K)
     if p is None:
