@@ -20,14 +20,25 @@ import numpy as np
 
 from . import backends
 from .dtypes import TF32_MODES, numpy_dtype, short_name
-from .errors import DtypeError, GettpyError, LayoutError, ShapeError
+from .errors import ArgumentError, DtypeError, GettpyError, LayoutError, OptionError, ShapeError
 from .interop import caller_stream, to_native, wrapper_for
 from .layouts.descriptor import pointer_alignment
 from .ops import Op, as_op, as_semiring, identity
 from .plan.cache import cached_schedule
 from .plan.problem import ContractionProblem, TensorInfo
 from .plan.schedule import Schedule
-from .subscripts import parse, split_operands
+from .semantics import (
+    check_casting,
+    check_optimize,
+    check_order,
+    empty_in_order,
+    k_axis_order,
+    make_view,
+    order_letter,
+    view_geometry,
+    view_meets_order,
+)
+from .subscripts import decode_subscripts, parse, split_operands
 
 _NUMPY_OPTIONS = ("order", "casting")
 
@@ -130,10 +141,10 @@ def _ops_for(n: int, ops) -> list[Op]:
     single_factory = (isinstance(ops, tuple) and len(ops) > 1 and isinstance(ops[0], str)
                       and all(isinstance(v, int | float) for v in ops[1:]))  # ("leaky_relu", 0.1)
     if isinstance(ops, Op | str) or single_factory:
-        raise GettpyError(f"ops must be a sequence of one op per operand ({n}), got {ops!r}")
+        raise ArgumentError(f"ops must be a sequence of one op per operand ({n}), got {ops!r}")
     ops = list(ops)
     if len(ops) != n:
-        raise GettpyError(f"ops has {len(ops)} entries for {n} operand(s)")
+        raise OptionError(f"ops has {len(ops)} entries for {n} operand(s)")
     return [as_op(o, f"ops[{i}]") for i, o in enumerate(ops)]
 
 
@@ -172,36 +183,75 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
     """
     for k in options:
         if k not in _NUMPY_OPTIONS:
-            raise TypeError(f"einsum() got an unexpected keyword argument {k!r}")
+            raise ArgumentError(f"einsum() got an unexpected keyword argument {k!r}")
+    options = {"order": check_order(options.get("order", "K")),
+               "casting": check_casting(options.get("casting", "safe"))}
+    check_optimize(optimize)
+    if isinstance(optimize, np.bool_):
+        optimize = bool(optimize)
+    operands = decode_subscripts(operands)
     raw = _operand_arrays(operands)
     if not raw:
         return _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, lambda r: r, (semiring, compute))
     with caller_stream(raw[0]):  # torch operands: torch's current stream
-        return _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrapper_for(raw[0]),
-                       (semiring, compute))
+        r = _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrapper_for(raw[0]),
+                    (semiring, compute))
+    if out is None and isinstance(r, np.ndarray) and r.ndim == 0:
+        return r[()]  # numpy's einsum gives a 0-d result as a numpy scalar
+    return r
 
 
 def _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrap, arith=(None, None)):
     raw = [to_native(x) for x in raw]
     if out is not None:
         if not hasattr(out, "shape") or not hasattr(out, "dtype"):
-            raise GettpyError(f"out must be an array (numpy, cupy or torch), got {type(out).__name__}")
+            raise ArgumentError(f"out must be an array (numpy, cupy or torch), got {type(out).__name__} {out!r}")
         out = to_native(out)
     kinds = {backends.array_module_name(x) for x in raw if type(x).__module__.split(".")[0] in ("numpy", "cupy")}
     if len(kinds) > 1:
-        raise GettpyError("operands mix numpy and cupy arrays; move them to one device first")
+        raise ArgumentError("operands mix numpy and cupy arrays; move them to one device first")
     backend = kinds.pop() if kinds else "numpy"
     arrays = [_as_array(x, backend) for x in raw]
-    casting = options.get("casting", "safe")
+    return wrap(_run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, arith))
+
+
+def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, arith):
+    """einsum on native arrays of one backend: a view, a cast into `out`, or the contraction program."""
+    casting, order = options["casting"], options["order"]
+    xp = backends.xp_of(backend)
+    if len(arrays) == 1 and out is None and ops is None and op_out is None and arith == (None, None):
+        v = _single_view(operands, arrays, dtype, order, backend)
+        if v is not None:
+            return v
+    if out is not None and dtype is not None and not _same_dtype(dtype, out.dtype):
+        # numpy: dtype= is the type of the computation, and `out` receives it under the casting rule
+        r = _run(operands, arrays, backend, None, dtype, optimize, ops, op_out, {**options, "order": "K"}, arith)
+        if not np.can_cast(r.dtype, out.dtype, casting):
+            raise DtypeError(f"out has dtype {out.dtype}, which cannot receive the dtype={r.dtype} result under "
+                             f"casting={casting!r}")
+        if tuple(out.shape) != tuple(r.shape):
+            raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {tuple(r.shape)}")
+        if out.size:
+            _check_no_self_overlap(out, "out")
+        xp.copyto(out, r, casting="unsafe")
+        return out
     prog = _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith)
+    ndim = len(prog.out_shape)
+    axes = _result_axes(order, operands, arrays, backend, ndim) if out is None and ndim > 1 else None
     if any(x.dtype != prog.in_dtype for x in arrays):
         # mixed input types: cast to the computation's type, then plan on the copies' own layouts
         arrays = [x if x.dtype == prog.in_dtype else x.astype(prog.in_dtype) for x in arrays]
         prog = _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith)
-    xp = backends.xp_of(backend)
-    result = out if out is not None else xp.empty(prog.out_shape, dtype=prog.out_dtype)
+    if out is not None:
+        result = out
+    elif axes is not None and axes != tuple(range(len(prog.out_shape))):
+        # the layout `order` asks for: plan the last step for that output
+        result = empty_in_order(xp, prog.out_shape, prog.out_dtype, axes)
+        prog = _program(operands, arrays, result, dtype, optimize, ops, op_out, backend, casting, arith)
+    else:
+        result = xp.empty(prog.out_shape, dtype=prog.out_dtype)
     if result.size == 0:
-        return wrap(result)
+        return result
     # an output sharing memory with an input is computed into a temporary, then copied
     target = result
     if out is not None and any(xp.may_share_memory(out, x) for x in arrays):
@@ -211,7 +261,53 @@ def _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrap, ari
     _execute(prog, backend, xp, arrays, target)
     if target is not result:
         result[...] = target
-    return wrap(result)
+    return result
+
+
+def _same_dtype(dtype, other) -> bool:
+    """Whether `dtype` (any spelling numpy or gettpy takes) is the dtype `other`."""
+    try:
+        return np.dtype(dtype) == np.dtype(other)
+    except TypeError:
+        try:
+            return short_name(dtype, "dtype=") == short_name(other, "out")
+        except DtypeError:
+            return False
+
+
+def _single_view(operands, arrays, dtype, order, backend):
+    """The view a one-operand einsum that sums nothing is (numpy's and CuPy's semantics), or None.
+
+    A `dtype` other than the operand's, or an `order` the view does not already meet, makes a copy
+    instead (numpy would return the view in the operand's own dtype and layout)."""
+    x = arrays[0]
+    if dtype is not None and not _same_dtype(dtype, x.dtype):
+        return None
+    subs, _ = parse(_rebuild(operands, arrays))
+    geometry = view_geometry(subs.inputs[0], subs.output, tuple(x.shape), tuple(x.strides))
+    if geometry is None:
+        return None
+    v = make_view(x, *geometry, backend)
+    return v if view_meets_order(v, order, arrays) else None
+
+
+def _result_axes(order, operands, arrays, backend, ndim: int) -> tuple[int, ...] | None:
+    """The result's axes from slowest to fastest for `order` (None: C order)."""
+    if order == "K":
+        if backend != "numpy":
+            return None  # CuPy results are C-ordered (the layout the GETT kernel's plans are tuned for)
+        subs, _ = parse(_rebuild(operands, arrays))
+        ext = _resolve_extents(subs.inputs, arrays)
+        strides = []
+        for i, (modes, x) in enumerate(zip(subs.inputs, arrays, strict=True)):
+            st: dict[str, int] = {}
+            for m, s in zip(modes, _element_strides(x, i), strict=True):
+                st[m] = st.get(m, 0) + s
+            strides.append(st)
+        return k_axis_order(subs.output, subs.inputs, strides, ext)
+    if order_letter(order, arrays) == "F":
+        return tuple(reversed(range(ndim)))
+    return None
 
 
 #: einsum's call cache: call signature -> Program (bounded, oldest entry dropped first)
@@ -292,14 +388,17 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, 
                          f"operands); leave it None for the default")
     ops_in = _ops_for(len(arrays), ops)
     op_d = as_op(op_out, "op_out")
+    # shapes are checked before types, as numpy does (a call wrong in both reports its shapes)
+    ext = _resolve_extents(subs.inputs, arrays)
+    out_shape = tuple(ext[m] for m in subs.output)
+    for i, (modes, x) in enumerate(zip(subs.inputs, arrays, strict=True)):
+        _fold(modes, x.shape, [0] * x.ndim, i, ext)
     in_s, out_s = _result_dtype(arrays, dtype, out, casting)
     in_dt = numpy_dtype(in_s) if in_s != "bf16" else arrays[0].dtype
     out_dt = numpy_dtype(out_s) if out_s != "bf16" else arrays[0].dtype
-    ext = _resolve_extents(subs.inputs, arrays)
-    out_shape = tuple(ext[m] for m in subs.output)
     if out is not None:
         if backends.array_module_name(out) != backend:
-            raise GettpyError(f"out is a {backends.array_module_name(out)} array but the operands are {backend}")
+            raise ArgumentError(f"out is a {backends.array_module_name(out)} array but the operands are {backend}")
         if tuple(out.shape) != out_shape:
             raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {out_shape} "
                              f"(output modes {''.join(m if len(m) == 1 else '.' for m in subs.output)!r})")
@@ -442,6 +541,9 @@ def _path(infos, output, ext, optimize):
         return [(0, 1)] * (len(infos) - 1)
     elif isinstance(optimize, list | tuple) and optimize and optimize[0] == "einsum_path":
         return list(optimize[1:])
-    path, _ = oe.contract_path(eq, *shapes, shapes=True, optimize=optimize)
+    limit = None
+    if isinstance(optimize, tuple) and len(optimize) == 2 and isinstance(optimize[0], str):
+        optimize, limit = optimize  # numpy's (strategy, memory limit) form
+    path, _ = oe.contract_path(eq, *shapes, shapes=True, optimize=optimize, memory_limit=limit)
     return path
 
