@@ -225,10 +225,12 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
             return v
     if out is not None and dtype is not None and not _same_dtype(dtype, out.dtype):
         # numpy: dtype= is the type of the computation, and `out` receives it under the casting rule
+        if not (np.can_cast(out.dtype, dtype, casting) and np.can_cast(dtype, out.dtype, casting)):
+            # numpy's einsum reads and writes `out` in the computation's type: both casts must be allowed
+            raise DtypeError(f"out has dtype {out.dtype} but dtype={np.dtype(dtype)}: numpy's rule asks for casts "
+                             f"both ways between them under casting={casting!r} (pass casting='same_kind' or "
+                             f"'unsafe' to allow it)")
         r = _run(operands, arrays, backend, None, dtype, optimize, ops, op_out, {**options, "order": "K"}, arith)
-        if not np.can_cast(r.dtype, out.dtype, casting):
-            raise DtypeError(f"out has dtype {out.dtype}, which cannot receive the dtype={r.dtype} result under "
-                             f"casting={casting!r}")
         if tuple(out.shape) != tuple(r.shape):
             raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {tuple(r.shape)}")
         if out.size:
@@ -544,6 +546,8 @@ def _path(infos, output, ext, optimize):
     limit = None
     if isinstance(optimize, tuple) and len(optimize) == 2 and isinstance(optimize[0], str):
         optimize, limit = optimize  # numpy's (strategy, memory limit) form
+        if limit <= 0:  # numpy then contracts all operands at once; the pairwise equivalent is in order
+            return [(0, 1)] * (len(infos) - 1)
     path, _ = oe.contract_path(eq, *shapes, shapes=True, optimize=optimize, memory_limit=limit)
     return path
 
