@@ -153,12 +153,19 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
     """Evaluate the Einstein summation convention on the operands, like numpy.einsum.
 
     Args:
-        *operands: ``subscripts, A, B, ...`` or the sublist form ``A, [0, 1], B, [1, 2], [0, 2]``.
-        out: optional output array (right shape and dtype); it may overlap an input.
+        *operands: ``subscripts, A, B, ...`` (a str, or bytes as numpy takes them) or the sublist form
+            ``A, [0, 1], B, [1, 2], [0, 2]`` (Python or numpy ints, 1-d int arrays, Ellipsis). Operands
+            may be numpy, CuPy or torch arrays, Python scalars or nested lists (converted as
+            ``numpy.asarray`` converts them, then promoted with the arrays as numpy.einsum does).
+        out: optional output array of the result's shape; it may overlap an input. With `dtype`, `out`
+            may have another dtype where `casting` allows the casts between the two both ways (numpy's
+            rule: the computation runs in `dtype` and `out` receives it).
         dtype: type of the result (and of the computation); for float16/bfloat16 inputs, float32
             keeps the inputs in half precision and writes a float32 result.
-        optimize: opt_einsum's path strategy for three or more operands (True = "auto", False =
-            left to right, or a strategy name or explicit path).
+        optimize: opt_einsum's path strategy for three or more operands: True (= "auto"), False or None
+            (left to right), a strategy name ("greedy", "optimal", "dp", "branch-2", "random-greedy",
+            ...), numpy's ``(name, memory_limit)`` pair, an opt_einsum PathOptimizer, or an explicit
+            path (numpy's ``["einsum_path", (0, 1), ...]`` or opt_einsum's list of tuples).
         ops: one unary op per operand (gettpy.ops names, Op objects or None), fused into the reads.
         op_out: unary op applied to the result before it is stored.
         semiring: the arithmetic of the sum over contracted modes: None (ordinary +, ×), a name
@@ -169,14 +176,25 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
             products: close to float32 accuracy). With None, a large compute-bound float32 contraction on
             an sm_90 GPU runs on the float64 tensor cores: inputs widened to float64 (exact), float64 sums,
             the result rounded to float32 once (more accurate than a float32 sum, and faster there).
-        **options: numpy's ``casting`` (default "safe") rules `dtype` and `out`; ``order`` is accepted and
-            ignored (results are C-ordered).
+        **options: numpy's ``casting`` ("no", "equiv", "safe" (default), "same_kind", "unsafe") rules
+            `dtype` and `out`; ``order`` sets the layout of a result einsum allocates: "C", "F", "A" (F
+            when every operand is F-contiguous, else C) or "K" (default): for numpy operands the layout
+            numpy.einsum gives (the output axes in the operands' stride order), for CuPy operands C
+            order, the layout the GPU plans are tuned to write.
 
     Returns:
         The result array (numpy for numpy inputs, CuPy for CuPy inputs, torch for torch); `out` when given.
+        As in numpy, a 0-d result of numpy operands (without `out`) is a numpy scalar, and a one-operand
+        einsum that sums nothing (``'ij->ji'``, ``'ii->i'``, ``'...'``) is a view of its operand, for
+        numpy and CuPy arrays alike (writeable when the operand is) unless `out`, a `dtype` other than
+        the operand's (numpy would ignore that dtype), an `order` the view does not meet, or an op or
+        semiring asks for a computed result.
 
     Raises:
-        SubscriptError, ShapeError, LayoutError, DtypeError: naming the operand, mode and values.
+        SubscriptError, ShapeError, LayoutError, OptionError (ValueError subclasses) and DtypeError,
+        ArgumentError, SubscriptTypeError (TypeError subclasses): the kind numpy raises for the same
+        mistake, naming the argument, operand, mode and values. object, longdouble and clongdouble
+        operands raise DtypeError (gettpy computes in the GPU's number types; numpy.einsum handles them).
 
     A repeated call with the same subscripts, layouts, dtypes and ops finds its program (the plans of
     every step) in a bounded cache and only launches.
@@ -223,6 +241,7 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
         v = _single_view(operands, arrays, dtype, order, backend)
         if v is not None:
             return v
+    _refuse_numpy_only_types(arrays, dtype, out)
     if out is not None and dtype is not None and not _same_dtype(dtype, out.dtype):
         # numpy: dtype= is the type of the computation, and `out` receives it under the casting rule
         if not (np.can_cast(out.dtype, dtype, casting) and np.can_cast(dtype, out.dtype, casting)):
@@ -264,6 +283,27 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
     if target is not result:
         result[...] = target
     return result
+
+
+#: dtype chars of the types only numpy computes in: object, longdouble and clongdouble
+_NUMPY_ONLY = {"O": "object", "g": "longdouble", "G": "clongdouble"}
+
+
+def _refuse_numpy_only_types(arrays, dtype, out) -> None:
+    """A clear DtypeError for object and extended-precision types (views of them pass before this)."""
+    found = [(f"operand {i}", x.dtype) for i, x in enumerate(arrays)]
+    if out is not None:
+        found.append(("out", out.dtype))
+    if dtype is not None:
+        try:
+            found.append(("dtype=", np.dtype(dtype)))
+        except TypeError:
+            pass  # not a numpy dtype (bf16 spellings, or a bad one: the dtype resolver names it)
+    for what, dt in found:
+        if getattr(dt, "char", None) in _NUMPY_ONLY:
+            raise DtypeError(f"{what}: dtype {_NUMPY_ONLY[dt.char]} is not supported: gettpy contracts "
+                             f"fixed-width machine number types (no Python objects, no extended precision); "
+                             f"use numpy.einsum for {_NUMPY_ONLY[dt.char]} arrays")
 
 
 def _same_dtype(dtype, other) -> bool:

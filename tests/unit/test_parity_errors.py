@@ -62,6 +62,10 @@ CASES = [
     ("optimize_unknown_name_two_operands", ("i,i", V, V), {"optimize": "bogus"}, ValueError, "bogus", False),
     ("optimize_path_step_not_a_tuple", ("i,i,i", V, V, V), {"optimize": ["einsum_path", 0]}, TypeError,
      "optimize", False),
+    ("object_operand", ("i,i", np.ones(3, object), V), {}, TypeError, "numpy.einsum", False),
+    ("longdouble_operand", ("ij,j", np.ones((2, 3), np.longdouble), V), {}, TypeError, "longdouble", False),
+    ("clongdouble_operand", ("i->", np.ones(3, np.clongdouble)), {}, TypeError, "clongdouble", False),
+    ("object_dtype", ("i,i", V, V), {"dtype": object}, TypeError, "object", False),
     ("ops_not_a_sequence", ("i,i", V, V), {"ops": "relu"}, TypeError, "ops", False),
     ("ops_wrong_count", ("i,i", V, V), {"ops": ["relu"]}, ValueError, "ops", False),
 ]
@@ -102,6 +106,13 @@ def test_every_error_class_is_a_value_or_type_error():
     assert len(classes) >= 7
     for c in classes:
         assert issubclass(c, ValueError | TypeError), c
+
+
+def test_views_of_numpy_only_types_pass():
+    """A view computes nothing, so object arrays get one, as from numpy."""
+    a = np.array([[1, "x"], [None, 2.5]], dtype=object)
+    v = gettpy.einsum("ij->ji", a)
+    assert v.base is a.base and v[1, 0] == "x"
 
 
 def test_error_leaves_out_untouched():
