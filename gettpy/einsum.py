@@ -241,7 +241,7 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
         v = _single_view(operands, arrays, dtype, order, backend)
         if v is not None:
             return v
-    _refuse_numpy_only_types(arrays, dtype, out)
+    _refuse_numpy_only_types(operands, arrays, dtype, out)
     if out is not None and dtype is not None and not _same_dtype(dtype, out.dtype):
         # numpy: dtype= is the type of the computation, and `out` receives it under the casting rule
         if not (np.can_cast(out.dtype, dtype, casting) and np.can_cast(dtype, out.dtype, casting)):
@@ -289,8 +289,9 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
 _NUMPY_ONLY = {"O": "object", "g": "longdouble", "G": "clongdouble"}
 
 
-def _refuse_numpy_only_types(arrays, dtype, out) -> None:
-    """A clear DtypeError for object and extended-precision types (views of them pass before this)."""
+def _refuse_numpy_only_types(operands, arrays, dtype, out) -> None:
+    """A clear DtypeError for object and extended-precision types (views of them pass before this);
+    malformed subscripts are reported first, as numpy does."""
     found = [(f"operand {i}", x.dtype) for i, x in enumerate(arrays)]
     if out is not None:
         found.append(("out", out.dtype))
@@ -299,11 +300,13 @@ def _refuse_numpy_only_types(arrays, dtype, out) -> None:
             found.append(("dtype=", np.dtype(dtype)))
         except TypeError:
             pass  # not a numpy dtype (bf16 spellings, or a bad one: the dtype resolver names it)
-    for what, dt in found:
-        if getattr(dt, "char", None) in _NUMPY_ONLY:
-            raise DtypeError(f"{what}: dtype {_NUMPY_ONLY[dt.char]} is not supported: gettpy contracts "
-                             f"fixed-width machine number types (no Python objects, no extended precision); "
-                             f"use numpy.einsum for {_NUMPY_ONLY[dt.char]} arrays")
+    bad = [(what, dt) for what, dt in found if getattr(dt, "char", None) in _NUMPY_ONLY]
+    if bad:
+        parse(_rebuild(operands, arrays))
+        what, dt = bad[0]
+        raise DtypeError(f"{what}: dtype {_NUMPY_ONLY[dt.char]} is not supported: gettpy contracts "
+                         f"fixed-width machine number types (no Python objects, no extended precision); "
+                         f"use numpy.einsum for {_NUMPY_ONLY[dt.char]} arrays")
 
 
 def _same_dtype(dtype, other) -> bool:
