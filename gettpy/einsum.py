@@ -258,7 +258,9 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
         return out
     prog = _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith)
     ndim = len(prog.out_shape)
-    axes = _result_axes(order, operands, arrays, backend, ndim) if out is None and ndim > 1 else None
+    axes = None
+    if out is None and ndim > 1:
+        axes = prog.k_axes if order == "K" else _result_axes(order, arrays, ndim)
     if any(x.dtype != prog.in_dtype for x in arrays):
         # mixed input types: cast to the computation's type, then plan on the copies' own layouts
         arrays = [x if x.dtype == prog.in_dtype else x.astype(prog.in_dtype) for x in arrays]
@@ -336,23 +338,20 @@ def _single_view(operands, arrays, dtype, order, backend):
     return v if view_meets_order(v, order, arrays) else None
 
 
-def _result_axes(order, operands, arrays, backend, ndim: int) -> tuple[int, ...] | None:
-    """The result's axes from slowest to fastest for `order` (None: C order)."""
-    if order == "K":
-        if backend != "numpy":
-            return None  # CuPy results are C-ordered (the layout the GETT kernel's plans are tuned for)
-        subs, _ = parse(_rebuild(operands, arrays))
-        ext = _resolve_extents(subs.inputs, arrays)
-        strides = []
-        for i, (modes, x) in enumerate(zip(subs.inputs, arrays, strict=True)):
-            st: dict[str, int] = {}
-            for m, s in zip(modes, _element_strides(x, i), strict=True):
-                st[m] = st.get(m, 0) + s
-            strides.append(st)
-        return k_axis_order(subs.output, subs.inputs, strides, ext)
-    if order_letter(order, arrays) == "F":
-        return tuple(reversed(range(ndim)))
-    return None
+def _result_axes(order, arrays, ndim: int) -> tuple[int, ...] | None:
+    """The result's axes from slowest to fastest for order 'C', 'F' or 'A' (None: C order)."""
+    return tuple(reversed(range(ndim))) if order_letter(order, arrays) == "F" else None
+
+
+def _k_axes(subs, arrays, ext) -> tuple[int, ...]:
+    """The result's axes from slowest to fastest for order 'K': numpy's layout for these operands."""
+    strides = []
+    for i, (modes, x) in enumerate(zip(subs.inputs, arrays, strict=True)):
+        st: dict[str, int] = {}
+        for m, s in zip(modes, _element_strides(x, i), strict=True):
+            st[m] = st.get(m, 0) + s
+        strides.append(st)
+    return k_axis_order(subs.output, subs.inputs, strides, ext)
 
 
 #: einsum's call cache: call signature -> Program (bounded, oldest entry dropped first)
@@ -386,6 +385,8 @@ class Program:
     out_dtype: object
     target_packed: bool
     one: float = 1.0
+    #: the result's axes, slowest first, in numpy's order='K' layout (numpy operands; None: C order)
+    k_axes: tuple[int, ...] | None = None
 
 
 def _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith=(None, None)) -> Program:
@@ -460,7 +461,8 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, 
     else:
         final = TensorInfo("output", subs.output, tuple(_element_strides(out, "out")), out_s, align, op_d)
     steps = _network(infos, subs.output, ext, final, optimize, sr, compute, backend)
-    return Program(tuple(steps), in_dt, out_shape, out_dt, packed, 1.0 if sr is None else sr.one)
+    k_axes = _k_axes(subs, arrays, ext) if backend == "numpy" and out is None and len(out_shape) > 1 else None
+    return Program(tuple(steps), in_dt, out_shape, out_dt, packed, 1.0 if sr is None else sr.one, k_axes)
 
 
 def _c_strides(shape) -> tuple[int, ...]:
