@@ -58,11 +58,7 @@ def check_optimize(optimize) -> None:
                                 f"number")
         return
     if isinstance(optimize, list | tuple):
-        for step in optimize[1:] if optimize and optimize[0] == "einsum_path" else optimize:
-            if not isinstance(step, list | tuple):
-                raise ArgumentError(f"optimize: an explicit path is a list of tuples of operand positions, got "
-                                    f"the step {step!r} in {optimize!r}")
-        return
+        return  # an explicit path: its steps are checked where the path is used
     raise ArgumentError(f"optimize must be a bool, a path strategy name ('auto', 'greedy', 'optimal', 'dp', "
                         f"'branch-2', 'random-greedy', ...) or an explicit path, got {type(optimize).__name__} "
                         f"{optimize!r}")

@@ -60,8 +60,6 @@ CASES = [
     ("optimize_int", ("i,i,i", V, V, V), {"optimize": 1}, TypeError, "optimize", True),
     ("optimize_unknown_name", ("i,i,i", V, V, V), {"optimize": "bogus"}, ValueError, "bogus", False),
     ("optimize_unknown_name_two_operands", ("i,i", V, V), {"optimize": "bogus"}, ValueError, "bogus", False),
-    ("optimize_path_step_not_a_tuple", ("i,i,i", V, V, V), {"optimize": ["einsum_path", 0]}, TypeError,
-     "optimize", False),
     ("object_operand", ("i,i", np.ones(3, object), V), {}, TypeError, "numpy.einsum", False),
     ("longdouble_operand", ("ij,j", np.ones((2, 3), np.longdouble), V), {}, TypeError, "longdouble", False),
     ("clongdouble_operand", ("i->", np.ones(3, np.clongdouble)), {}, TypeError, "clongdouble", False),
