@@ -241,6 +241,7 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
         v = _single_view(operands, arrays, dtype, order, backend)
         if v is not None:
             return v
+    arrays = _cast_numpy_only_operands(arrays, dtype, casting)
     _refuse_numpy_only_types(operands, arrays, dtype, out)
     if out is not None and dtype is not None and not _same_dtype(dtype, out.dtype):
         # numpy: dtype= is the type of the computation, and `out` receives it under the casting rule
@@ -289,6 +290,28 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
 
 #: dtype chars of the types only numpy computes in: object, longdouble and clongdouble
 _NUMPY_ONLY = {"O": "object", "g": "longdouble", "G": "clongdouble"}
+
+
+def _cast_numpy_only_operands(arrays, dtype, casting):
+    """Operands of object or extended-precision type cast to `dtype=` where `casting` allows it: numpy
+    computes in `dtype`, so these operands only ever enter the contraction as that type."""
+    if dtype is None or not any(x.dtype.char in _NUMPY_ONLY for x in arrays):
+        return arrays
+    try:
+        want = np.dtype(dtype)
+    except TypeError:
+        return arrays
+    if want.char in _NUMPY_ONLY:
+        return arrays
+    out = []
+    for i, x in enumerate(arrays):
+        if x.dtype.char in _NUMPY_ONLY:
+            if not np.can_cast(x.dtype, want, casting):
+                raise DtypeError(f"operand {i}: cannot cast {x.dtype} to dtype={want} under casting={casting!r} "
+                                 f"(pass casting='unsafe' to allow it)")
+            x = x.astype(want)
+        out.append(x)
+    return out
 
 
 def _refuse_numpy_only_types(operands, arrays, dtype, out) -> None:

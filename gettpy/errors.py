@@ -19,6 +19,11 @@ class SubscriptTypeError(SubscriptError, TypeError):
     a sublist entry that is neither an int nor Ellipsis): numpy raises TypeError here."""
 
 
+class PathError(SubscriptError, RuntimeError):
+    """An explicit contraction path (``optimize=["einsum_path", ...]``) does not fit the operands: numpy
+    raises RuntimeError here, and the error is also a SubscriptError (ValueError)."""
+
+
 class ArgumentError(GettpyError, TypeError):
     """An argument has a type the function does not take (`out` that is not an array, `optimize=3.5`,
     an unknown keyword), as numpy's TypeError."""

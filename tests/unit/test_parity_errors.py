@@ -106,6 +106,21 @@ def test_every_error_class_is_a_value_or_type_error():
         assert issubclass(c, ValueError | TypeError), c
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128])
+@pytest.mark.parametrize("src", [object, np.longdouble])
+def test_numpy_only_operands_cast_to_dtype(src, dtype):
+    """With dtype= and casting='unsafe', numpy casts the operands to dtype and computes there; so does
+    gettpy, and under 'safe' the cast is refused as numpy refuses it."""
+    a = np.arange(9).astype(src)
+    got = gettpy.einsum("i->", a, dtype=dtype, casting="unsafe")
+    want = np.einsum("i->", a, dtype=dtype, casting="unsafe")
+    assert got == want == 36 and np.asarray(got).dtype == dtype
+    with pytest.raises(TypeError):
+        np.einsum("i->", a, dtype=dtype, casting="safe")
+    with pytest.raises(TypeError):
+        gettpy.einsum("i->", a, dtype=dtype, casting="safe")
+
+
 def test_views_of_numpy_only_types_pass():
     """A view computes nothing, so object arrays get one, as from numpy."""
     a = np.array([[1, "x"], [None, 2.5]], dtype=object)
