@@ -52,7 +52,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from ..dtypes import ACCUMULATE
+from ..dtypes import accumulate_type
 from ..ops import identity
 from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
@@ -366,7 +366,7 @@ def _split_problem(problem: ContractionProblem, mode: str, s: int, w_order: tupl
                        strides=t.strides[:i + 1] + (st[mode] * inner,) + t.strides[i + 1:])
 
     ext[mode], ext[out] = inner, s
-    acc = ACCUMULATE[problem.a.dtype] if problem.compute != "f64" else "f64"
+    acc = accumulate_type(problem.compute)  # (never narrower than D: the slices are summed in it)
     w = packed(TensorInfo("workspace", w_order + (out,), (0,) * (len(w_order) + 1), acc), w_order + (out,), ext)
     return ContractionProblem(cut(problem.a), cut(problem.b), None, w, tuple(sorted(ext.items())),
                               problem.compute), w, out
