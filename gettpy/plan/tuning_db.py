@@ -30,7 +30,7 @@ from pathlib import Path
 
 FORMAT = 1
 #: the largest tuning database read (bytes)
-MAX_DB_BYTES = 64 << 20
+MAX_DB_BYTES = 256 << 20
 
 #: parsed files: path -> ((device, inode, size, mtime_ns), entries)
 _PARSED: dict[str, tuple[tuple, dict]] = {}
