@@ -360,7 +360,8 @@ def _scalar(v, what: str, compute: str):
     if is_exact(acc):
         if not isinstance(v, numbers.Integral) and not float(v).is_integer():
             raise DtypeError(f"{what}={v!r} is not an integer but the plan computes in {acc}")
-        return int(v)
+        v = int(v) % 2**64  # (wrapped into the 64-bit compute type, as numpy's integer arithmetic wraps)
+        return v - 2**64 if acc == "i64" and v >= 2**63 else int(bool(v)) if acc == "b1" else v
     return complex(v) if is_complex(acc) else float(v)
 
 

@@ -28,7 +28,8 @@ def test_complex_inputs_into_real_out_unsafe_match_numpy():
 
 
 @pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
-def test_complex_matrix_into_real_out_unsafe(rng=np.random.default_rng(5)):
+def test_complex_matrix_into_real_out_unsafe():
+    rng = np.random.default_rng(5)
     a = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
     b = rng.standard_normal((4, 5)) + 1j * rng.standard_normal((4, 5))
     out = np.zeros((3, 5))
