@@ -254,6 +254,7 @@ class ContractionPlan:
         cast_a, cast_b: None, or the numpy dtype A (B) is cast to (a C-ordered copy per call) because A
             and B have different types: they are contracted in their common type.
         compute: short name of the compute type (alpha and beta are typed against it).
+        d_overlaps: D's descriptor makes distinct elements share memory (`contract` refuses to write it).
     """
 
     plan: Schedule
@@ -265,6 +266,7 @@ class ContractionPlan:
     cast_a: np.dtype | None = None
     cast_b: np.dtype | None = None
     compute: str = ""
+    d_overlaps: bool = False
 
     @property
     def workspace_size(self) -> int:
@@ -330,9 +332,6 @@ def plan(desc_a: TensorDescriptor, modes_a: str | Sequence, desc_b: TensorDescri
     for m in md:
         if m not in ma and m not in mb:
             raise SubscriptError(f"output mode {m!r} appears in neither A nor B")
-    if _self_overlapping(desc_d.extents, desc_d.strides):
-        raise LayoutError(f"D: its strides {desc_d.strides} make distinct elements share memory (a stride 0 or "
-                          f"overlapping strides); gettpy cannot write such an output")
     # A and B of different types are contracted in their common type (numpy's promotion): the narrower one
     # is cast per call into a C-ordered copy, which the problem describes
     ins = promote(desc_a.dtype, desc_b.dtype)
@@ -349,7 +348,8 @@ def plan(desc_a: TensorDescriptor, modes_a: str | Sequence, desc_b: TensorDescri
     cast = None if ins == "bf16" else numpy_dtype(ins)
     return ContractionPlan(cached_schedule(problem), desc_a, desc_b, desc_c, desc_d,
                            preference or PlanPreference(), cast if desc_a.dtype != ins else None,
-                           cast if desc_b.dtype != ins else None, problem.compute)
+                           cast if desc_b.dtype != ins else None, problem.compute,
+                           _self_overlapping(desc_d.extents, desc_d.strides))
 
 
 def _scalar(v, what: str, compute: str):
@@ -416,6 +416,11 @@ def contract(plan: ContractionPlan, alpha: Scalar, a: Array, b: Array, beta: Sca
         for t in (p.a, p.b, p.c, p.d):
             if t is not None:
                 check_gpu(t.dtype, f"operand {t.name}")
+    if plan.d_overlaps:
+        raise LayoutError(f"D: its strides {plan.desc_d.strides} make distinct elements share memory (a stride 0 "
+                          f"or overlapping strides); gettpy cannot write such an output")
+    if name == "numpy" and not d.flags.writeable:
+        raise LayoutError("D is a read-only array; pass a writeable D")
     if math.prod(plan.desc_d.extents) == 0:
         return d
     if alpha == 0:  # BLAS's and cuTENSOR's rule: A and B are not read (an inf or NaN in them cannot leak)
