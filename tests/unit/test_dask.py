@@ -9,6 +9,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 da = pytest.importorskip("dask.array")
 dask = pytest.importorskip("dask")
@@ -309,3 +311,29 @@ def test_import_gettpy_does_not_import_dask():
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
     assert subprocess.run([sys.executable, "-c", code], env=env, cwd=root).returncode == 0
+
+
+# ------------------------------------------------------------------------------------------ random cases
+@st.composite
+def _random_contraction(draw):
+    """1-3 operands over modes a-e, extents 1-6 (1 broadcasts or is a real extent), each operand with its own
+    random chunks (so shared modes are often chunked differently), an explicit output of distinct modes."""
+    ext = {m: draw(st.integers(1, 6)) for m in "abcde"}
+    n = draw(st.integers(1, 3))
+    terms = [draw(st.lists(st.sampled_from("abcde"), min_size=1, max_size=3, unique=True)) for _ in range(n)]
+    used = sorted(set().union(*terms))
+    out = draw(st.permutations(used).map(lambda p: p[:draw(st.integers(0, len(p)))]))
+    shapes = [tuple(ext[m] if draw(st.integers(0, 4)) else 1 for m in t) for t in terms]
+    chunks = [tuple(draw(st.integers(1, max(e, 1))) for e in s) for s in shapes]
+    return ",".join("".join(t) for t in terms) + "->" + "".join(out), shapes, chunks
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(_random_contraction())
+def test_random_contractions_match_numpy(case):
+    subs, shapes, chunks = case
+    rng = np.random.default_rng(len(subs))
+    xs = [_rand(rng, s) for s in shapes]
+    got = gdask.einsum(subs, *[da.from_array(x, chunks=c) for x, c in zip(xs, chunks, strict=True)],
+                       split_every=2).compute(scheduler="sync")
+    _close(got, np.einsum(subs, *xs), np.einsum(subs, *[np.abs(x) for x in xs]))
