@@ -260,6 +260,10 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
     subs, _ = parse(tuple(args))
     if not arrays:
         raise SubscriptError("einsum needs at least one operand")
+    for i, x in enumerate(arrays):
+        if any(math.isnan(e) for e in x.shape):
+            raise ShapeError(f"operand {i} has unknown chunk sizes (shape {x.shape}); call its "
+                             f"compute_chunk_sizes() first")
     libs = {_chunk_library(x, i) for i, x in enumerate(arrays)}
     if len(libs) > 1:
         raise GettpyError("operands mix numpy- and CuPy-chunked Dask arrays; move them to one device first")

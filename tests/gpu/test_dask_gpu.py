@@ -98,3 +98,14 @@ def test_local_cuda_cluster(rng, n_gpus):
         # semiring with a split contracted mode: the partials are combined on the GPUs with max
         r = gdask.einsum("ij,jk->ik", ds[0], ds[1], semiring="max_plus", split_every=2)
         np.testing.assert_array_equal(_to_host(r).compute(), (a[:, :, None] + b[None]).max(axis=1))
+
+
+def test_cupy_chunks_half_inputs_float32_result(rng):
+    _cupy()
+    a, b, _ = _cases(rng)
+    h, g = a.astype(np.float16), b.astype(np.float16)
+    r = gdask.einsum("ij,jk->ik", _on_gpu(h, (32, 128)), _on_gpu(g, (128, 24)), dtype=np.float32)
+    assert r.dtype == np.float32
+    got = _to_host(r).compute(scheduler="threads")
+    hh, gg = h.astype(np.float64), g.astype(np.float64)
+    _close(got, hh @ gg, np.abs(hh) @ np.abs(gg), 1e-4)

@@ -203,6 +203,18 @@ def test_errors_name_the_fault(rng):
         gdask.einsum("ij->i", [[1.0]])
     with pytest.raises(GettpyError, match="ops has 1 entries"):
         gdask.einsum("ij,jk->ik", a, a.T, ops=["abs"])
+    x = da.from_array(np.arange(10.0), chunks=3)
+    with pytest.raises(ShapeError, match="operand 1 has unknown chunk sizes"):
+        gdask.einsum("i,i->", x, x[x > 3])
+
+
+def test_zero_extents(rng):
+    a, b = da.zeros((3, 0), chunks=2), da.zeros((0, 4), chunks=2)
+    np.testing.assert_array_equal(gdask.einsum("ij,jk->ik", a, b).compute(scheduler="sync"), np.zeros((3, 4)))
+    # an empty max-plus sum is the semiring's zero, -inf
+    np.testing.assert_array_equal(gdask.einsum("ij,jk->ik", a, b, semiring="max_plus").compute(scheduler="sync"),
+                                  np.full((3, 4), -np.inf))
+    assert gdask.einsum("ij,jk->ij", a, b).compute(scheduler="sync").shape == (3, 0)
 
 
 def test_one_plan_per_distinct_block_problem(rng):
