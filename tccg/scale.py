@@ -15,8 +15,9 @@ the 1-GPU run, and the per-GPU rate against single-GPU gettpy on one block of th
 this process with CUDA events). Then ``big``: a float64 ladder whose V alone is larger than one GPU's
 memory, on the N GPUs, checked against a float64 numpy reference on sampled output blocks.
 
-Without a GPU (or without dask_cuda) it runs a small version on the CPU executor with Dask's threaded
-scheduler (1 and 2 threads standing in for 1 and 2 GPUs) and says so: those numbers are not GPU numbers.
+Without a GPU (or without dask_cuda, or with ``--cpu``) it runs the same steps, small, on gettpy's CPU
+executor with a ``distributed.LocalCluster`` of 1 and 2 worker processes standing in for the GPUs, and says
+so: those numbers are not GPU numbers (and this machine's cores may be shared).
 """
 from __future__ import annotations
 
@@ -81,37 +82,103 @@ def _operand(shape, chunks, dtype, seed, scale, gpu):
                          meta=meta, seed=seed, scale=scale, gpu=gpu, token="scale-operand")
 
 
-def _block_rate(subscripts, chunks, dtype, reps) -> float:
-    """Single-GPU gettpy on one block of each operand (this process, GPU 0): flop/s, median of reps."""
-    import cupy
+def _block_rate(subscripts, chunks, dtype, reps, gpu) -> float:
+    """gettpy on one block of each operand in this process (GPU 0: CUDA events; CPU: wall clock): flop/s,
+    the median of `reps` calls after one that compiles."""
+    if gpu:
+        import cupy
 
-    xs = [cupy.random.default_rng(i).random(c, dtype=np.float64).astype(dtype) for i, c in enumerate(chunks)]
-    gettpy.einsum(subscripts, *xs)  # compile
-    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        xs = [cupy.random.default_rng(i).random(c, dtype=np.float64).astype(dtype) for i, c in enumerate(chunks)]
+    else:
+        xs = [np.random.default_rng(i).random(c).astype(dtype) for i, c in enumerate(chunks)]
+    gettpy.einsum(subscripts, *xs)
     ts = []
     for _ in range(reps):
-        start.record()
-        r = gettpy.einsum(subscripts, *xs)
-        stop.record()
-        stop.synchronize()
-        ts.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3)
-    del xs, r
-    cupy.get_default_memory_pool().free_all_blocks()
+        if gpu:
+            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+            start.record()
+            gettpy.einsum(subscripts, *xs)
+            stop.record()
+            stop.synchronize()
+            ts.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3)
+        else:
+            t0 = time.perf_counter()
+            gettpy.einsum(subscripts, *xs)
+            ts.append(time.perf_counter() - t0)
+    del xs
+    if gpu:
+        cupy.get_default_memory_pool().free_all_blocks()
     return _flops(subscripts, chunks) / statistics.median(ts)
 
 
-def _sync_device():
-    import cupy
+def _sync_device(gpu):
+    if gpu:
+        import cupy
 
-    cupy.cuda.runtime.deviceSynchronize()
+        cupy.cuda.runtime.deviceSynchronize()
     return True
 
 
-def _free_pool():
-    import cupy
+def _free_pool(gpu):
+    if gpu:
+        import cupy
 
-    cupy.get_default_memory_pool().free_all_blocks()
+        cupy.get_default_memory_pool().free_all_blocks()
     return True
+
+
+def _blocks_per_worker(client, future) -> str:
+    """How many output blocks of a persisted array each worker holds (e.g. "2 2")."""
+    held: dict[str, int] = {}
+    for ws in client.who_has(future).values():
+        for w in ws:
+            held[w] = held.get(w, 0) + 1
+    return " ".join(str(held[w]) for w in sorted(held))
+
+
+def _n_keys(dask_worker) -> int:
+    return len(dask_worker.data)
+
+
+def _n_named(name, dask_worker) -> int:
+    return sum(1 for k in dask_worker.data if (k[0] if isinstance(k, tuple) else k) == name)
+
+
+def _drain(client, name=None, timeout_s: float = 60.0) -> None:
+    """Wait until no worker holds a block of the array `name` (None: any block). A released result must be
+    gone before the same graph is submitted again, else the scheduler hands back the blocks still held."""
+    t0 = time.perf_counter()
+
+    def held():
+        return sum(client.run(_n_named, name).values()) if name else sum(client.run(_n_keys).values())
+
+    while held():
+        if time.perf_counter() - t0 > timeout_s:
+            raise RuntimeError(f"workers still hold {held()} blocks of {name or 'anything'} after {timeout_s} s")
+        time.sleep(0.05)
+
+
+def _release(client, gpu) -> None:
+    """Drop everything on the workers and empty their CuPy memory pools (the next case's operands must not
+    share a GPU with the last one's)."""
+    _drain(client)
+    client.run(_free_pool, gpu)
+
+
+def _persist_timed(client, expr, gpu):
+    """Seconds to compute `expr` on the workers, GPUs synchronised; the result released before returning
+    (and the blocks per worker, as _blocks_per_worker)."""
+    import distributed
+
+    t0 = time.perf_counter()
+    f = client.persist(expr)
+    distributed.wait(f)
+    client.run(_sync_device, gpu)
+    el = time.perf_counter() - t0
+    placed = _blocks_per_worker(client, f)
+    del f
+    _drain(client, expr.name)
+    return el, placed
 
 
 def _timed(run, reps):
@@ -151,144 +218,126 @@ def _check_samples(r, v, t, host, samples=3, seed=7) -> float:
     return worst
 
 
-def run_gpu(args) -> list[dict]:
-    import cupy
-    import dask
-    import dask.array as da
+def _cluster(workers: int, gpu: bool):
+    if gpu:
+        from dask_cuda import LocalCUDACluster
+
+        # spilling to host off: nothing but the contraction is timed
+        return LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(map(str, range(workers))), n_workers=workers,
+                                device_memory_limit=0, dashboard_address=None)
     import distributed
-    from dask_cuda import LocalCUDACluster
+
+    return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                    dashboard_address=None)
+
+
+def run(args, gpu: bool) -> list[dict]:
+    import dask
+    import distributed
 
     import gettpy.dask as gdask
 
-    n = min(args.gpus, cupy.cuda.runtime.getDeviceCount())
-    mem = cupy.cuda.Device(0).mem_info[1]
-    print(f"{n} GPU(s): {cupy.cuda.runtime.getDeviceProperties(0)['name'].decode()}, {mem / 1e9:.1f} GB each; "
-          f"dask {dask.__version__}, distributed {distributed.__version__}", flush=True)
-    todo = [(c, dt) for c in cases(True, n) for dt in args.dtypes]
-    block = {(c[0], dt): _block_rate(c[1], c[3], DTYPES[dt], args.reps) for c, dt in todo}
+    if gpu:
+        import cupy
+
+        n = min(args.gpus, cupy.cuda.runtime.getDeviceCount())
+        mem = cupy.cuda.Device(0).mem_info[1]
+        print(f"{n} GPU(s): {cupy.cuda.runtime.getDeviceProperties(0)['name'].decode()}, {mem / 1e9:.1f} GB each; "
+              f"dask {dask.__version__}, distributed {distributed.__version__}", flush=True)
+
+        def host(x):
+            return x.map_blocks(cupy.asnumpy, dtype=x.dtype, meta=np.empty((0,) * x.ndim, dtype=x.dtype))
+    else:
+        n, mem = 2, None
+        print("no GPU (or no dask_cuda): the small CPU version, on gettpy's CPU executor, with a distributed "
+              "LocalCluster of 1 and 2 worker processes standing in for GPUs; these are not GPU numbers",
+              flush=True)
+
+        def host(x):
+            return x
+    todo = [(c, dt) for c in cases(gpu, n) for dt in args.dtypes]
+    block = {(c[0], dt): _block_rate(c[1], c[3], DTYPES[dt], args.reps, gpu) for c, dt in todo}
     rows, base = [], {}
+    # the active memory manager off: copies of an operand that every task reads (the ladder's T) stay on the
+    # workers that fetched them, so that the timed runs after the warm-up measure the contraction
+    with dask.config.set({"distributed.scheduler.active-memory-manager.start": False}):
+        for workers in sorted({1, n}):
+            with _cluster(workers, gpu) as cluster, distributed.Client(cluster) as client:
+                for (name, subs, shapes, chunks), dt in todo:
+                    xs = [_operand(s, c, DTYPES[dt], seed, 1.0 if seed else 0.1, gpu)
+                          for seed, (s, c) in enumerate(zip(shapes, chunks, strict=True))]
+                    xs = client.persist(xs)
+                    distributed.wait(xs)
+                    expr = gdask.einsum(subs, *xs)
+                    placed = []
 
-    def host(x):
-        return x.map_blocks(cupy.asnumpy, dtype=x.dtype, meta=np.empty((0,) * x.ndim, dtype=x.dtype))
+                    def once(expr=expr, placed=placed):
+                        el, where = _persist_timed(client, expr, gpu)
+                        placed[:] = [where]
+                        return el
 
-    for workers in sorted({1, n}):
-        with dask.config.set({"distributed.scheduler.active-memory-manager.start": False}), \
-                LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(map(str, range(workers))), n_workers=workers,
-                                 device_memory_limit=0, dashboard_address=None) as cluster, \
-                distributed.Client(cluster) as client:
-            for (name, subs, shapes, chunks), dt in todo:
-                xs = [_operand(s, c, DTYPES[dt], seed, 1.0 if seed else 0.1, True)
-                      for seed, (s, c) in enumerate(zip(shapes, chunks, strict=True))]
-                xs = client.persist(xs)
-                distributed.wait(xs)
-                expr = gdask.einsum(subs, *xs)
-
-                def run(expr=expr):
-                    t0 = time.perf_counter()
-                    f = client.persist(expr)
-                    distributed.wait(f)
-                    client.run(_sync_device)
-                    dt_ = time.perf_counter() - t0
-                    del f
-                    return dt_
-
-                first, med = _timed(run, args.reps)
-                rows.append(_row(name, dt, workers, subs, shapes, chunks, first, med, block[(name, dt)],
-                                 base.get((name, dt))))
-                base.setdefault((name, dt), med)
-                del xs, expr
-                client.run(_free_pool)
-            if workers == n and n >= 2 and not args.no_big:
-                rows.append(_big(client, n, mem, host, da, gdask, distributed))
+                    first, med = _timed(once, args.reps)
+                    rows.append(_row(name, dt, workers, subs, shapes, chunks, first, med, block[(name, dt)],
+                                     base.get((name, dt))))
+                    rows[-1]["blocks_per_worker"] = placed[0]
+                    print(f"{'':17s}output blocks per worker: {placed[0]}", flush=True)
+                    base.setdefault((name, dt), med)
+                    del xs, expr, once
+                    _release(client, gpu)
+                if workers == n and n >= 2 and not args.no_big:
+                    rows.append(_big(client, n, mem, host, gpu))
     return rows
 
 
-def _big(client, n, mem, host, da, gdask, distributed) -> dict:
-    """A float64 ladder whose V is larger than one GPU's memory, on n GPUs; sampled blocks checked."""
-    no = 32
-    nv = 16 * math.ceil((1.05 * mem / 8) ** 0.25 / 16)  # smallest multiple of 16 with V > 1.05 x one GPU
+def _big(client, n, mem, host, gpu) -> dict:
+    """A float64 ladder whose V is larger than one GPU's memory (on the CPU: larger than a stand-in
+    memory of half of V), on n workers; sampled output blocks checked against numpy in float64."""
+    import distributed
+
+    import gettpy.dask as gdask
+
+    no = 32 if gpu else 8
+    if gpu:
+        nv = 16 * math.ceil((1.05 * mem / 8) ** 0.25 / 16)  # smallest multiple of 16 with V > 1.05 x one GPU
+    else:
+        nv = 32
+        mem = nv ** 4 * 8 // 2
     shapes = [(nv, nv, nv, nv), (nv, nv, no, no)]
     vbytes = nv ** 4 * 8
     # V blocks of about 1/8 of a GPU: each worker holds its share of V plus one block's working set
     split_b = 2
     split_a = max(n, math.ceil(vbytes / (mem / 8) / split_b))
     chunks = [(-(-nv // split_a), -(-nv // split_b), nv, nv), (nv, nv, no, no)]
-    sug = gdask.suggest_chunks("abcd,cdij->abij", shapes, np.float64, memory_bytes=mem, parallelism=n)
-    print(f"big: V {vbytes / 1e9:.1f} GB > one GPU's {mem / 1e9:.1f} GB; V chunks {chunks[0]} "
-          f"(suggest_chunks for one GPU: {sug.operands[0]}, working set {sug.working_set_bytes / 1e9:.1f} GB)",
-          flush=True)
-    v = _operand(shapes[0], chunks[0], np.float64, 11, 1.0, True)
-    t = _operand(shapes[1], chunks[1], np.float64, 12, 0.1, True)
+    sug = gdask.suggest_chunks("abcd,cdij->abij", shapes, np.float64, memory_bytes=mem, parallelism=n,
+                               **({} if gpu else {"min_out_block": 1, "min_k": 1}))
+    print(f"big: V {vbytes / 1e9:.3g} GB > one {'GPU' if gpu else 'stand-in memory'}'s {mem / 1e9:.3g} GB; "
+          f"V chunks {chunks[0]} (suggest_chunks for one: {sug.operands[0]}, working set "
+          f"{sug.working_set_bytes / 1e9:.3g} GB)", flush=True)
+    v = _operand(shapes[0], chunks[0], np.float64, 11, 1.0, gpu)
+    t = _operand(shapes[1], chunks[1], np.float64, 12, 0.1, gpu)
     v, t = client.persist([v, t])
     distributed.wait([v, t])
-    t0 = time.perf_counter()
-    r = client.persist(gdask.einsum("abcd,cdij->abij", v, t))
+    expr = gdask.einsum("abcd,cdij->abij", v, t)
+    # the first run compiles the block kernels and copies T to every worker; the second is timed
+    first, _ = _persist_timed(client, expr, gpu)
+    el, placed = _persist_timed(client, expr, gpu)
+    r = client.persist(expr)
     distributed.wait(r)
-    client.run(_sync_device)
-    el = time.perf_counter() - t0
     err = _check_samples(r, v, t, host)
     fl = _flops("abcd,cdij->abij", shapes)
     ok = err < 1e-11
-    print(f"big      f64 {n:2d}  {el:9.2f} s (incl. compile)  {fl / el / 1e12:7.2f} TF/s  sampled blocks: "
-          f"max |err|/magnitude {err:.2e} {'OK' if ok else 'MISMATCH'}", flush=True)
+    print(f"big      f64 {n:2d}  {el * 1e3:9.1f} ms (first {first:6.2f} s)  {fl / el / 1e12:7.3g} TF/s  "
+          f"output blocks per worker: {placed}; sampled blocks: max |err|/magnitude "
+          f"{err:.2e} {'OK' if ok else 'MISMATCH'}", flush=True)
     row = {"case": "big", "dtype": "f64", "gpus": n, "shapes": " ".join("x".join(map(str, s)) for s in shapes),
-           "chunks": " ".join("x".join(map(str, c)) for c in chunks), "tflop": fl / 1e12, "first_s": el,
-           "time_s": el, "tflops": fl / el / 1e12, "per_gpu_tflops": fl / el / n / 1e12, "check_err": err}
-    del r, v, t
-    client.run(_free_pool)
+           "chunks": " ".join("x".join(map(str, c)) for c in chunks), "tflop": fl / 1e12, "first_s": first,
+           "time_s": el, "tflops": fl / el / 1e12, "per_gpu_tflops": fl / el / n / 1e12,
+           "blocks_per_worker": placed, "check_err": err}
+    del r, v, t, expr
+    _release(client, gpu)
     if not ok:
         raise SystemExit(f"big case: sampled blocks differ from the float64 reference (max rel. error {err:.2e})")
     return row
-
-
-def run_cpu(args) -> list[dict]:
-    import dask
-
-    import gettpy.dask as gdask
-
-    print("no GPU (or no dask_cuda): small CPU version on gettpy's CPU executor, Dask threaded scheduler with "
-          "1 and 2 threads standing in for GPUs; these are not GPU numbers", flush=True)
-    rows, base = [], {}
-    for (name, subs, shapes, chunks), dt in [(c, dt) for c in cases(False, 2) for dt in args.dtypes]:
-        xs = [_operand(s, c, DTYPES[dt], seed, 1.0 if seed else 0.1, False).persist(scheduler="sync")
-              for seed, (s, c) in enumerate(zip(shapes, chunks, strict=True))]
-        hx = [np.asarray(x) for x in xs]
-        blk = [h[tuple(slice(0, e) for e in c)] for h, c in zip(hx, chunks, strict=True)]
-        gettpy.einsum(subs, *blk)
-        t0 = time.perf_counter()
-        gettpy.einsum(subs, *blk)
-        block_rate = _flops(subs, chunks) / (time.perf_counter() - t0)
-        expr = gdask.einsum(subs, *xs)
-        for workers in (1, 2):
-            def run(expr=expr, workers=workers):
-                t0 = time.perf_counter()
-                expr.compute(scheduler="threads", num_workers=workers)
-                return time.perf_counter() - t0
-
-            first, med = _timed(run, args.reps)
-            rows.append(_row(name, dt, workers, subs, shapes, chunks, first, med, block_rate, base.get((name, dt))))
-            base.setdefault((name, dt), med)
-        ref = np.einsum(subs, *[h.astype(np.float64) for h in hx])
-        got = expr.compute(scheduler="threads")
-        tol = 1e-4 if dt == "f32" else 1e-12
-        mag = np.einsum(subs, *[np.abs(h).astype(np.float64) for h in hx])
-        assert (np.abs(got - ref) <= tol * np.maximum(mag, 1)).all(), f"{name} {dt}: mismatch"
-    if not args.no_big:
-        # the out-of-core shape on the host: V in 8 blocks, each task's working set far below V
-        nv, no = 32, 8
-        shapes = [(nv,) * 4, (nv, nv, no, no)]
-        sug = gdask.suggest_chunks("abcd,cdij->abij", shapes, np.float64, memory_bytes=nv ** 4 * 8 // 2,
-                                   parallelism=8, min_out_block=1, min_k=1)
-        v = _operand(shapes[0], sug.operands[0], np.float64, 11, 1.0, False)
-        t = _operand(shapes[1], sug.operands[1], np.float64, 12, 0.1, False)
-        r = gdask.einsum("abcd,cdij->abij", v, t)
-        with dask.config.set(scheduler="threads"):
-            err = _check_samples(r, v, t, lambda x: x)
-        print(f"big (CPU stand-in): V {nv ** 4 * 8 / 1e6:.1f} MB in chunks {sug.operands[0]}, working set "
-              f"{sug.working_set_bytes / 1e6:.1f} MB; sampled blocks max |err|/magnitude {err:.2e}", flush=True)
-        if err >= 1e-12:
-            raise SystemExit(f"big case: sampled blocks differ from the float64 reference ({err:.2e})")
-    return rows
 
 
 def main(argv=None) -> int:
@@ -314,7 +363,7 @@ def main(argv=None) -> int:
         except Exception as exc:  # noqa: BLE001 - no CuPy, no device or no dask_cuda: the CPU version
             print(f"(GPU version unavailable: {type(exc).__name__}: {exc})", file=sys.stderr)
             gpu = False
-    rows = run_gpu(args) if gpu else run_cpu(args)
+    rows = run(args, gpu)
     if args.csv and rows:
         keys = list(dict.fromkeys(k for r in rows for k in r))
         with open(args.csv, "w", newline="") as fh:
