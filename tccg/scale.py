@@ -15,7 +15,8 @@ the 1-GPU run, and the per-GPU rate against single-GPU gettpy on one block of th
 this process with CUDA events). Then ``big``: a float64 ladder whose V alone is larger than one GPU's
 memory, on the N GPUs, checked against a float64 numpy reference on sampled output blocks.
 
-Without a GPU (or without dask_cuda, or with ``--cpu``) it runs the same steps, small, on gettpy's CPU
+Without dask_cuda it builds the same cluster by hand (one ``distributed.Nanny`` per GPU, each with its own
+``CUDA_VISIBLE_DEVICES``). Without a GPU (or with ``--cpu``) it runs the same steps, small, on gettpy's CPU
 executor with a ``distributed.LocalCluster`` of 1 and 2 worker processes standing in for the GPUs, and says
 so: those numbers are not GPU numbers (and this machine's cores may be shared).
 """
@@ -219,14 +220,23 @@ def _check_samples(r, v, t, host, samples=3, seed=7) -> float:
 
 
 def _cluster(workers: int, gpu: bool):
-    if gpu:
-        from dask_cuda import LocalCUDACluster
-
-        # spilling to host off: nothing but the contraction is timed
-        return LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(map(str, range(workers))), n_workers=workers,
-                                device_memory_limit=0, dashboard_address=None)
+    """dask_cuda.LocalCUDACluster (spilling to host off: nothing but the contraction is timed); where dask_cuda
+    does not import, the same layout by hand: one worker process per GPU, each seeing only its own
+    (CUDA_VISIBLE_DEVICES set in the worker's environment before it starts). On the CPU, a LocalCluster."""
     import distributed
 
+    if gpu:
+        try:
+            from dask_cuda import LocalCUDACluster
+        except Exception as exc:  # noqa: BLE001 - missing, or a dependency of it (cuda-core) too old
+            print(f"(dask_cuda unavailable: {type(exc).__name__}: {exc}; one Nanny per GPU instead)", flush=True)
+        else:
+            return LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(map(str, range(workers))), n_workers=workers,
+                                    device_memory_limit=0, dashboard_address=None)
+        spec = {i: {"cls": distributed.Nanny, "options": {"nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": str(i)}}}
+                for i in range(workers)}
+        return distributed.SpecCluster(workers=spec, scheduler={"cls": distributed.Scheduler,
+                                                                "options": {"dashboard_address": None}})
     return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                     dashboard_address=None)
 
@@ -249,7 +259,7 @@ def run(args, gpu: bool) -> list[dict]:
             return x.map_blocks(cupy.asnumpy, dtype=x.dtype, meta=np.empty((0,) * x.ndim, dtype=x.dtype))
     else:
         n, mem = 2, None
-        print("no GPU (or no dask_cuda): the small CPU version, on gettpy's CPU executor, with a distributed "
+        print("no GPU: the small CPU version, on gettpy's CPU executor, with a distributed "
               "LocalCluster of 1 and 2 worker processes standing in for GPUs; these are not GPU numbers",
               flush=True)
 
@@ -359,8 +369,7 @@ def main(argv=None) -> int:
             import cupy
 
             gpu = cupy.cuda.runtime.getDeviceCount() > 0
-            import dask_cuda  # noqa: F401
-        except Exception as exc:  # noqa: BLE001 - no CuPy, no device or no dask_cuda: the CPU version
+        except Exception as exc:  # noqa: BLE001 - no CuPy or no device: the CPU version
             print(f"(GPU version unavailable: {type(exc).__name__}: {exc})", file=sys.stderr)
             gpu = False
     rows = run(args, gpu)
