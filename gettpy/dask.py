@@ -30,8 +30,8 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("gettpy.dask needs Dask: pip install 'gettpy[dask]' (dask[array])") from exc
 
-from .dtypes import ITEMSIZE, TF32_MODES, numpy_dtype, short_name
-from .einsum import _ops_for, _resolve_extents, _result_dtype
+from .dtypes import ITEMSIZE, TF32_MODES, numpy_dtype, resolve, short_name
+from .einsum import _ops_for, _resolve_extents
 from .einsum import einsum as _einsum
 from .errors import DtypeError, GettpyError, ShapeError, SubscriptError
 from .ops import as_op, as_semiring, identity
@@ -280,7 +280,10 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
     sr = as_semiring(semiring)
     ops_in = _ops_for(len(arrays), ops)
     op_d = as_op(op_out, "op_out")
-    in_s, out_s = _result_dtype(arrays, dtype, out, casting)  # checks dtype=, out's dtype and casting
+    # numpy's type rules (dtypes.resolve checks dtype=, out's dtype and casting); with dtype= and an out of
+    # another type the result is computed in dtype= and cast as it is stored into out
+    res = resolve([x.dtype for x in arrays], dtype, None if out is None else out.dtype, casting)
+    in_s, out_s = res.inputs, res.stage or res.output
     out_dt = numpy_dtype(out_s) if out_s != "bf16" else (out.dtype if out is not None else arrays[0].dtype)
     acc_dt = np.dtype(np.float32) if out_s in _HALF else out_dt  # partial results of split contracted modes
     step_dt = out_dt if dtype is not None or in_s == out_s else acc_dt

@@ -157,6 +157,21 @@ def test_dtypes(rng):
     assert r.dtype == np.float32
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.bool_])
+def test_exact_types_on_the_cpu(rng, dtype):
+    """Integer and bool operands (gettpy computes them on the CPU in their own kind, as numpy): the partial
+    results of a split contracted mode are summed in the same type (for bool, + is or)."""
+    a, b = rng.integers(-5, 5, (7, 19)), rng.integers(-5, 5, (19, 6))
+    if dtype is np.bool_:
+        a, b = a > 0, b > 0
+    a, b = a.astype(dtype), b.astype(dtype)
+    r = gdask.einsum("ij,jk->ik", da.from_array(a, chunks=(3, 4)), da.from_array(b, chunks=(4, 5)))
+    ref = np.einsum("ij,jk->ik", a, b)
+    got = r.compute(scheduler="sync")
+    assert r.dtype == ref.dtype and got.dtype == ref.dtype
+    np.testing.assert_array_equal(got, ref)
+
+
 def test_mismatched_chunks_rechunk_to_largest_operand(rng):
     a, b = _rand(rng, (6, 30)), _rand(rng, (30, 4))
     da_ = da.from_array(a, chunks=(3, 7))  # the larger operand: its chunks of j win
