@@ -66,13 +66,11 @@ def _random_block(block_info=None, *, out_dtype, seed, scale, gpu):
     info = block_info[None]
     shape, loc = info["chunk-shape"], info["chunk-location"]
     s = (seed * 1_000_003 + sum(c * 7919 ** (d + 1) for d, c in enumerate(loc))) % 2**63
-    if gpu:
-        import cupy
-
-        x = cupy.random.default_rng(s).random(shape, dtype=np.float64)
-    else:
-        x = np.random.default_rng(s).random(shape)
-    return ((2 * x - 1) * scale).astype(out_dtype)
+    rng = (__import__("cupy").random if gpu else np.random).default_rng(s)
+    x = rng.random(shape, dtype=out_dtype)
+    x *= 2 * scale  # in place: a block may be a tenth of the GPU, and the worker already holds others
+    x -= scale
+    return x
 
 
 def _operand(shape, chunks, dtype, seed, scale, gpu):
@@ -89,9 +87,9 @@ def _block_rate(subscripts, chunks, dtype, reps, gpu) -> float:
     if gpu:
         import cupy
 
-        xs = [cupy.random.default_rng(i).random(c, dtype=np.float64).astype(dtype) for i, c in enumerate(chunks)]
+        xs = [cupy.random.default_rng(i).random(c, dtype=dtype) for i, c in enumerate(chunks)]
     else:
-        xs = [np.random.default_rng(i).random(c).astype(dtype) for i, c in enumerate(chunks)]
+        xs = [np.random.default_rng(i).random(c, dtype=dtype) for i, c in enumerate(chunks)]
     gettpy.einsum(subscripts, *xs)
     ts = []
     for _ in range(reps):
