@@ -188,8 +188,8 @@ def verified(r: dict) -> bool:
 
 def row_label(r: dict) -> str:
     """``"real #41 long_k mn-mk-nk (F)"``: a case as the summaries name it."""
-    return f"{r.get('set') or 'tccg'} #{r['num']} {r.get('group') or ''} {r['contraction']} ({r['order']})".replace(
-        "  ", " ")
+    return (f"{r.get('set') or 'tccg'} #{r['num']} {r.get('group') or ''} {r.get('contraction') or ''} "
+            f"({r.get('order') or ''})").replace("  ", " ")
 
 
 def group_stats(rows: Sequence[dict]) -> dict:
@@ -407,3 +407,11 @@ def summarize(rows: Sequence[dict]) -> list[str]:
         lines.extend(parts)
     lines.append("GM1 = geomean(t_peer / t_gettpy); GM2 = geomean(max(1, t_peer / t_gettpy)) (seed 004, Sec. IV-A)")
     return lines
+
+
+if __name__ == "__main__":  # python -m tccg.report: regenerate the results page (tccg/page.py)
+    import sys
+
+    from tccg.page import main
+
+    sys.exit(main())

@@ -168,6 +168,18 @@ def skipped_note(args) -> str | None:
             f"{','.join(want)} to run them")
 
 
+def cpu_operands(case: Case, dtype: str, order: str, rng):
+    """(A, B, out) numpy arrays of `case` for the CPU pass: A and B uniform in [-1, 1) (both parts for complex),
+    all three packed in memory order `order` (C: last index fastest, F: first index fastest)."""
+    import numpy as np
+
+    in_dt, _, out_dt = _np_dtypes(dtype)
+    sa, sb, sc = case.shapes()
+    a = np.asarray(_uniform(rng, sa, dtype).astype(in_dt), order=order)
+    b = np.asarray(_uniform(rng, sb, dtype).astype(in_dt), order=order)
+    return a, b, np.empty(sc, dtype=out_dt, order=order)
+
+
 def cpu_case(case: Case, dtype: str, order: str, op: str, rng, max_elems: int = CPU_MAX_ELEMS) -> dict:
     """Verify gettpy.einsum on numpy arrays at reduced extents against numpy.einsum in float64 (complex128),
     every tensor (the output included) in memory order `order`."""
@@ -178,14 +190,11 @@ def cpu_case(case: Case, dtype: str, order: str, op: str, rng, max_elems: int = 
     small = case.reduced(max_elems=max_elems)
     row = report.new_row(small, dtype, order, op, "cpu")
     try:
-        in_dt, kw_dt, out_dt = _np_dtypes(dtype)
+        _, kw_dt, _ = _np_dtypes(dtype)
     except ImportError:
         row["note"] = "bf16 on the CPU needs ml_dtypes: skipped"
         return row
-    sa, sb, sc = small.shapes()
-    a = np.asarray(_uniform(rng, sa, dtype).astype(in_dt), order=order)
-    b = np.asarray(_uniform(rng, sb, dtype).astype(in_dt), order=order)
-    out = np.empty(sc, dtype=out_dt, order=order)
+    a, b, out = cpu_operands(small, dtype, order, rng)
     subs = small.einsum_subscripts()
     kw = {} if kw_dt is None else {"dtype": kw_dt}
     if op != "none":
