@@ -479,7 +479,6 @@ def gpu_case(gpu: _Gpu, case: Case, dtype: str, order: str, op: str, args) -> di
     subs = case.einsum_subscripts()
     sa, sb, sc = case.shapes()
     free = cupy.cuda.runtime.memGetInfo()[0]
-    row["extents"] = case.extents_text()
     nsets = timing.n_input_sets(row["bytes"], gpu.l2, budget_bytes=int(free * 0.3))
     row["n_sets"] = nsets
     if dtype == "bf16":
