@@ -405,6 +405,16 @@ def summarize(rows: Sequence[dict]) -> list[str]:
             parts.append(f"  padding study (n={len(padded)}): geomean t(padded)/t(unpadded) = {pr:.2f}, "
                          f"with pad + unpad copies = {full:.2f}")
         lines.extend(parts)
+    for (set_name, dt, ops, order), rs in set_groups(rows).items():
+        if order != "both":
+            continue
+        st = group_stats(rs)
+        lines.append(f"[{set_name} {dt} ops={ops}, both orders] {st['verified']}/{st['n']} verified; "
+                     f"geomean time/floor gettpy {st['tf_gettpy']:.2f}, torch {st['tf_torch']:.2f}, "
+                     f"cuTENSOR {st['tf_cutensor']:.2f}; "
+                     f"faster peer / gettpy: geomean {st['x_faster']:.3f}, min {st['x_faster_min']:.3f}, "
+                     f"slower on {st['slower']} of {st['n_faster']}; worst: "
+                     + (", ".join(f"{label} {v:.3f}x" for label, v in st["worst"]) or "-"))
     lines.append("GM1 = geomean(t_peer / t_gettpy); GM2 = geomean(max(1, t_peer / t_gettpy)) (seed 004, Sec. IV-A)")
     return lines
 

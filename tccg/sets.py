@@ -235,7 +235,7 @@ def _complex(rng, i):
     return term, ext
 
 
-#: family name -> (generator, number of cases); the complex family alternates complex64 and complex128
+#: family name -> (generator, number of cases); the complex family's cases alternate complex64 and complex128
 FAMILIES: dict[str, tuple[Callable, int]] = {
     "ccsd": (_ccsd, 8),
     "ccsd_t": (_ccsd_t, 6),
@@ -267,7 +267,9 @@ def real(seed: int = DEFAULT_SEED) -> tuple[Case, ...]:
     for fam_no, (family, (gen, count)) in enumerate(FAMILIES.items()):
         for i in range(count):
             rng = np.random.default_rng([seed, 1 + fam_no, i])
-            dtypes = (("c64", "c128")[i % 2],) if family == "complex" else ()
+            # (complex: c64, c128 alternating, shifted by one after each round of the templates, so that each
+            # template meets both)
+            dtypes = (("c64", "c128")[(i + i // 4) % 2],) if family == "complex" else ()
             for _ in range(_MAX_DRAWS):
                 term, ext = gen(rng, i)
                 case = Case(len(out) + 1, family, term, {m: int(e) for m, e in ext.items()}, set_name="real",

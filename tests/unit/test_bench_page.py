@@ -44,6 +44,10 @@ def test_group_stats_by_hand():
     assert both["x_faster"] == pytest.approx(1.5 ** 0.25)
     assert [v for _, v in both["worst"]] == pytest.approx([0.5, 1.0, 1.5])
     assert both["worst"][0][0] == "real #2 attention zhqs-zhqd-zhsd (C)"
+    text = "\n".join(report.summarize(rows))
+    assert ("[real f16 ops=none, both orders] 4/4 verified; geomean time/floor gettpy 1.41, torch 1.68, cuTENSOR "
+            "2.88; faster peer / gettpy: geomean 1.107, min 0.500, slower on 1 of 4; worst: real #2 attention "
+            "zhqs-zhqd-zhsd (C) 0.500x") in text
     groups = report.set_groups(rows)
     assert list(groups) == [("real", "f16", "none", "C"), ("real", "f16", "none", "F"), ("real", "f16", "none", "both")]
 

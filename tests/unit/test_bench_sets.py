@@ -146,6 +146,18 @@ def test_parse_sets_families_orders_and_items(tmp_path):
     assert runner.main(["--set", "real", "--cases", "99", "--out", str(tmp_path)]) == 2
 
 
+def test_list_prints_the_selected_cases(capsys):
+    assert runner.main(["--set", "real", "--family", "complex", "--list"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    cx = [c for c in sets.cases_of("real") if c.group == "complex"]
+    assert len(lines) == len(cx)
+    for line, c in zip(lines, cx, strict=True):
+        assert line.split()[:4] == ["real", str(c.num), "complex", c.contraction]
+        assert c.extents_text() in line and line.endswith(c.dtypes[0])
+    gemm = {c.dtypes for c in cx if c.contraction == "ij-ik-kj"}
+    assert gemm == {("c64",), ("c128",)}  # (each complex template meets both dtypes)
+
+
 @pytest.mark.parametrize("order", ["C", "F"])
 def test_cpu_operands_are_packed_in_the_order(order):
     rng = np.random.default_rng(0)
