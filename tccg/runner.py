@@ -94,8 +94,8 @@ def _tag(args) -> str:
 
 
 def commit_of(root: str | None = None) -> str:
-    """The checkout's commit (``git describe --always --dirty``), else $TCCG_COMMIT, else "unknown" (a copy of the
-    tree without its .git, as on a remote GPU machine: set TCCG_COMMIT there)."""
+    """$TCCG_COMMIT where set (a copy of the tree without its .git, as on a remote GPU machine), else the checkout's
+    ``git describe --always --dirty``, else "unknown"."""
     import subprocess
 
     env = os.environ.get("TCCG_COMMIT")
@@ -145,13 +145,18 @@ def _uniform(rng, shape, dtype: str):
     return x
 
 
+def selected(args, set_name: str) -> tuple[Case, ...]:
+    """The cases of `set_name` that --cases and --family select (a family need only be in one of the run's sets)."""
+    known = {c.group for s in args.sets for c in sets.cases_of(s, args.seed)}
+    return sets.select(parse_cases(args.cases, sets.cases_of(set_name, args.seed)), args.family, known)
+
+
 def items_of(args) -> list[tuple[Case, str, str, str]]:
     """(case, dtype, order, op) for every selected set, case, dtype its case runs in, order and op."""
     out = []
     for set_name in args.sets:
-        cases = sets.select(parse_cases(args.cases, sets.cases_of(set_name, args.seed)), args.family)
-        out += [(c, d, o, op) for c in cases for d in args.dtypes if c.runs_in(d) for o in args.orders
-                for op in args.ops]
+        out += [(c, d, o, op) for c in selected(args, set_name) for d in args.dtypes if c.runs_in(d)
+                for o in args.orders for op in args.ops]
     return out
 
 
@@ -159,8 +164,7 @@ def skipped_note(args) -> str | None:
     """A line naming the selected cases that run in no requested dtype (the complex ones without c64/c128)."""
     missed = []
     for set_name in args.sets:
-        cases = sets.select(parse_cases(args.cases, sets.cases_of(set_name, args.seed)), args.family)
-        missed += [c for c in cases if not any(c.runs_in(d) for d in args.dtypes)]
+        missed += [c for c in selected(args, set_name) if not any(c.runs_in(d) for d in args.dtypes)]
     if not missed:
         return None
     want = sorted({d for c in missed for d in c.dtypes})
@@ -302,9 +306,8 @@ def run_compile_only(args) -> int:
         return 2
     items = []
     for set_name in args.sets:
-        cases = sets.select(parse_cases(args.cases, sets.cases_of(set_name, args.seed)), args.family)
         for order in args.orders:
-            items += compile_items(cases, args.dtypes, order, args.ops[0])
+            items += compile_items(selected(args, set_name), args.dtypes, order, args.ops[0])
     rows = compile_suite(items, arch=args.arch)
     try:
         from gettpy.kernels.report import format_rows
@@ -741,7 +744,7 @@ def parse_orders(spec: str) -> list[str]:
 def list_cases(args) -> int:
     """--list: the selected cases, one line each (set, number, family, contraction, extents, dtypes)."""
     for set_name in args.sets:
-        for c in sets.select(parse_cases(args.cases, sets.cases_of(set_name, args.seed)), args.family):
+        for c in selected(args, set_name):
             dts = ",".join(c.dtypes) or "any real"
             print(f"{set_name:<9} {c.num:>3}  {c.group:<12} {c.contraction:<18} {c.extents_text():<60} {dts}")
     return 0

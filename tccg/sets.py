@@ -314,13 +314,23 @@ def parse_sets(spec: str | None) -> list[str]:
     return out
 
 
-def select(cases: tuple[Case, ...], families: str | None) -> tuple[Case, ...]:
-    """The cases whose group (TCCG group or real-code family) is in the comma list `families` (None: all)."""
-    if families is None or families.strip().lower() in ("", "all"):
+def families_of(spec: str | None) -> list[str] | None:
+    """``"long_k, complex"`` -> ``["long_k", "complex"]``; None, "" or "all": None (every family)."""
+    if spec is None or spec.strip().lower() in ("", "all"):
+        return None
+    return [f.strip() for f in spec.split(",") if f.strip()] or None
+
+
+def select(cases: tuple[Case, ...], families: str | None, known: set[str] | None = None) -> tuple[Case, ...]:
+    """The cases whose group (TCCG group or real-code family) is in the comma list `families` (None: all).
+
+    A family named there must be a group of `cases`, or of `known` where given (the groups of every set of a
+    run, so that one set may lack a family another has)."""
+    want = families_of(families)
+    if want is None:
         return cases
-    want = [f.strip() for f in families.split(",") if f.strip()]
-    known = {c.group for c in cases}
+    known = known if known is not None else {c.group for c in cases}
     unknown = [f for f in want if f not in known]
     if unknown:
-        raise ValueError(f"--family: {unknown} not in this set (it has {', '.join(sorted(known))})")
+        raise ValueError(f"--family: {unknown} not in the selected set(s) (they have {', '.join(sorted(known))})")
     return tuple(c for c in cases if c.group in want)

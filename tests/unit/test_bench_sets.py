@@ -144,6 +144,11 @@ def test_parse_sets_families_orders_and_items(tmp_path):
     assert {o for _, _, o, _ in items} == {"C", "F"}
     assert "c128" in runner.skipped_note(args)
     assert runner.main(["--set", "real", "--cases", "99", "--out", str(tmp_path)]) == 2
+    assert runner.main(["--set", "real", "--family", "ccsdt", "--list"]) == 2
+    # (with several sets a family need only be in one of them)
+    args.sets, args.family = ["tccg", "real"], "long_k,ao2mo"
+    got = runner.items_of(args)
+    assert {(c.set_name, c.group) for c, *_ in got} == {("tccg", "ao2mo"), ("real", "long_k")}
 
 
 def test_list_prints_the_selected_cases(capsys):
