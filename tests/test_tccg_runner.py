@@ -173,13 +173,15 @@ def test_strides():
 
 
 def test_cpu_pass_small(tmp_path):
-    """The CPU verification pass end to end on two cases (gettpy's CPU executor vs numpy)."""
+    """The CPU verification pass end to end on two cases (gettpy's CPU executor vs numpy), in both memory orders
+    (the default)."""
     rc = runner.main(["--cpu", "--cases", "1,20", "--dtype", "f32,f16f32", "--ops", "none,leaky_relu",
                       "--out", str(tmp_path), "--max-elems", "2000"])
     assert rc == 0
     (csv_path,) = tmp_path.glob("tccg_cpu_*.csv")
     rows = report.read_csv(str(csv_path))
-    assert len(rows) == 8 and all(r["ok"] == 1 for r in rows)
+    assert len(rows) == 16 and all(r["ok"] == 1 for r in rows)
+    assert {r["order"] for r in rows} == {"C", "F"}
 
 
 def test_plots_from_the_committed_h100_csvs(tmp_path):
