@@ -1,10 +1,21 @@
-"""Shared fixtures: a seeded `rng`, and the `gpu` marker that skips unless a CUDA device is really there."""
+"""Shared fixtures and markers of the test tree (tests/unit, tests/compile, tests/gpu).
+
+* Every session writes its kernel cache and tuning database into a temporary directory (`GETTPY_CACHE_DIR`),
+  never into the user's ~/.cache/gettpy; set GETTPY_TEST_CACHE_DIR to reuse one directory across runs.
+* The `gpu` marker skips unless a CUDA device is really there; `smoke` marks the GPU smoke subset
+  (`pytest -m "gpu and smoke"`): a few tests per kernel family, dtype and interop path.
+* Fixtures: a seeded `rng`, `force_staging` (every pack and split the shapes allow), `isolated` (a private
+  tuning database and empty plan caches).
+"""
 from __future__ import annotations
 
 import functools
+import importlib
+import os
 
 import numpy as np
 import pytest
+from harness import fresh_caches
 
 
 @functools.cache
@@ -30,6 +41,17 @@ def _import_torch_early() -> None:
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs a CUDA device (skipped where none is present)")
+    config.addinivalue_line("markers", "smoke: the GPU smoke subset, run with -m 'gpu and smoke'")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_kernel_cache(tmp_path_factory):
+    """Point GETTPY_CACHE_DIR (kernel cache, tuning database) at a temporary directory for the whole session,
+    or at GETTPY_TEST_CACHE_DIR where that is set; the user's own setting is restored afterwards."""
+    path = os.environ.get("GETTPY_TEST_CACHE_DIR") or str(tmp_path_factory.mktemp("gettpy-cache"))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GETTPY_CACHE_DIR", path)
+        yield path
 
 
 def pytest_collection_modifyitems(config, items):
@@ -49,16 +71,6 @@ def rng() -> np.random.Generator:
     return np.random.default_rng(20261122)
 
 
-def fresh_caches() -> None:
-    """Empty the plan and einsum program caches (tests that change the planner's thresholds)."""
-    import importlib
-
-    from gettpy.plan.cache import clear_plan_cache
-
-    clear_plan_cache()
-    importlib.import_module("gettpy.einsum").clear_program_cache()
-
-
 @pytest.fixture
 def force_staging(monkeypatch):
     """Every input pack, output stage and split-K that the shapes allow, even for tiny tensors (the
@@ -74,3 +86,16 @@ def force_staging(monkeypatch):
     yield
     fresh_caches()
 
+
+@pytest.fixture
+def isolated(tmp_path, monkeypatch):
+    """A private tuning database (GETTPY_CACHE_DIR = tmp_path) and empty plan, tuned-plan and program caches."""
+    from gettpy.plan import cache as plan_cache
+
+    monkeypatch.setenv("GETTPY_CACHE_DIR", str(tmp_path))
+    plan_cache._TUNED.clear()
+    plan_cache.clear_plan_cache()
+    importlib.import_module("gettpy.einsum").clear_program_cache()
+    yield tmp_path
+    plan_cache._TUNED.clear()
+    plan_cache.clear_plan_cache()

@@ -14,6 +14,18 @@ import math
 
 import numpy as np
 import pytest
+from harness import (
+    NP,
+    check,
+    contract_and_check,
+    device_array,
+    host_values,
+    poisoned,
+    rand,
+    reference_modes,
+    rounded,
+    run_contraction,
+)
 
 from tccg.suite import TABLE
 
@@ -21,9 +33,6 @@ pytestmark = pytest.mark.gpu
 
 #: the TCCG suite (contraction 'C-A-B', extents in alphabetical order of the index letters)
 SUITE = [(row[2], row[3]) for row in TABLE]
-
-RTOL = {"f16": 2e-3, "bf16": 1e-2, "f32": 2e-5, "f64": 1e-12}
-NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "bf16": np.uint16}
 
 
 def reduce_extents(contraction: str, extents, limit: int = 600_000) -> tuple[int, ...]:
@@ -34,141 +43,6 @@ def reduce_extents(contraction: str, extents, limit: int = 600_000) -> tuple[int
     while max(math.prod(ext[m] for m in t) for t in (a, b, c)) > limit:
         ext = {m: (math.ceil(e * 0.8) if e > 6 else e) for m, e in ext.items()}
     return tuple(ext[m] for m in letters)
-
-
-# ----------------------------------------------------------------------------------------------- helpers
-def to_bf16_bits(x: np.ndarray) -> np.ndarray:
-    """float -> bf16 bit patterns (round to nearest even) as uint16."""
-    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    u = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
-    return u.astype(np.uint16).reshape(np.shape(x))
-
-
-def from_bf16_bits(x: np.ndarray) -> np.ndarray:
-    return (np.asarray(x).astype(np.uint32) << 16).view(np.float32)
-
-
-def host_values(x, dtype: str) -> np.ndarray:
-    """float64 values of a cupy array (decoding bf16 bits)."""
-    import cupy as cp
-
-    h = cp.asnumpy(x)
-    return (from_bf16_bits(h) if dtype == "bf16" else h).astype(np.float64)
-
-
-def device_array(values: np.ndarray, dtype: str, order: str = "C"):
-    """A cupy array of `values` in `dtype` and memory `order` ('C', 'F')."""
-    import cupy as cp
-
-    v = to_bf16_bits(values) if dtype == "bf16" else values.astype(NP[dtype])
-    return cp.array(v, order=order)  # keeps 0-d arrays 0-d
-
-
-def poisoned(shape, dtype: str, order: str = "C"):
-    import cupy as cp
-
-    if dtype == "bf16":
-        return cp.full(shape, 0x7FC0, dtype=cp.uint16, order=order)  # bf16 NaN
-    return cp.full(shape, np.nan, dtype=NP[dtype], order=order)
-
-
-def tinfo(name, modes, x, dtype, op=None):
-    from gettpy.layouts.descriptor import pointer_alignment
-    from gettpy.ops import identity
-    from gettpy.plan import TensorInfo
-
-    item = x.itemsize
-    strides = tuple(s // item for s in x.strides)
-    return TensorInfo(name, tuple(modes), strides, dtype, pointer_alignment(int(x.data.ptr)), op or identity)
-
-
-def run_contraction(modes_a, modes_b, modes_d, a, b, d, dt_in, dt_out, c=None, alpha=1.0, beta=0.0, ops=(None,) * 4,
-                    dt_b=None, dt_c=None):
-    """Plan (heuristic planner, no front end) and execute on the GPU; returns the plan."""
-    import cupy as cp
-
-    from gettpy.backends import gpu
-    from gettpy.plan import ContractionProblem, make_plan
-
-    ext = {}
-    for modes, x in ((modes_a, a), (modes_b, b), (modes_d, d)):
-        for m, e in zip(modes, x.shape, strict=True):
-            ext[m] = e
-    p = ContractionProblem(tinfo("A", modes_a, a, dt_in, ops[0]), tinfo("B", modes_b, b, dt_b or dt_in, ops[1]),
-                           None if c is None else tinfo("C", modes_d, c, dt_c or dt_out, ops[2]),
-                           tinfo("D", modes_d, d, dt_out, ops[3]), tuple(sorted(ext.items())))
-    plan = make_plan(p)
-    gpu.execute(plan, a, b, c, d, alpha, beta)
-    cp.cuda.Device().synchronize()
-    return plan
-
-
-def reference(modes_a, modes_b, modes_d, a, b, c=None, alpha=1.0, beta=0.0, ops=(None,) * 4):
-    """(ref, scale): op_d(alpha * einsum(op_a(A), op_b(B)) + beta * op_c(C)) in float64, and the term magnitude."""
-    f = [(o if o is not None else (lambda x: x)) for o in ops]
-    sub = f"{modes_a},{modes_b}->{modes_d}"
-    fa, fb = f[0](a), f[1](b)
-    r = alpha * np.einsum(sub, fa, fb, optimize=True)
-    s = abs(alpha) * np.einsum(sub, np.abs(fa), np.abs(fb), optimize=True)
-    if c is not None and beta != 0:
-        fc = f[2](c)
-        r = r + beta * fc
-        s = s + abs(beta) * np.abs(fc)
-    r = f[3](r)
-    return r, s
-
-
-def check(got, ref, scale, dt_out, what=""):
-    got = np.asarray(got, dtype=np.float64)
-    assert got.shape == ref.shape
-    if ref.size == 0:
-        return
-    finite = np.isfinite(ref)
-    bad = finite & ~np.isfinite(got)
-    assert not bad.any(), f"{what}: non-finite output at {np.argwhere(bad)[:5].tolist()} (unwritten or overflow)"
-    tol = RTOL[dt_out] * max(float(np.max(scale[finite], initial=0.0)), float(np.max(np.abs(ref[finite]), initial=0)),
-                             1e-30)
-    err = np.where(finite, np.abs(got - ref), 0.0)
-    worst = float(err.max())
-    if worst > tol:
-        i = np.unravel_index(int(np.argmax(err)), err.shape)
-        raise AssertionError(f"{what}: max error {worst:.3e} > tol {tol:.3e} at {i}: got {got[i]!r}, ref {ref[i]!r}")
-
-
-def rand(rng, shape, positive=False):
-    mag = rng.uniform(0.5, 1.5, size=shape)
-    return mag if positive else np.where(rng.random(shape) < 0.5, -mag, mag)
-
-
-def rounded(x: np.ndarray, dtype: str) -> np.ndarray:
-    """x as the kernel sees it after conversion to `dtype`, in float64."""
-    if dtype == "bf16":
-        return from_bf16_bits(to_bf16_bits(x)).astype(np.float64)
-    return x.astype(NP[dtype]).astype(np.float64)
-
-
-def contract_and_check(rng, modes_a, modes_b, modes_d, ext, dt_in, dt_out, order="C", with_c=False, alpha=1.0,
-                       beta=0.0, ops=(None,) * 4, positive=False, what=""):
-    sa = tuple(ext[m] for m in modes_a)
-    sb = tuple(ext[m] for m in modes_b)
-    sd = tuple(ext[m] for m in modes_d)
-    ha, hb = rounded(rand(rng, sa, positive), dt_in), rounded(rand(rng, sb, positive), dt_in)
-    a, b = device_array(ha, dt_in, order), device_array(hb, dt_in, order)
-    c = hc = None
-    if with_c:
-        hc = rounded(rand(rng, sd, positive), dt_out)
-        c = device_array(hc, dt_out, order)
-    d = poisoned(sd, dt_out, order)
-    fns = [None if o is None else o.numpy for o in ops]
-    if dt_in in ("f16", "bf16"):  # the mma path applies op_a/op_b in smem: op(x) is rounded to the input type
-        for i in (0, 1):
-            if fns[i] is not None:
-                fns[i] = (lambda f: lambda x: rounded(f(x), dt_in))(fns[i])
-    opsx = tuple(None if o is None else o for o in ops)
-    plan = run_contraction(modes_a, modes_b, modes_d, a, b, d, dt_in, dt_out, c, alpha, beta, opsx)
-    ref, scale = reference(modes_a, modes_b, modes_d, ha, hb, hc, alpha, beta, fns)
-    check(host_values(d, dt_out), ref, scale, dt_out, what or f"{modes_a},{modes_b}->{modes_d}")
-    return plan
 
 
 # ----------------------------------------------------------------------------------------------- TCCG
@@ -261,7 +135,7 @@ def test_column_walk_large_b(dt, rng):
     assert 1 < math.ceil(M / t.bm) <= TileConfig(64, 64, 16, 3, tm=4, tn=4).group_m
     a, b = rand(rng, (M, K)).astype(npdt), rand(rng, (K, N)).astype(npdt)
     got = cp.asnumpy(gettpy.einsum("mk,kn->mn", cp.asarray(a), cp.asarray(b)))
-    ref, scale = reference("mk", "kn", "mn", a.astype(np.float64), b.astype(np.float64))
+    ref, scale = reference_modes("mk", "kn", "mn", a.astype(np.float64), b.astype(np.float64))
     check(got, ref, scale, dt, f"column walk {dt}")
 
 
@@ -280,7 +154,7 @@ def test_strided_views(dt, rng):
     d_full = poisoned((14, 11, 20, 33 * 2), dt)
     d = d_full[:, :, :, ::2]
     plan = run_contraction("ikl", "ljm", "jmik", a, b, d, dt, dt)
-    ref, scale = reference("ikl", "ljm", "jmik", ha_v, hb_v)
+    ref, scale = reference_modes("ikl", "ljm", "jmik", ha_v, hb_v)
     check(host_values(d, dt), ref, scale, dt, "views")
     # untouched elements of the output's backing array stay NaN
     assert bool(cp.isnan(d_full[:, :, :, 1::2].astype(cp.float32)).all())

@@ -11,7 +11,7 @@ column, persistent walks with the chunked epilogue. Skipped without an sm_90 dev
 from __future__ import annotations
 
 import pytest
-from test_gpu_wgmma import LAYOUTS, run_forced
+from harness import LAYOUTS, run_forced
 
 pytestmark = pytest.mark.gpu
 

@@ -1,7 +1,7 @@
 """GPU tests of complex64 / complex128 contractions (four real GETT launches, gettpy.backends.gpu_complex).
 
 Every result is checked against np.einsum in complex128 on the same values, with a tolerance relative to
-the magnitude of the summed terms (`_util.assert_close` with `magnitude`). Outputs are poisoned with NaN
+the magnitude of the summed terms (`harness.assert_close` with `magnitude`). Outputs are poisoned with NaN
 where the test allocates them: an element no launch writes fails the check. The decomposition itself is
 checked on the CPU in tests/test_complex_gpu_plan.py; these run it on the kernel (skipped without a device).
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _util import assert_close, magnitude, nonzero, reference
+from harness import assert_close, magnitude, nonzero, reference
 
 import gettpy
 from gettpy import ops

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_gpu_wgmma import LAYOUTS, _sm90, run_forced
+from harness import LAYOUTS, run_forced, sm90
 
 pytestmark = pytest.mark.gpu
 
 
 def _need_sm90():
-    if not _sm90():
+    if not sm90():
         pytest.skip("the f64 tensor-core path runs on sm_90 devices")
 
 

@@ -9,30 +9,10 @@ sums unless they are zeroed after the op, as a transformed stage zeroes them.
 from __future__ import annotations
 
 import pytest
-from test_gpu_wgmma import run_forced
+from harness import FRAG_OP_CASES as CASES
+from harness import inf_at_zero, run_forced
 
 pytestmark = pytest.mark.gpu
-
-CASES = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, order): M = i
-    ("narrow_resident", "ik", "kj", "ji", {"i": 24, "j": 5000, "k": 312},
-     dict(bm=32, bn=256, bk=64, stages=3, wm=32, wn=32, persistent=True, resident_a=True, l2_prefetch=128),
-     ("f16", "f16"), "F"),
-    ("partial_f32out", "ki", "kj", "ij", {"i": 200, "j": 333, "k": 100},
-     dict(bm=128, bn=128, bk=32, stages=3, wm=64, wn=64), ("f16", "f32"), "F"),
-    ("bf16_stream_k", "ik", "jk", "ij", {"i": 256, "j": 700, "k": 400},
-     dict(bm=64, bn=128, bk=32, stages=3, wm=32, wn=64, sk_ctas=8), ("bf16", "bf16"), "C"),
-    ("mmajor_a_persistent", "ik", "jk", "ij", {"i": 300, "j": 200, "k": 77},
-     dict(bm=96, bn=128, bk=32, stages=2, wm=48, wn=64, persistent=True), ("f16", "f16"), "F"),
-]
-
-
-def _inf_at_zero():
-    import numpy as np
-
-    from gettpy import ops
-
-    return ops.custom("(x == T(0) ? T(1) / x : x)", numpy=lambda x: np.where(x == 0, np.inf, x),
-                      name="inf_at_zero")
 
 
 @pytest.mark.parametrize("frags", ["b", "ab"])
@@ -44,7 +24,7 @@ def test_frag_ops(name, la, lb, ld, ext, tile, dts, order, op, frags, rng):
 
     if "a" in frags and tile.get("resident_a"):
         pytest.skip("a resident panel applies A's op itself (TileConfig refuses frag_op_a beside it)")
-    f = ops.leaky_relu(0.1) if op == "leaky_relu" else _inf_at_zero()
+    f = ops.leaky_relu(0.1) if op == "leaky_relu" else inf_at_zero()
     t = TileConfig(**tile, frag_op_a="a" in frags, frag_op_b=True)
     spec = run_forced(rng, la, lb, ld, ext, t, dts[0], dts[1], order=order, with_c=True, alpha=1.5, beta=-0.5,
                       ops=(f, f, None, None))

@@ -8,7 +8,7 @@ whole number of tiles, a batch (rank-3 maps), bf16 and f32 outputs. Skipped with
 from __future__ import annotations
 
 import pytest
-from test_gpu_wgmma import run_forced
+from harness import run_forced
 
 pytestmark = pytest.mark.gpu
 

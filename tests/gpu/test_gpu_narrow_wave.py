@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_gpu_wgmma import run_forced
+from harness import run_forced
 
 pytestmark = pytest.mark.gpu
 

@@ -1,13 +1,13 @@
 """GPU test of the long narrow GEMM rule (plan/partition.py `narrow_kmajor_wide`, plan/tiles.py `_narrow_ws`):
 TCCG #2's shape family runs with its k-major wide input on the kernel's M, on the persistent warp-specialised
 wgmma tile fed by cp.async loaders (sm_90; forced here: where the wide input's rows are whole, as in these shapes,
-the heuristic takes the row-stream tile of plan/tiles.py `_row_stream`, tests/test_gpu_rows.py), and the result
+the heuristic takes the row-stream tile of plan/tiles.py `_row_stream`, tests/gpu/test_gpu_rows.py), and the result
 matches numpy float64 at every element: f16, bf16 and f16 -> f32, a partial last tile row, a partial last k-tile,
 and #2 at its full size."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
+from harness import check_tccg2, tccg2_family
 
 pytestmark = pytest.mark.gpu
 
@@ -27,50 +27,6 @@ def _ws_tile():
 
 
 WS_TILE = _ws_tile()  # (the tile `_narrow_ws` gives)
-
-
-def tccg2_family(ext, din, dout):
-    """TCCG #2's family (C[a, b, c] = A[d, c, a] B[b, d], column-major) at `ext` = (a, b, c, d): (a, b, d, ha, hb, p),
-    the device operands (torch tensors for bf16, else CuPy), D filled with NaN, the inputs' values on the host as
-    rounded to `din`, and the ContractionProblem."""
-    import cupy as cp
-
-    from gettpy.plan.problem import ContractionProblem, TensorInfo
-
-    ea, eb, ec, ed = ext
-    sa, sb, sd = (ed, ec, ea), (eb, ed), (ea, eb, ec)
-    rng = np.random.default_rng(sum(ext))
-    ha = rng.uniform(-1, 1, sa).astype(np.float32)
-    hb = rng.uniform(-1, 1, sb).astype(np.float32)
-    if din == "bf16":
-        torch = pytest.importorskip("torch")
-        # (column-major bf16 tensors: the transposed C-order copy, its axes reversed)
-        a = torch.from_numpy(np.ascontiguousarray(ha.T)).to("cuda", torch.bfloat16).permute(2, 1, 0)
-        b = torch.from_numpy(np.ascontiguousarray(hb.T)).to("cuda", torch.bfloat16).permute(1, 0)
-        ha, hb = (t.float().cpu().numpy() for t in (a, b))  # (the values as rounded to bf16)
-        d = torch.full(sd[::-1], float("nan"), device="cuda", dtype=torch.bfloat16).permute(2, 1, 0)
-        torch.cuda.synchronize()  # (made on torch's stream; the kernels run on CuPy's)
-    else:
-        ha, hb = ha.astype(np.float16), hb.astype(np.float16)
-        a, b = cp.asarray(np.asfortranarray(ha)), cp.asarray(np.asfortranarray(hb))
-        d = cp.full(sd, np.nan, dtype=np.float16 if dout == "f16" else np.float32, order="F")
-
-    def info(n, modes, shape, dt):
-        st = np.cumprod((1,) + shape[:-1]).tolist()
-        return TensorInfo(n, tuple(modes), tuple(int(x) for x in st), dt)
-    p = ContractionProblem(info("A", "dca", sa, din), info("B", "bd", sb, din), None, info("D", "abc", sd, dout),
-                           tuple(sorted(zip("abcd", ext, strict=True))))
-    return a, b, d, ha, hb, p
-
-
-def check_tccg2(d, ha, hb, din, dout):
-    """D against numpy float64 at every element."""
-    import cupy as cp
-
-    got = (d.float().cpu().numpy() if din == "bf16" else cp.asnumpy(d)).astype(np.float64)
-    ref = np.einsum("dca,bd->abc", ha.astype(np.float64), hb.astype(np.float64))
-    tol = {"f16": 2e-3, "bf16": 1.6e-2, "f32": 1e-4}[dout] * np.sqrt(ha.shape[0])
-    np.testing.assert_allclose(got, ref, rtol=0, atol=tol)
 
 
 @pytest.mark.parametrize("name,ext,din,dout", CASES, ids=[c[0] for c in CASES])

@@ -9,7 +9,7 @@ B, and D's run-by-run epilogue.
 from __future__ import annotations
 
 import pytest
-from test_gpu_wgmma import run_forced
+from harness import run_forced
 
 pytestmark = pytest.mark.gpu
 

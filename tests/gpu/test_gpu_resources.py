@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 import pytest
-from _util import assert_close
+from harness import assert_close
 
 import gettpy
 
@@ -30,7 +30,7 @@ def _f16(rng, shape):
 def test_more_than_2_31_elements():
     """A (2^21 + 5) x 1024 fp16 operand: 2^31 + 5120 elements, read through 64-bit offsets."""
     import cupy as cp
-    from test_gpu import run_contraction
+    from harness import run_contraction
 
     from gettpy.plan.tiles import kernel_spec
 
@@ -130,7 +130,7 @@ def test_one_plan_from_many_threads_and_streams():
 
 def test_launch_failure_falls_back_to_the_safe_tile(monkeypatch):
     import cupy as cp
-    from test_gpu import run_contraction
+    from harness import run_contraction
 
     from gettpy.backends import gpu
 

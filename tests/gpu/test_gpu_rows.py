@@ -6,8 +6,8 @@ unit shape and width, with C, alpha, beta and ops, on ragged extents (P, Q and N
 from __future__ import annotations
 
 import pytest
-from test_gpu_narrow_ws import check_tccg2, tccg2_family
-from test_gpu_wgmma import _sm90, run_forced
+from harness import ROWS_SHAPES as SHAPES
+from harness import check_tccg2, run_forced, sm90, tccg2_family
 
 from gettpy import ops
 from gettpy.errors import KernelError
@@ -32,7 +32,7 @@ def test_rows_through_einsum(name, ext, din, dout):
     from gettpy.plan import make_plan
     from gettpy.plan.tiles import kernel_spec
 
-    if not _sm90():
+    if not sm90():
         pytest.skip("the row-stream tile runs on sm_90")
     a, b, d, ha, hb, p = tccg2_family(ext, din, dout)
     ea = ext[0]
@@ -58,12 +58,6 @@ def _forced(rng, ext, tile, modes=("dca", "bd", "abc"), **kw):
         if "row-stream" not in str(e):
             raise
     return run_forced(rng, *modes, ext, tile, order="F", swap=True, **kw)
-
-
-SHAPES = [  # (bm, bn, stages, parts, rows_run)
-    (64, 24, 4, 4, 8), (64, 24, 2, 4, 8), (64, 24, 3, 2, 8), (64, 16, 4, 1, 8), (32, 24, 4, 2, 8), (128, 24, 2, 2, 16),
-    (64, 24, 4, 4, 4), (64, 24, 3, 4, 1), (64, 32, 3, 4, 8), (64, 16, 4, 2, 8), (64, 8, 4, 4, 2),
-]
 
 
 @pytest.mark.parametrize("bm,bn,stages,parts,run", SHAPES, ids=[f"{m}x{n}s{s}p{p}r{r}" for m, n, s, p, r in SHAPES])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_semiring import brute
+from harness import brute
 
 import gettpy
 from gettpy import ops

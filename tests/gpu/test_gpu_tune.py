@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_tuner import isolated  # noqa: F401 - the fixture: a private tuning DB and empty plan caches
 
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("isolated")]
 

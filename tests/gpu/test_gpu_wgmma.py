@@ -9,68 +9,20 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_gpu import check, device_array, host_values, poisoned, rand, reference, rounded, tinfo
+from harness import (
+    LAYOUTS,
+    check,
+    device_array,
+    host_values,
+    poisoned,
+    rand,
+    reference_modes,
+    rounded,
+    run_forced,
+    sm90,
+)
 
 pytestmark = pytest.mark.gpu
-
-
-def _sm90() -> bool:
-    import cupy
-
-    return str(cupy.cuda.Device().compute_capability) == "90"
-
-
-def _plan(modes_a, modes_b, modes_d, a, b, c, d, dt_in, dt_out, ops, swap=False):
-    """The plan of the contraction (swap: with the planner's partition's A and B trading roles, m and n too)."""
-    from gettpy.plan import ContractionProblem, make_plan
-    from gettpy.plan.partition import partition
-
-    ext = {}
-    for modes, x in ((modes_a, a), (modes_b, b), (modes_d, d)):
-        for m, e in zip(modes, x.shape, strict=True):
-            ext[m] = e
-    p = ContractionProblem(tinfo("A", modes_a, a, dt_in, ops[0]), tinfo("B", modes_b, b, dt_in, ops[1]),
-                           None if c is None else tinfo("C", modes_d, c, dt_out, ops[2]),
-                           tinfo("D", modes_d, d, dt_out, ops[3]), tuple(sorted(ext.items())))
-    if not swap:
-        return make_plan(p)
-    return make_plan(p, part=partition(p).traded())
-
-
-def run_forced(rng, modes_a, modes_b, modes_d, ext, tile, dt_in="f16", dt_out="f16", order="C", with_c=False,
-               alpha=1.0, beta=0.0, ops=(None,) * 4, swap=False):
-    """Contract with `tile` forced (any path; wgmma tiles skip off sm_90), check against float64; returns
-    the KernelSpec that ran. swap: on the planner's partition with A and B trading roles."""
-    import cupy as cp
-
-    from gettpy.backends import gpu
-    from gettpy.plan.tiles import kernel_spec
-
-    if (tile.wgmma or tile.rows) and not _sm90():
-        pytest.skip("wgmma and row-stream (bulk copy) kernels need an sm_90 device")
-    sa, sb, sd = (tuple(ext[m] for m in t) for t in (modes_a, modes_b, modes_d))
-    ha, hb = rounded(rand(rng, sa), dt_in), rounded(rand(rng, sb), dt_in)
-    a, b = device_array(ha, dt_in, order), device_array(hb, dt_in, order)
-    c = hc = None
-    if with_c:
-        hc = rounded(rand(rng, sd), dt_out)
-        c = device_array(hc, dt_out, order)
-    d = poisoned(sd, dt_out, order)
-    plan = _plan(modes_a, modes_b, modes_d, a, b, c, d, dt_in, dt_out, ops, swap)
-    read_c = with_c and beta != 0
-    spec = kernel_spec(plan, read_c, tile=tile)
-    assert spec.tile == tile
-    ka, kb = (b, a) if plan.part.swapped else (a, b)
-    gpu.launch(spec, int(ka.data.ptr), int(kb.data.ptr), int(c.data.ptr) if read_c else 0, int(d.data.ptr),
-               alpha, beta)
-    cp.cuda.Device().synchronize()
-    fns = [None if o is None else o.numpy for o in ops]
-    for i in (0, 1):  # ops on A and B are applied in shared memory: op(x) is rounded to the input type
-        if fns[i] is not None:
-            fns[i] = (lambda f: lambda x: rounded(f(x), dt_in))(fns[i])
-    ref, scale = reference(modes_a, modes_b, modes_d, ha, hb, hc, alpha, beta, fns)
-    check(host_values(d, dt_out), ref, scale, dt_out, f"{modes_a},{modes_b}->{modes_d} {ext} {tile}")
-    return spec
 
 
 def _wg(bm, bn, stages=3):
@@ -79,8 +31,6 @@ def _wg(bm, bn, stages=3):
     return TileConfig(bm, bn, 64, stages, wm=64, wn=bn, wgmma=True)
 
 
-# (A modes, B modes, D modes) in C order: the four K-major / MN-major combinations of A and B
-LAYOUTS = [("ik", "jk", "ij"), ("ik", "kj", "ij"), ("ki", "jk", "ij"), ("ki", "kj", "ij"), ("ik", "kj", "ji")]
 TILES = [(128, 128, 4), (64, 64, 2), (128, 64, 3), (64, 128, 3), (128, 256, 3), (256, 128, 2)]
 
 
@@ -132,12 +82,12 @@ def test_wgmma_heuristic_through_einsum(rng):
     import gettpy
     from gettpy.backends import gpu
 
-    if not _sm90():
+    if not sm90():
         pytest.skip("wgmma kernels need an sm_90 device")
     ha, hb = rounded(rand(rng, (1536, 512)), "f16"), rounded(rand(rng, (512, 1600)), "f16")
     a, b = cp.asarray(ha.astype(np.float16)), cp.asarray(hb.astype(np.float16))
     d = gettpy.einsum("ik,kj->ij", a, b)
-    ref, scale = reference("ik", "kj", "ij", ha, hb)
+    ref, scale = reference_modes("ik", "kj", "ij", ha, hb)
     check(cp.asnumpy(d).astype(np.float64), ref, scale, "f16", "einsum 1536x1600x512")
     assert any(s.tile.wgmma for s in gpu._SPECS.values())
 
@@ -235,13 +185,13 @@ def test_tma_straddled_slabs_through_einsum(rng):
     import gettpy
     from gettpy.backends import gpu
 
-    if not _sm90():
+    if not sm90():
         pytest.skip("wgmma kernels need an sm_90 device")
     ext = {"a": 72, "b": 2048, "c": 32, "d": 1024}
     ha, hb = (rounded(rand(rng, tuple(ext[m] for m in t)), "f16") for t in ("dca", "db"))
     a, b = device_array(ha, "f16", "F"), device_array(hb, "f16", "F")
     d = gettpy.einsum("dca,db->acb", a, b, out=poisoned(tuple(ext[m] for m in "acb"), "f16", "F"))
-    ref, scale = reference("dca", "db", "acb", ha, hb)
+    ref, scale = reference_modes("dca", "db", "acb", ha, hb)
     check(host_values(d, "f16"), ref, scale, "f16", "einsum dca,db->acb a = 72")
     assert any(s.tile.tma and 0 < s.tma_rows[1] < s.tile.bn // s.tile.cluster for s in gpu._SPECS.values())
 

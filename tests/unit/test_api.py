@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import opt_einsum as oe
 import pytest
-from _util import assert_close, nonzero
+from harness import assert_close, nonzero
 
 import gettpy
 from gettpy.errors import GettpyError, LayoutError, ShapeError, SubscriptError

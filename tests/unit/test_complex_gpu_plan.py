@@ -4,41 +4,22 @@
 runs on the CPU executor (`gettpy.backends.cpu.execute`) on numpy's ``x.real`` / ``x.imag`` views, which are
 strided views with doubled strides exactly like CuPy's. So these tests check the decomposition itself (the
 real problem and plan, the launch sequence and its signs, the temporary and the elementwise epilogue)
-against np.einsum in complex128, without a GPU; tests/test_gpu_complex.py runs the same on the kernel.
+against np.einsum in complex128, without a GPU; tests/gpu/test_gpu_complex.py runs the same on the kernel.
 """
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from _util import assert_close, magnitude, nonzero, reference
+from harness import assert_close, magnitude, nonzero, problem_of, reference
 
 import gettpy
 from gettpy import ops
-from gettpy.backends import cpu, data_ptr, gpu, gpu_complex, staged
+from gettpy.backends import cpu, gpu, gpu_complex, staged
 from gettpy.backends.gpu_complex import execute_complex, real_plan, real_problem
-from gettpy.dtypes import is_complex, short_name
+from gettpy.dtypes import is_complex
 from gettpy.errors import KernelError
-from gettpy.layouts.descriptor import pointer_alignment
 from gettpy.plan.plan import make_plan
-from gettpy.plan.problem import ContractionProblem, TensorInfo
 from gettpy.plan.schedule import make_schedule
-
-
-# ----------------------------------------------------------------------------------------------- helpers
-def _info(name, modes, x, op=None, dtype=None) -> TensorInfo:
-    return TensorInfo(name, tuple(modes), tuple(s // x.itemsize for s in x.strides), dtype or short_name(x.dtype),
-                      pointer_alignment(data_ptr(x)), op or ops.identity)
-
-
-def _problem(subs, a, b, c, d, op=(None,) * 4, compute="") -> ContractionProblem:
-    lhs, md = subs.split("->")
-    ma, mb = lhs.split(",")
-    ext = {}
-    for modes, x in ((ma, a), (mb, b), (md, d)):
-        ext.update(zip(modes, x.shape, strict=True))
-    return ContractionProblem(_info("A", ma, a, op[0]), _info("B", mb, b, op[1]),
-                              None if c is None else _info("C", md, c, op[2]), _info("D", md, d, op[3]),
-                              tuple(sorted(ext.items())), compute)
 
 
 def _emulate(subs, a, b, c, d, alpha=1.0, beta=0.0, op=(None,) * 4, compute=""):
@@ -54,7 +35,7 @@ def _emulate(subs, a, b, c, d, alpha=1.0, beta=0.0, op=(None,) * 4, compute=""):
         launches.append((al, be, c_ is not None))
         cpu.execute(plan, a_, b_, c_, d_, al, be)
 
-    plan = make_plan(_problem(subs, a, b, c, d, op, compute))
+    plan = make_plan(problem_of(subs, a, b, c, d, op, compute))
     execute_complex(plan, a, b, c, d, alpha, beta, run=run, xp=np)
     return launches
 
@@ -88,7 +69,7 @@ def test_real_problem_doubles_strides_and_gives_c_the_layout_of_d(rng):
     b = np.asfortranarray(nonzero(rng, (6, 3), np.complex64))
     c = np.asfortranarray(nonzero(rng, (4, 5, 3), np.complex64))
     d = np.empty((4, 5, 3), np.complex64)
-    p = _problem("ijk,kl->ijl", a, b, c, d, op=(ops.conj, None, ops.conj, None))
+    p = problem_of("ijk,kl->ijl", a, b, c, d, op=(ops.conj, None, ops.conj, None))
     assert p.compute == "c64"
     r = real_problem(p)
     assert r.compute == "f32" and r.extents == p.extents
@@ -108,7 +89,7 @@ def test_real_problem_complex128_and_real_operands(rng):
     a = nonzero(rng, (3, 4))  # float64: no imaginary plane
     b = nonzero(rng, (4, 5), np.complex128)[:, ::-1]
     d = np.empty((3, 5), np.complex128)
-    p = _problem("ik,kj->ij", a, b, None, d)
+    p = problem_of("ik,kj->ij", a, b, None, d)
     assert p.compute == "c128"
     r = real_problem(p)
     assert r.compute == "f64"
@@ -120,12 +101,12 @@ def test_real_problem_complex128_and_real_operands(rng):
 def test_real_problem_refuses_a_real_problem(rng):
     a, b, d = nonzero(rng, (3, 4)), nonzero(rng, (4, 5)), np.empty((3, 5))
     with pytest.raises(KernelError, match="not complex"):
-        real_problem(_problem("ik,kj->ij", a, b, None, d))
+        real_problem(problem_of("ik,kj->ij", a, b, None, d))
 
 
 def test_real_plan_is_cached(rng):
     a, b = nonzero(rng, (3, 4), np.complex64), nonzero(rng, (4, 5), np.complex64)
-    p = _problem("ik,kj->ij", a, b, None, np.empty((3, 5), np.complex64))
+    p = problem_of("ik,kj->ij", a, b, None, np.empty((3, 5), np.complex64))
     assert real_plan(p) is real_plan(p)
     assert real_plan(p, (5, 1)) is real_plan(p, (5, 1))
     assert real_plan(p).problem == real_problem(p)
@@ -297,7 +278,7 @@ def test_staged_schedule_runs_complex_core(force_staging, alpha, beta, rng):
     b = nonzero(rng, (5, 16, 7), np.complex64)
     d = _poisoned((7, 5, 6), np.complex64)
     c = np.asfortranarray(nonzero(rng, (7, 5, 6), np.complex64))
-    p = _problem(subs, a, b, c, d)
+    p = problem_of(subs, a, b, c, d)
     s = make_schedule(p)
     assert s.staged and s.pack_a is not None and s.split_mode is not None
 
@@ -339,7 +320,7 @@ def test_einsum_operand_names_in_the_error(rng):
     """einsum's problems name operands "operand 0" etc.: the error names the role and that name."""
     a, b = nonzero(rng, (3, 4), np.complex64), nonzero(rng, (4, 5), np.complex64)
     d = np.zeros((3, 5), np.complex64)
-    p = _problem("ik,kj->ij", a, b, None, d)
+    p = problem_of("ik,kj->ij", a, b, None, d)
     from dataclasses import replace
 
     p = replace(p, b=replace(p.b, name="operand 1", op=ops.sigmoid))
@@ -353,7 +334,7 @@ def test_gpu_execute_dispatches_complex_plans(monkeypatch, rng):
     monkeypatch.setattr(gpu_complex, "execute_complex", lambda *args, **kw: seen.append((args, kw)))
     a, b = nonzero(rng, (3, 4), np.complex64), nonzero(rng, (4, 5), np.complex64)
     d = np.zeros((3, 5), np.complex64)
-    plan = make_plan(_problem("ik,kj->ij", a, b, None, d))
+    plan = make_plan(problem_of("ik,kj->ij", a, b, None, d))
     gpu.execute(plan, a, b, None, d, 1 + 2j, 0.5j, stream="s")
     assert len(seen) == 1
     args, kw = seen[0]
@@ -364,7 +345,7 @@ def test_gpu_execute_dispatches_complex_plans(monkeypatch, rng):
 def test_gpu_execute_refuses_complex_scalars_on_real_plans(rng):
     a, b = nonzero(rng, (3, 4), np.float32), nonzero(rng, (4, 5), np.float32)
     d = np.zeros((3, 5), np.float32)
-    plan = make_plan(_problem("ik,kj->ij", a, b, None, d))
+    plan = make_plan(problem_of("ik,kj->ij", a, b, None, d))
     with pytest.raises(KernelError, match="complex alpha/beta on a real contraction"):
         gpu.execute(plan, a, b, None, d, 1j, 0.0)
 
@@ -373,7 +354,7 @@ def test_kernel_spec_still_refuses_complex_plans(rng):
     from gettpy.plan.tiles import kernel_spec
 
     a, b = nonzero(rng, (3, 4), np.complex64), nonzero(rng, (4, 5), np.complex64)
-    plan = make_plan(_problem("ik,kj->ij", a, b, None, np.zeros((3, 5), np.complex64)))
+    plan = make_plan(problem_of("ik,kj->ij", a, b, None, np.zeros((3, 5), np.complex64)))
     with pytest.raises(KernelError, match="gpu_complex"):
         kernel_spec(plan, False)
     kernel_spec(real_plan(plan.problem), True)  # the real plan has a kernel
@@ -386,27 +367,3 @@ def test_cpu_einsum_unaffected(rng):
     assert_close(got, reference("ik,kj->ij", a * a, b), np.complex64)
 
 
-# ------------------------------------------------------------------------------------------ the real kernels compile
-@pytest.mark.parametrize("dt_in,dt_out", [("c64", "c64"), ("c128", "c128"), ("c64", "c128")])
-def test_real_plans_compile(dt_in, dt_out, tmp_path, monkeypatch, rng):
-    """NVRTC (no GPU needed) compiles the kernels of the real launches: plain, accumulating, into a temporary."""
-    pytest.importorskip("cuda.bindings.nvrtc")
-    from gettpy.dtypes import numpy_dtype
-    from gettpy.kernels import build as B
-    from gettpy.plan.tiles import kernel_spec
-
-    try:
-        B.include_dir()
-    except Exception:  # noqa: BLE001
-        pytest.skip("no CUDA headers (nvidia-cuda-runtime wheel) for NVRTC")
-    monkeypatch.setenv("GETTPY_CACHE_DIR", str(tmp_path))
-    a = nonzero(rng, (9, 6, 7), numpy_dtype(dt_in))  # "bda"
-    b = np.asfortranarray(nonzero(rng, (6, 5), numpy_dtype(dt_in)))  # "dc"
-    d = np.empty((7, 9, 5), numpy_dtype(dt_out))
-    p = make_plan(_problem("bda,dc->abc", a, b, None, d)).problem
-    for rp in (real_plan(p), real_plan(p, (45, 5, 1))):
-        for read_c in (False, True):
-            spec = kernel_spec(rp, read_c)
-            assert spec.compute == ("f64" if dt_out == "c128" else "f32")
-            k = B.build(spec, "sm_90")
-            assert k.report.spills == 0 and len(k.cubin) > 1000, k.log

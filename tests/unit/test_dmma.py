@@ -1,7 +1,7 @@
 """The f64 tensor-core path for f32 inputs (KernelSpec.tf32 = 2), host side: when the heuristic takes it
 (compute-bound f32 GEMMs of at least 128 x 128 on an sm_90 target, both inputs readable k-major in 16-byte
 vectors), the schedule's k-first packs it needs, the spec's checks, and its kernels compiling without spills.
-The GPU results are checked against float64 in tests/test_gpu_dmma.py."""
+The GPU results are checked against float64 in tests/gpu/test_gpu_dmma.py."""
 from __future__ import annotations
 
 import pytest
@@ -71,27 +71,6 @@ def test_spec_checks():
         replace(spec, compute="f32")  # the f64 path and only it accumulates in f64
     with pytest.raises(KernelError, match="tf32"):
         replace(spec, tf32=3, compute="f64")
-
-
-def test_compiles_without_spills():
-    """The heuristic kernels of #12 and #20 (f32) for sm_90: mma.m16n8k8.f64 in the SASS-bound PTX, no spills;
-    refused for an older target with an error that names the path."""
-    pytest.importorskip("cuda.bindings.nvrtc")
-    from gettpy.kernels import build as B
-    from gettpy.kernels.render import render
-
-    try:
-        B.include_dir()
-    except Exception:  # noqa: BLE001
-        pytest.skip("no CUDA headers (nvidia-cuda-runtime wheel) for NVRTC")
-    for num in ("12", "20"):
-        spec = kernel_spec(make_schedule(case_problem(parse_cases(num)[0], "f32", "f32")).core, False)
-        src, _ = render(spec)
-        assert "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64" in src
-        r = B.build(spec, "sm_90").report
-        assert r.registers > 0 and r.spills == 0, r
-        with pytest.raises(KernelError, match="sm_90"):
-            B.build(spec, "sm_80")
 
 
 def test_without_f64_cores_f32_stays_on_simt():

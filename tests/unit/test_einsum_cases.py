@@ -1,14 +1,14 @@
 """Table-driven einsum cases on the CPU executor, each checked against np.einsum.
 
 Inputs are random and never zero (so that a dropped or doubled term always shows). The reference is
-np.einsum in float64 (complex128 for complex inputs) on the same values; see `_util.assert_close` for the
+np.einsum in float64 (complex128 for complex inputs) on the same values; see `harness.assert_close` for the
 per-dtype tolerances.
 """
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from _util import DTYPES, assert_close, nonzero, reference
+from harness import DTYPES, assert_close, nonzero, reference
 
 import gettpy
 from gettpy import ops
@@ -571,17 +571,3 @@ def test_repeated_calls_changing_ops(rng):
         _check(gettpy.einsum("ij,jk->ik", a, b, op_out=op), f(a @ b), np.float64)
 
 
-# --- the same cases on a GPU, where there is one (skipped otherwise: see conftest.py)
-GPU_CASES = [c for c in CASES if c[0] in ("matmul", "batch_middle", "diagonal_contracted", "reduce_and_permute",
-                                          "chain3", "ellipsis_broadcast_size1", "zero_k", "five_ring")]
-
-
-@pytest.mark.gpu
-@pytest.mark.parametrize("subscripts,shapes", [pytest.param(s, sh, id=i) for i, s, sh in GPU_CASES])
-def test_gpu_matches_numpy(rng, subscripts, shapes):
-    import cupy
-
-    xs = _inputs(rng, shapes)
-    got = gettpy.einsum(subscripts, *[cupy.asarray(x) for x in xs])
-    assert isinstance(got, cupy.ndarray)
-    _check(cupy.asnumpy(got), np.einsum(subscripts, *xs), np.float64)

@@ -5,7 +5,7 @@ import re
 
 import numpy as np
 import pytest
-from _util import assert_close, nonzero
+from harness import assert_close, nonzero
 
 import gettpy
 from gettpy import ops

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "ccsd_doubles.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ccsd_doubles.py"
 
 
 @pytest.mark.parametrize("argv", [["--nocc", "4", "--nvirt", "9"],

@@ -9,7 +9,7 @@ dimensions. Altogether the tests below run well over 2,000 examples.
 from __future__ import annotations
 
 import numpy as np
-from _util import DTYPES, assert_close, magnitude, nonzero, reference
+from harness import DTYPES, assert_close, magnitude, nonzero, reference
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 

@@ -8,7 +8,7 @@ from dataclasses import replace as dataclass_replace
 
 import numpy as np
 import pytest
-from _util import packed_problem
+from harness import packed_problem
 
 import gettpy
 from gettpy.plan import ContractionProblem, make_plan

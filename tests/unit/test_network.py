@@ -6,7 +6,7 @@ import importlib
 
 import numpy as np
 import pytest
-from _util import assert_close, nonzero
+from harness import assert_close, nonzero
 
 import gettpy
 

@@ -1,39 +1,19 @@
 """CPU tests of the row-stream tile (kernels/spec.py TileConfig.rows, `rows_split`, gett.cuh's Rows): the split of
 the wide input's m map against every row's offset from the tensor's own strides, the units covering every row and
-every element of D once, the heuristic's choice (plan/tiles.py `_row_stream`), the refusals, and the kernels of the
-GPU tests compiled by NVRTC for sm_90 without spills (no GPU needed)."""
+every element of D once, the heuristic's choice (plan/tiles.py `_row_stream`) and the refusals (the kernels are
+compiled in tests/compile/test_compile_rows.py)."""
 from __future__ import annotations
-
-import math
-import os
 
 import numpy as np
 import pytest
+from harness import TCCG2_EXTENTS, colmajor_plan, rows_tile
 
 from gettpy import ops
 from gettpy.errors import KernelError
 from gettpy.kernels.spec import TileConfig, rows_split
 from gettpy.layouts.descriptor import build_dim_map
 from gettpy.layouts.emulate import gett_offset
-from gettpy.plan import ContractionProblem, TensorInfo, make_plan
 from gettpy.plan.tiles import kernel_spec
-
-
-def _plan(ma, mb, md, ext, din="f16", dout="f16", op_a=None):
-    def ti(name, modes, dt, op=None):
-        shape = [ext[m] for m in modes]
-        st = np.cumprod([1] + shape[:-1]).tolist()  # column-major
-        return TensorInfo(name, tuple(modes), tuple(int(x) for x in st), dt, op=op or ops.identity)
-
-    return make_plan(ContractionProblem(ti("A", ma, din, op_a), ti("B", mb, din), None, ti("D", md, dout),
-                                        tuple(sorted(ext.items()))))
-
-
-def _rows(bm=64, bn=24, stages=4, parts=4, run=8):
-    return TileConfig(bm, bn, 16, stages, wm=16, wn=bn, persistent=True, rows=parts, rows_run=run)
-
-
-TCCG2 = {"a": 312, "b": 24, "c": 296, "d": 312}
 
 
 @pytest.mark.parametrize("extents,modes,k,want", [
@@ -85,13 +65,13 @@ def test_rows_heuristic():
     16-byte vectors along a); not without wgmma (another device), nor for f32, nor with an op on A (the long narrow
     rule is off then), nor where the wide input's k is two stride terms."""
     for dout in ("f16", "f32"):
-        spec = kernel_spec(_plan("dca", "bd", "abc", TCCG2, "f16", dout), False)
-        assert spec.tile == _rows() and spec.rows_p == 312 and spec.grid == 39 * 37 and spec.tile.threads == 512
+        spec = kernel_spec(colmajor_plan("dca", "bd", "abc", TCCG2_EXTENTS, "f16", dout), False)
+        assert spec.tile == rows_tile() and spec.rows_p == 312 and spec.grid == 39 * 37 and spec.tile.threads == 512
         assert spec.rows_pitch == 624 and spec.rows_dvec == (8 if dout == "f16" else 4)
-    assert not kernel_spec(_plan("dca", "bd", "abc", TCCG2), False, wgmma=False).tile.rows
-    assert not kernel_spec(_plan("dca", "bd", "abc", TCCG2, "f32", "f32"), False).tile.rows
-    assert not kernel_spec(_plan("dca", "bd", "abc", TCCG2, op_a=ops.leaky_relu(0.1)), False).tile.rows
-    split_k = kernel_spec(_plan("dae", "bde", "ab", {"a": 33792, "b": 24, "d": 16, "e": 20}), False).tile
+    assert not kernel_spec(colmajor_plan("dca", "bd", "abc", TCCG2_EXTENTS), False, wgmma=False).tile.rows
+    assert not kernel_spec(colmajor_plan("dca", "bd", "abc", TCCG2_EXTENTS, "f32", "f32"), False).tile.rows
+    assert not kernel_spec(colmajor_plan("dca", "bd", "abc", TCCG2_EXTENTS, op_a=ops.leaky_relu(0.1)), False).tile.rows
+    split_k = kernel_spec(colmajor_plan("dae", "bde", "ab", {"a": 33792, "b": 24, "d": 16, "e": 20}), False).tile
     assert split_k.ws and not split_k.rows
 
 
@@ -99,68 +79,17 @@ def test_rows_refused():
     """KernelSpec names why a row-stream tile cannot run: rows that are not whole, B's fragments past the register
     budget, N wider than bn, too much shared memory; TileConfig refuses other options beside it."""
     with pytest.raises(KernelError, match="row-stream.*contiguous"):
-        kernel_spec(_plan("dae", "bde", "ab", {"a": 33792, "b": 24, "d": 16, "e": 20}), False, tile=_rows())
+        kernel_spec(colmajor_plan("dae", "bde", "ab", {"a": 33792, "b": 24, "d": 16, "e": 20}), False, tile=rows_tile())
     with pytest.raises(KernelError, match="registers"):
-        kernel_spec(_plan("dca", "bd", "abc", TCCG2), False, tile=_rows(parts=1))
+        kernel_spec(colmajor_plan("dca", "bd", "abc", TCCG2_EXTENTS), False, tile=rows_tile(parts=1))
     with pytest.raises(KernelError, match="wider than bn"):
-        kernel_spec(_plan("dca", "bd", "abc", TCCG2), False, tile=_rows(bn=16))
+        kernel_spec(colmajor_plan("dca", "bd", "abc", TCCG2_EXTENTS), False, tile=rows_tile(bn=16))
     with pytest.raises(KernelError, match="shared memory"):
-        kernel_spec(_plan("dca", "bd", "abc", {"a": 312, "b": 24, "c": 296, "d": 1016}), False, tile=_rows())
+        long_k = {"a": 312, "b": 24, "c": 296, "d": 1016}
+        kernel_spec(colmajor_plan("dca", "bd", "abc", long_k), False, tile=rows_tile())
     for bad in ({"wgmma": True}, {"l2_prefetch": 128}, {"persistent": False}, {"rows": 3}, {"rows_run": 3}):
         kw = dict(bm=64, bn=24, bk=16, stages=4, wm=16, wn=24, persistent=True, rows=4, rows_run=8) | bad
         with pytest.raises(KernelError, match="row-stream"):
             TileConfig(**kw)
 
 
-@pytest.fixture(scope="module")
-def nvrtc_cache(tmp_path_factory):
-    pytest.importorskip("cuda.bindings.nvrtc")
-    from gettpy.kernels import build as B
-
-    try:
-        B.include_dir()
-    except Exception:  # noqa: BLE001
-        pytest.skip("no CUDA headers (nvidia-cuda-runtime wheel) for NVRTC")
-    old = os.environ.get("GETTPY_CACHE_DIR")
-    os.environ["GETTPY_CACHE_DIR"] = str(tmp_path_factory.mktemp("gettpy-cache"))
-    yield B
-    if old is None:
-        os.environ.pop("GETTPY_CACHE_DIR", None)
-    else:
-        os.environ["GETTPY_CACHE_DIR"] = old
-
-
-def _forced(plan, tile):
-    """kernel_spec with `tile` forced on the partition whose kernel A is the wide input: the planner's, or the traded
-    one where the long narrow rule is off (small M, an op on an input), as tests/test_gpu_rows.py `_forced` runs."""
-    from gettpy.plan.partition import partition
-
-    try:
-        return kernel_spec(plan, False, tile=tile)
-    except KernelError:
-        return kernel_spec(make_plan(plan.problem, part=partition(plan.problem).traded()), False, tile=tile)
-
-
-def _gpu_test_specs():
-    """The row-stream specs tests/test_gpu_rows.py launches (forced tiles on #2's modes and the P = 1 case), and the
-    heuristic's for #2 in f16, bf16 and f16 -> f32."""
-    from test_gpu_rows import SHAPES
-
-    out = [kernel_spec(_plan("dca", "bd", "abc", TCCG2, d, o), False) for d, o in (("f16", "f16"), ("bf16", "bf16"),
-                                                                                   ("f16", "f32"))]
-    for bm, bn, stages, parts, run in SHAPES:
-        ext = {"a": 104, "b": min(bn, 24) if bn >= 16 else 8, "c": 75, "d": 264}
-        out.append(_forced(_plan("dca", "bd", "abc", ext, "f16", "f32"), _rows(bm, bn, stages, parts, run)))
-    out.append(_forced(_plan("dca", "bd", "abc", {"a": 88, "b": 24, "c": 33, "d": 320}, op_a=ops.leaky_relu(0.1)),
-                       _rows()))
-    out.append(_forced(_plan("kc", "bk", "cb", {"k": 120, "b": 24, "c": 4000}), _rows(run=1)))
-    return out
-
-
-def test_rows_kernels_compile(nvrtc_cache):
-    """Every row-stream kernel of the GPU tests compiles for sm_90 (its shared memory as KernelSpec counts it: the
-    wrapper's static_assert) without spills, within 128 registers a thread (512 threads a CTA)."""
-    for spec in _gpu_test_specs():
-        r = nvrtc_cache.build(spec, "sm_90").report
-        assert r.spill_stores == 0 and 0 < r.registers <= 65536 // spec.tile.threads, (spec.tile, r)
-        assert spec.smem_bytes <= 227 * 1024 and math.ceil(spec.grid) >= 1

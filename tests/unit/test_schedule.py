@@ -8,22 +8,25 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from _util import assert_close, nonzero, packed_problem
-from test_tccg_cpu import TCCG48, einsum_of, full_extents, reduced_extents
+from harness import (
+    TCCG48,
+    assert_close,
+    einsum_of,
+    fresh_caches,
+    full_extents,
+    nonzero,
+    packed_problem,
+    reduced_extents,
+    short_name,
+)
 
 import gettpy
 from gettpy.plan import schedule as sched
-from gettpy.plan.cache import clear_plan_cache
 from gettpy.plan.problem import ContractionProblem, TensorInfo
 from gettpy.plan.schedule import make_schedule
 from gettpy.plan.tiles import DMMA_TILE, kernel_spec
 
 einsum_mod = importlib.import_module("gettpy.einsum")  # the module (gettpy.einsum is the function)
-
-
-def _fresh_caches():
-    clear_plan_cache()
-    einsum_mod.clear_program_cache()
 
 
 def _f_problem(contraction: str, ext: dict[str, int], dtype="f16") -> ContractionProblem:
@@ -74,7 +77,7 @@ def test_interleaved_output_staged():
     assert make_schedule(replace(small, c=small.d)).stage_d is None
     # (f32: D's pieces are 8 x 4 bytes, whole sectors, and the input only 4 times D: not staged)
     assert make_schedule(_f_problem("abcd-dbea-ec", ext, "f32")).stage_d is None
-    _fresh_caches()
+    fresh_caches()
     rng = np.random.default_rng(3)
     a = np.asfortranarray(nonzero(rng, tuple(ext[m] for m in "dbea")).astype(np.float16))
     b = np.asfortranarray(nonzero(rng, tuple(ext[m] for m in "ec")).astype(np.float16))
@@ -100,7 +103,7 @@ def test_tccg_through_forced_stagings(force_staging, row, order):
 
 def test_split_k_without_forcing():
     """A small output with a long K splits by itself; the partial sums add up to the full result."""
-    _fresh_caches()
+    fresh_caches()
     rng = np.random.default_rng(7)
     a = nonzero(rng, (8, 64, 96))
     b = nonzero(rng, (96, 64, 8))
@@ -249,36 +252,17 @@ def test_forced_split_and_its_errors():
 
 
 def test_workspace_size_reports_the_temporaries():
-    _fresh_caches()
+    fresh_caches()
     row = TCCG48[13]  # ab-cad-dcb: packs A and splits K
     s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3])))
     assert s.workspace_bytes > 0
-
-
-@pytest.mark.gpu
-@pytest.mark.parametrize("dtype", ["float16", "float32"])
-@pytest.mark.parametrize("row", TCCG48, ids=[f"{r[0]}-{r[2]}" for r in TCCG48])
-def test_gpu_tccg_through_forced_stagings(force_staging, row, dtype):
-    """The GPU runs the same stagings (CuPy packs, split-K workspace and sums, staged copies)."""
-    import cupy
-
-    num, _, contraction, extents = row[:4]
-    ext = reduced_extents(num, contraction, extents)
-    c, a, b = contraction.split("-")
-    rng = np.random.default_rng(num)
-    arrs = [np.asfortranarray(nonzero(rng, tuple(ext[m] for m in t)).astype(dtype)) for t in (a, b)]
-    dev = [cupy.asarray(x, order="F") for x in arrs]
-    out = cupy.full(tuple(ext[m] for m in c), cupy.nan, dtype=dtype, order="F")
-    gettpy.einsum(einsum_of(contraction), *dev, out=out)
-    ref = np.einsum(einsum_of(contraction), *[x.astype(np.float64) for x in arrs])
-    assert_close(cupy.asnumpy(out), ref, np.float16 if dtype == "float16" else np.float32)
 
 
 def test_split_k_with_beta_c_and_output_op(monkeypatch):
     """Split-K applies beta * op_c(C) and op_d after summing the slices (C with its own strides)."""
     monkeypatch.setattr(sched, "SPLIT_MAX_WAVE", 1e9)
     monkeypatch.setattr(sched, "SPLIT_MIN_K", 1)
-    _fresh_caches()
+    fresh_caches()
     rng = np.random.default_rng(11)
     a, b = nonzero(rng, (6, 3, 4)).transpose(1, 2, 0), nonzero(rng, (6, 5))  # k never stride 1
     c = nonzero(rng, (5, 4, 3)).transpose(2, 1, 0)
@@ -288,32 +272,7 @@ def test_split_k_with_beta_c_and_output_op(monkeypatch):
     assert p.plan.split_mode is not None
     gettpy.contract(p, 0.5, a, b, 2.0, c, d)
     assert_close(d, np.tanh(0.5 * np.einsum("xyk,kz->xyz", a, b) + 2.0 * np.abs(c)))
-    _fresh_caches()
-
-
-@pytest.mark.gpu
-def test_gpu_split_k_with_beta_c_and_output_op(monkeypatch):
-    """The GPU's split-K epilogue (CuPy sum, beta * op_c(C), op_d) against numpy float64."""
-    import cupy
-
-    monkeypatch.setattr(sched, "SPLIT_MAX_WAVE", 1e9)
-    monkeypatch.setattr(sched, "SPLIT_MIN_K", 1)
-    monkeypatch.setattr(sched, "SPLIT_MIN_RUN", 1)  # (the copy to the GPU makes k stride 1)
-    _fresh_caches()
-    rng = np.random.default_rng(12)
-    a = nonzero(rng, (64, 24, 40)).astype(np.float32).transpose(1, 2, 0)
-    b = nonzero(rng, (64, 56)).astype(np.float32)
-    c = nonzero(rng, (56, 40, 24)).astype(np.float32).transpose(2, 1, 0)
-    da, db, dc = cupy.asarray(a), cupy.asarray(b), cupy.asarray(c)
-    dd = cupy.full((24, 40, 56), cupy.nan, dtype=cupy.float32)
-    desc = gettpy.TensorDescriptor
-    p = gettpy.plan(desc.of(da), "xyk", desc.of(db), "kz", desc.of(dc, "abs"), "xyz", desc.of(dd, "tanh"), "xyz")
-    assert p.plan.split_mode is not None
-    gettpy.contract(p, 0.5, da, db, 2.0, dc, dd)
-    ref = np.tanh(0.5 * np.einsum("xyk,kz->xyz", a.astype(np.float64), b.astype(np.float64))
-                  + 2.0 * np.abs(c.astype(np.float64)))
-    assert_close(cupy.asnumpy(dd), ref, np.float32)
-    _fresh_caches()
+    fresh_caches()
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
@@ -329,8 +288,8 @@ def test_ops_on_reread_inputs_are_applied_in_the_pack(dtype):
     got = gettpy.einsum("ik,kj->ij", a, b, ops=[op, op], dtype=np.float32)
     fa, fb = (np.where(x > 0, x, np.float32(0.1) * x).astype(dtype).astype(np.float64) for x in (a, b))
     assert_close(got, fa @ fb, np.float32 if dtype == np.float32 else np.float16)
-    s = make_schedule(ContractionProblem(TensorInfo("A", ("i", "k"), (1300, 1), _short(dtype), op=op),
-                                         TensorInfo("B", ("k", "j"), (1400, 1), _short(dtype), op=op), None,
+    s = make_schedule(ContractionProblem(TensorInfo("A", ("i", "k"), (1300, 1), short_name(dtype), op=op),
+                                         TensorInfo("B", ("k", "j"), (1400, 1), short_name(dtype), op=op), None,
                                          TensorInfo("D", ("i", "j"), (1400, 1), "f32"),
                                          (("i", 1500), ("j", 1400), ("k", 1300))))
     assert s.pack_a is not None and s.pack_b is not None
@@ -384,30 +343,6 @@ def test_narrow_small_input_with_an_op(num):
     f = lambda x: np.where(x > 0, x, 0.1 * x)  # noqa: E731
     fa, fb = (f(x.astype(np.float64)).astype(np.float16).astype(np.float64) for x in (a, b))
     assert_close(d, f(np.einsum(case.einsum_subscripts(), fa, fb)), np.float16)
-
-
-def _short(dtype) -> str:
-    return {np.dtype(np.float16): "f16", np.dtype(np.float32): "f32"}[np.dtype(dtype)]
-
-
-@pytest.mark.gpu
-@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
-def test_gpu_ops_applied_in_the_pack(dtype):
-    """The same on the GPU: the op runs in a CuPy elementwise kernel built from its CUDA expression."""
-    import cupy as cp
-
-    from gettpy import ops
-
-    rng = np.random.default_rng(6)
-    ha = rng.uniform(-1, 1, (1100, 96)).astype(dtype)
-    hb = np.asfortranarray(rng.uniform(-1, 1, (96, 1050)).astype(dtype))
-    op = ops.leaky_relu(0.1)
-    got = gettpy.einsum("ik,kj->ij", cp.asarray(ha), cp.asarray(hb), ops=[op, ops.gelu])
-    ct = np.float64 if dtype == np.float64 else np.float32
-    fa = np.where(ha > 0, ha, ct(0.1) * ha.astype(ct)).astype(dtype).astype(np.float64)
-    fb = ops.gelu(hb.astype(ct)).astype(dtype).astype(np.float64)
-    assert_close(cp.asnumpy(got), fa @ fb, dtype)
-
 
 
 @pytest.mark.parametrize("num", [20, 21, 26, 29])

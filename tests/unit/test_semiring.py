@@ -5,27 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from harness import brute
 
 import gettpy
 from gettpy import ops
-from gettpy.errors import DtypeError, GettpyError, KernelError
-
-
-def brute(subs: str, sr, *xs) -> np.ndarray:
-    ins, out = subs.split("->")
-    ins = ins.split(",")
-    modes = sorted(set("".join(ins)))
-    ext = {m: e for t, x in zip(ins, xs, strict=True) for m, e in zip(t, x.shape, strict=True)}
-    prod = None
-    for t, x in zip(ins, xs, strict=True):
-        v = np.einsum(f"{t}->{''.join(m for m in modes if m in t)}", np.asarray(x, dtype=np.float64))
-        v = v.reshape([ext[m] if m in t else 1 for m in modes])
-        prod = v if prod is None else sr.numpy_mul(prod, v)
-    prod = np.broadcast_to(prod, [ext[m] for m in modes])
-    summed = tuple(i for i, m in enumerate(modes) if m not in out)
-    r = sr.reduce(prod, axis=summed) if summed else prod
-    return np.einsum(f"{''.join(m for m in modes if m in out)}->{out}", r)
-
+from gettpy.errors import DtypeError, GettpyError
 
 CASES = [
     ("ik,kj->ij", [(5, 7), (7, 3)]),
@@ -95,31 +79,6 @@ def test_semiring_errors():
         ops.semiring("(a > b ? a : b)", "(x + y)", -np.inf, 0.0, max, np.add)
     with pytest.raises(DtypeError, match="real types only"):
         gettpy.einsum("ik,kj->ij", a.astype(complex), a.T, semiring="max_plus")
-
-
-def test_semiring_kernel_spec_and_compile():
-    """The GPU specialisation: a simt tile (never tensor cores), the semiring in the rendered source, and
-    NVRTC compiles it for sm_90 (f16 and f32 inputs, partial k-tiles)."""
-    pytest.importorskip("cuda.bindings.nvrtc")
-    from gettpy.kernels.build import build
-    from gettpy.kernels.render import render
-    from gettpy.kernels.spec import TileConfig
-    from gettpy.plan import ContractionProblem, make_plan
-    from gettpy.plan.problem import TensorInfo
-    from gettpy.plan.tiles import kernel_spec
-
-    for dt in ("f16", "f32"):
-        p = ContractionProblem(TensorInfo("A", ("i", "k"), (37, 1), dt), TensorInfo("B", ("k", "j"), (29, 1), dt),
-                               None, TensorInfo("D", ("i", "j"), (29, 1), dt),
-                               (("i", 130), ("j", 29), ("k", 37)), semiring=ops.max_plus)
-        spec = kernel_spec(make_plan(p), False)
-        assert not spec.tile.mma and spec.semiring and spec.K % spec.tile.bk
-        src, _ = render(spec)
-        assert "kStandard = false" in src and "0x7ff0000000000000" in src
-        build(spec, "sm_90")
-        if dt == "f16":  # an mma tile is refused for a semiring
-            with pytest.raises(KernelError, match="semiring max_plus"):
-                kernel_spec(make_plan(p), False, tile=TileConfig(128, 128, 32, 3, wm=64, wn=64))
 
 
 def test_semiring_and_tf32_through_the_plan_api():

@@ -11,56 +11,9 @@ import math
 
 import numpy as np
 import pytest
-from _util import assert_close, nonzero
+from harness import MAX_ELEMENTS, TCCG48, assert_close, einsum_of, full_extents, nonzero, reduced_extents
 
 import gettpy
-from tccg.suite import TABLE
-
-# (num, group, contraction, extents in alphabetical mode order, M, N, K) -- full double-precision sizes
-TCCG48 = list(TABLE)
-
-#: largest number of elements of any one tensor at the reduced extents
-MAX_ELEMENTS = 5000
-
-
-def einsum_of(contraction: str) -> str:
-    """'abc-bda-dc' -> 'bda,dc->abc'."""
-    c, a, b = contraction.split("-")
-    return f"{a},{b}->{c}"
-
-
-def full_extents(contraction: str, extents: tuple[int, ...]) -> dict[str, int]:
-    modes = sorted(set(contraction.replace("-", "")))
-    assert len(modes) == len(extents), f"{contraction}: {len(modes)} modes but {len(extents)} extents"
-    return dict(zip(modes, extents, strict=True))
-
-
-def reduced_extents(num: int, contraction: str, extents: tuple[int, ...]) -> dict[str, int]:
-    """Every extent scaled by one factor so that each tensor has <= MAX_ELEMENTS elements (extent >= 2).
-
-    One mode per contraction (which one depends on `num`) is made odd, so that no test sees only
-    even, power-of-two-friendly extents.
-    """
-    full = full_extents(contraction, extents)
-    tensors = contraction.split("-")
-
-    def at(s: float) -> dict[str, int]:
-        return {m: max(2, round(e * s)) for m, e in full.items()}
-
-    def fits(ext: dict[str, int]) -> bool:
-        return all(math.prod(ext[m] for m in t) <= MAX_ELEMENTS for t in tensors)
-
-    s = 1.0
-    while not fits(at(s)):
-        s *= 0.97
-    ext = at(s)
-    modes = sorted(ext)
-    m = modes[num % len(modes)]
-    if ext[m] % 2 == 0:
-        ext[m] += -1 if ext[m] > 2 else 1
-        if not fits(ext):
-            ext[m] -= 2 if ext[m] > 3 else 0
-    return ext
 
 
 def test_table_is_consistent():

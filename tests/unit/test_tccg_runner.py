@@ -2,15 +2,11 @@
 from __future__ import annotations
 
 import math
-import os
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from tccg import report, runner, timing  # noqa: E402
-from tccg.suite import SUITE, TABLE, Case, parse_cases  # noqa: E402
+from tccg import report, runner, timing
+from tccg.suite import SUITE, TABLE, Case, parse_cases
 
 
 @pytest.mark.parametrize("num, subs", [
@@ -183,15 +179,15 @@ def test_cpu_pass_small(tmp_path):
 
 
 def test_plots_from_the_committed_h100_csvs(tmp_path):
-    """Every plot kind is drawn from real runs (v3 headline, v1 fused ops) and written as a PNG."""
+    """Every plot kind is drawn from two real H100 runs (tests/unit/data: the three dtypes, and f16 with a fused
+    leaky_relu) and written as a PNG."""
     pytest.importorskip("matplotlib")
     import glob
     from pathlib import Path
 
     from tccg import plots, report
 
-    results = Path(__file__).resolve().parent.parent / "tccg" / "results"
-    csvs = glob.glob(str(results / "v3_h100" / "*.csv")) + glob.glob(str(results / "v1_h100" / "*leaky*.csv"))
+    csvs = glob.glob(str(Path(__file__).resolve().parent / "data" / "tccg_h100_*.csv"))
     assert len(csvs) == 2
     rows = [r for path in csvs for r in report.read_csv(path)]
     written = plots.plot_all(rows, str(tmp_path))

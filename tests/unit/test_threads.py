@@ -4,7 +4,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from _util import assert_close, nonzero
+from harness import assert_close, nonzero
 
 import gettpy
 from gettpy.plan.cache import clear_plan_cache

@@ -6,8 +6,7 @@ import dataclasses
 import importlib
 
 import numpy as np
-import pytest
-from _util import assert_close, nonzero, packed_problem
+from harness import assert_close, nonzero, packed_problem
 
 import gettpy
 from gettpy.kernels.spec import TileConfig
@@ -121,17 +120,6 @@ def test_option_variants_of_a_narrow_contraction():
     p12 = packed_problem("ab-ac-cb", {"a": 5136, "b": 5120, "c": 5136})
     assert kernel_spec(make_plan(p12, design_space(p12, 1)[0].part, None), False).tile.tma
     assert option_variants(p12, (1.0, design_space(p12, 1)[0])) == []
-
-
-@pytest.fixture
-def isolated(tmp_path, monkeypatch):
-    monkeypatch.setenv("GETTPY_CACHE_DIR", str(tmp_path))
-    plan_cache._TUNED.clear()
-    plan_cache.clear_plan_cache()
-    einsum_module.clear_program_cache()
-    yield tmp_path
-    plan_cache._TUNED.clear()
-    plan_cache.clear_plan_cache()
 
 
 def test_gettpy_tune_on_the_cpu_executor(isolated, monkeypatch):
