@@ -45,7 +45,8 @@ def tune(subscripts: str, a, b, out=None, dtype=None, ops=None, op_out=None, sam
     problem = prog.steps[0].plan.problem  # canonical
     ref = (result.get() if backend == "cupy" else np.array(result)).astype(np.float64)
     if ops is None and op_out is None:
-        if backend == "cupy":  # the float64 reference on the device (a CPU einsum of #20 takes minutes)
+        # (the float64 reference on the device: a CPU einsum of a large compute-bound contraction takes minutes)
+        if backend == "cupy":
             xp = backends.xp_of(backend)
             exact = xp.einsum(subscripts, *(x.astype(np.float64) for x in (a, b))).get()
         else:
@@ -62,9 +63,8 @@ def _device_ms(call, reps: int) -> float:
     """Median GPU ms of `call` (cupy work): back-to-back calls filling ~0.5 ms, captured into one CUDA graph
     on a non-blocking stream and replayed `reps` times between CUDA events, as `python -m tccg` times the
     plan the tuner picks; eager launches between the events where capture fails. Timed eagerly, a
-    schedule's host time (a pack's launch in Python) could hide its GPU time: on the H100 the tuner then
-    picked plans of ccsd_t #35-#47 that ran 0.072-0.077 ms against the heuristic's 0.034
-    (results/v16_h100/call2/tune_f16.txt)."""
+    schedule's host time (a pack's launch in Python) could hide its GPU time: timed eagerly on the H100, the tuner
+    picked plans for small write-bound contractions (ccsd_t shapes) that ran twice as slow as the heuristic's."""
     # (~0.5 ms of calls a replay, at most 50)
     return replay_ms([call], lambda est: max(1, min(50, int(0.5 / max(est, 1e-3)))), reps, warmup=1)[0]
 
