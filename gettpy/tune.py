@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from . import backends
 from .errors import GettpyError
@@ -25,8 +28,9 @@ from .plan.tuner import tune as search
 from .plan.tuning_db import TuningDB, device_identity, problem_key
 
 
-def tune(subscripts: str, a, b, out=None, dtype=None, ops=None, op_out=None, samples: int = 48, top: int = 8,
-         reps: int = 5, seed: int = 0) -> list[Trial]:
+def tune(subscripts: str, a: Any, b: Any, out: Any = None, dtype: DTypeLike | None = None,
+         ops: Sequence[Any] | None = None, op_out: Any = None, samples: int = 48, top: int = 8, reps: int = 5,
+         seed: int = 0) -> list[Trial]:
     """Autotune ``einsum(subscripts, a, b, out=out, dtype=dtype, ops=ops, op_out=op_out)``.
 
     Returns the measured trials, best first. The reference every candidate must match is the result

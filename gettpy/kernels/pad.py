@@ -8,6 +8,8 @@ through its real strides (views welcome). Results are new C-contiguous CuPy arra
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 from ..errors import KernelError, ShapeError
 from .build import build_source, normalize_arch
@@ -79,7 +81,7 @@ def _copy(x, dst_shape):
     return out
 
 
-def pad(x, multiples):
+def pad(x: Any, multiples: int | Sequence[int]) -> Any:
     """A zero-padded C-contiguous copy of `x` whose extents are rounded up to `multiples` (int or per axis)."""
     if isinstance(multiples, int):
         multiples = (multiples,) * x.ndim
@@ -89,7 +91,7 @@ def pad(x, multiples):
     return _copy(x, shape)
 
 
-def unpad(y, shape):
+def unpad(y: Any, shape: Sequence[int]) -> Any:
     """A C-contiguous copy of the leading `shape` corner of `y` (inverse of `pad`)."""
     shape = tuple(int(e) for e in shape)
     if len(shape) != y.ndim or any(e < 0 or e > f for e, f in zip(shape, y.shape, strict=True)):
