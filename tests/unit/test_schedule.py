@@ -241,7 +241,7 @@ def test_short_run_packs(num, dtype, packs):
 
 
 def test_forced_split_and_its_errors():
-    """make_schedule(split=...) (tccg.split_probe): the given k mode and slices, or a ValueError naming them."""
+    """make_schedule(split=...) (a forced split): the given k mode and slices, or a ValueError naming them."""
     row = TCCG48[12]  # #13: ab-acd-dbc
     p = _f_problem(row[2], full_extents(row[2], row[3]))
     s = make_schedule(p, split=("c", 8))

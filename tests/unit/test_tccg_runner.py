@@ -281,9 +281,9 @@ def test_interleaved_ms_takes_the_runners_in_turn():
 
 
 def test_tile_probe_options():
-    """tccg.tile_probe's tile strings: ':lN' sets the copies' L2 prefetch, 'H' / 'P' take the heuristic's tile
-    (P persistent) with it; '--order n=a:8,c' cuts the first mode (Partition.split_n), and the cut plan still
-    contracts correctly on the CPU executor (through its layout maps, against numpy float64)."""
+    """tccg.probes.tiles' tile strings (profile_case --tile): ':lN' sets the copies' L2 prefetch, 'H' / 'P' take the
+    heuristic's tile (P persistent) with it; '--order n=a:8,c' cuts the first mode (Partition.split_n), and the cut
+    plan still contracts correctly on the CPU executor (through its layout maps, against numpy float64)."""
     import dataclasses
 
     import numpy as np
@@ -291,7 +291,7 @@ def test_tile_probe_options():
     from gettpy.backends.cpu import execute
     from gettpy.errors import KernelError
     from gettpy.kernels.spec import TileConfig
-    from tccg.tile_probe import core_schedule, fit_frag_ops, parse_tile, summary, tile_from
+    from tccg.probes.tiles import core_schedule, fit_frag_ops, parse_tile, tile_from
 
     t = parse_tile("32x256x64/3@32x32p:l256")
     assert (t.bm, t.bn, t.bk, t.stages, t.wm, t.wn, t.persistent, t.l2_prefetch) == (32, 256, 64, 3, 32, 32, True, 256)
@@ -317,9 +317,6 @@ def test_tile_probe_options():
     assert fit_frag_ops(both, "x", "") == dataclasses.replace(both, frag_op_b=False)
     tma = TileConfig(128, 256, 64, 4, wm=64, wn=256, wgmma=True, ws=True, tma=True)
     assert tile_from("H:l128", tma) is None and tile_from("P", tma) == dataclasses.replace(tma, persistent=True)
-
-    text = summary({"H:l128": [(1, 0.5), (2, 2.0), (3, 1.0)]})
-    assert "3 cases  geomean 1.000  faster: #1 0.500  slower: #2 2.000" in text
 
     case = Case(2, "intensli", "abc-dca-bd", {"a": 40, "b": 24, "c": 30, "d": 50})
     plan = core_schedule(case, "f32", "f32", order="n=a:8,c").core
