@@ -24,7 +24,7 @@ from gettpy.kernels.report import compile_suite, format_rows  # noqa: E402
 from gettpy.kernels.spec import ITEMSIZE, TileConfig  # noqa: E402
 from gettpy.layouts.descriptor import build_dim_map  # noqa: E402
 from gettpy.plan import ContractionProblem, TensorInfo, make_plan  # noqa: E402
-from gettpy.plan.tiles import choose_tile, kernel_spec  # noqa: E402
+from gettpy.plan.tiles import kernel_spec  # noqa: E402
 
 try:
     B.include_dir()
@@ -607,7 +607,7 @@ def test_wgmma_tail_column(cache):
     specialised, keep bn. #12's heuristic 256 x 160 tile (N = 5136: 16 columns in the 33rd) keeps both widths in its
     PTX (the narrow one reachable, not a dead branch) and compiles with no spills; with N = 5120 only the wide one.
     Where B's vectors put columns in permuted slots (vs > 1), only a rest of whole slot groups gets the tail. #12's
-    chunked epilogue stores D in plain 16-byte vectors (st.global.cg ran slower, tccg/results/v26_h100/call2b/)."""
+    chunked epilogue stores D in plain 16-byte vectors (st.global.cg ran slower on the H100)."""
     import dataclasses
     import re
     from collections import Counter
@@ -788,7 +788,7 @@ def test_pingpong_tile(cache):
 ], ids=["12", "2", "20"])
 def test_heuristic_wgmma_kernels_pipelined(contraction, extents, cache):
     """TCCG #12 and #20 f16's heuristic kernels and #2's warp-specialised one (wgmma tiles) compile with their
-    wgmmas pipelined: ptxas serialising them costs ~5% of the tensor pipe on #12's shape (tccg/results/v28_h100/).
+    wgmmas pipelined: ptxas serialising them costs ~5% of the tensor pipe on #12's shape on the H100.
     #12's kernel with an accumulator written between its two wgmma groups is serialised, so the check can fail."""
     from gettpy.plan.tiles import NARROW_WS_TILE
 
@@ -929,170 +929,54 @@ def test_header_edit_changes_cache_key():
     assert B.cache_key(src, ARCH) != B.cache_key(src.replace("gett_offset", "gett_offset "), ARCH)
 
 
+
+
+# ------------------------------------------- the heuristic's kernels of tests/unit/test_heuristics.py compile
 @pytest.mark.parametrize("dtype,compute,sa,sb", [
     ("f32", "tf32", (1, 2000), (1, 24)),  # tf32: m/n-major inputs are read element by element
     ("f16", "f32", (2, 4000), (3, 72)),  # gathered inputs (no unit stride)
     ("f16", "f32", (48, 1), (48, 1)),  # k-major vectors: one k-tile of 48
 ])
 def test_narrow_k48_tiles_compile(dtype, compute, sa, sb):
-    """The heuristic tile of a narrow GEMM over K = 48 compiles for every way its inputs are read (the
-    bk = K tile only where both are read in vectors)."""
-    from gettpy.plan.tiles import kernel_spec
-
+    """The heuristic tile of a narrow GEMM over K = 48 compiles for every way its inputs are read."""
     ext = {"m": 2000, "n": 24, "k": 48}
     p = ContractionProblem(TensorInfo("A", ("m", "k"), sa, dtype), TensorInfo("B", ("n", "k"), sb, dtype), None,
                            TensorInfo("D", ("m", "n"), (1, 2000), "f32" if compute == "tf32" else dtype),
                            tuple(sorted(ext.items())), compute)
-    spec = kernel_spec(make_plan(p), False)
-    B.build(spec, "sm_90")  # (raises KernelError if NVRTC rejects it)
-    assert spec.tile.bk == (48 if sa == (48, 1) else 32)
-    assert choose_tile(5184, 5184, 5184, dtype="f32", wgmma=False).tm > 0  # (sm_90: the f64 tensor cores)
-    t = choose_tile(6144, 6144, 24, dtype="f32")  # f32, short K (ccsd_t): 64x64 tiles, 3 k-tiles of 8
-    assert (t.bm, t.bn, t.bk, t.stages, t.tm, t.tn) == (64, 64, 8, 4, 4, 4)  # (4 stages: every load at once)
-    t = choose_tile(6144, 6144, 72, dtype="f32")  # K = 72: 80 columns of bk 16 (11% zero-fill) stays
-    assert (t.bm, t.bn, t.bk) == (128, 128, 16)
-    assert choose_tile(6144, 6144, 24, dtype="f64").bk == 8 and choose_tile(6144, 6144, 24, dtype="f64").bm > 64
-    t = choose_tile(72, 373248, 72, dtype="f32")  # f32, M = 72 between tile sizes: one row of 72 x 128 tiles
-    assert (t.bm, t.bn, t.bk, t.tm, t.tn, t.threads) == (72, 128, 8, 9, 4, 256)
-    assert choose_tile(72, 373248, 72, dtype="f16").bm != 72  # (the mma paths keep their tiles)
-    t = choose_tile(373248, 72, 72, dtype="f32")  # (N = 72: 128 x 72)
-    assert (t.bm, t.bn, t.tm, t.tn, t.threads) == (128, 72, 4, 9, 256)
-    assert choose_tile(5184, 72, 512, dtype="f32").bn == 64  # (a middle K and 41 such tiles: the 64 x 64 tile)
-    t = choose_tile(5184, 72, 5184, dtype="f32")  # (a long K: 128 x 72, the schedule's split-K fills the machine)
-    assert (t.bm, t.bn, t.bk, t.tm, t.tn) == (128, 72, 16, 4, 9)
-    assert choose_tile(5184, 72, 648, batch=8, dtype="f32").bn == 72  # (a wave of them: the split core's tile)
-    small = choose_tile(300, 300, 64, dtype="f16")
-    assert math.ceil(300 / small.bm) * math.ceil(300 / small.bn) >= 9
+    B.build(kernel_spec(make_plan(p), False), ARCH)  # (raises KernelError if NVRTC rejects it)
 
 
-def test_f32_register_caps():
-    """Heuristic f32 simt tiles leave registers for more CTAs per SM: 64 x 64 for 4 (ccsd_t), 128 x 64 and
-    64 x 128 for 3, 128 x 128 for 2 when both inputs are read mn-major (compute-bound: 128 x 64 of 128
-    threads for 3); with a k-major input 128 x 64 for 2; f64 and the mma paths keep 1."""
-    from gettpy.plan.tiles import kernel_spec
-
-    def tile(con, ext, dt="f32"):
-        return kernel_spec(tccg_plan(con, ext, dt), False).tile
-
-    t = tile("abcdef-degc-gfab", (24, 16, 16, 24, 16, 16, 24))
-    assert (t.bm, t.bn, t.min_blocks) == (64, 64, 4)
-    t = tile("abc-ad-bdc", (312, 312, 296, 296))
-    assert (t.bm, t.bn, t.min_blocks) == (128, 64, 3)
-    t = tile("ab-ac-bc", (4096, 2048, 34))  # (both inputs mn-major, memory-bound)
-    assert (t.bm, t.bn, t.min_blocks) == (128, 128, 2)
-    t = tile("abcd-aebf-dfce", (72,) * 6)  # (both inputs mn-major, compute-bound: 128 threads of 8 x 8)
-    assert (t.bm, t.bn, t.tm, t.tn, t.min_blocks) == (128, 64, 8, 8, 3)
-    spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f32"), False)  # (one input k-major)
-    assert (spec.a.kmajor or spec.b.kmajor) and (spec.tile.bm, spec.tile.bn, spec.tile.tn, spec.tile.min_blocks) == (
-        128, 64, 4, 2)
-    assert tile("ab-ac-cb", (513, 511, 257), "f64").min_blocks == 1
-    assert tile("abcd-aebf-dfce", (72,) * 6, "f16").min_blocks == 1
-    r = B.build(spec, ARCH).report
+def test_f32_register_caps_compile():
+    """The f32 simt tile capped for 2 CTAs per SM (one input k-major) fits 128 registers without spills."""
+    r = B.build(kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f32"), False), ARCH).report
     assert r.registers <= 128 and r.spill_stores == 0
 
 
-def test_kmajor_lines_on_narrow_tiles():
-    """#2 (its wide input read k-major, on the kernel's M: plan/partition.py narrow_kmajor_wide): without wgmma
-    the narrow mma.sync tile reads 128-byte lines, bk 64 / 3 stages; on sm_90 the persistent warp-specialised
-    wgmma tile of 256 x 32 x 64 / 4 with the narrow tiles' 128-byte prefetch (plan/tiles.py _narrow_ws).
-    #1 (wide input mn-major) and a short K keep bk 32. The f32 narrow simt tile of #2 (24 x 128 x 16,
-    3 x 4 threads) becomes one wave of 24 x 704 x 16 / 3 tiles of 12 x 4 threads (plan/tiles.py
-    _narrow_simt_wave); #1's and a short K's stay."""
-    from gettpy.plan.tiles import kernel_spec
-
+def test_kmajor_lines_on_narrow_tiles_compile():
+    """#2's row-stream tile (f16) and its one wave of 24 x 704 simt tiles (f32) compile without spills, the
+    latter within the registers its threads allow."""
     p2 = tccg_plan("abc-dca-bd", (312, 24, 296, 312))
-    t2 = kernel_spec(p2, False, wgmma=False).tile
-    assert (p2.M, p2.N) == (92352, 24) and (t2.bm, t2.bn, t2.bk, t2.stages, t2.wgmma, t2.persistent) == (
-        256, 32, 64, 3, False, True)
-    w2 = kernel_spec(p2, False).tile  # (its wide input's rows are whole: the row-stream tile of _row_stream)
-    assert w2 == TileConfig(64, 24, 16, 4, wm=16, wn=24, persistent=True, rows=4, rows_run=8)
     assert B.build(kernel_spec(p2, False), ARCH).report.spill_stores == 0
-    # (k two stride terms, d and e with a between them: no whole rows, so the warp-specialised wgmma tile)
-    w3 = kernel_spec(tccg_plan("ab-dae-bde", (33792, 24, 16, 20)), False).tile
-    assert w3 == TileConfig(256, 32, 64, 4, wm=64, wn=32, wgmma=True, ws=True, persistent=True, l2_prefetch=128)
-    t1 = kernel_spec(tccg_plan("abc-bda-dc", (312, 312, 24, 312)), False).tile
-    assert (t1.bm, t1.bn, t1.bk, t1.persistent) == (32, 256, 32, False)
-    t5 = kernel_spec(tccg_plan("abcd-ebad-ce", (72, 72, 24, 72, 72)), False).tile  # (K = 72)
-    assert t5.bk == 32
-    f2 = kernel_spec(tccg_plan("abc-dca-bd", (312, 24, 296, 312), "f32"), False).tile
-    assert (f2.bm, f2.bn, f2.bk, f2.stages, f2.tm, f2.tn, f2.mma, f2.l2_prefetch) == (24, 704, 16, 3, 12, 4, False,
-                                                                                      128)
-    r2 = B.build(kernel_spec(tccg_plan("abc-dca-bd", (312, 24, 296, 312), "f32"), False), ARCH).report
-    assert 0 < r2.registers <= 65536 // f2.threads and r2.spill_stores == 0
-    f1 = kernel_spec(tccg_plan("abc-bda-dc", (312, 312, 24, 312), "f32"), False).tile
-    assert (f1.bm, f1.bn, f1.bk, f1.tm, f1.tn) == (24, 128, 16, 3, 4)
-    f5 = kernel_spec(tccg_plan("abcd-ebad-ce", (72, 72, 24, 72, 72), "f32"), False).tile
-    assert (f5.bm, f5.bn, f5.bk) == (24, 256, 16)
+    f2 = kernel_spec(tccg_plan("abc-dca-bd", (312, 24, 296, 312), "f32"), False)
+    r2 = B.build(f2, ARCH).report
+    assert 0 < r2.registers <= 65536 // f2.tile.threads and r2.spill_stores == 0
 
 
-def test_d_run_tiles():
-    """ccsd_t (#32, #31): D's run of 24 continues in the other GEMM dimension: the tile is cut to 96 along
-    it (mma tiles) and the epilogue walks run by run; #33 (D contiguous over a whole tile) keeps 128."""
+def test_d_run_tiles_compile():
+    """The ccsd_t tiles cut to D's run of 24 (96 rows, the epilogue run by run) compile without spills."""
     ext = (24, 16, 16, 24, 16, 16, 24)
-    for con, cont in (("abcdef-degb-gfac", 16), ("abcdef-dega-gfbc", 128)):
+    for con in ("abcdef-degb-gfac", "abcdef-dega-gfbc"):
         spec = kernel_spec(tccg_plan(con, ext, "f16"), False)
-        assert (spec.d.run, spec.d.cont) == (24, cont) and not spec.d.ncontig
-        assert spec.tile.bm == 96 and spec.tile.bm % spec.d.run == 0, spec.tile
-        assert (spec.tile.wm, spec.tile.wn, spec.tile.threads) == (48, 64, 128)  # four warps of 48 x 64
-        assert B.build(spec, ARCH).report.spill_stores == 0
-        spec = kernel_spec(tccg_plan(con, ext, "f32"), False)  # simt tiles are not cut (short K: 64x64)
-        assert spec.tile.bm == 64 and spec.d.run == 0
-    spec = kernel_spec(tccg_plan("abcdef-degc-gfab", ext, "f16"), False)
-    assert spec.d.run == 0 and spec.tile.bm == 128
+        assert spec.d.run == 24 and B.build(spec, ARCH).report.spill_stores == 0
 
 
-def test_tma_heuristic():
-    """The compute-bound wgmma tile becomes a TMA-fed warp-specialised tile where both inputs are plain
-    matrices without an op (#12); not with a relu on A (no in-kernel transform there), not for a layout of
-    several stride terms per dimension (#20 in place), not for memory-bound shapes. Its shape: #12's
-    M = 5120 makes 20 rows of 256, which pair up into clusters of two (B multicast), and with N = 5136
-    33 columns of 160: 660 tiles, 5 waves of 132, walked by persistent CTAs with a chunked epilogue (f16 D, no
-    C); M = N = 5184 (#20-#30 as packed) 41 rows of 128 (no clusters) and 22 columns of 240: 902 CTAs, 6.8
-    waves (128 x 256: 861, 6.5 waves)."""
-    from gettpy.plan.tiles import TMA_LOAD_WEIGHT, _tma_cost
-
+def test_tma_heuristic_compile():
+    """#12's heuristic TMA tile (persistent, chunked epilogue) compiles without spills."""
     spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
-    assert spec.tile.tma and spec.tile.ws and (spec.tile.bm, spec.tile.bn, spec.tile.threads) == (256, 160, 384)
-    assert spec.M == 5120 and spec.tile.cluster == 2 and spec.grid == 20 * 33
-    # (persistent, each warp's rows staged 160 columns at a time in the last stage: f16 D, no C; not for f32 D or C)
-    assert spec.tile.persistent and spec.tile.chunked and spec.epi_cols == 160 and not spec.direct_d
-    assert spec.tile.group_m == 4
-    assert "EPI_CHUNK = true" in render(spec)[0] and B.build(spec, ARCH).report.spill_stores == 0
-    for out, with_c in (("f32", False), ("f16", True)):
-        s = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16", out=out, with_c=with_c), with_c)
-        assert (s.tile.bm, s.tile.bn, s.tile.persistent, s.tile.chunked) == (256, 160, False, False)
-    spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5184, 5136), "f16"), False)
-    assert spec.tile.tma and spec.M == 5184
-    spec = kernel_spec(tccg_plan("ab-ac-cb", (5184, 5184, 5184), "f16"), False)
-    assert (spec.tile.bm, spec.tile.bn, spec.tile.cluster, spec.grid) == (128, 240, 1, 41 * 22)
-    # (the cost by hand: waves x (bm bn + w (bm + bn)))
-    w = TMA_LOAD_WEIGHT
-    assert _tma_cost(5184, 5184, 1, 128, 240, 1, 132) == 7 * (128 * 240 + w * 368)
-    assert _tma_cost(5120, 5136, 1, 256, 160, 2, 132) == 5 * (256 * 160 + w * 416)
-    assert _tma_cost(5136, 5136, 1, 256, 160, 2, 132) == 6 * (256 * 160 + w * 416)  # (21 rows -> 22)
-    spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16", op_a=ops.relu), False)
-    assert not spec.tile.ws and (spec.tile.bm, spec.tile.bn) == (256, 128)
-    assert not kernel_spec(tccg_plan("abcd-aebf-dfce", (72,) * 6, "f16"), False).tile.ws
-    assert not kernel_spec(tccg_plan("abc-acd-db", (312, 296, 296, 312), "f16"), False).tile.ws
+    assert spec.tile.tma and B.build(spec, ARCH).report.spill_stores == 0
 
 
-def test_serpentine_rules():
-    """Serpentine k-walks (TileConfig.serpentine) are for persistent warp-specialised tiles and K > 0; the kernel
-    gets the flag in its Cfg and compiles without spills; the heuristic's chunked tile (#12 f16) takes them, its
-    one-tile-per-CTA tiles (#12 f16 -> f32, #20) cannot."""
-    import dataclasses
-
-
+def test_serpentine_compile():
+    """The heuristic's serpentine tile (#12 f16) compiles without spills."""
     serp = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
-    assert serp.tile.serpentine and serp.tile.chunked and "SERP = true," in render(serp)[0]
-    assert B.build(serp, ARCH).report.spill_stores == 0
-    spec = dataclasses.replace(serp, tile=dataclasses.replace(serp.tile, serpentine=False))
-    assert "SERP = false," in render(spec)[0]
-    for other in (kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16", out="f32"), False),
-                  kernel_spec(tccg_plan("ab-ac-cb", (5184, 5184, 5184), "f16"), False)):
-        assert other.tile.tma and not other.tile.persistent and not other.tile.serpentine
-    for bad in (dict(persistent=False, chunked=False), dict(ws=False, tma=False, chunked=False, cluster=1)):
-        with pytest.raises(KernelError, match="serpentine"):
-            dataclasses.replace(spec.tile, serpentine=True, **bad)
-    with pytest.raises(KernelError, match="serpentine"):
-        kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 0), "f16"), False, tile=serp.tile)
+    assert serp.tile.serpentine and B.build(serp, ARCH).report.spill_stores == 0

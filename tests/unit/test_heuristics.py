@@ -12,12 +12,11 @@ from harness import tccg_plan
 from gettpy import ops
 from gettpy.errors import KernelError
 from gettpy.kernels import build as B
-from gettpy.kernels.render import render_map
+from gettpy.kernels.render import render, render_map
 from gettpy.kernels.spec import KernelSpec, TileConfig
 from gettpy.layouts.descriptor import build_dim_map
+from gettpy.plan import ContractionProblem, TensorInfo, make_plan
 from gettpy.plan.tiles import choose_tile, kernel_spec
-
-ARCH = "sm_90"  # (the target the kernels are planned for; nothing here compiles)
 
 
 def test_render_map_skips_wrap_and_div():
@@ -26,38 +25,76 @@ def test_render_map_skips_wrap_and_div():
     assert s == "gett::Map<gett::Term<1LL, 4LL, 3LL, true>, gett::Term<4LL, 3LL, 1LL, false>>"
 
 
-def test_tile_heuristic():
-    t = choose_tile(97344, 24, 312, dtype="f16")  # narrow N: 32 wide, 256 long
-    assert (t.bm, t.bn, t.threads) == (256, 32, 256)
-    t = choose_tile(24, 97344, 312, dtype="f16")
-    assert (t.bm, t.bn, t.threads) == (32, 256, 256)
-    assert choose_tile(97344, 16, 312, dtype="f16").bn == 16
-    t = choose_tile(5184, 5184, 5184, dtype="f16", wgmma=False)
-    assert (t.bm, t.bn, t.bk, t.stages, t.wm, t.wn) == (128, 128, 64, 3, 64, 64)  # compute-bound, mma.sync
-    t = choose_tile(5184, 5184, 5184, dtype="f16")  # on sm_90: warpgroup MMA, the big tile
-    assert t.wgmma and (t.bm, t.bn, t.bk, t.stages, t.threads) == (256, 128, 64, 4, 512)
-    t = choose_tile(5184, 5184, 5184, dtype="f16", vec_a=1)  # a gathered input keeps 8 warps, bk 32
-    assert (t.bm, t.bn, t.bk, t.stages) == (128, 128, 32, 4) and not t.wgmma
-    assert choose_tile(92352, 296, 312, dtype="f16", wgmma=False).bk == 64  # K >= 64: bk 64, 64x64 warps
-    t = choose_tile(296, 92352, 312, dtype="f16")  # memory-bound on sm_90: the small wgmma tile
-    assert t.wgmma and (t.bm, t.bn, t.stages) == (128, 128, 3)
-    t = choose_tile(92352, 312, 296, dtype="f16")  # ... 256 rows when tall and skinny
-    assert t.wgmma and (t.bm, t.bn, t.stages) == (256, 128, 3)
-    t = choose_tile(373248, 72, 72, dtype="f16")  # ... not when N is under one 128-wide tile
-    assert t.wgmma and (t.bm, t.bn, t.stages) == (128, 128, 3)
-    t = choose_tile(5184, 72, 5184, dtype="f16")  # under a wave of 128x128 but a long K: 128x64 wgmma, 8 stages
-    assert t.wgmma and (t.bm, t.bn, t.bk, t.stages) == (128, 64, 64, 8)
-    t = choose_tile(5184, 72, 512, dtype="f16")  # (a short K keeps the tile that fills the machine)
-    assert not t.wgmma and (t.bm, t.bn) == (64, 64)
-    assert not choose_tile(5184, 5184, 5184, dtype="f32", compute="tf32").wgmma  # tf32 stays on mma.sync
-    assert not choose_tile(92352, 296, 48, dtype="f16").wgmma
-    assert choose_tile(92352, 296, 48, dtype="f16").bk == 32
-    t = choose_tile(2359296, 24, 48, dtype="f16")  # a narrow tile over K = 48: one k-tile of 48, 2 stages
-    assert (t.bm, t.bn, t.bk, t.stages, t.wgmma) == (256, 32, 48, 2, False)
-    assert choose_tile(2359296, 24, 32, dtype="f16").bk == 32 and choose_tile(2359296, 24, 72, dtype="f16").bk == 32
-    # (not for scalar reads: 48 k per copy row would exceed the loader's 32 copies per thread)
-    assert choose_tile(2359296, 24, 48, dtype="f16", vec_a=1).bk == 32
-    assert choose_tile(2000, 24, 48, dtype="f32", compute="tf32").bk == 32
+#: choose_tile's heuristic, as data: (id, (M, N, K), keyword arguments, the tile's fields that are decided)
+CHOOSE_TILE = [
+    # f16: narrow sides get a 32-wide (or 16-wide) tile 256 long
+    ("narrow_n", (97344, 24, 312), {}, dict(bm=256, bn=32, threads=256)),
+    ("narrow_m", (24, 97344, 312), {}, dict(bm=32, bn=256, threads=256)),
+    ("narrow_n16", (97344, 16, 312), {}, dict(bn=16)),
+    # compute-bound squares: mma.sync 128 x 128 x 64 / 3; on sm_90 warpgroup MMA on the big tile; a gathered
+    # input keeps 8 warps and bk 32
+    ("square_mma", (5184, 5184, 5184), dict(wgmma=False), dict(bm=128, bn=128, bk=64, stages=3, wm=64, wn=64)),
+    ("square_wgmma", (5184, 5184, 5184), {}, dict(wgmma=True, bm=256, bn=128, bk=64, stages=4, threads=512)),
+    ("square_gathered", (5184, 5184, 5184), dict(vec_a=1), dict(bm=128, bn=128, bk=32, stages=4, wgmma=False)),
+    ("k_ge_64_bk64", (92352, 296, 312), dict(wgmma=False), dict(bk=64)),
+    # memory-bound on sm_90: the small wgmma tile, 256 rows when tall and skinny, not when N is under one tile
+    ("mem_wgmma", (296, 92352, 312), {}, dict(wgmma=True, bm=128, bn=128, stages=3)),
+    ("mem_wgmma_tall", (92352, 312, 296), {}, dict(wgmma=True, bm=256, bn=128, stages=3)),
+    ("mem_wgmma_n72", (373248, 72, 72), {}, dict(wgmma=True, bm=128, bn=128, stages=3)),
+    # under a wave of 128 x 128 but a long K: 128 x 64 wgmma, 8 stages; a short K keeps the tile filling the machine
+    ("long_k_n72", (5184, 72, 5184), {}, dict(wgmma=True, bm=128, bn=64, bk=64, stages=8)),
+    ("mid_k_n72", (5184, 72, 512), {}, dict(wgmma=False, bm=64, bn=64)),
+    ("tf32_mma_sync", (5184, 5184, 5184), dict(dtype="f32", compute="tf32"), dict(wgmma=False)),
+    ("k48_wide", (92352, 296, 48), {}, dict(wgmma=False, bk=32)),
+    # a narrow tile over K = 48: one k-tile of 48, 2 stages (not for scalar reads: 48 k per copy row would exceed
+    # the loader's 32 copies per thread; not for K = 32 or 72; not for tf32)
+    ("narrow_k48", (2359296, 24, 48), {}, dict(bm=256, bn=32, bk=48, stages=2, wgmma=False)),
+    ("narrow_k32", (2359296, 24, 32), {}, dict(bk=32)),
+    ("narrow_k72", (2359296, 24, 72), {}, dict(bk=32)),
+    ("narrow_k48_scalar", (2359296, 24, 48), dict(vec_a=1), dict(bk=32)),
+    ("narrow_k48_tf32", (2000, 24, 48), dict(dtype="f32", compute="tf32"), dict(bk=32)),
+    # f32 with a narrow side of 24: tiles exactly 24 wide, 3 rows (or columns) per thread; a long K on 24 x 128
+    # (4 stages), a short one on 24 x 256; narrow sides of 16 and 32 keep their tiles, and so does f16
+    ("f32_narrow_m", (24, 97344, 312), dict(dtype="f32"),
+     dict(bm=24, bn=128, bk=16, stages=4, tm=3, tn=4, threads=256)),
+    ("f32_narrow_m_short_k", (24, 2359296, 32), dict(dtype="f32"), dict(bm=24, bn=256, stages=3, tm=3, tn=8,
+                                                                        threads=256)),
+    ("f32_narrow_n", (373248, 24, 72), dict(dtype="f32"), dict(bm=256, bn=24, tm=8, tn=3)),
+    ("f16_narrow_m24", (24, 97344, 312), {}, dict(bm=32)),
+    ("f32_narrow_m32", (32, 97344, 312), dict(dtype="f32"), dict(bm=32)),
+    ("f32_narrow_m16", (16, 97344, 312), dict(dtype="f32"), dict(bm=16)),
+    # f32 by shape: short K (ccsd_t) on 64 x 64, 3 k-tiles of 8 and 4 stages (every load at once); K = 72 stays on
+    # bk 16 (80 columns, 11% zero-fill); f64 keeps bk 8 on a short K
+    ("f32_short_k", (6144, 6144, 24), dict(dtype="f32"), dict(bm=64, bn=64, bk=8, stages=4, tm=4, tn=4)),
+    ("f32_k72", (6144, 6144, 72), dict(dtype="f32"), dict(bm=128, bn=128, bk=16)),
+    ("f64_short_k", (6144, 6144, 24), dict(dtype="f64"), dict(bk=8)),
+    # f32, M or N = 72 between tile sizes: one row of 72-wide tiles
+    ("f32_m72", (72, 373248, 72), dict(dtype="f32"), dict(bm=72, bn=128, bk=8, tm=9, tn=4, threads=256)),
+    ("f32_n72", (373248, 72, 72), dict(dtype="f32"), dict(bm=128, bn=72, tm=4, tn=9, threads=256)),
+    # a middle K and 41 such tiles: 64 x 64; a long K: 128 x 72 (the schedule's split-K fills the machine); a wave
+    # of them (batch 8): the split core's tile
+    ("f32_n72_mid_k", (5184, 72, 512), dict(dtype="f32"), dict(bn=64)),
+    ("f32_n72_long_k", (5184, 72, 5184), dict(dtype="f32"), dict(bm=128, bn=72, bk=16, tm=4, tn=9)),
+    ("f32_n72_batch", (5184, 72, 648), dict(dtype="f32", batch=8), dict(bn=72)),
+]
+
+
+@pytest.mark.parametrize("mnk,kw,want", [pytest.param(m, k, w, id=i) for i, m, k, w in CHOOSE_TILE])
+def test_choose_tile(mnk, kw, want):
+    """The heuristic tile of a GEMM shape on an sm_90 target (dtype f16 unless given)."""
+    t = choose_tile(*mnk, **{"dtype": "f16", **kw})
+    assert {f: getattr(t, f) for f in want} == want
+
+
+def test_choose_tile_bounds():
+    """Choices stated as bounds: f32 squares without wgmma stay on simt tiles (sm_90's f64 tensor cores take them
+    in the schedule), f64 with a short K is wider than 64, the mma paths never take the 72-wide f32 tile, and a
+    small GEMM still makes at least 9 tiles."""
+    assert choose_tile(5184, 5184, 5184, dtype="f32", wgmma=False).tm > 0
+    assert choose_tile(6144, 6144, 24, dtype="f64").bm > 64
+    assert choose_tile(72, 373248, 72, dtype="f16").bm != 72
+    small = choose_tile(300, 300, 64, dtype="f16")
+    assert math.ceil(300 / small.bm) * math.ceil(300 / small.bn) >= 9
 
 
 def test_f32_tiles_least_padded_work():
@@ -77,19 +114,6 @@ def test_f32_tiles_least_padded_work():
         for bm, bn in [(128, 128), (128, 64), (64, 128), (64, 64)]:  # (the enumeration, independently)
             assert work(M, N, t) <= work(M, N, TileConfig(bm, bn, 16, 3, tm=bm // 16, tn=bn // 16))
     assert (choose_tile(296, 92352, 312, dtype="f64").bm, choose_tile(296, 92352, 312).bm) == (128, 128)
-
-
-def test_f32_narrow_side_exact():
-    """f32 with a narrow side of 24 (#1-#8): tiles exactly 24 wide, 3 rows (or columns) per thread; a long
-    K on 24 x 128 (4 stages), a short one on 24 x 256; narrow sides of 16 and 32 keep their tiles."""
-    t = choose_tile(24, 97344, 312, dtype="f32")
-    assert (t.bm, t.bn, t.bk, t.stages, t.tm, t.tn, t.threads) == (24, 128, 16, 4, 3, 4, 256)
-    t = choose_tile(24, 2359296, 32, dtype="f32")
-    assert (t.bm, t.bn, t.stages, t.tm, t.tn, t.threads) == (24, 256, 3, 3, 8, 256)
-    t = choose_tile(373248, 24, 72, dtype="f32")  # (the narrow side on n)
-    assert (t.bm, t.bn, t.tm, t.tn) == (256, 24, 8, 3)
-    assert (choose_tile(24, 97344, 312, dtype="f16").bm, choose_tile(32, 97344, 312, dtype="f32").bm) == (32, 32)
-    assert choose_tile(16, 97344, 312, dtype="f32").bm == 16
 
 
 @pytest.mark.parametrize("ext,sm,want", [
@@ -166,8 +190,8 @@ def test_persistent_heuristic():
 def test_tma_tile_on_straddled_slabs():
     """The heuristic's TMA tile where a split map's slabs are straddled by its tiles: C[a, c, b] = A[d, c, a] B[d, b]
     with a = 72 (the big input's n = (a, c), two stride terms; tiles of 160 rows in clusters, halves of 80) takes
-    the 256 x 160 TMA tile with boxes of gcd(72, 80) = 8 rows (measured faster than the cp.async tile on the H100,
-    results/v21_h100/call9/, call11/); a = 76 (gcd 4: not whole swizzle atoms) keeps the cp.async tile, and so does
+    the 256 x 160 TMA tile with boxes of gcd(72, 80) = 8 rows (measured faster than the cp.async tile on the H100);
+    a = 76 (gcd 4: not whole swizzle atoms) keeps the cp.async tile, and so does
     the same map on A (measured slower there), which a forced TMA tile reads in boxes of 8 rows."""
     spec = kernel_spec(tccg_plan("acb-dca-db", (72, 5120, 72, 5184)), False)
     t = spec.tile
@@ -281,7 +305,7 @@ def test_stream_k_shares(nt, g, kt, split):
 def test_narrow_copies_heuristic():
     """The heuristic's narrow cp.async tiles (a side of 32 or less: TCCG #1-#8) copy with a 128-byte L2 prefetch,
     and where the mma.sync kernel can keep A's panel (M <= bm, A mn-major) they keep it, persistent;
-    simt tiles, wider tiles and TMA / wgmma tiles are left as they were (results/v15_h100/call1/, call2/)."""
+    simt tiles, wider tiles and TMA / wgmma tiles are left as they were (as measured on the H100)."""
     from harness import packed_problem
 
     from gettpy.plan.schedule import make_schedule
@@ -324,3 +348,145 @@ def test_wgmma_serialisation_is_reported():
     r = B.parse_ptxas(note + used)
     assert r.wgmma_serial and r.registers == 168
     assert not B.parse_ptxas(used).wgmma_serial and not B.parse_ptxas("").wgmma_serial
+
+
+@pytest.mark.parametrize("dtype,compute,sa,sb", [
+    ("f32", "tf32", (1, 2000), (1, 24)),  # tf32: m/n-major inputs are read element by element
+    ("f16", "f32", (2, 4000), (3, 72)),  # gathered inputs (no unit stride)
+    ("f16", "f32", (48, 1), (48, 1)),  # k-major vectors: one k-tile of 48
+])
+def test_narrow_k48_tiles(dtype, compute, sa, sb):
+    """The heuristic tile of a narrow GEMM over K = 48 for every way its inputs are read: the bk = K tile only
+    where both are read in vectors (tests/compile/test_kernels_compile.py compiles them)."""
+    ext = {"m": 2000, "n": 24, "k": 48}
+    p = ContractionProblem(TensorInfo("A", ("m", "k"), sa, dtype), TensorInfo("B", ("n", "k"), sb, dtype), None,
+                           TensorInfo("D", ("m", "n"), (1, 2000), "f32" if compute == "tf32" else dtype),
+                           tuple(sorted(ext.items())), compute)
+    spec = kernel_spec(make_plan(p), False)
+    assert spec.tile.bk == (48 if sa == (48, 1) else 32)
+
+
+def test_f32_register_caps():
+    """Heuristic f32 simt tiles leave registers for more CTAs per SM: 64 x 64 for 4 (ccsd_t), 128 x 64 and
+    64 x 128 for 3, 128 x 128 for 2 when both inputs are read mn-major (compute-bound: 128 x 64 of 128
+    threads for 3); with a k-major input 128 x 64 for 2; f64 and the mma paths keep 1."""
+    from gettpy.plan.tiles import kernel_spec
+
+    def tile(con, ext, dt="f32"):
+        return kernel_spec(tccg_plan(con, ext, dt), False).tile
+
+    t = tile("abcdef-degc-gfab", (24, 16, 16, 24, 16, 16, 24))
+    assert (t.bm, t.bn, t.min_blocks) == (64, 64, 4)
+    t = tile("abc-ad-bdc", (312, 312, 296, 296))
+    assert (t.bm, t.bn, t.min_blocks) == (128, 64, 3)
+    t = tile("ab-ac-bc", (4096, 2048, 34))  # (both inputs mn-major, memory-bound)
+    assert (t.bm, t.bn, t.min_blocks) == (128, 128, 2)
+    t = tile("abcd-aebf-dfce", (72,) * 6)  # (both inputs mn-major, compute-bound: 128 threads of 8 x 8)
+    assert (t.bm, t.bn, t.tm, t.tn, t.min_blocks) == (128, 64, 8, 8, 3)
+    spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f32"), False)  # (one input k-major)
+    assert (spec.a.kmajor or spec.b.kmajor) and (spec.tile.bm, spec.tile.bn, spec.tile.tn, spec.tile.min_blocks) == (
+        128, 64, 4, 2)
+    assert tile("ab-ac-cb", (513, 511, 257), "f64").min_blocks == 1
+    assert tile("abcd-aebf-dfce", (72,) * 6, "f16").min_blocks == 1
+
+
+def test_kmajor_lines_on_narrow_tiles():
+    """#2 (its wide input read k-major, on the kernel's M: plan/partition.py narrow_kmajor_wide): without wgmma
+    the narrow mma.sync tile reads 128-byte lines, bk 64 / 3 stages; on sm_90 the persistent warp-specialised
+    wgmma tile of 256 x 32 x 64 / 4 with the narrow tiles' 128-byte prefetch (plan/tiles.py _narrow_ws).
+    #1 (wide input mn-major) and a short K keep bk 32. The f32 narrow simt tile of #2 (24 x 128 x 16,
+    3 x 4 threads) becomes one wave of 24 x 704 x 16 / 3 tiles of 12 x 4 threads (plan/tiles.py
+    _narrow_simt_wave); #1's and a short K's stay."""
+    from gettpy.plan.tiles import kernel_spec
+
+    p2 = tccg_plan("abc-dca-bd", (312, 24, 296, 312))
+    t2 = kernel_spec(p2, False, wgmma=False).tile
+    assert (p2.M, p2.N) == (92352, 24) and (t2.bm, t2.bn, t2.bk, t2.stages, t2.wgmma, t2.persistent) == (
+        256, 32, 64, 3, False, True)
+    w2 = kernel_spec(p2, False).tile  # (its wide input's rows are whole: the row-stream tile of _row_stream)
+    assert w2 == TileConfig(64, 24, 16, 4, wm=16, wn=24, persistent=True, rows=4, rows_run=8)
+    # (k two stride terms, d and e with a between them: no whole rows, so the warp-specialised wgmma tile)
+    w3 = kernel_spec(tccg_plan("ab-dae-bde", (33792, 24, 16, 20)), False).tile
+    assert w3 == TileConfig(256, 32, 64, 4, wm=64, wn=32, wgmma=True, ws=True, persistent=True, l2_prefetch=128)
+    t1 = kernel_spec(tccg_plan("abc-bda-dc", (312, 312, 24, 312)), False).tile
+    assert (t1.bm, t1.bn, t1.bk, t1.persistent) == (32, 256, 32, False)
+    t5 = kernel_spec(tccg_plan("abcd-ebad-ce", (72, 72, 24, 72, 72)), False).tile  # (K = 72)
+    assert t5.bk == 32
+    f2 = kernel_spec(tccg_plan("abc-dca-bd", (312, 24, 296, 312), "f32"), False).tile
+    assert (f2.bm, f2.bn, f2.bk, f2.stages, f2.tm, f2.tn, f2.mma, f2.l2_prefetch) == (24, 704, 16, 3, 12, 4, False,
+                                                                                      128)
+    f1 = kernel_spec(tccg_plan("abc-bda-dc", (312, 312, 24, 312), "f32"), False).tile
+    assert (f1.bm, f1.bn, f1.bk, f1.tm, f1.tn) == (24, 128, 16, 3, 4)
+    f5 = kernel_spec(tccg_plan("abcd-ebad-ce", (72, 72, 24, 72, 72), "f32"), False).tile
+    assert (f5.bm, f5.bn, f5.bk) == (24, 256, 16)
+
+
+def test_d_run_tiles():
+    """ccsd_t (#32, #31): D's run of 24 continues in the other GEMM dimension: the tile is cut to 96 along
+    it (mma tiles) and the epilogue walks run by run; #33 (D contiguous over a whole tile) keeps 128."""
+    ext = (24, 16, 16, 24, 16, 16, 24)
+    for con, cont in (("abcdef-degb-gfac", 16), ("abcdef-dega-gfbc", 128)):
+        spec = kernel_spec(tccg_plan(con, ext, "f16"), False)
+        assert (spec.d.run, spec.d.cont) == (24, cont) and not spec.d.ncontig
+        assert spec.tile.bm == 96 and spec.tile.bm % spec.d.run == 0, spec.tile
+        assert (spec.tile.wm, spec.tile.wn, spec.tile.threads) == (48, 64, 128)  # four warps of 48 x 64
+        spec = kernel_spec(tccg_plan(con, ext, "f32"), False)  # simt tiles are not cut (short K: 64x64)
+        assert spec.tile.bm == 64 and spec.d.run == 0
+    spec = kernel_spec(tccg_plan("abcdef-degc-gfab", ext, "f16"), False)
+    assert spec.d.run == 0 and spec.tile.bm == 128
+
+
+def test_tma_heuristic():
+    """The compute-bound wgmma tile becomes a TMA-fed warp-specialised tile where both inputs are plain
+    matrices without an op (#12); not with a relu on A (no in-kernel transform there), not for a layout of
+    several stride terms per dimension (#20 in place), not for memory-bound shapes. Its shape: #12's
+    M = 5120 makes 20 rows of 256, which pair up into clusters of two (B multicast), and with N = 5136
+    33 columns of 160: 660 tiles, 5 waves of 132, walked by persistent CTAs with a chunked epilogue (f16 D, no
+    C); M = N = 5184 (#20-#30 as packed) 41 rows of 128 (no clusters) and 22 columns of 240: 902 CTAs, 6.8
+    waves (128 x 256: 861, 6.5 waves)."""
+    from gettpy.plan.tiles import TMA_LOAD_WEIGHT, _tma_cost
+
+    spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
+    assert spec.tile.tma and spec.tile.ws and (spec.tile.bm, spec.tile.bn, spec.tile.threads) == (256, 160, 384)
+    assert spec.M == 5120 and spec.tile.cluster == 2 and spec.grid == 20 * 33
+    # (persistent, each warp's rows staged 160 columns at a time in the last stage: f16 D, no C; not for f32 D or C)
+    assert spec.tile.persistent and spec.tile.chunked and spec.epi_cols == 160 and not spec.direct_d
+    assert spec.tile.group_m == 4
+    assert "EPI_CHUNK = true" in render(spec)[0]
+    for out, with_c in (("f32", False), ("f16", True)):
+        s = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16", out=out, with_c=with_c), with_c)
+        assert (s.tile.bm, s.tile.bn, s.tile.persistent, s.tile.chunked) == (256, 160, False, False)
+    spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5184, 5136), "f16"), False)
+    assert spec.tile.tma and spec.M == 5184
+    spec = kernel_spec(tccg_plan("ab-ac-cb", (5184, 5184, 5184), "f16"), False)
+    assert (spec.tile.bm, spec.tile.bn, spec.tile.cluster, spec.grid) == (128, 240, 1, 41 * 22)
+    # (the cost by hand: waves x (bm bn + w (bm + bn)))
+    w = TMA_LOAD_WEIGHT
+    assert _tma_cost(5184, 5184, 1, 128, 240, 1, 132) == 7 * (128 * 240 + w * 368)
+    assert _tma_cost(5120, 5136, 1, 256, 160, 2, 132) == 5 * (256 * 160 + w * 416)
+    assert _tma_cost(5136, 5136, 1, 256, 160, 2, 132) == 6 * (256 * 160 + w * 416)  # (21 rows -> 22)
+    spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16", op_a=ops.relu), False)
+    assert not spec.tile.ws and (spec.tile.bm, spec.tile.bn) == (256, 128)
+    assert not kernel_spec(tccg_plan("abcd-aebf-dfce", (72,) * 6, "f16"), False).tile.ws
+    assert not kernel_spec(tccg_plan("abc-acd-db", (312, 296, 296, 312), "f16"), False).tile.ws
+
+
+def test_serpentine_rules():
+    """Serpentine k-walks (TileConfig.serpentine) are for persistent warp-specialised tiles and K > 0; the kernel
+    gets the flag in its Cfg; the heuristic's chunked tile (#12 f16) takes them, its
+    one-tile-per-CTA tiles (#12 f16 -> f32, #20) cannot."""
+    import dataclasses
+
+
+    serp = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
+    assert serp.tile.serpentine and serp.tile.chunked and "SERP = true," in render(serp)[0]
+    spec = dataclasses.replace(serp, tile=dataclasses.replace(serp.tile, serpentine=False))
+    assert "SERP = false," in render(spec)[0]
+    for other in (kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16", out="f32"), False),
+                  kernel_spec(tccg_plan("ab-ac-cb", (5184, 5184, 5184), "f16"), False)):
+        assert other.tile.tma and not other.tile.persistent and not other.tile.serpentine
+    for bad in (dict(persistent=False, chunked=False), dict(ws=False, tma=False, chunked=False, cluster=1)):
+        with pytest.raises(KernelError, match="serpentine"):
+            dataclasses.replace(spec.tile, serpentine=True, **bad)
+    with pytest.raises(KernelError, match="serpentine"):
+        kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 0), "f16"), False, tile=serp.tile)
