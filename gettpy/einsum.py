@@ -21,7 +21,16 @@ import numpy as np
 
 from . import backends
 from .dtypes import TF32_MODES, check_gpu, numpy_dtype, resolve, short_name
-from .errors import ArgumentError, DtypeError, GettpyError, LayoutError, OptionError, ShapeError, SubscriptError
+from .errors import (
+    ArgumentError,
+    DtypeError,
+    GettpyError,
+    LayoutError,
+    OpError,
+    OpTypeError,
+    ShapeError,
+    SubscriptError,
+)
 from .interop import caller_stream, to_native, wrapper_for
 from .layouts.descriptor import pointer_alignment
 from .ops import Op, as_op, as_semiring, identity
@@ -118,10 +127,13 @@ def _ops_for(n: int, ops) -> list[Op]:
     single_factory = (isinstance(ops, tuple) and len(ops) > 1 and isinstance(ops[0], str)
                       and all(isinstance(v, int | float) for v in ops[1:]))  # ("leaky_relu", 0.1)
     if isinstance(ops, Op | str) or single_factory:
-        raise ArgumentError(f"ops must be a sequence of one op per operand ({n}), got {ops!r}")
-    ops = list(ops)
+        raise OpTypeError(f"ops must be a sequence of one op per operand ({n}), got {ops!r}")
+    try:
+        ops = list(ops)
+    except TypeError:
+        raise OpTypeError(f"ops must be a sequence of one op per operand ({n}), got {ops!r}") from None
     if len(ops) != n:
-        raise OptionError(f"ops has {len(ops)} entries for {n} operand(s)")
+        raise OpError(f"ops has {len(ops)} entries for {n} operand(s)")
     return [as_op(o, f"ops[{i}]") for i, o in enumerate(ops)]
 
 
