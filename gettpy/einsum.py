@@ -123,7 +123,12 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
         *operands: ``subscripts, A, B, ...`` or the sublist form ``A, [0, 1], B, [1, 2], [0, 2]``.
         out: optional output array (right shape and dtype); it may overlap an input.
         dtype: type of the result (and of the computation); for float16/bfloat16 inputs, float32
-            keeps the inputs in half precision and writes a float32 result.
+            keeps the inputs in half precision and writes a float32 result. Types follow numpy
+            (`gettpy.dtypes.resolve`): the operands' and `out`'s result type, complex kept until the final
+            cast into `out`, the accumulation never narrower than the result. Integer and bool operands
+            run on the CPU executor with numpy's result types: integer sums wrap around in the result type
+            as numpy's do, and a bool einsum is the logical or of ands; the GPU kernel takes the types in
+            `gettpy.dtypes.GPU_DTYPES` (a DtypeError for CuPy arrays of others).
         optimize: opt_einsum's path strategy for three or more operands (True = "auto", False =
             left to right, or a strategy name or explicit path).
         ops: one unary op per operand (gettpy.ops names, Op objects or None), fused into the reads.
