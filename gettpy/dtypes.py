@@ -93,7 +93,7 @@ def is_complex(short: str) -> bool:
 
 def is_exact(short: str) -> bool:
     """Whether `short` is an integer or bool type (computed in its own kind, never in floating point)."""
-    return short[0] in "iub"
+    return short == "b1" or short[0] in "iu"
 
 
 def promote(*shorts: str) -> str:
