@@ -545,7 +545,10 @@ class Contraction:
         p = self._plan or self.plan()
         result = self.execute()  # the heuristic plan's result: the reference for every candidate
         ref = result.copy()
-        trials = tune_problem(p.plan.problem, backends.array_module_name(self.a), self.a, self.b, ref,
+        xp = backends.xp_of(backends.array_module_name(self.a))
+        a = self.a if p.cast_a is None else xp.ascontiguousarray(self.a, dtype=p.cast_a)  # (the plan's types)
+        b = self.b if p.cast_b is None else xp.ascontiguousarray(self.b, dtype=p.cast_b)
+        trials = tune_problem(p.plan.problem, backends.array_module_name(self.a), a, b, ref,
                               samples=samples, top=top, reps=reps)
         self._plan = None  # re-planned from the cache, which now holds the tuned candidate
         return trials
