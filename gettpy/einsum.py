@@ -13,14 +13,23 @@
 """
 from __future__ import annotations
 
+import operator
 import threading
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import backends
-from .dtypes import TF32_MODES, numpy_dtype, short_name
-from .errors import ArgumentError, DtypeError, GettpyError, LayoutError, OptionError, ShapeError
+from .dtypes import TF32_MODES, check_gpu, numpy_dtype, resolve, short_name
+from .errors import (
+    ArgumentError,
+    DtypeError,
+    GettpyError,
+    LayoutError,
+    OptionError,
+    PathError,
+    ShapeError,
+)
 from .interop import caller_stream, to_native, wrapper_for
 from .layouts.descriptor import pointer_alignment
 from .ops import Op, as_op, as_semiring, identity
@@ -105,34 +114,10 @@ def _resolve_extents(inputs, arrays) -> dict[str, int]:
 
 
 def _result_dtype(arrays, dtype, out, casting="safe"):
-    """(input dtype for the kernel, output dtype) as short names; numpy's `casting` rule applies."""
-    ins = [short_name(x.dtype, f"operand {i}") for i, x in enumerate(arrays)]
-    res = np.result_type(*[x.dtype for x in arrays]) if arrays else np.dtype(np.float64)
-    res_s = short_name(res, "operands' common type")
-    if dtype is not None:
-        out_s = short_name(dtype, "dtype=")
-        if out_s != "bf16":
-            for i, x in enumerate(arrays):
-                if not np.can_cast(x.dtype, dtype, casting):
-                    raise DtypeError(f"operand {i}: cannot cast {x.dtype} to dtype={np.dtype(dtype)} under "
-                                     f"casting={casting!r} (pass casting='same_kind' or 'unsafe' to allow it)")
-        if out is not None and short_name(out.dtype, "out") != out_s:
-            raise DtypeError(f"out has dtype {out.dtype} but dtype={np.dtype(dtype) if out_s != 'bf16' else 'bf16'} "
-                             f"was asked for")
-    elif out is not None:
-        out_s = short_name(out.dtype, "out")
-        if not np.can_cast(res, out.dtype, casting):
-            raise DtypeError(f"out has dtype {out.dtype}, which cannot hold the result type {res} under "
-                             f"casting={casting!r}")
-    else:
-        out_s = res_s
-    if len(ins) <= 2 and all(s == ins[0] for s in ins) and ins[0] in ("f16", "bf16") and out_s == "f32":
-        # half inputs, fp32 output: the tensor cores' mixed mode (for 3+ operands the intermediates
-        # would be half precision, so the inputs are promoted instead, as numpy computes in dtype=)
-        return ins[0], out_s
-    if dtype is not None:
-        return out_s, out_s  # numpy: dtype= is the type the computation runs in
-    return res_s, out_s
+    """(input type for the kernel, output type, staging type or None) as short names: `dtypes.resolve`,
+    numpy's promotion over the operands, `dtype=` and `out` under numpy's `casting` rule."""
+    r = resolve([x.dtype for x in arrays], dtype, None if out is None else out.dtype, casting)
+    return r.inputs, r.output, r.stage
 
 
 def _ops_for(n: int, ops) -> list[Op]:
@@ -243,20 +228,6 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
             return v
     arrays = _cast_numpy_only_operands(arrays, dtype, casting)
     _refuse_numpy_only_types(operands, arrays, dtype, out)
-    if out is not None and dtype is not None and not _same_dtype(dtype, out.dtype):
-        # numpy: dtype= is the type of the computation, and `out` receives it under the casting rule
-        if not (np.can_cast(out.dtype, dtype, casting) and np.can_cast(dtype, out.dtype, casting)):
-            # numpy's einsum reads and writes `out` in the computation's type: both casts must be allowed
-            raise DtypeError(f"out has dtype {out.dtype} but dtype={np.dtype(dtype)}: numpy's rule asks for casts "
-                             f"both ways between them under casting={casting!r} (pass casting='same_kind' or "
-                             f"'unsafe' to allow it)")
-        r = _run(operands, arrays, backend, None, dtype, optimize, ops, op_out, {**options, "order": "K"}, arith)
-        if tuple(out.shape) != tuple(r.shape):
-            raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {tuple(r.shape)}")
-        if out.size:
-            _check_no_self_overlap(out, "out")
-        xp.copyto(out, r, casting="unsafe")
-        return out
     prog = _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith)
     ndim = len(prog.out_shape)
     axes = None
@@ -278,13 +249,15 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
         return result
     # an output sharing memory with an input is computed into a temporary, then copied
     target = result
-    if out is not None and any(xp.may_share_memory(out, x) for x in arrays):
+    if prog.stage is not None:  # dtype= differs from out's type: computed in dtype=, then cast (numpy's way)
+        target = xp.empty(prog.out_shape, dtype=prog.stage)
+    elif out is not None and any(xp.may_share_memory(out, x) for x in arrays):
         target = xp.empty(prog.out_shape, dtype=prog.out_dtype)
         if not prog.target_packed:
             raise LayoutError("out overlaps an input and has a non-C-contiguous layout; pass a separate out")
     _execute(prog, backend, xp, arrays, target)
     if target is not result:
-        result[...] = target
+        result[...] = target.real if target.dtype.kind == "c" and result.dtype.kind != "c" else target
     return result
 
 
@@ -408,6 +381,7 @@ class Program:
     out_dtype: object
     target_packed: bool
     one: float = 1.0
+    stage: object = None  # the type the result is computed in before its cast into `out` (None: out's own)
     #: the result's axes, slowest first, in numpy's order='K' layout (numpy operands; None: C order)
     k_axes: tuple[int, ...] | None = None
 
@@ -462,9 +436,16 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, 
     out_shape = tuple(ext[m] for m in subs.output)
     for i, (modes, x) in enumerate(zip(subs.inputs, arrays, strict=True)):
         _fold(modes, x.shape, [0] * x.ndim, i, ext)
-    in_s, out_s = _result_dtype(arrays, dtype, out, casting)
-    in_dt = numpy_dtype(in_s) if in_s != "bf16" else arrays[0].dtype
-    out_dt = numpy_dtype(out_s) if out_s != "bf16" else arrays[0].dtype
+    in_s, out_s, stage_s = _result_dtype(arrays, dtype, out, casting)
+    if backend == "cupy":
+        for s_ in {in_s, out_s, stage_s} - {None}:
+            check_gpu(s_, "einsum on CuPy arrays")
+    bf16 = next((x.dtype for x in arrays if x.dtype.name == "bfloat16"), None)
+    if bf16 is None and "bf16" in (in_s, out_s, stage_s):
+        bf16 = out.dtype if out is not None and out.dtype.name == "bfloat16" else numpy_dtype("bf16")
+    in_dt = numpy_dtype(in_s) if in_s != "bf16" else bf16
+    out_dt = numpy_dtype(out_s) if out_s != "bf16" else (bf16 if out is None else out.dtype)
+    stage_dt = None if stage_s is None else numpy_dtype(stage_s) if stage_s != "bf16" else bf16
     if out is not None:
         if backends.array_module_name(out) != backend:
             raise ArgumentError(f"out is a {backends.array_module_name(out)} array but the operands are {backend}")
@@ -479,13 +460,15 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, 
         infos.append(TensorInfo(f"operand {i}", um, us, in_s, pointer_alignment(backends.data_ptr(x)), ops_in[i]))
     packed = out is None or _c_strides(out_shape) == tuple(_element_strides(out, "out"))
     align = 16 if out is None else pointer_alignment(backends.data_ptr(out))  # a temporary is as aligned
-    if out is None or packed:
+    if stage_s is not None:
+        final = TensorInfo("output", subs.output, _c_strides(out_shape), stage_s, 16, op_d)
+    elif out is None or packed:
         final = TensorInfo("output", subs.output, _c_strides(out_shape), out_s, align, op_d)
     else:
         final = TensorInfo("output", subs.output, tuple(_element_strides(out, "out")), out_s, align, op_d)
     steps = _network(infos, subs.output, ext, final, optimize, sr, compute, backend)
     k_axes = _k_axes(subs, arrays, ext) if backend == "numpy" and out is None and len(out_shape) > 1 else None
-    return Program(tuple(steps), in_dt, out_shape, out_dt, packed, 1.0 if sr is None else sr.one, k_axes)
+    return Program(tuple(steps), in_dt, out_shape, out_dt, packed, 1.0 if sr is None else sr.one, stage_dt, k_axes)
 
 
 def _c_strides(shape) -> tuple[int, ...]:
@@ -536,6 +519,8 @@ def _network(infos, output, ext, final: TensorInfo, optimize, sr=None, compute=N
     appearance is kept).
     """
     ones = TensorInfo("ones", (), (), infos[0].dtype, 16)
+    if _explicit_path(optimize):
+        _check_path(optimize, len(infos))  # (one or two operands: checked, then the single step runs)
     if len(infos) == 1:
         return [_step(infos[0], ones, final, ext, 0, _ONES, None, sr, compute, backend)]
     if len(infos) == 2:
@@ -549,9 +534,13 @@ def _network(infos, output, ext, final: TensorInfo, optimize, sr=None, compute=N
             live.pop(p)
         if len(picked) == 1:  # opt_einsum may reduce a single operand on its own
             picked.append(_ONES)
-        tree.append(tuple(picked))
-        waiting.append(list(live))
-        live.append(n + len(tree) - 1)
+        # a step of three or more operands (explicit paths allow it): contracted pairwise, left to right
+        cur, rest = picked[0], picked[1:]
+        for i, other in enumerate(rest):
+            tree.append((cur, other))
+            waiting.append(list(live) + rest[i + 1:])
+            cur = n + len(tree) - 1
+        live.append(cur)
     partner = {}
     for ia, ib in tree:
         partner[ia], partner[ib] = ib, ia
@@ -609,8 +598,8 @@ def _path(infos, output, ext, optimize):
         optimize = "auto"
     elif optimize is False or optimize is None:
         return [(0, 1)] * (len(infos) - 1)
-    elif isinstance(optimize, list | tuple) and optimize and optimize[0] == "einsum_path":
-        return list(optimize[1:])
+    elif _explicit_path(optimize):
+        return _check_path(optimize, len(infos))
     limit = None
     if isinstance(optimize, tuple) and len(optimize) == 2 and isinstance(optimize[0], str):
         optimize, limit = optimize  # numpy's (strategy, memory limit) form
@@ -619,3 +608,35 @@ def _path(infos, output, ext, optimize):
     path, _ = oe.contract_path(eq, *shapes, shapes=True, optimize=optimize, memory_limit=limit)
     return path
 
+
+
+def _explicit_path(optimize) -> bool:
+    return isinstance(optimize, list | tuple) and bool(optimize) and isinstance(optimize[0], str) \
+        and optimize[0] == "einsum_path"
+
+
+def _check_path(optimize, n: int) -> list[tuple[int, ...]]:
+    """The steps of an explicit path ``["einsum_path", (i, j), ...]`` for `n` operands, checked as numpy
+    does: each step names one or more distinct operands among those then alive (the inputs left, then
+    each step's result appended last), and the path ends in one tensor. A PathError otherwise (a
+    SubscriptError, and a RuntimeError as numpy's)."""
+    steps, live = [], n
+    for j, step in enumerate(optimize[1:]):
+        try:
+            idx = tuple(operator.index(i) for i in step)
+        except TypeError:
+            raise PathError(f"optimize: path step {j} {step!r} is not a tuple of operand positions") from None
+        if not idx:
+            raise PathError(f"optimize: path step {j} is empty")
+        if len(set(idx)) != len(idx):
+            raise PathError(f"optimize: path step {j} {step!r} repeats an operand")
+        bad = [i for i in idx if not 0 <= i < live]
+        if bad:
+            raise PathError(f"optimize: path step {j} {step!r} names operand {bad[0]}, but only {live} "
+                                 f"operand(s) are left at that step")
+        steps.append(idx)
+        live -= len(idx) - 1
+    if live != 1:
+        raise PathError(f"optimize: the explicit path leaves {live} operands uncontracted (of {n}); it must "
+                             f"contract every operand into one result")
+    return steps
