@@ -26,7 +26,8 @@ from .errors import (
     DtypeError,
     GettpyError,
     LayoutError,
-    OptionError,
+    OpError,
+    OpTypeError,
     PathError,
     ShapeError,
 )
@@ -126,10 +127,13 @@ def _ops_for(n: int, ops) -> list[Op]:
     single_factory = (isinstance(ops, tuple) and len(ops) > 1 and isinstance(ops[0], str)
                       and all(isinstance(v, int | float) for v in ops[1:]))  # ("leaky_relu", 0.1)
     if isinstance(ops, Op | str) or single_factory:
-        raise ArgumentError(f"ops must be a sequence of one op per operand ({n}), got {ops!r}")
-    ops = list(ops)
+        raise OpTypeError(f"ops must be a sequence of one op per operand ({n}), got {ops!r}")
+    try:
+        ops = list(ops)
+    except TypeError:
+        raise OpTypeError(f"ops must be a sequence of one op per operand ({n}), got {ops!r}") from None
     if len(ops) != n:
-        raise OptionError(f"ops has {len(ops)} entries for {n} operand(s)")
+        raise OpError(f"ops has {len(ops)} entries for {n} operand(s)")
     return [as_op(o, f"ops[{i}]") for i, o in enumerate(ops)]
 
 
@@ -468,7 +472,8 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, 
         final = TensorInfo("output", subs.output, tuple(_element_strides(out, "out")), out_s, align, op_d)
     steps = _network(infos, subs.output, ext, final, optimize, sr, compute, backend)
     k_axes = _k_axes(subs, arrays, ext) if backend == "numpy" and out is None and len(out_shape) > 1 else None
-    return Program(tuple(steps), in_dt, out_shape, out_dt, packed, 1.0 if sr is None else sr.one, stage_dt, k_axes)
+    return Program(tuple(steps), in_dt, out_shape, out_dt, packed, 1.0 if sr is None else sr.one,
+                   stage=stage_dt, k_axes=k_axes)
 
 
 def _c_strides(shape) -> tuple[int, ...]:
