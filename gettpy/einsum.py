@@ -223,7 +223,8 @@ def _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrap, ari
 
 
 def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, arith):
-    """einsum on native arrays of one backend: a view, a cast into `out`, or the contraction program."""
+    """einsum on native arrays of one backend: a view of the one operand, or the contraction program
+    writing `out` or a result laid out for `order`."""
     casting, order = options["casting"], options["order"]
     xp = backends.xp_of(backend)
     if len(arrays) == 1 and out is None and ops is None and op_out is None and arith == (None, None):
