@@ -119,10 +119,10 @@ def _semiring_reduce(x, axis, keepdims, arith, **_):
     return r
 
 
-def _block_finish(x, op_out, out_dtype):
+def _block_finish(x, arith, out_dtype):
     """op_out (in x's type) and the cast to the result type, after the reduction over blocks."""
     sub = LETTERS[:x.ndim]
-    return _einsum(f"{sub}->{sub}", x, op_out=op_out, dtype=out_dtype, casting="unsafe")
+    return _einsum(f"{sub}->{sub}", x, op_out=_interned(arith).op_out, dtype=out_dtype, casting="unsafe")
 
 
 # ------------------------------------------------------------------------------------------ front end
@@ -368,7 +368,7 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
         raise GettpyError(f"the contraction path left {len(slots)} operands; it must end in one")
     result = slots[0][0]
     if (not op_d.is_identity and not fused) or result.dtype != out_dt:
-        result = result.map_blocks(_block_finish, op_out=op_d, out_dtype=out_dt, dtype=out_dt,
+        result = result.map_blocks(_block_finish, arith=_arith((), op_d, None), out_dtype=out_dt, dtype=out_dt,
                                    meta=_meta(library, result.ndim, out_dt))
     if out is None:
         return result
