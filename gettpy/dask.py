@@ -32,7 +32,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("gettpy.dask needs Dask: pip install 'gettpy[dask]' (dask[array])") from exc
 
-from .dtypes import ITEMSIZE, TF32_MODES, numpy_dtype, resolve, short_name
+from .dtypes import ITEMSIZE, TF32_MODES, check_gpu, numpy_dtype, resolve, short_name
 from .einsum import _ops_for, _resolve_extents
 from .einsum import einsum as _einsum
 from .errors import DtypeError, GettpyError, ShapeError, SubscriptError
@@ -329,6 +329,9 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
     # another type the result is computed in dtype= and cast as it is stored into out
     res = resolve([x.dtype for x in arrays], dtype, None if out is None else out.dtype, casting)
     in_s, out_s = res.inputs, res.stage or res.output
+    if library == "cupy":
+        for s_ in {in_s, out_s}:
+            check_gpu(s_, "einsum on CuPy-chunked Dask arrays")
     out_dt = numpy_dtype(out_s) if out_s != "bf16" else (out.dtype if out is not None else arrays[0].dtype)
     acc_dt = np.dtype(np.float32) if out_s in _HALF else out_dt  # partial results of split contracted modes
     step_dt = out_dt if dtype is not None or in_s == out_s else acc_dt
