@@ -1,9 +1,9 @@
-"""Render a KernelSpec into CUDA source: gett.cuh pasted verbatim + a prelude + one extern "C" wrapper.
+"""Render a KernelSpec into CUDA source: the template's headers pasted verbatim + a prelude + one extern "C" wrapper.
 
 The prelude is a `Cfg` struct of compile-time constants: element types, extents, tile sizes, the
 layout maps as `gett::Map<gett::Term<div, mod, stride, wrap>...>` types (so that every division and
-modulus is by a constant), vector widths, smem orientations, op functors and flags. Pasting the header
-text (instead of -I) makes the header part of the disk cache key.
+modulus is by a constant), vector widths, smem orientations, op functors and flags. Pasting the headers'
+text (instead of -I) makes every header part of the disk cache key.
 """
 from __future__ import annotations
 
@@ -15,10 +15,21 @@ from ..layouts.descriptor import DimMap
 from .spec import CUDA_TYPE, REG_SPLIT_REGS, KernelSpec
 
 
+#: the CUDA headers of the template, in the order they are pasted (package data, one concern each): gett.cuh (overview,
+#: includes), the layout map, element types and conversions, PTX copies / barriers / TMA, the tile loader, tensor-core
+#: primitives; then gett::Gett, whose class body is composed of its configuration, tile schedulers, the schedule
+#: driver (run), the warp-specialised wgmma k-loops, the epilogues and one tile's mainloop + epilogue; then gett::Rows
+HEADERS = ("gett.cuh", "gett_map.cuh", "gett_elements.cuh", "gett_ptx.cuh", "gett_loader.cuh", "gett_mma.cuh",
+           "gett_kernel.cuh", "gett_schedule.cuh", "gett_run.cuh", "gett_wgmma_loop.cuh", "gett_epilogue.cuh",
+           "gett_tile.cuh", "gett_rows.cuh")
+
+
 @functools.cache
 def header_text() -> str:
-    """The text of gett.cuh (package data)."""
-    return resources.files(__package__).joinpath("gett.cuh").read_text()
+    """The template's text: HEADERS pasted in order, all but the first inside namespace gett (package data)."""
+    files = resources.files(__package__)
+    first, *rest = (files.joinpath(h).read_text() for h in HEADERS)
+    return first + "\nnamespace gett {\n\n" + "".join(rest) + "\n}  // namespace gett\n"
 
 
 def render_map(dm: DimMap) -> str:
