@@ -69,8 +69,7 @@ def parse_tile(text: str):
         raise SystemExit(f"--tiles: cannot read {text!r} (want BMxBNxBK/STAGES@WMxWN, optional w or s suffix, "
                          f"optional p (persistent), x (warp-specialised) or t (TMA), optional :gN for N tile rows per "
                          f"rasterisation group, optional :bN for registers left for N CTAs per SM, optional :kN "
-                         f"for N stream-K CTAs, then optional :sN for their aligned form: each tile of the last "
-                         f"partial wave cut into N k-slices, then optional :cN for clusters of N CTAs, then "
+                         f"for N stream-K CTAs, then optional :cN for clusters of N CTAs, then "
                          f"optional :e for a chunked epilogue on persistent warp-specialised tiles, then optional :lN "
                          f"for cp.async copies with an L2 prefetch of N = 64, 128 or 256 bytes, then optional :r for "
                          f"A's panel resident in shared memory, then optional :f for the ops on A and B applied to "
@@ -85,7 +84,7 @@ def parse_tile(text: str):
     if m.group(11):
         kw["sk_ctas"] = int(m.group(11))
     if m.group(12):
-        kw["sk_split"] = int(m.group(12))
+        raise SystemExit(f"--tiles: {text!r}: the aligned stream-K form (:sN after :kN) is no longer a kernel option")
     if m.group(13):
         kw["cluster"] = int(m.group(13))
     if m.group(14):
@@ -321,7 +320,7 @@ def main(argv=None) -> int:
             tf = 2 * plan.M * plan.N * plan.K * plan.batch / ms / 1e9
             mark = "*" if i == 0 else "~" if label.startswith("~") else " "
             pers = ("t" if tile.tma else "x" if tile.ws else "") + ("p" if tile.persistent else "")
-            sk = f"k{tile.sk_ctas}" + (f"s{tile.sk_split}" if tile.sk_split else "")
+            sk = f"k{tile.sk_ctas}"
             cl = ((f" c{tile.cluster}" if tile.cluster > 1 else "") + (" e" if tile.chunked else "")
                   + (f" l{tile.l2_prefetch}" if tile.l2_prefetch else "") + (" r" if tile.resident_a else "")
                   + (" fa" if tile.frag_op_a else "") + (" fb" if tile.frag_op_b else ""))

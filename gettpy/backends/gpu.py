@@ -204,10 +204,9 @@ class _Launcher:
         self.vals = (ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), acc(), acc())
         self.tma, self.tma_of, self.tma_ptrs = None, (), (None, None)
         if spec.tile.tma:  # (the tensor maps follow beta, re-encoded when a data pointer changes: A's, B's, B's
-            #  half-atom map with half_atom, D's with TMA stores)
-            self.tma = (*spec.tma_geometries, *((spec.tma_half_geometry,) if spec.tile.half_atom else ()),
-                        *((spec.tma_store_geometry,) if spec.tile.tma_store else ()))
-            self.tma_of = (0, 1) + ((1,) if spec.tile.half_atom else ()) + ((3,) if spec.tile.tma_store else ())
+            #  half-atom map with half_atom)
+            self.tma = (*spec.tma_geometries, *((spec.tma_half_geometry,) if spec.tile.half_atom else ()))
+            self.tma_of = (0, 1) + ((1,) if spec.tile.half_atom else ())
             self.vals += tuple((ctypes.c_ubyte * 128)() for _ in self.tma)
         self.has_ws = spec.workspace_bytes > 0
         if self.has_ws:  # (stream-K: the workspace comes last)

@@ -1,16 +1,14 @@
   // (EPI_CHUNK) the epilogue through each computing warp's region (see EPI_CHUNK): per 64-row block of the warpgroup
   // and EPI_COLS columns, the warp stages its 16 rows as finished D values (2-byte values: stmatrix, four 8 x 8
   // fragments at once; else accumulator pairs (n, n + 1) as one store), then stores them in D_VEC-wide vectors along
-  // n (TMA_STORE: one lane stores the region's boxes through D's tensor map), and after its last stores releases the
-  // stage to the loaders. The other warps' wgmmas have read the stage (the barrier before); no warp reads or writes
+  // n, and after its last stores releases the stage to the loaders. The other warps' wgmmas have read the stage (the barrier before); no warp reads or writes
   // another's region. alpha == 1 skips the scaling (SCALE)
   template <bool SCALE, int R>
   __device__ __forceinline__ static void warp_stores(const TAcc (&acc)[R], TE* es, TD* __restrict__ Db, TAcc alpha,
-                                                     U m0, U n0, int wm0, int lane, const TmaDesc* tmD, U bz) {
+                                                     U m0, U n0, int wm0, int lane) {
     const int g = lane >> 2, q = lane & 3;
     constexpr int VD = Cfg::D_VEC, CW = EPI_COLS, RP = CW + EPAD, RPM = 16 + EPAD, LV = D_NCONTIG ? CW / VD : 16 / VD;
     auto fin = [&](TAcc v) { return finished<SCALE>(v, alpha); };
-    const U nlim = BALANCED ? n_limit(n0) : U(N);  // (BALANCED: not a narrow tile's next tile's first columns)
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll  // (whole: a chunk's accumulators are picked at compile time, so they stay in registers)
@@ -30,8 +28,6 @@
             const int u = 2 * np + (j >> 1);  // (this lane's 16-byte unit of the row)
             if constexpr (!D_NCONTIG)  // (along m: this lane's address is column 8 u + lane % 8's, rows 8 (j & 1) ..)
               stmatrix_x4_trans(&es[(8 * u + (lane & 7)) * RPM + 8 * (j & 1)], w[0], w[1], w[2], w[3]);
-            else if constexpr (TMA_STORE)  // (box u / 4, row r, unit u % 4 swizzled)
-              stmatrix_x4(&es[(u >> 2) * 512 + r * 32 + (((u & 3) ^ ((r >> 1) & 3)) << 3)], w[0], w[1], w[2], w[3]);
             else
               stmatrix_x4(&es[r * RP + u * 8], w[0], w[1], w[2], w[3]);
           }
@@ -46,34 +42,19 @@
             }
         }
         const U row0 = m0 + U(wm0 + mi * 64);
-        if constexpr (TMA_STORE) {
-          // (the stmatrix writes, generic proxy, before the TMA unit reads them)
-          asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-          __syncwarp();
-          if (lane == 0) {
-#pragma unroll
-            for (int b = 0; b < BN / 32; ++b)
-              if (FULL_N || n0 + U(32 * b) < U(N)) {
-                const int c[4] = {int(n0) + 32 * b, int(row0), int(bz), 0};
-                tma_store_box<Cfg::TMA_RANK>(es + b * 512, tmD, c);
-              }
-            tma_store_wait<true>();
-          }
-          continue;  // (the __syncwarp at the top of the next chunk: the region is read)
-        }
         __syncwarp();
         // (the stores: along n, vector v of row o is columns c0 + v ..; along m, vector v of column o is rows v ..,
-        //  a lane pair writing a column's 32 bytes, one sector where D is aligned. Plain stores: #12 f16 on the H100
-        //  0.994-0.998x the time of st.global.cg, st.global.cs 0.995-0.999x, results/v26_h100/call2b/)
+        //  a lane pair writing a column's 32 bytes, one sector where D is aligned. Plain stores: on the H100 no slower
+        //  than st.global.cg or st.global.cs)
         constexpr int NV = (D_NCONTIG ? 16 : CW) * LV, OP = D_NCONTIG ? RP : RPM;
 #pragma unroll
         for (int idx0 = 0; idx0 < NV; idx0 += 32) {
           const int idx = idx0 + lane, o = idx / LV, v = (idx % LV) * VD;
           if (NV % 32 != 0 && idx >= NV) break;
           const U gm = row0 + U(D_NCONTIG ? o : v), gn = n0 + U(c0 + (D_NCONTIG ? v : o));
-          if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < (BALANCED ? nlim : U(N)))) continue;
+          if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < U(N))) continue;
           TD* dst = Db + gett_offset<I>(gm, typename Cfg::MapDm{}) + gett_offset<I>(gn, typename Cfg::MapDn{});
-          if constexpr (D_NCONTIG) {  // (a Pack copy: the SASS the v27 headline measured; copy_vec renames registers)
+          if constexpr (D_NCONTIG) {  // (a Pack copy: copy_vec renames registers here, which measured slower)
             Pack<TD, VD> out;
             load_run<VD, VD>(out.e, &es[o * OP + v]);
             *reinterpret_cast<Pack<TD, VD>*>(dst) = out;
@@ -87,18 +68,16 @@
   template <int R>
   __device__ __forceinline__ static void store_chunked(const TAcc (&acc)[R], unsigned char* sa, unsigned char* sb,
                                                        unsigned long long* empty, TD* __restrict__ D, TAcc alpha, U bz,
-                                                       U m0, U n0, int wm0, const TmaDesc* tmD) {
-    const int lane = threadIdx.x & 31,
-              cw = PINGPONG ? int(threadIdx.x >> 5) & 3 : int(threadIdx.x >> 5) - (THREADS - ETHREADS) / 32;
+                                                       U m0, U n0, int wm0) {
+    const int lane = threadIdx.x & 31, cw = int(threadIdx.x >> 5) - (THREADS - ETHREADS) / 32;
     TE* es = reinterpret_cast<TE*>(cw < EPI_REG_A ? sa + cw * EPI_REG_BYTES : sb + (cw - EPI_REG_A) * EPI_REG_BYTES);
     TD* Db = D + gett_offset<I>(bz, typename Cfg::MapDb{});
     if (alpha == TAcc(1))
-      warp_stores<false>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz);
+      warp_stores<false>(acc, es, Db, alpha, m0, n0, wm0, lane);
     else
-      warp_stores<true>(acc, es, Db, alpha, m0, n0, wm0, lane, tmD, bz);
+      warp_stores<true>(acc, es, Db, alpha, m0, n0, wm0, lane);
     // (the loaders' TMA writes into the stage, async proxy, after these generic accesses)
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-    if constexpr (TMA_STORE) __syncwarp();  // (lane 0's wait: the TMA unit has read the region)
     release_stage(empty);
   }
 

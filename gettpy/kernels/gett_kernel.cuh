@@ -24,17 +24,12 @@ struct Gett {
   static constexpr long long TILES = TILES_M * TILES_N;
   // (clusters of CLUSTER CTAs along m: the tile rows rounded up to whole clusters, TILES_R tiles per batch)
   static constexpr int CLUSTER = Cfg::CLUSTER;
-  // SHARE_A (kernels/spec.py's TileConfig.share_a): a cluster's pair takes tiles n, n + 1 of one row instead and shares
-  // their A stage, A_UNITS pairs a batch; an odd last column's tiles pair along m (TILES_MR rows) and share B
-  static constexpr bool SHARE_A = Cfg::SHARE_A;
   // HALF_ATOM (kernels/spec.py's TileConfig.half_atom): B's half-used last column atom as 32 columns through tmBh
   static constexpr bool HALF_ATOM = Cfg::HALF_ATOM;
   static constexpr long long TILES_MR = (TILES_M + CLUSTER - 1) / CLUSTER * CLUSTER;
-  static constexpr long long A_UNITS = SHARE_A ? TILES_M * (TILES_N / 2) : 0;
-  static constexpr long long TILES_R = SHARE_A ? 2 * A_UNITS + TILES_N % 2 * TILES_MR : TILES_MR * TILES_N;
+  static constexpr long long TILES_R = TILES_MR * TILES_N;
   static_assert(CLUSTER == 1 || (CLUSTER == 2 && Cfg::WS && Cfg::TMA_RANK > 0 && Cfg::SK_CTAS == 0 &&
                                  Cfg::GROUP_M % 2 == 0), "clusters of two TMA tiles, an even raster group");
-  static_assert(!SHARE_A || CLUSTER == 2, "shared A stages: clusters of two");
   static constexpr long long KTILES = (K + BK - 1) / BK;
   static constexpr int GROUP_M = Cfg::GROUP_M;
   // one group holds every tile row and one B (per batch) outgrows half the L2: walk down each column of
@@ -43,8 +38,8 @@ struct Gett {
   // Not for a small B: the split-K core of #13 (37 batches of a 1.5 MB B) was 5% slower so, 20% with ops
   static constexpr bool COLUMN_WALK = GROUP_M > 1 && TILES_M > 1 && TILES_M <= GROUP_M &&
                                       N * K * (long long)sizeof(typename Cfg::TB) > (24LL << 20);
-  // (FULL_M: no tile row past M, nor a cluster's padding row; SHARE_A: none where every column pairs along n)
-  static constexpr bool FULL_M = M % BM == 0 && (TILES_MR == TILES_M || (SHARE_A && TILES_N % 2 == 0));
+  // (FULL_M: no tile row past M, nor a cluster's padding row)
+  static constexpr bool FULL_M = M % BM == 0 && TILES_MR == TILES_M;
   static constexpr bool FULL_N = N % BN == 0, FULL_K = K % BK == 0;
   // stream-K (SK_CTAS > 0): the last SK_TILES tiles (raster order) are not one CTA's each; their
   // SK_TILES x KTILES k-iterations are dealt out evenly to SK_CTAS CTAs after the DP_TILES whole-tile
@@ -77,19 +72,7 @@ struct Gett {
   // WS (warp-specialised wgmma): warpgroup 0 only loads (cp.async, arriving on the stages' mbarriers),
   // the CW warpgroups after it only compute, MW rows each, and store; no CTA-wide barrier in the k-loop
   static constexpr bool WS = Cfg::WS;
-  // PINGPONG (kernels/spec.py's TileConfig.pingpong: persistent warp-specialised tiles, chunked epilogue): the two
-  // computing warpgroups take the CTA's tiles in turn, each a whole tile of BM rows (the CTA's j-th tile: warpgroup
-  // j % 2), so that one's epilogue runs while the other's wgmmas do. The loaders fill the ring tile after tile as
-  // before; a warpgroup starts a tile's k-loop only once the other has issued every wgmma of the tile before
-  // (named barriers PP_BAR + j % 2, one arrival a tile), which also keeps its waits on the full barriers within
-  // one phase of the loaders. Each stage is read by one warpgroup: its empty barrier counts 4 warps a CTA. (TCCG #12
-  // on the H100: 128 x 160 ping-pong tiles 1.53x the time of the cooperative 256 x 160, results/v25_h100/call1-4:
-  // 128-row tiles bring 1.3-1.4x the bytes a flop, and the loads already take as long as the tensor work there)
-  static constexpr bool PINGPONG = Cfg::PINGPONG;
-  static constexpr int PP_BAR = 2;  // (2, 3: the turns; 4, 5: each warpgroup's own barrier before its epilogue)
-  static_assert(!PINGPONG || (WS && Cfg::PERSIST && Cfg::EPI_CHUNK && Cfg::SK_CTAS == 0),
-                "ping-pong warpgroups: persistent warp-specialised tiles with a chunked epilogue");
-  static constexpr int CW = 2, MW = WS ? (PINGPONG ? BM : BM / CW) : 64;
+  static constexpr int CW = 2, MW = WS ? BM / CW : 64;
   static constexpr int LTHREADS = WS ? 128 : THREADS;  // threads that load
   // REG_SPLIT (kernels/spec.py's TileConfig.reg_split decides it, REG_SPLIT_REGS the counts): accumulators
   // past 128 a computing thread, TMA tiles only. 384 threads launch with 168 registers each; the one-thread
@@ -100,8 +83,8 @@ struct Gett {
   static_assert(REG_SPLIT == (WS && (MW / 64) * BN / 2 > 128) && (!REG_SPLIT || Cfg::TMA_RANK > 0),
                 "setmaxnreg for more than 128 accumulators a thread, on TMA tiles");
   static constexpr int ETHREADS = WS ? THREADS - 128 : THREADS;  // threads that compute and store
-  // (WS: the warps that read each stage, a CTA: both computing warpgroups', or with PINGPONG one's)
-  static constexpr int CONSUMER_WARPS = PINGPONG ? 4 : ETHREADS / 32;
+  // (WS: the warps that read each stage, a CTA: both computing warpgroups')
+  static constexpr int CONSUMER_WARPS = ETHREADS / 32;
   // (WS: this thread's computing warpgroup, 0 or 1)
   __device__ __forceinline__ static int compute_wg() { return int(threadIdx.x >> 7) - 1; }
 
@@ -189,69 +172,23 @@ struct Gett {
   // (three 16-byte units) from the next. EPI_COLS: bn, or the largest multiple of 16 dividing it for which the 8
   // regions fit (kernels/spec.py's KernelSpec.epi_cols chooses it; epi_fits checks it here)
   static constexpr bool EPI_CHUNK = Cfg::EPI_CHUNK;
-  // TMA_STORE (kernels/spec.py's TileConfig.tma_store: chunked TMA tiles, 2-byte D whose n and m are each one
-  // stride term): a warp's region holds its 16 rows of all BN columns as BN / 32 boxes of 16 x 32 values, 64-byte
-  // swizzled (a row's 16-byte unit u at u ^ ((row / 2) % 4): the 8 rows of an stmatrix on distinct banks), and one
-  // lane stores them through D's tensor map (cp.async.bulk.tensor); the warp waits until the TMA unit has read
-  // them before it stages again or releases the stage. D's edges clip the boxes
-  static constexpr bool TMA_STORE = Cfg::TMA_STORE;
   __host__ __device__ static constexpr int epi_region(int cols) {
-    return (D_NCONTIG ? 16 * (cols + (TMA_STORE ? 0 : EPAD)) : cols * (16 + EPAD)) * int(sizeof(TE));
+    return (D_NCONTIG ? 16 * (cols + EPAD) : cols * (16 + EPAD)) * int(sizeof(TE));
   }
   __host__ __device__ static constexpr bool epi_fits(int cols) {
     return cols > 0 && BN % cols == 0 && cols % 16 == 0 && (!D_NCONTIG || cols % Cfg::D_VEC == 0) &&
            A_STAGE_BYTES / epi_region(cols) + B_STAGE_BYTES / epi_region(cols) >= CONSUMER_WARPS;
   }
   static constexpr int EPI_COLS = Cfg::EPI_COLS, EPI_REG_BYTES = epi_region(EPI_COLS > 0 ? EPI_COLS : 16);
-  // BALANCED (kernels/spec.py's TileConfig.balanced, KernelSpec.wide_cols): the TILES_N tile columns are the first
-  // WIDE_COLS of BN, then the others of WG_NT = BN - 8 (on the narrower Cfg::WgmmaTail; a narrow tile's stage holds
-  // the next tile's first 8 columns too, which its wgmmas skip and its epilogue does not store), instead of BN and
-  // one partial rest; TURN: the raster groups' turn (tile_coords)
-  static constexpr long long WIDE_COLS = Cfg::WIDE_COLS;
-  static constexpr bool BALANCED = WIDE_COLS > 0;
-  static_assert(!BALANCED || (Cfg::WS && Cfg::PERSIST && EPI_CHUNK && !TMA_STORE && !Cfg::PINGPONG &&
-                              Cfg::TMA_RANK > 0 && Cfg::B_TMA_SPLIT == 0 && N % BN != 0 &&
-                              WIDE_COLS < (N + BN - 1) / BN),
-                "balanced tile columns: chunked persistent TMA tiles, a partial last column");
-  // REST_LAST (kernels/spec.py's TileConfig.rest_last: persistent warp-specialised tiles, no clusters, no ping-pong):
-  // the walk's last, partial round (NTILES % gridDim.x tiles after the whole rounds) goes to the last CTAs, from the
-  // last down, instead of the first. next_tile: the persistent walk's tile after g of ntiles (ntiles or more: none)
-  static constexpr bool REST_LAST = Cfg::REST_LAST;
-  static_assert(!REST_LAST || (Cfg::PERSIST && Cfg::WS && CLUSTER == 1 && !Cfg::PINGPONG),
-                "the rest last: persistent warp-specialised tiles without clusters or ping-pong");
-  __device__ __forceinline__ static U next_tile(U g, U ntiles) {
-    const U grid = U(gridDim.x);
-    if constexpr (REST_LAST) {
-      const U whole = ntiles - ntiles % grid;  // (the tiles of the whole rounds)
-      if (g >= whole) return ntiles;  // (a CTA takes at most one tile of the rest)
-      if (g + grid >= whole) return whole + (grid - 1 - U(blockIdx.x));
-    }
-    return g + grid;
-  }
-  // (SHARE_A) whether CTA-tile g is one of a pair that shares A (else of the last odd column's, sharing B)
-  __device__ __forceinline__ static bool pair_shares_a(U g) {
-    return (BATCH > 1 ? g % U(TILES_R) : g) / 2u < U(A_UNITS);
-  }
-  // (BALANCED) whether the tile at column n0 is one of the narrow columns, past the wide ones
-  __device__ __forceinline__ static bool narrow_tile(U n0) {
-    static_assert(!BALANCED || Cfg::WG_NT == BN - 8, "a balanced grid's narrow columns are BN - 8 wide");
-    return n0 >= U(WIDE_COLS * BN);
-  }
-  // (BALANCED) the end of the columns the tile at n0 stores: the next tile's first, or N where that is less
-  __device__ __forceinline__ static U n_limit(U n0) {
-    const U end = n0 + U(narrow_tile(n0) ? Cfg::WG_NT : BN);
-    return end < U(N) ? end : U(N);
-  }
+  // next_tile: the persistent walk's tile after g (of ntiles; ntiles or more: none)
+  __device__ __forceinline__ static U next_tile(U g, U) { return g + U(gridDim.x); }
   static constexpr int EPI_REG_A = A_STAGE_BYTES / EPI_REG_BYTES;
   static_assert(!EPI_CHUNK || (PERSIST && WS && !DIRECT_D && !Cfg::READ_C && Cfg::D_RUN == 0 &&
-                               (D_NCONTIG || (sizeof(TE) == 2 && !TMA_STORE)) &&
+                               (D_NCONTIG || sizeof(TE) == 2) &&
                                K > 0 && LA::Perm::kIdentity && LB::Perm::kIdentity && sizeof(TE) == sizeof(TD) &&
                                (sizeof(TE) == 2 || sizeof(TE) == 4) && epi_fits(EPI_COLS) && EPI_REG_BYTES % 16 == 0),
                 "chunked epilogues: persistent warp-specialised tiles storing D along n (or 2-byte D along m), no C, "
                 "regions that fit");
-  static_assert(!TMA_STORE || (EPI_CHUNK && Cfg::TMA_RANK > 0 && sizeof(TE) == 2 && EPI_COLS == BN && BN % 32 == 0 &&
-                               EPI_REG_BYTES % 1024 == 0 && A_STAGE_BYTES % 1024 == 0 && B_STAGE_BYTES % 1024 == 0),
-                "TMA stores of D: chunked TMA tiles of 2-byte values, whole-bn regions of whole 1024-byte boxes");
   static constexpr int EPI_BYTES = DIRECT_D || EPI_CHUNK ? 0 : round16(ES * EPITCH * int(sizeof(TE)));
   // (wgmma: + 1024 bytes to align the swizzle atoms, which need 1024-byte-aligned stages)
   // (WS: + two mbarriers per stage after the pipeline and epilogue buffers)

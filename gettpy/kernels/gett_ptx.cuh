@@ -104,29 +104,6 @@ __device__ __forceinline__ void tma_box_mc(void* dst, const TmaDesc* map, unsign
                  "[%0], [%1, {%2, %3, %4, %5}], [%6], %7;\n" ::"r"(smem_addr(dst)), "l"(map), "r"(c[0]), "r"(c[1]),
                  "r"(c[2]), "r"(c[3]), "r"(smem_addr(b)), "h"(mask) : "memory");
 }
-// the other way (TMA_STORE): one box of shared memory, laid out as the map's swizzle wants it, out to the
-// tensor at c (what lies past the tensor's edges is left out), as part of this thread's bulk async-group
-template <int RANK>
-__device__ __forceinline__ void tma_store_box(const void* src, const TmaDesc* map, const int (&c)[4]) {
-  static_assert(RANK == 2 || RANK == 3, "D's tensor maps have 2 or 3 dims");
-  if constexpr (RANK == 2)
-    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(map), "r"(c[0]),
-                 "r"(c[1]), "r"(smem_addr(src)) : "memory");
-  else
-    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n" ::"l"(map),
-                 "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(smem_addr(src)) : "memory");
-}
-// close this thread's bulk async-group and wait until the TMA unit has read the shared memory of all of them
-// (READ), or until their writes are done
-template <bool READ>
-__device__ __forceinline__ void tma_store_wait() {
-  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
-  if constexpr (READ)
-    asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
-  else
-    asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
-}
-
 // thread-block clusters: this CTA's rank, a barrier of every thread of the cluster, one arrival on the
 // mbarrier at b's offset in CTA `cta` of the cluster (release at CTA scope, the default: the wgmma reads it
 // orders are this CTA's; .release.cluster put a MEMBAR.ALL.GPU before every arrival, 2.3x slower)

@@ -1,7 +1,7 @@
   __device__ static void run(const TA* __restrict__ A, const TB* __restrict__ B, const TC* __restrict__ C,
                              TD* __restrict__ D, TAcc alpha, TAcc beta, unsigned char* smem,
                              const TmaDesc* tmA = nullptr, const TmaDesc* tmB = nullptr, void* ws = nullptr,
-                             const TmaDesc* tmD = nullptr, const TmaDesc* tmBh = nullptr) {
+                             const TmaDesc* tmBh = nullptr) {
     const int tid = threadIdx.x;
     if constexpr (WG) smem += (1024u - (unsigned)__cvta_generic_to_shared(smem) % 1024u) % 1024u;
     constexpr U NTILES = U(TILES_R) * U(BATCH);  // (clusters: the padded tile rows; an even grid keeps the pairs)
@@ -25,9 +25,6 @@
         if (tid == 0) asm volatile("prefetch.tensormap [%0];\nprefetch.tensormap [%1];\n" ::"l"(tmA), "l"(tmB) : "memory");
         if constexpr (HALF_ATOM) {
           if (tid == 0) asm volatile("prefetch.tensormap [%0];\n" ::"l"(tmBh) : "memory");
-        }
-        if constexpr (TMA_STORE) {
-          if (tid == 128) asm volatile("prefetch.tensormap [%0];\n" ::"l"(tmD) : "memory");
         }
       }
       if (tid == 0) {
@@ -76,22 +73,11 @@
                   constexpr int TR = Cfg::TMA_RANK, AR = Cfg::A_TMA_ROWS, BR = Cfg::B_TMA_ROWS;
                   constexpr long long AS = Cfg::A_TMA_SPLIT, BS = Cfg::B_TMA_SPLIT;
                   const U k0 = U(kt) * U(BK);
-                  if constexpr (SHARE_A) {  // (A's half into both and the whole of B, or (an odd last column) as below)
-                    if (pair_shares_a(g)) {
-                      LA::template tma_half<TR, AS, AR>(stA(s), tmA, &bars[s], m0, k0, bz, crank);
-                      LB::template tma<TR, BS, LB::template HALF_BOXES<BR>, HALF_ATOM>(stB(s), tmB, &bars[s], n0, k0,
-                                                                                       bz, tmBh);
-                    } else {
-                      LA::template tma<TR, AS, LA::template HALF_BOXES<AR>>(stA(s), tmA, &bars[s], m0, k0, bz);
-                      LB::template tma_half<TR, BS, BR, HALF_ATOM>(stB(s), tmB, &bars[s], n0, k0, bz, crank, tmBh);
-                    }
-                  } else {
-                    LA::template tma<TR, AS, AR>(stA(s), tmA, &bars[s], m0, k0, bz);
-                    if constexpr (CLUSTER > 1)  // (B: this CTA's half, into both; the other half comes from the peer)
-                      LB::template tma_half<TR, BS, BR, HALF_ATOM>(stB(s), tmB, &bars[s], n0, k0, bz, crank, tmBh);
-                    else
-                      LB::template tma<TR, BS, BR, HALF_ATOM>(stB(s), tmB, &bars[s], n0, k0, bz, tmBh);
-                  }
+                  LA::template tma<TR, AS, AR>(stA(s), tmA, &bars[s], m0, k0, bz);
+                  if constexpr (CLUSTER > 1)  // (B: this CTA's half, into both; the other half comes from the peer)
+                    LB::template tma_half<TR, BS, BR, HALF_ATOM>(stB(s), tmB, &bars[s], n0, k0, bz, crank, tmBh);
+                  else
+                    LB::template tma<TR, BS, BR, HALF_ATOM>(stB(s), tmB, &bars[s], n0, k0, bz, tmBh);
                 } else {
                   la.load(stA(s), Ab, tid, U(kt) * U(BK));
                   lb.load(stB(s), Bb, tid, U(kt) * U(BK));
@@ -100,18 +86,8 @@
               }
             }
           } else {
-            // (PINGPONG: the CTA's tile j = kstep / KTILES is warpgroup j % 2's, the other counts its k-tiles and goes
-            //  on; it starts once the other warpgroup has issued tile j - 1's wgmmas, and hands on tile j + 1's turn)
-            const long long j = PINGPONG ? kstep / KTILES : 0;
-            if (PINGPONG && (j & 1) != (long long)compute_wg()) {
-              kstep += KTILES;
-            } else {
-              if (PINGPONG && j > 0) named_sync(PP_BAR + int((j - 1) & 1), ETHREADS);
-              const int turn = PINGPONG && g + U(gridDim.x) < NTILES ? PP_BAR + int(j & 1) : -1;
-              auto no_loads = [](int, long long) {};
-              tile_body(C, D, alpha, beta, smem, stA, stB, no_loads, kstep, bz, m0, n0, bars,
-                        sk_cta ? &p : nullptr, tmD, turn);
-            }
+            auto no_loads = [](int, long long) {};
+            tile_body(C, D, alpha, beta, smem, stA, stB, no_loads, kstep, bz, m0, n0, bars, sk_cta ? &p : nullptr);
           }
           if constexpr (PERSIST) {
             g = next_tile(g, NTILES);
@@ -132,9 +108,6 @@
       } else {
         if constexpr (REG_SPLIT) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(COMPUTE_REGS));
         walk(false);
-        if constexpr (TMA_STORE) {  // (D's last boxes written before the CTA leaves)
-          if ((tid & 31) == 0) tma_store_wait<false>();
-        }
       }
       if constexpr (CLUSTER > 1) cluster_sync();  // (no CTA leaves while its peer may still arrive on its barriers)
       return;

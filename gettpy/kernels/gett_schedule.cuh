@@ -1,9 +1,7 @@
   // grouped rasterisation of unit t over ROWS x COLS: GROUP_M rows at a time, column by column within a group
   // (persistent warp-specialised tiles: each group's columns turned by one more than the group before's, so that a
-  //  CTA walking one tile a group, as #12's 132 do on its 4 x 33 groups, takes another column, another B panel,
-  //  each time; a cluster's pair keeps one column. #12 f16 on the H100: 0.992-0.996x the time, DRAM throughput
-  //  27% against 30%, results/v25_h100/call6/)
-  //  (TURN > 1, balanced columns: turned by TURN, so that such a CTA takes few of the wide columns)
+  //  CTA walking one tile a group, as a grid of GROUP_M x columns CTAs does, takes another column, another B panel,
+  //  each time; a cluster's pair keeps one column)
   template <long long ROWS, long long COLS>
   __device__ __forceinline__ static void grouped(U t, U& row, U& col) {
     const U width = U(GROUP_M) * U(COLS);
@@ -12,7 +10,7 @@
     const U gsize = rest < U(GROUP_M) ? rest : U(GROUP_M);
     row = first + (t % width) % gsize;
     col = (t % width) / gsize;
-    if constexpr (PERSIST && WS && COLS > 1) col = (col + t / width * U(Cfg::TURN)) % U(COLS);
+    if constexpr (PERSIST && WS && COLS > 1) col = (col + t / width) % U(COLS);
   }
 
   // (0) which tile: batch outermost, then grouped rasterisation of the (m, n) tiles
@@ -21,17 +19,7 @@
     bz = BATCH > 1 ? bid / U(TILES_R) : U(0);
     const U t = BATCH > 1 ? bid % U(TILES_R) : bid;
     U tile_m, tile_n;
-    if constexpr (SHARE_A) {  // (pairs u of tiles, the CTA's rank t % 2 within: the rows' pairs of columns, grouped,
-                              //  then the last column's pairs of rows)
-      const U u = t / 2u, r = t % 2u;
-      if (u < U(A_UNITS)) {
-        grouped<TILES_M, TILES_N / 2>(u, tile_m, tile_n);
-        tile_n = 2u * tile_n + r;
-      } else {
-        tile_m = 2u * (u - U(A_UNITS)) + r;
-        tile_n = U(TILES_N - 1);
-      }
-    } else if constexpr (GROUP_M > 1 && (TILES_M > GROUP_M || CLUSTER > 1)) {
+    if constexpr (GROUP_M > 1 && (TILES_M > GROUP_M || CLUSTER > 1)) {
       grouped<TILES_MR, TILES_N>(t, tile_m, tile_n);
     } else if constexpr (COLUMN_WALK) {
       tile_m = t % U(TILES_MR);
@@ -42,8 +30,6 @@
     }
     m0 = tile_m * U(BM);
     n0 = tile_n * U(BN);
-    if constexpr (BALANCED)  // (the narrow columns, 8 fewer each, after the WIDE_COLS wide ones)
-      if (tile_n > U(WIDE_COLS)) n0 -= (tile_n - U(WIDE_COLS)) * U(BN - Cfg::WG_NT);
   }
 
   // the coordinates of tile t, its batch's base pointers of A and B, and the loaders' mn offsets for it

@@ -2,8 +2,7 @@
   __device__ __forceinline__ static void tile_body(const TC* __restrict__ C, TD* __restrict__ D, TAcc alpha,
                                                    TAcc beta, unsigned char* smem, SA stA, SB stB,
                                                    LoadNext& load_next, long long& kstep, U bz, U m0, U n0,
-                                                   unsigned long long* bars = nullptr, const Piece* piece = nullptr,
-                                                   const TmaDesc* tmD = nullptr, int turn = -1) {
+                                                   unsigned long long* bars = nullptr, const Piece* piece = nullptr) {
     const int tid = threadIdx.x;
 
     // accumulators
@@ -15,7 +14,7 @@
     for (int i = 0; i < ACC_R; ++i) acc[i] = SR::template zero<TAcc>();
 
     const int lane = tid & 31, warp = tid >> 5;
-    const int wm0 = WS   ? (PINGPONG ? 0 : ((warp >> 2) - 1) * MW) + (warp & 3) * 16
+    const int wm0 = WS   ? ((warp >> 2) - 1) * MW + (warp & 3) * 16
                     : WG ? (warp >> 2) * 64 + (warp & 3) * 16
                     : MMA ? (warp / WARPS_N) * WM : 0;
     const int wn0 = WG ? 0 : MMA ? (warp % WARPS_N) * WN : 0;
@@ -28,21 +27,17 @@
       //      (ring step q = kstep + kt - kbeg: the loaders count the same steps across stream-K shares)
       //      Its 64-row blocks wholly past M (a partial last tile row) issue no wgmma: the warpgroup's
       //      first NL blocks are live, the loop is instantiated per NL (no branch among the wgmmas)
-      const int crow = PINGPONG ? 0 : ((warp >> 2) - 1) * MW;
+      const int crow = ((warp >> 2) - 1) * MW;
       long long kbeg = 0, kend = KTILES;
       if constexpr (SK) {
         if (piece) kbeg = piece->kb, kend = piece->ke;
       }
-      //      The tiles of the last column, where N is not a multiple of BN, or of a balanced grid's narrow columns run
-      //      the narrower Cfg::WgmmaTail (WG_NT columns: the accumulators past them stay zero, and the epilogue
-      //      stores none of their columns)
-      //      (the unbalanced grids' condition written out here, and n_limit's bound in warp_stores: with narrow_tile and
-      //      n_limit deciding every grid, #12 f16 compiled to other SASS that ran 1.003-1.004x the time,
-      //      results/v26_h100/call3b/)
-      if (BALANCED ? narrow_tile(n0) : Cfg::WG_NT < BN && n0 + U(BN) > U(N))
-        ws_kloop_rows<typename Cfg::WgmmaTail>(acc, stA, stB, bars, kstep, kbeg, kend, crow, m0, turn);
+      //      The tiles of the last column, where N is not a multiple of BN, run the narrower Cfg::WgmmaTail (WG_NT
+      //      columns: the accumulators past them stay zero, and the epilogue stores none of their columns)
+      if (Cfg::WG_NT < BN && n0 + U(BN) > U(N))
+        ws_kloop_rows<typename Cfg::WgmmaTail>(acc, stA, stB, bars, kstep, kbeg, kend, crow, m0);
       else
-        ws_kloop_rows<typename Cfg::Wgmma>(acc, stA, stB, bars, kstep, kbeg, kend, crow, m0, turn);
+        ws_kloop_rows<typename Cfg::Wgmma>(acc, stA, stB, bars, kstep, kbeg, kend, crow, m0);
       kstep += kend - kbeg;
       // (the last step's stage, which the next share or tile reuses)
       // (EPI_CHUNK: after the epilogue, which stages D in it)
@@ -143,10 +138,8 @@
       cp_async_wait<0>();
       sync_compute();
     } else if constexpr (WS && !DIRECT_D) {  // (no barrier in a warp-specialised k-loop: the last tile's stores read
-      //  the staging tile; EPI_CHUNK: both warpgroups' wgmmas have read the last stage before it is staged in;
-      //  PINGPONG: this warpgroup's, the stage's only reader)
-      if constexpr (PINGPONG) named_sync(PP_BAR + 2 + compute_wg(), 128);
-      else sync_compute();
+      //  the staging tile; EPI_CHUNK: both warpgroups' wgmmas have read the last stage before it is staged in)
+      sync_compute();
     }  // (persistent: the staging tile is its own; the k-loop's barriers order it after the last tile's reads)
     if constexpr (SK) {
       if (piece && !sk_fixup(acc, *piece, tid - (THREADS - ETHREADS))) return;
@@ -158,7 +151,7 @@
     if constexpr (EPI_CHUNK) {
       const int last = int((kstep - 1) % STAGES);  // (the tile's last stage: K > 0)
       store_chunked(acc, reinterpret_cast<unsigned char*>(stA(last)), reinterpret_cast<unsigned char*>(stB(last)),
-                    &bars[STAGES + last], D, alpha, bz, m0, n0, wm0, tmD);
+                    &bars[STAGES + last], D, alpha, bz, m0, n0, wm0);
       return;
     }
 

@@ -37,14 +37,12 @@
   // (prev; null on the first k-tile). Two 64-row blocks (NL == 2) go as two groups, in the order of cuBLAS's
   // kernel for this tile: the first block's KS k-steps committed, a wait for every group but that one (the
   // previous stage's), the release, then the second block committed with no wait, so the warps never wait
-  // with a whole stage queued (#12 f16 on the H100: 566-573K cycles against 576-591K, results/v24_h100/call1).
-  // One block, or ping-pong warpgroups (PINGPONG: the other warpgroup's wgmmas do not interleave with this one's
-  // beyond the last of its previous tile, so the two blocks' accumulators alternate k-step by k-step): one group, a
-  // wait for the one before, the release. W: as wg_stage's.
+  // with a whole stage queued (measured faster on the H100 than one group per stage). One block: one group, a wait
+  // for the one before, the release. W: as wg_stage's.
   template <int NL, int KS, class W, int R>
   __device__ __forceinline__ static void ws_stage(TAcc (&acc)[R], const TA* As, const TB* Bs, int row0,
                                                   unsigned long long* prev) {
-    if constexpr (NL == 2 && !PINGPONG) {
+    if constexpr (NL == 2) {
       wg_fence_regs(acc);
       asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
@@ -65,12 +63,9 @@
   }
   // (2') the k-loop of a computing warpgroup of a warp-specialised tile whose first NL 64-row blocks are live
   //      (ring steps kstep.. for k-tiles kbeg..kend - 1; its accumulator rows start at tile row crow), on wgmma W
-  //      (turn >= 0, PINGPONG: after the last wgmmas are issued, this warp's arrival on named barrier `turn`, which
-  //      lets the other warpgroup start its tile)
   template <int NL, class W, class SA, class SB, int R>
   __device__ __forceinline__ static void ws_kloop(TAcc (&acc)[R], SA stA, SB stB, unsigned long long* bars,
-                                                  long long kstep, long long kbeg, long long kend, int crow,
-                                                  int turn) {
+                                                  long long kstep, long long kbeg, long long kend, int crow) {
     const long long tail = reversed(kstep) ? 0 : KTILES - 1;  // (the partial k-tile: first on a reversed walk)
 #pragma unroll 1
     for (long long kt = kbeg; kt < kend; ++kt) {
@@ -89,7 +84,6 @@
         release_stage(&bars[STAGES + int((q - 1) % STAGES)]);
       }
     }
-    if (PINGPONG && turn >= 0) named_arrive(turn, ETHREADS);
     if constexpr (NL > 0) {
       asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
       wg_fence_regs(acc);
@@ -100,17 +94,17 @@
   template <class W, class SA, class SB, int R>
   __device__ __forceinline__ static void ws_kloop_rows(TAcc (&acc)[R], SA stA, SB stB, unsigned long long* bars,
                                                        long long kstep, long long kbeg, long long kend, int crow,
-                                                       U m0, int turn) {
+                                                       U m0) {
     if constexpr (FULL_M) {
-      ws_kloop<MI, W>(acc, stA, stB, bars, kstep, kbeg, kend, crow, turn);
+      ws_kloop<MI, W>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
     } else {
       const long long rest = (M - (long long)m0 - crow + 63) / 64;  // (live blocks of this warpgroup)
       if (rest >= MI) {
-        ws_kloop<MI, W>(acc, stA, stB, bars, kstep, kbeg, kend, crow, turn);
+        ws_kloop<MI, W>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
       } else if (MI == 2 && rest == 1) {
-        ws_kloop<(MI > 1 ? 1 : 0), W>(acc, stA, stB, bars, kstep, kbeg, kend, crow, turn);
+        ws_kloop<(MI > 1 ? 1 : 0), W>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
       } else {
-        ws_kloop<0, W>(acc, stA, stB, bars, kstep, kbeg, kend, crow, turn);
+        ws_kloop<0, W>(acc, stA, stB, bars, kstep, kbeg, kend, crow);
       }
     }
   }
