@@ -5,17 +5,19 @@
 //
 //     offset(g) = sum_i ((g / div_i) % mod_i) * stride_i        (elements; strides may be < 0 or 0)
 //
-// `gett_offset` below is that map, written once; gettpy.layouts.emulate.gett_offset mirrors it by name.
+// `gett_offset` (gett_map.cuh) is that map, written once; gettpy.layouts.emulate.gett_offset mirrors it by name.
 //
 //   D[m,n,b] = op_d( alpha * sum_k op_a(A[m,k,b]) * op_b(B[k,n,b]) + beta * op_c(C[m,n,b]) )
 //
 // The prelude (gettpy/kernels/render.py) defines a `Cfg` struct with the element types, the extents
 // (M, N, K, BATCH are compile-time constants: a kernel is specialised per contraction), the tile
 // configuration, the maps, the vector widths, the op functors and the flags; one extern "C" wrapper
-// calls gett::Gett<Cfg>::run. Two compute paths share the loaders, the pipeline and the epilogue:
+// calls gett::Gett<Cfg>::run (or gett::Rows<Cfg>::run). The compute paths share the loaders, the pipeline and
+// the epilogue:
 //   * MMA  (f16/bf16 inputs): mma.sync.m16n8k16 with fp32 accumulation, fragments through ldmatrix
 //          (.trans when the smem tile is MN-major) from padded, conflict-free shared memory;
-//   * SIMT (f32/f64 inputs): register-tiled FFMA/DFMA;
+//   * SIMT (f32/f64, complex64/complex128, integer inputs; semirings): register-tiled FMAs on the compute type
+//          (a complex one as four real FMAs, gett_elements.cuh's Complex);
 //   * WGMMA (f16/bf16 inputs, sm_90a): warpgroup wgmma.mma_async reading A and B straight from shared
 //          memory through matrix descriptors; the loaders then write 128-byte-swizzled tiles (the
 //          canonical K-major or MN-major layouts of the instruction) instead of padded ones.
@@ -27,6 +29,8 @@
 //          ("full": the copies landed, "empty": the wgmmas read the stage) instead of CTA barriers;
 //   * TMA_RANK > 0 (with WS): the stages arrive as boxes of the operands' tensor maps, one thread
 //          issuing cp.async.bulk.tensor, completing bytes on the full mbarrier.
+// This file is the first of the template's headers, one concern each; kernels/render.py pastes them in the order
+// of its HEADERS after it, inside namespace gett.
 #pragma once
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>

@@ -1,3 +1,5 @@
+// gett_elements.cuh — element types: 2-byte bits, conversions to and from the compute type, complex and integer
+// elements, vectors (Pack), the identity op (namespace gett; pasted by kernels/render.py)
 // the bits of a 2-byte value, and back (an mma fragment register holds two)
 __device__ __forceinline__ unsigned short to_bits(__half x) { return __half_as_ushort(x); }
 __device__ __forceinline__ unsigned short to_bits(__nv_bfloat16 x) { return __bfloat16_as_ushort(x); }
@@ -35,6 +37,55 @@ template <> struct From<double> {
 };
 template <class T, class A>
 __device__ __forceinline__ T from_acc(A v) { return From<T>::cvt(v); }
+
+// ------------------------------------------------------------------------------------------------
+// Complex elements: complex64 / complex128 as numpy and CuPy store them (re, im interleaved, aligned to their
+// size), so the loaders read them in place through the layout maps, whose strides count complex elements. The
+// SIMT path runs on them as on a real type: TAcc = Complex<float> (complex64 compute) or Complex<double>, and a
+// multiply-add is four real FMAs in registers. A real operand converts to the compute type with im = 0.
+// ------------------------------------------------------------------------------------------------
+template <class R>
+struct alignas(2 * sizeof(R)) Complex {
+  R re, im;
+  __host__ __device__ constexpr Complex(R r = R(0), R i = R(0)) : re(r), im(i) {}
+  template <class S>
+  __device__ __forceinline__ explicit Complex(Complex<S> z) : re(R(z.re)), im(R(z.im)) {}
+};
+using cfloat = Complex<float>;
+using cdouble = Complex<double>;
+template <class R>
+__device__ __forceinline__ Complex<R> operator+(Complex<R> x, Complex<R> y) { return {x.re + y.re, x.im + y.im}; }
+template <class R>
+__device__ __forceinline__ Complex<R> operator-(Complex<R> x, Complex<R> y) { return {x.re - y.re, x.im - y.im}; }
+template <class R>
+__device__ __forceinline__ Complex<R> operator-(Complex<R> x) { return {-x.re, -x.im}; }
+template <class R>
+__device__ __forceinline__ Complex<R> operator*(Complex<R> x, Complex<R> y) {
+  return {::fma(x.re, y.re, -x.im * y.im), ::fma(x.re, y.im, x.im * y.re)};
+}
+template <class R>
+__device__ __forceinline__ Complex<R>& operator+=(Complex<R>& x, Complex<R> y) { return x = x + y; }
+template <class R>
+__device__ __forceinline__ bool operator==(Complex<R> x, Complex<R> y) { return x.re == y.re && x.im == y.im; }
+// acc + x y (found by argument-dependent lookup from the prelude's Cfg::SR::madd): the four real products
+template <class R>
+__device__ __forceinline__ Complex<R> fma(Complex<R> x, Complex<R> y, Complex<R> acc) {
+  acc.re = ::fma(x.re, y.re, acc.re);
+  acc.im = ::fma(x.re, y.im, acc.im);
+  acc.re = ::fma(-x.im, y.im, acc.re);
+  acc.im = ::fma(x.im, y.re, acc.im);
+  return acc;
+}
+// the conj op of gettpy.ops (rendered as gett::conj(x)): the identity on real values
+template <class R>
+__device__ __forceinline__ Complex<R> conj(Complex<R> z) { return {z.re, -z.im}; }
+template <class T>
+__device__ __forceinline__ T conj(T x) { return x; }
+template <class R>
+__device__ __forceinline__ Complex<R> to_f(Complex<R> x) { return x; }
+template <class R> struct From<Complex<R>> {
+  template <class A> __device__ __forceinline__ static Complex<R> cvt(A v) { return Complex<R>(v); }
+};
 
 template <class T, int V>
 struct alignas(sizeof(T) * V) Pack { T e[V]; };

@@ -1,3 +1,5 @@
+// gett_epilogue.cuh — gett::Gett, part 5 of its class body: the chunked and direct epilogues of
+// warp-specialised tiles
   // (EPI_CHUNK) the epilogue through each computing warp's region (see EPI_CHUNK): per 64-row block of the warpgroup
   // and EPI_COLS columns, the warp stages its 16 rows as finished D values (2-byte values: stmatrix, four 8 x 8
   // fragments at once; else accumulator pairs (n, n + 1) as one store), then stores them in D_VEC-wide vectors along

@@ -1,3 +1,6 @@
+// gett_kernel.cuh — gett::Gett, part 1 of its class body: the configuration (Cfg's constants re-exposed and
+// checked), shared-memory layout and the per-path helpers. Parts 2-6 follow in render.py's HEADERS order; the
+// class closes at the end of gett_tile.cuh.
 // ------------------------------------------------------------------------------------------------
 // The kernel
 // ------------------------------------------------------------------------------------------------
@@ -33,9 +36,9 @@ struct Gett {
   static constexpr long long KTILES = (K + BK - 1) / BK;
   static constexpr int GROUP_M = Cfg::GROUP_M;
   // one group holds every tile row and one B (per batch) outgrows half the L2: walk down each column of
-  // tiles, so that its B panel comes from DRAM once (row by row, it came back for every tile row: #15 on
-  // the H100 read 186 MB for its 58 MB B, results/v9_h100/ncu_15.txt; #17 / #18 2.5 -> 2.05x floor).
-  // Not for a small B: the split-K core of #13 (37 batches of a 1.5 MB B) was 5% slower so, 20% with ops
+  // tiles, so that its B panel comes from DRAM once (row by row, it comes back for every tile row: measured
+  // on the H100 as three times B's bytes read). Not for a small B that the L2 keeps: there the column walk
+  // measured slower
   static constexpr bool COLUMN_WALK = GROUP_M > 1 && TILES_M > 1 && TILES_M <= GROUP_M &&
                                       N * K * (long long)sizeof(typename Cfg::TB) > (24LL << 20);
   // (FULL_M: no tile row past M, nor a cluster's padding row)
@@ -53,7 +56,7 @@ struct Gett {
                 "stream-K: tiles that are not persistent, the ordinary sum");
   static constexpr bool NO_PARTIAL = FULL_M && FULL_N && FULL_K;  // the "no partial tiles" specialisation
   // (a partial last k-tile: its wgmmas wholly past K, on zero-filled stages, are skipped: K_TAIL k-steps of 16 remain;
-  //  #12, K = 5136: 1 of 4)
+  //  K = 5136 on BK = 64: 1 of 4)
   static constexpr int K_TAIL = FULL_K ? BK / 16 : int(((K % BK) + 15) / 16);
   // SERP (kernels/spec.py's TileConfig.serpentine: persistent warp-specialised tiles): a CTA walks the k-tiles of
   // its odd-numbered tiles backwards, so that a tile starts on the k-slabs its CTA's last one ended on, which the

@@ -1,3 +1,5 @@
+// gett_loader.cuh — the loader policy: one operand's tile, global -> shared, through its maps (cp.async or TMA)
+// (namespace gett; pasted by kernels/render.py)
 // ------------------------------------------------------------------------------------------------
 // TileLoader: one operand's (TMN x TBK) tile, global -> shared, through its maps.
 //   KMAJOR: the smem tile is [TMN][TBK + PAD] (k contiguous) else [TBK][TMN + PAD] (mn contiguous).
@@ -214,8 +216,8 @@ struct TileLoader {
     }
   }
   // (mn-major) whether column atom a of the tile at mn0 holds any coordinate inside the extent: the others are
-  // not loaded (their columns feed only accumulators past M or N, which are never stored; #2's TMA tiles, whose
-  // A has 24 of 128 rows, went 63 -> 51 us with this and prefetch.tensormap, results/v14_h100/call6/)
+  // not loaded (their columns feed only accumulators past M or N, which are never stored: a narrow operand's tile
+  // then loads only the atoms it uses)
   __device__ __forceinline__ static bool live_atom(U mn0, int a) {
     return EXT_MN % TCA == 0 || mn0 + U(64 * a) < U(EXT_MN);
   }

@@ -1,3 +1,4 @@
+// gett_map.cuh — the layout map: Term / Map and gett_offset (namespace gett; pasted by kernels/render.py)
 // ------------------------------------------------------------------------------------------------
 // The index map (mirrored by gettpy.layouts.emulate.gett_offset)
 // ------------------------------------------------------------------------------------------------

@@ -1,3 +1,5 @@
+// gett_mma.cuh — PTX primitives of the tensor cores: ldmatrix / stmatrix, mma.sync (f16, bf16, tf32, f64),
+// wgmma descriptors (namespace gett; pasted by kernels/render.py)
 // ------------------------------------------------------------------------------------------------
 // Tensor-core fragments (PTX ISA: mma.m16n8k16 .row.col, ldmatrix)
 // ------------------------------------------------------------------------------------------------
@@ -68,8 +70,8 @@ __device__ __forceinline__ void mma_f64(double* c, const unsigned (&a)[4], const
                  "d"(double(__uint_as_float(a[2]))), "d"(double(__uint_as_float(a[3]))),
                  "d"(double(__uint_as_float(b[0]))), "d"(double(__uint_as_float(b[1]))));
 }
-// (ptxas widens each fragment register once, not once per mma that reads it: #20's kernel has 96 F2F.F64.F32
-//  for the 64 DMMAs of a k-tile of 32)
+// (ptxas widens each fragment register once, not once per mma that reads it: a k-tile of 32 on a 128 x 64 tile
+//  has 96 F2F.F64.F32 for its 64 DMMAs)
 template <int MI, int NI>
 __device__ __forceinline__ void mma_f64_tile(double* acc, const unsigned (&af)[MI][4], const unsigned (&bf)[NI][2]) {
 #pragma unroll

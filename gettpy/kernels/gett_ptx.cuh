@@ -1,9 +1,11 @@
+// gett_ptx.cuh — PTX primitives of data movement: cp.async, mbarriers, TMA boxes, clusters, named barriers
+// (namespace gett; pasted by kernels/render.py)
 // ------------------------------------------------------------------------------------------------
 // Global -> shared copies
 // ------------------------------------------------------------------------------------------------
 // L2P: the copy's L2 prefetch size (PTX .level::prefetch_size; 0 = no hint, 64, 128 or 256 bytes): the L2
 // fetches the aligned block of that size around the copied bytes, so the rest of a row that a tile reads
-// one k-tile at a time (k-major rows not aligned to 128 bytes: #2's 624-byte rows) comes from DRAM whole
+// one k-tile at a time (k-major rows not aligned to 128 bytes, e.g. 624-byte rows) comes from DRAM whole
 // (kernels/spec.py's TileConfig.l2_prefetch)
 #define GETT_COPY_ASYNC(HINT)                                                                                  \
   if constexpr (BYTES == 16) {                                                                                  \

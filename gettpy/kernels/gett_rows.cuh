@@ -1,9 +1,11 @@
+// gett_rows.cuh — gett::Rows, the row-stream kernel of long narrow GEMMs (namespace gett; pasted by
+// kernels/render.py)
 
 // ------------------------------------------------------------------------------------------------
 // Row-stream tiles (kernels/spec.py's TileConfig.rows): a long narrow GEMM whose wide input A is read k-major in
 // whole rows of K contiguous elements, each row's place a function of m = i + P j (i < P, j < Q = M / P) with
-// offset MapAm(i) + j K, so the rows of one i and consecutive j lie back to back (TCCG #2: A[d, c, a], m = (a, c),
-// P = 312, rows of 312 halves, N = 24). A persistent CTA takes the units blockIdx.x, + gridDim.x, ... of UA values of
+// offset MapAm(i) + j K, so the rows of one i and consecutive j lie back to back (e.g. A[d, c, a] with m = (a, c),
+// P = |a|, rows of |d| values, N small). A persistent CTA takes the units blockIdx.x, + gridDim.x, ... of UA values of
 // i by UC of j (BM = UA x UC rows; units j-block first, so the CTAs running together read one compact stretch of A,
 // as a grid-stride copy does), each landed by one 1-d bulk copy per i (UC rows) in a ring of STAGES stages on
 // mbarriers. B sits in shared memory as [n][k] for the whole launch, its mma fragments in registers; the CTA's warps
@@ -11,7 +13,8 @@
 // m16n8k8 where K % 16 = 8); the parts meet in a staging tile, from which each thread stores one (n, j) run of UA
 // values of D along i, in vectors of ROWS_DV (D's stride-1 run). A row's smem pitch is an odd number of 16-byte units
 // (ldmatrix without bank conflicts): K x 2 bytes where that is odd (one copy per i), else 16 more (a copy per row).
-// On the H100, #2 f16: 0.0255-0.0270 ms against the warp-specialised wgmma tile's 0.0275-0.0280 (tccg/results/v30_h100/).
+// For a narrow N the whole of A streams through at close to copy bandwidth, which a wgmma tile's 64-row blocks do not
+// reach there.
 template <class T> struct Mma8;
 template <> struct Mma8<__half> {
   __device__ __forceinline__ static void run(float* c, const unsigned (&a)[2], unsigned b) {

@@ -1,3 +1,5 @@
+// gett_run.cuh — gett::Gett, part 3 of its class body: run, the schedule driver (one tile a CTA, persistent
+// walks, warp-specialised loaders and computing warpgroups, stream-K CTAs)
   __device__ static void run(const TA* __restrict__ A, const TB* __restrict__ B, const TC* __restrict__ C,
                              TD* __restrict__ D, TAcc alpha, TAcc beta, unsigned char* smem,
                              const TmaDesc* tmA = nullptr, const TmaDesc* tmB = nullptr, void* ws = nullptr,

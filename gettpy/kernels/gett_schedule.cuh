@@ -1,3 +1,5 @@
+// gett_schedule.cuh — gett::Gett, part 2 of its class body: tile schedulers (rasterisation, tile coordinates,
+// stream-K shares and their fix-up)
   // grouped rasterisation of unit t over ROWS x COLS: GROUP_M rows at a time, column by column within a group
   // (persistent warp-specialised tiles: each group's columns turned by one more than the group before's, so that a
   //  CTA walking one tile a group, as a grid of GROUP_M x columns CTAs does, takes another column, another B panel,

@@ -1,3 +1,5 @@
+// gett_tile.cuh — gett::Gett, part 6 of its class body: one tile's mainloop (mma.sync, wgmma, SIMT) and the
+// staged epilogue; closes the class
   template <class SA, class SB, class LoadNext>
   __device__ __forceinline__ static void tile_body(const TC* __restrict__ C, TD* __restrict__ D, TAcc alpha,
                                                    TAcc beta, unsigned char* smem, SA stA, SB stB,
@@ -119,9 +121,8 @@
           simt_fragment<Cfg::A_KMAJOR, GM, TM, LA>(a, As, kk, [&](int i) { return row(tm, i); });
           simt_fragment<Cfg::B_KMAJOR, GN, TN, LB>(b, Bs, kk, [&](int j) { return col(tn, j); });
           // (b[j] stays in the operand reuse cache down the column; the other two sources, a[i] and the
-          //  accumulator, then sit in different register banks more often than row by row: #20's FFMAs on
-          //  same-bank pairs 43% -> 19% on #20's 128 x 64 tile, 6.08 -> 5.89 ms on the H100; with a 128-register
-          //  cap, 70% -> 57%, results/v10_h100/call4/probe_order.txt)
+          //  accumulator, then sit in different register banks more often than row by row: on a 128 x 64 tile,
+          //  FFMAs on same-bank pairs fell from 43% to 19% of them, and the kernel ran 3% faster on the H100)
 #pragma unroll
           for (int j = 0; j < TN; ++j)
 #pragma unroll

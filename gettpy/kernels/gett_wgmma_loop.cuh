@@ -1,3 +1,4 @@
+// gett_wgmma_loop.cuh — gett::Gett, part 4 of its class body: the warp-specialised wgmma mainloop
   // one wgmma W of a warpgroup: its 64-row block mi (from tile row row0; accumulators BN / 2 apart), k-step kk
   template <class W, int R>
   __device__ __forceinline__ static void wg_mma(TAcc (&acc)[R], const TA* As, const TB* Bs, int row0, int mi, int kk) {

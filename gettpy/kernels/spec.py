@@ -73,16 +73,16 @@ class TileConfig:
         half_atom: (TMA tiles over an mn-major B, bn = 64 j + 32) each tile's last column atom, of which the tile uses
             32 columns, is loaded as a box of those 32 columns through a second map of B (gettpy.kernels.tma.
             half_atom_geometry), which the TMA unit lands where the 64-column box puts them, instead of a box that
-            also brings the next tile's first 32 columns from L2 (gett.cuh's HALF_ATOM). TCCG #12's 256 x 160 tiles
-            then bring 52 KB a stage, not 56: 1% less energy and time under the H100's power cap
-            (tccg/results/v29_h100/call5/). The heuristic takes it where it applies.
+            also brings the next tile's first 32 columns from L2 (gett.cuh's HALF_ATOM). 256 x 160 tiles then bring
+            52 KB a stage, not 56: 1% less energy and time under the H100's power cap. The heuristic takes it where it
+            applies.
         chunked: (persistent warp-specialised tiles, D stored along n, or a 2-byte D along m, no C) each computing
             warp stages its accumulator rows, 16 at a time and KernelSpec.epi_cols columns at a time, in a region of
             its own in the A or B buffer of the tile's last stage and stores them from there, with no barrier between
             the warps, and releases that stage after its stores: no staging tile of its own, so the pipeline keeps
             all of its stages while the next tile's loads run during the stores (gett.cuh's EPI_CHUNK). Along m, the
             region holds the rows column by column (stmatrix .trans) and the stores are 16-byte vectors along m: the
-            heuristic does not take it (TCCG #12 on that partition, tccg/results/v28_h100/call16/).
+            heuristic does not take it (measured slower than the staging tile there).
         l2_prefetch: the L2 prefetch size of the cp.async copies in bytes (PTX .level::prefetch_size; 0 =
             no hint, 64, 128 or 256): the L2 fetches the aligned block around each copy's bytes from DRAM,
             so a row read one k-tile at a time arrives whole. TMA tiles set theirs in the tensor maps.
@@ -95,8 +95,8 @@ class TileConfig:
             loaded from shared memory, instead of to each stage in shared memory between the stage's wait and
             the CTA's barrier. Each warp applies it to the columns it reads: bm / wm times per value.
         frag_op_a: the same for an op on A (bn / wn times per value), with no resident panel (which takes the
-            op once itself). A tuner option: on the H100 it ran TCCG #3 / #7's narrow tiles (eight warps
-            repeating each A fragment) slower than A's transformed stages (tccg/results/v16_h100/call1/).
+            op once itself). A tuner option: on the H100 it ran narrow tiles (eight warps repeating each A
+            fragment) slower than A's transformed stages.
         serpentine: (persistent warp-specialised tiles) a CTA walks the k-tiles of every other tile of its own
             backwards, so that a tile begins on the k-slabs the CTA's previous tile ended on, which the L2 may
             still hold (gett.cuh's SERP).
@@ -105,9 +105,8 @@ class TileConfig:
             part by bm / rows_run of its second, KernelSpec.rows_p), each unit landed by 1-d bulk copies (sm_90) in
             a ring of `stages`, multiplied with mma.sync by a B held in shared memory and registers for the whole
             launch (bn >= N, at most 32), and stored through a staging tile in runs of rows_run values along m
-            (gett.cuh's Rows). Persistent; wm = 16, wn = bn, bk = 16; 32 x (bm / 16) x rows threads. TCCG #2 f16 on
-            the H100: 0.0255-0.0270 ms against the warp-specialised wgmma tile's 0.0275-0.0280 and torch.einsum's
-            0.0275-0.0284 (plan/tiles.py `_row_stream`, tccg/results/v30_h100/).
+            (gett.cuh's Rows). Persistent; wm = 16, wn = bn, bk = 16; 32 x (bm / 16) x rows threads. Chosen by
+            plan/tiles.py `_row_stream` for long narrow GEMMs, where it streams A faster than a wgmma tile.
         rows_run: (row-stream tiles) values of m's first part a unit takes (a divisor of bm): D's vector along m.
     """
 
@@ -628,7 +627,7 @@ def rows_split(mn: DimMap, k: int) -> int | None:
     """P such that an operand's m map (`mn`, rows of K = `k` elements) is m = i + P j with offset(i) + j k: its last
     term (divisor P) has stride k and runs to the end, every other term lies within i < P. None where there is none.
 
-    >>> rows_split(DimMap(92352, (1, 312), (312, 296), (92352, 312)), 312)   # TCCG #2's A[d, c, a], m = (a, c)
+    >>> rows_split(DimMap(92352, (1, 312), (312, 296), (92352, 312)), 312)   # A[d, c, a] (312 x 296 x 312), m = (a, c)
     312
     """
     if not mn.strides:
