@@ -1,4 +1,12 @@
-"""Complex contractions on the GPU: each one is run as real GETT launches of one real plan.
+"""Complex contractions on the GPU: one launch of the complex GETT kernel, or real launches of one real plan.
+
+The complex kernel (`execute_fused`, `fused_spec`) is the SIMT path on complex elements: the loaders read the
+interleaved complex64 / complex128 values in place through the layout maps (strides in complex elements, 8- or
+16-byte copies), each thread keeps its accumulators as complex numbers of the compute type (complex64 sums in
+float32, complex128 in float64) and a multiply-add is four real FMAs in registers; conj on A, B or C is applied
+as the values are read, alpha and beta are complex run-time arguments. It runs every complex plan whose D is
+complex and whose operands are aligned to their element size; the others (and the CPU emulation) take the real
+launches below.
 
 A complex64 tensor is a float32 tensor with doubled strides: its real plane starts at the data pointer, its
 imaginary plane one float later (CuPy's and numpy's ``x.real`` / ``x.imag`` are exactly these views). With
@@ -22,16 +30,19 @@ kernel reads an element of C, then writes the same element of D, so in place is 
   complex compute type, packed in the order of D's strides (its own real plan, `real_plan(problem,
   strides)`), then ``D = alpha P + beta op_c(C)`` is one elementwise expression of the array library.
 
-Supported ops: identity and conj on A, B and C, identity on D; any other op raises a KernelError naming
-the operand (the CPU executor applies every op to complex numpy arrays).
+Supported ops (both ways): identity and conj on A, B and C, identity on D; any other op raises a KernelError
+naming the operand (the CPU executor applies every op to complex numpy arrays).
 """
 from __future__ import annotations
 
 import contextlib
 import functools
+import warnings
 
 from ..dtypes import ITEMSIZE, is_complex, numpy_dtype
 from ..errors import KernelError
+from ..kernels.spec import ITEMSIZE as KERNEL_ITEMSIZE
+from ..kernels.spec import KernelSpec, OperandSpec, OutputSpec, TileConfig
 from ..ops import identity
 from ..plan.plan import Plan, make_plan
 from ..plan.problem import ContractionProblem, TensorInfo
@@ -155,6 +166,8 @@ def execute_complex(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None, ru
     check_ops(problem, c_used)
     if plan.M == 0 or plan.N == 0 or plan.batch == 0:
         return
+    if run is None and xp is None and execute_fused(plan, a, b, c, d, alpha, beta, stream):
+        return  # (one launch of the complex kernel)
     if xp is None:
         import cupy as xp
     if run is None:
@@ -211,5 +224,148 @@ def execute_complex(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None, ru
         dv[...] = p if d_complex else p.real
 
 
-__all__ = ["execute_complex", "real_plan", "real_problem", "check_ops"]
+__all__ = ["execute_complex", "execute_fused", "fused_spec", "fused_tile", "real_plan", "real_problem", "check_ops"]
 
+
+
+# ------------------------------------------------------------------------------------------------ one launch
+#: simt tiles of the complex kernel (bm, bn, bk, stages, tm, tn) per compute type, largest first: `fused_tile`
+#: takes the first whose tiles fill the device's SMs once (a thread's tm x tn complex accumulators: 64 or 32 of
+#: complex64 in 128 / 64 registers, 16 or 8 of complex128 in 64 / 32)
+FUSED_TILES = {
+    "c64": ((128, 64, 16, 3, 8, 4), (64, 64, 16, 3, 4, 4), (32, 64, 16, 3, 2, 4), (32, 32, 16, 3, 2, 2)),
+    "c128": ((64, 64, 8, 3, 4, 4), (32, 64, 8, 3, 2, 4), (32, 32, 8, 3, 2, 2)),
+}
+#: SMs assumed where the device cannot be asked (an H100's)
+DEFAULT_SM_COUNT = 132
+_FUSED_SPECS: dict = {}
+
+
+def fused_tile(plan: Plan, sm_count: int = DEFAULT_SM_COUNT) -> TileConfig:
+    """The complex kernel's tile for `plan`: the largest of FUSED_TILES whose grid has a CTA for every SM."""
+    tiles = FUSED_TILES[plan.problem.compute]
+    t = next((t for t in tiles if -(-plan.M // t[0]) * -(-plan.N // t[1]) * plan.batch >= sm_count), tiles[-1])
+    return TileConfig(*t[:4], tm=t[4], tn=t[5])
+
+
+def _input(layout, mn: str, dtype: str, tile_mn: int, bk: int) -> OperandSpec:
+    """How the complex kernel reads an input: vectors (of up to 16 bytes) along k or along mn where the layout
+    has them, else element by element, the threads running along the smaller stride."""
+    vk = min(layout.vector_width("k"), bk)
+    vmn, vs = layout.vector_access(mn, tile_mn)
+    if vk > 1 and vk >= vmn:
+        kmajor, vec, vs = True, vk, 1
+    elif vmn > 1:
+        kmajor, vec, vs = False, vmn, vs
+    else:
+        first = {d: min((abs(s) for s in layout.dim(d).strides if s), default=0) for d in ("k", mn)}
+        kmajor, vec, vs = first["k"] <= first[mn], 1, 1
+    return OperandSpec(dtype, layout.dim(mn), layout.dim("k"), layout.dim("b"), vec, kmajor, vs)
+
+
+def _op(op) -> str:
+    return "gett::conj(x)" if op is not None and op.name == "conj" else ""
+
+
+def fused_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None,
+               sm_count: int = DEFAULT_SM_COUNT) -> KernelSpec:
+    """The complex kernel's KernelSpec of a complex `plan` (read_c: beta != 0 and a C given).
+
+    Raises:
+        KernelError: a real compute type, a real D, or an op other than identity / conj (on D: identity).
+    """
+    p = plan.problem
+    if p.compute not in REAL:
+        raise KernelError(f"fused_spec: compute type {p.compute} is not complex")
+    if not is_complex(p.d.dtype):
+        raise KernelError(f"operand D: the complex kernel writes a complex D, not {p.d.dtype}")
+    check_ops(p, read_c)
+    tile = tile or fused_tile(plan, sm_count)
+    ta, tb = plan.kernel_a, plan.kernel_b
+    a = _input(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk)
+    b = _input(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk)
+    ld = plan.layout_d
+    vdn, vdm = min(ld.vector_width("n"), tile.bn), min(ld.vector_width("m"), tile.bm)
+    if max(vdn, vdm) > 1:
+        ncontig = vdn >= vdm
+    else:
+        first = {d: min((abs(s) for s in ld.dim(d).strides if s), default=0) for d in ("m", "n")}
+        ncontig = first["n"] <= first["m"]
+    vd = vdn if ncontig else vdm
+    d = OutputSpec(p.d.dtype, ld.dim("m"), ld.dim("n"), ld.dim("b"), vd, ncontig)
+    c = None
+    if read_c:
+        lc = plan.layout_c
+        c = OutputSpec(p.c.dtype, lc.dim("m"), lc.dim("n"), lc.dim("b"))
+    layouts = [plan.layout_a, plan.layout_b, ld] + ([plan.layout_c] if read_c else [])
+    index64 = any(x.needs_64bit for x in layouts) or max(plan.M, plan.N, plan.K, plan.batch) >= 2**31 - 1025
+    op_a, op_b, op_c, _ = plan.ops
+    return KernelSpec(tile, plan.M, plan.N, plan.K, plan.batch, a, b, c, d, p.compute, _op(op_a), _op(op_b),
+                      _op(op_c) if read_c else "", "", read_c, index64)
+
+
+def _sm_count() -> int:
+    import cupy
+
+    try:
+        return int(cupy.cuda.Device().attributes["MultiProcessorCount"])
+    except Exception:  # noqa: BLE001 - an unknown device: the default
+        return DEFAULT_SM_COUNT
+
+
+def _fused_spec_for(plan: Plan, read_c: bool) -> KernelSpec | None:
+    """The (cached) complex kernel of `plan`, built; None where it does not apply or does not compile (a
+    RuntimeWarning then: the real launches compute the same)."""
+    sm = _sm_count()
+    key = (id(plan), read_c, sm)
+    hit = _FUSED_SPECS.get(key)
+    if hit is not None and hit[0] is plan:
+        return hit[1]
+    spec = None
+    if is_complex(plan.problem.d.dtype):
+        from ..kernels.build import build
+
+        try:
+            spec = fused_spec(plan, read_c, sm_count=sm)
+            build(spec)
+        except KernelError as e:
+            first = (str(e).strip().splitlines() or [""])[0][:160]
+            warnings.warn(f"gettpy: the complex kernel did not compile ({first}); running this contraction as real "
+                          f"launches", RuntimeWarning, stacklevel=4)
+            spec = None
+    if len(_FUSED_SPECS) > 4096:
+        _FUSED_SPECS.clear()
+    _FUSED_SPECS[key] = (plan, spec)  # holds the plan: its id cannot be reused meanwhile
+    return spec
+
+
+def execute_fused(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None) -> bool:
+    """D = alpha * op_a(A) op_b(B) + beta * op_c(C) for a complex plan in one launch of the complex kernel.
+
+    Returns False (nothing launched) where the kernel does not apply: a real D, or an operand whose data
+    pointer is not aligned to its element size (a complex view of a real buffer).
+    """
+    import cupy
+    import numpy as np
+
+    read_c = c is not None and beta != 0 and plan.layout_c is not None
+    spec = _fused_spec_for(plan, read_c)
+    if spec is None:
+        return False
+    ka, kb = (b, a) if plan.part.swapped else (a, b)
+    ptrs = [int(x.data.ptr) for x in (ka, kb, d)] + ([int(c.data.ptr)] if read_c else [])
+    ops_ = [spec.a, spec.b, spec.d] + ([spec.c] if read_c else [])
+    for ptr, o in zip(ptrs, ops_, strict=True):
+        if ptr % (KERNEL_ITEMSIZE[o.dtype] * o.vec):
+            return False
+    from ..kernels.build import get_function
+
+    f = get_function(spec)
+    scalar = np.complex64 if spec.compute == "c64" else np.complex128
+    args = (np.uint64(ptrs[0]), np.uint64(ptrs[1]), np.uint64(ptrs[3] if read_c else 0), np.uint64(ptrs[2]),
+            scalar(alpha), scalar(beta))
+    if spec.grid > 2**31 - 1:
+        raise KernelError(f"{spec.grid} CTAs exceed the grid limit; the contraction is too large for one launch")
+    f((spec.grid, 1, 1), (spec.tile.threads, 1, 1), args, shared_mem=spec.smem_bytes,
+      stream=stream if stream is not None else cupy.cuda.get_current_stream())
+    return True

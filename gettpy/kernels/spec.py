@@ -9,7 +9,8 @@ Two compute paths:
     * "mma":  f16/bf16 inputs, mma.sync.m16n8k16 with fp32 accumulation (TileConfig.wm/wn > 0), or on
               sm_90a warpgroup wgmma.mma_async (TileConfig.wgmma: 64 x bn per warpgroup), or as a row-stream
               tile (TileConfig.rows, `path` "rows": gett.cuh's Rows, whole k-major rows of a long narrow GEMM);
-    * "simt": f32/f64 inputs, register-tiled FFMA/DFMA (TileConfig.tm/tn > 0).
+    * "simt": f32/f64 inputs, register-tiled FFMA/DFMA (TileConfig.tm/tn > 0); also complex64/complex128
+              (compute "c64" / "c128": interleaved elements read in place, four real FMAs a complex multiply-add).
 """
 from __future__ import annotations
 
@@ -20,10 +21,13 @@ from ..errors import KernelError
 from ..layouts.descriptor import DimMap
 
 #: CUDA type of each short dtype name the kernels handle
-CUDA_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "f64": "double"}
-ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8}
+CUDA_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "f64": "double", "c64": "gett::cfloat",
+             "c128": "gett::cdouble"}
+ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "c64": 8, "c128": 16}
 MMA_DTYPES = ("f16", "bf16")
-SIMT_DTYPES = ("f32", "f64")
+SIMT_DTYPES = ("f32", "f64", "c64", "c128")
+#: the complex types: simt tiles only, compute "c64" or "c128", a complex D
+COMPLEX_DTYPES = ("c64", "c128")
 #: shared memory a CTA may have on the H100 (227 KB)
 SMEM_LIMIT = 227 * 1024
 #: the parts a row-stream tile (TileConfig.rows) may cut K into
@@ -288,7 +292,8 @@ class KernelSpec:
     Attributes:
         tile: TileConfig. M, N, K, batch: GEMM extents (compile-time constants of the kernel).
         a, b: the kernel's inputs (after the planner's swap). c: C's maps, or None.
-        d: the output. compute: "f32" or "f64" accumulate type.
+        d: the output. compute: "f32" or "f64" accumulate type, or "c64" / "c128" (simt tiles, a complex D; A, B
+            and C real or complex, a real one read as x + 0i).
         op_a, op_b, op_c, op_d: CUDA expressions in x of type T; "" for identity.
         read_c: False specialises for beta == 0 (C is never read).
         index64: 64-bit offsets and coordinates.
@@ -347,8 +352,18 @@ class KernelSpec:
                 raise KernelError(f"mma path needs A and B both f16 or both bf16, got {self.a.dtype}, {self.b.dtype}")
             if self.compute != "f32":
                 raise KernelError(f"mma path accumulates in f32, not {self.compute}")
-        if self.compute not in ("f32", "f64"):
+        if self.compute not in ("f32", "f64", *COMPLEX_DTYPES):
             raise KernelError(f"compute type {self.compute!r} not supported on the GPU")
+        cplx = [n for n, t in (("A", self.a.dtype), ("B", self.b.dtype), ("C", self.c and self.c.dtype),
+                               ("D", self.d.dtype)) if t in COMPLEX_DTYPES]
+        if self.compute in COMPLEX_DTYPES:
+            t = self.tile
+            if (t.mma or t.sk_ctas or t.persistent or t.resident_a or self.semiring
+                    or self.d.dtype not in COMPLEX_DTYPES):
+                raise KernelError(f"complex compute type {self.compute}: a simt tile (not persistent, no stream-K, no "
+                                  f"resident panel, no semiring) and a complex D (here {self.d.dtype}) are needed")
+        elif cplx:
+            raise KernelError(f"operand {cplx[0]}: a complex operand needs a complex compute type, not {self.compute}")
         t = self.tile
         for name, op, tmn in (("A", self.a, t.bm), ("B", self.b, t.bn)):
             tc = t.bk if op.kmajor else tmn
@@ -543,7 +558,7 @@ class KernelSpec:
         """Bytes of the launch's workspace (stream-K: counters, then two accumulator tiles per CTA)."""
         if not self.sk_tiles:
             return 0
-        acc = 8 if self.compute == "f64" else 4
+        acc = ITEMSIZE[self.compute]
         return self.sk_flag_bytes + self.sk_ctas * 2 * self.tile.bm * self.tile.bn * acc
 
     @property
@@ -670,7 +685,7 @@ def _epi_item_pad(tile: TileConfig, b: OperandSpec, d_ncontig: bool, compute: st
                   read_c: bool) -> tuple[int, int]:
     """(bytes of a staged value, values of padding a staging row) of the epilogue tile (gett.cuh's TE and
     EPAD): D's values where D is narrower than the accumulators and no C is read, else accumulators."""
-    acc = 8 if compute == "f64" else 4
+    acc = ITEMSIZE[compute]  # (the accumulator: f32, f64, c64 or c128)
     item = ITEMSIZE[d_dtype] if not read_c and ITEMSIZE[d_dtype] < acc else acc
     odd = not tile.mma and not d_ncontig and _group(tile.tn, b) > 1 and b.vs == 1
     return item, 1 if odd else (32 if tile.mma and item >= 4 else 16) // item
