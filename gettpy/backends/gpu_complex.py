@@ -41,11 +41,11 @@ import warnings
 
 from ..dtypes import ITEMSIZE, is_complex, numpy_dtype
 from ..errors import KernelError
-from ..kernels.spec import ITEMSIZE as KERNEL_ITEMSIZE
-from ..kernels.spec import KernelSpec, OperandSpec, OutputSpec, TileConfig
+from ..kernels.spec import KernelSpec, TileConfig
 from ..ops import identity
 from ..plan.plan import Plan, make_plan
 from ..plan.problem import ContractionProblem, TensorInfo
+from . import gpu_simt
 
 #: the real type of each complex short name
 REAL = {"c64": "f32", "c128": "f64"}
@@ -224,43 +224,22 @@ def execute_complex(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None, ru
         dv[...] = p if d_complex else p.real
 
 
-__all__ = ["execute_complex", "execute_fused", "fused_spec", "fused_tile", "real_plan", "real_problem", "check_ops"]
-
 
 
 # ------------------------------------------------------------------------------------------------ one launch
 #: simt tiles of the complex kernel (bm, bn, bk, stages, tm, tn) per compute type, largest first: `fused_tile`
-#: takes the first whose tiles fill the device's SMs once (a thread's tm x tn complex accumulators: 64 or 32 of
-#: complex64 in 128 / 64 registers, 16 or 8 of complex128 in 64 / 32)
+#: takes the first whose tiles fill the device's SMs once (a thread's tm x tn complex accumulators: 32 or 16 of
+#: complex64 in 64 / 32 registers, 16 or 8 of complex128 in 64 / 32)
 FUSED_TILES = {
     "c64": ((128, 64, 16, 3, 8, 4), (64, 64, 16, 3, 4, 4), (32, 64, 16, 3, 2, 4), (32, 32, 16, 3, 2, 2)),
     "c128": ((64, 64, 8, 3, 4, 4), (32, 64, 8, 3, 2, 4), (32, 32, 8, 3, 2, 2)),
 }
-#: SMs assumed where the device cannot be asked (an H100's)
-DEFAULT_SM_COUNT = 132
 _FUSED_SPECS: dict = {}
 
 
-def fused_tile(plan: Plan, sm_count: int = DEFAULT_SM_COUNT) -> TileConfig:
+def fused_tile(plan: Plan, sm_count: int = gpu_simt.DEFAULT_SM_COUNT) -> TileConfig:
     """The complex kernel's tile for `plan`: the largest of FUSED_TILES whose grid has a CTA for every SM."""
-    tiles = FUSED_TILES[plan.problem.compute]
-    t = next((t for t in tiles if -(-plan.M // t[0]) * -(-plan.N // t[1]) * plan.batch >= sm_count), tiles[-1])
-    return TileConfig(*t[:4], tm=t[4], tn=t[5])
-
-
-def _input(layout, mn: str, dtype: str, tile_mn: int, bk: int) -> OperandSpec:
-    """How the complex kernel reads an input: vectors (of up to 16 bytes) along k or along mn where the layout
-    has them, else element by element, the threads running along the smaller stride."""
-    vk = min(layout.vector_width("k"), bk)
-    vmn, vs = layout.vector_access(mn, tile_mn)
-    if vk > 1 and vk >= vmn:
-        kmajor, vec, vs = True, vk, 1
-    elif vmn > 1:
-        kmajor, vec, vs = False, vmn, vs
-    else:
-        first = {d: min((abs(s) for s in layout.dim(d).strides if s), default=0) for d in ("k", mn)}
-        kmajor, vec, vs = first["k"] <= first[mn], 1, 1
-    return OperandSpec(dtype, layout.dim(mn), layout.dim("k"), layout.dim("b"), vec, kmajor, vs)
+    return gpu_simt.pick_tile(FUSED_TILES[plan.problem.compute], plan.M, plan.N, plan.batch, sm_count)
 
 
 def _op(op) -> str:
@@ -268,7 +247,7 @@ def _op(op) -> str:
 
 
 def fused_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None,
-               sm_count: int = DEFAULT_SM_COUNT) -> KernelSpec:
+               sm_count: int = gpu_simt.DEFAULT_SM_COUNT) -> KernelSpec:
     """The complex kernel's KernelSpec of a complex `plan` (read_c: beta != 0 and a C given).
 
     Raises:
@@ -280,43 +259,18 @@ def fused_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None,
     if not is_complex(p.d.dtype):
         raise KernelError(f"operand D: the complex kernel writes a complex D, not {p.d.dtype}")
     check_ops(p, read_c)
-    tile = tile or fused_tile(plan, sm_count)
-    ta, tb = plan.kernel_a, plan.kernel_b
-    a = _input(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk)
-    b = _input(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk)
-    ld = plan.layout_d
-    vdn, vdm = min(ld.vector_width("n"), tile.bn), min(ld.vector_width("m"), tile.bm)
-    if max(vdn, vdm) > 1:
-        ncontig = vdn >= vdm
-    else:
-        first = {d: min((abs(s) for s in ld.dim(d).strides if s), default=0) for d in ("m", "n")}
-        ncontig = first["n"] <= first["m"]
-    vd = vdn if ncontig else vdm
-    d = OutputSpec(p.d.dtype, ld.dim("m"), ld.dim("n"), ld.dim("b"), vd, ncontig)
-    c = None
-    if read_c:
-        lc = plan.layout_c
-        c = OutputSpec(p.c.dtype, lc.dim("m"), lc.dim("n"), lc.dim("b"))
-    layouts = [plan.layout_a, plan.layout_b, ld] + ([plan.layout_c] if read_c else [])
-    index64 = any(x.needs_64bit for x in layouts) or max(plan.M, plan.N, plan.K, plan.batch) >= 2**31 - 1025
     op_a, op_b, op_c, _ = plan.ops
-    return KernelSpec(tile, plan.M, plan.N, plan.K, plan.batch, a, b, c, d, p.compute, _op(op_a), _op(op_b),
-                      _op(op_c) if read_c else "", "", read_c, index64)
-
-
-def _sm_count() -> int:
-    import cupy
-
-    try:
-        return int(cupy.cuda.Device().attributes["MultiProcessorCount"])
-    except Exception:  # noqa: BLE001 - an unknown device: the default
-        return DEFAULT_SM_COUNT
+    lc = plan.layout_c if read_c else None
+    return gpu_simt.simt_spec(tile or fused_tile(plan, sm_count), plan.layout_a, plan.layout_b, lc, plan.layout_d,
+                              (plan.kernel_a.dtype, plan.kernel_b.dtype, p.c.dtype if read_c else None, p.d.dtype),
+                              p.compute, (plan.M, plan.N, plan.K, plan.batch),
+                              (_op(op_a), _op(op_b), _op(op_c) if read_c else "", ""))
 
 
 def _fused_spec_for(plan: Plan, read_c: bool) -> KernelSpec | None:
     """The (cached) complex kernel of `plan`, built; None where it does not apply or does not compile (a
     RuntimeWarning then: the real launches compute the same)."""
-    sm = _sm_count()
+    sm = gpu_simt.sm_count()
     key = (id(plan), read_c, sm)
     hit = _FUSED_SPECS.get(key)
     if hit is not None and hit[0] is plan:
@@ -345,7 +299,6 @@ def execute_fused(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None) -> b
     Returns False (nothing launched) where the kernel does not apply: a real D, or an operand whose data
     pointer is not aligned to its element size (a complex view of a real buffer).
     """
-    import cupy
     import numpy as np
 
     read_c = c is not None and beta != 0 and plan.layout_c is not None
@@ -353,19 +306,12 @@ def execute_fused(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None) -> b
     if spec is None:
         return False
     ka, kb = (b, a) if plan.part.swapped else (a, b)
-    ptrs = [int(x.data.ptr) for x in (ka, kb, d)] + ([int(c.data.ptr)] if read_c else [])
-    ops_ = [spec.a, spec.b, spec.d] + ([spec.c] if read_c else [])
-    for ptr, o in zip(ptrs, ops_, strict=True):
-        if ptr % (KERNEL_ITEMSIZE[o.dtype] * o.vec):
-            return False
-    from ..kernels.build import get_function
-
-    f = get_function(spec)
-    scalar = np.complex64 if spec.compute == "c64" else np.complex128
-    args = (np.uint64(ptrs[0]), np.uint64(ptrs[1]), np.uint64(ptrs[3] if read_c else 0), np.uint64(ptrs[2]),
-            scalar(alpha), scalar(beta))
-    if spec.grid > 2**31 - 1:
-        raise KernelError(f"{spec.grid} CTAs exceed the grid limit; the contraction is too large for one launch")
-    f((spec.grid, 1, 1), (spec.tile.threads, 1, 1), args, shared_mem=spec.smem_bytes,
-      stream=stream if stream is not None else cupy.cuda.get_current_stream())
+    ptrs = tuple(int(x.data.ptr) for x in (ka, kb, d)) + ((int(c.data.ptr),) if read_c else ())
+    if not gpu_simt.aligned(spec, ptrs):
+        return False
+    gpu_simt.launch(spec, ptrs[0], ptrs[1], ptrs[3] if read_c else 0, ptrs[2], alpha, beta,
+                    np.complex64 if spec.compute == "c64" else np.complex128, stream)
     return True
+
+
+__all__ = ["execute_complex", "execute_fused", "fused_spec", "fused_tile", "real_plan", "real_problem", "check_ops"]

@@ -22,8 +22,8 @@
 //          memory through matrix descriptors; the loaders then write 128-byte-swizzled tiles (the
 //          canonical K-major or MN-major layouts of the instruction) instead of padded ones.
 // Global -> shared loads: cp.async (16/8/4 bytes, zero-fill for the partial tiles) in a STAGES-deep
-// pipeline; a 2-byte scalar gather (an f16/bf16 operand with no vectorisable dimension) is a guarded
-// load + st.shared instead. Three variants of the schedule around the k-loop:
+// pipeline; a 1- or 2-byte gather (an f16/bf16 or narrow integer operand with no vectorisable dimension) is a
+// guarded load + st.shared instead. Three variants of the schedule around the k-loop:
 //   * PERSIST: a grid of the resident CTAs walks the tiles; the pipeline runs on into the next tile;
 //   * WS (wgmma only): warpgroup 0 loads, two warpgroups compute and store; per-stage mbarriers
 //          ("full": the copies landed, "empty": the wgmmas read the stage) instead of CTA barriers;

@@ -87,6 +87,29 @@ template <class R> struct From<Complex<R>> {
   template <class A> __device__ __forceinline__ static Complex<R> cvt(A v) { return Complex<R>(v); }
 };
 
+// ------------------------------------------------------------------------------------------------
+// Integer and bool elements (the SIMT path): stored as themselves, summed in an unsigned 32- or 64-bit compute
+// type (Cfg::SR's madd is acc + x * y there, not fma), so every product and sum wraps modulo 2^32 or 2^64 (well
+// defined, two's complement); converting the sum to a narrower D keeps its low bits: numpy's wrap-around in the
+// result type. A signed value widens with its sign. bool reads as 0 / 1 and a D of bool is the sum != 0 (numpy's
+// or of ands).
+// ------------------------------------------------------------------------------------------------
+#define GETT_EXACT_ELEMENT(T)                                                                  \
+  __device__ __forceinline__ T to_f(T x) { return x; }                                          \
+  template <> struct From<T> {                                                                  \
+    template <class A> __device__ __forceinline__ static T cvt(A v) { return T(v); }            \
+  };
+GETT_EXACT_ELEMENT(signed char)
+GETT_EXACT_ELEMENT(short)
+GETT_EXACT_ELEMENT(int)
+GETT_EXACT_ELEMENT(long long)
+GETT_EXACT_ELEMENT(unsigned char)
+GETT_EXACT_ELEMENT(unsigned short)
+GETT_EXACT_ELEMENT(unsigned)
+GETT_EXACT_ELEMENT(unsigned long long)
+GETT_EXACT_ELEMENT(bool)
+#undef GETT_EXACT_ELEMENT
+
 template <class T, int V>
 struct alignas(sizeof(T) * V) Pack { T e[V]; };
 

@@ -113,11 +113,12 @@ struct TileLoader {
       T* dst = stage + slot(sl, cv * V);
       if constexpr (ASYNC) {
         copy_async<BYTES, !(FULL_MN && FULL_K), L2P>(dst, base + off, ok);
-      } else {  // 2-byte scalar gather: guarded load, plain shared store
-        static_assert(sizeof(T) == 2, "non-async copies are 2-byte scalars");
-        unsigned short v = 0;
-        if (ok) v = __ldg(reinterpret_cast<const unsigned short*>(base + off));
-        *reinterpret_cast<unsigned short*>(dst) = v;
+      } else {  // 1- or 2-byte gather (no 4-byte cp.async): guarded load, plain shared store
+        static_assert(BYTES == 1 || BYTES == 2, "non-async copies are 1- or 2-byte words");
+        using W = typename Cond<BYTES == 1, unsigned char, unsigned short>::type;
+        W v = 0;
+        if (ok) v = __ldg(reinterpret_cast<const W*>(base + off));
+        *reinterpret_cast<W*>(dst) = v;
       }
     }
   }

@@ -12,7 +12,7 @@ import hashlib
 from importlib import resources
 
 from ..layouts.descriptor import DimMap
-from .spec import CUDA_TYPE, REG_SPLIT_REGS, KernelSpec
+from .spec import CUDA_TYPE, EXACT_COMPUTE, REG_SPLIT_REGS, KernelSpec
 
 #: the CUDA headers of the template, in the order they are pasted (package data, one concern each): gett.cuh (overview,
 #: includes), the layout map, element types and conversions, PTX copies / barriers / TMA, the tile loader, tensor-core
@@ -53,13 +53,15 @@ def render_op(name: str, expr: str) -> str:
             f"  }};")
 
 
-def render_semiring(sr: tuple[str, ...]) -> str:
-    """The Cfg::SR struct: the sum over k (fma for the ordinary one, else the semiring's add(acc, mul))."""
+def render_semiring(sr: tuple[str, ...], exact: bool = False) -> str:
+    """The Cfg::SR struct: the sum over k (fma for the ordinary one, acc + x * y on an integer compute type, else
+    the semiring's add(acc, mul))."""
     if not sr:
+        madd = "return acc + x * y;" if exact else "return fma(x, y, acc);"
         return ("  struct SR {\n    static constexpr bool kStandard = true;\n"
                 "    template <class T> __device__ __forceinline__ static T zero() { return T(0); }\n"
                 "    template <class T> __device__ __forceinline__ static T madd(T acc, T x, T y) "
-                "{ return fma(x, y, acc); }\n  };")
+                f"{{ {madd} }}\n  }};")
     add, mul, zero = sr
     return ("  struct SR {\n    static constexpr bool kStandard = false;\n"
             f"    template <class T> __device__ __forceinline__ static T zero() {{ return {zero}; }}\n"
@@ -159,7 +161,7 @@ def render_prelude(spec: KernelSpec) -> str:
         render_op("OpB", spec.op_b),
         render_op("OpC", spec.op_c),
         render_op("OpD", spec.op_d),
-        render_semiring(spec.semiring),
+        render_semiring(spec.semiring, spec.compute in EXACT_COMPUTE),
         render_wgmma(spec),
         "};",
     ]

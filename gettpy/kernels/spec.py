@@ -10,7 +10,8 @@ Two compute paths:
               sm_90a warpgroup wgmma.mma_async (TileConfig.wgmma: 64 x bn per warpgroup), or as a row-stream
               tile (TileConfig.rows, `path` "rows": gett.cuh's Rows, whole k-major rows of a long narrow GEMM);
     * "simt": f32/f64 inputs, register-tiled FFMA/DFMA (TileConfig.tm/tn > 0); also complex64/complex128
-              (compute "c64" / "c128": interleaved elements read in place, four real FMAs a complex multiply-add).
+              (compute "c64" / "c128": interleaved elements read in place, four real FMAs a complex multiply-add)
+              and integers / bool (compute "u32" / "u64": unsigned multiply-adds that wrap, D keeping the low bits).
 """
 from __future__ import annotations
 
@@ -22,12 +23,19 @@ from ..layouts.descriptor import DimMap
 
 #: CUDA type of each short dtype name the kernels handle
 CUDA_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "f64": "double", "c64": "gett::cfloat",
-             "c128": "gett::cdouble"}
-ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "c64": 8, "c128": 16}
+             "c128": "gett::cdouble", "i8": "signed char", "i16": "short", "i32": "int", "i64": "long long",
+             "u8": "unsigned char", "u16": "unsigned short", "u32": "unsigned", "u64": "unsigned long long",
+             "b1": "bool"}
+ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "c64": 8, "c128": 16, "i8": 1, "i16": 2, "i32": 4, "i64": 8,
+            "u8": 1, "u16": 2, "u32": 4, "u64": 8, "b1": 1}
 MMA_DTYPES = ("f16", "bf16")
-SIMT_DTYPES = ("f32", "f64", "c64", "c128")
 #: the complex types: simt tiles only, compute "c64" or "c128", a complex D
 COMPLEX_DTYPES = ("c64", "c128")
+#: the integer and bool types: simt tiles only, compute "u32" or "u64" (every operand integer or bool)
+EXACT_DTYPES = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "b1")
+#: the compute types of integer / bool contractions: unsigned, so that sums and products wrap (numpy's overflow)
+EXACT_COMPUTE = ("u32", "u64")
+SIMT_DTYPES = ("f32", "f64", *COMPLEX_DTYPES, *EXACT_DTYPES)
 #: shared memory a CTA may have on the H100 (227 KB)
 SMEM_LIMIT = 227 * 1024
 #: the parts a row-stream tile (TileConfig.rows) may cut K into
@@ -293,7 +301,9 @@ class KernelSpec:
         tile: TileConfig. M, N, K, batch: GEMM extents (compile-time constants of the kernel).
         a, b: the kernel's inputs (after the planner's swap). c: C's maps, or None.
         d: the output. compute: "f32" or "f64" accumulate type, or "c64" / "c128" (simt tiles, a complex D; A, B
-            and C real or complex, a real one read as x + 0i).
+            and C real or complex, a real one read as x + 0i), or "u32" / "u64" for integer and bool operands (simt
+            tiles; every sum and product wraps, and D keeps the low bits: numpy's wrap-around in D's type; a bool D
+            is sum != 0).
         op_a, op_b, op_c, op_d: CUDA expressions in x of type T; "" for identity.
         read_c: False specialises for beta == 0 (C is never read).
         index64: 64-bit offsets and coordinates.
@@ -340,7 +350,7 @@ class KernelSpec:
             raise KernelError("stream-K tiles sum partial tiles with +: not for a semiring or K = 0")
         for name, t in (("A", self.a.dtype), ("B", self.b.dtype), ("D", self.d.dtype)):
             if t not in CUDA_TYPE:
-                raise KernelError(f"operand {name}: dtype {t!r} has no GPU kernel (f16, bf16, f32, f64)")
+                raise KernelError(f"operand {name}: dtype {t!r} has no GPU kernel ({', '.join(CUDA_TYPE)})")
         if self.c is not None and self.c.dtype not in CUDA_TYPE:
             raise KernelError(f"operand C: dtype {self.c.dtype!r} has no GPU kernel")
         if self.read_c and self.c is None:
@@ -352,8 +362,16 @@ class KernelSpec:
                 raise KernelError(f"mma path needs A and B both f16 or both bf16, got {self.a.dtype}, {self.b.dtype}")
             if self.compute != "f32":
                 raise KernelError(f"mma path accumulates in f32, not {self.compute}")
-        if self.compute not in ("f32", "f64", *COMPLEX_DTYPES):
+        if self.compute not in ("f32", "f64", *COMPLEX_DTYPES, *EXACT_COMPUTE):
             raise KernelError(f"compute type {self.compute!r} not supported on the GPU")
+        exact = [n for n, t in (("A", self.a.dtype), ("B", self.b.dtype), ("C", self.c and self.c.dtype),
+                                ("D", self.d.dtype)) if t is not None and (t in EXACT_DTYPES) != (
+                                    self.compute in EXACT_COMPUTE)]
+        if exact:
+            raise KernelError(f"operand {exact[0]}: integer and bool operands go with an integer compute type (u32 or "
+                              f"u64) and only with one, here {self.compute}")
+        if self.compute in EXACT_COMPUTE and (self.tile.mma or self.semiring or self.tf32):
+            raise KernelError(f"integer compute type {self.compute}: a simt tile, no semiring, no tf32")
         cplx = [n for n, t in (("A", self.a.dtype), ("B", self.b.dtype), ("C", self.c and self.c.dtype),
                                ("D", self.d.dtype)) if t in COMPLEX_DTYPES]
         if self.compute in COMPLEX_DTYPES:
