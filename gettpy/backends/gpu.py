@@ -22,6 +22,7 @@ from ..kernels.spec import ITEMSIZE, KernelSpec, TileConfig
 from ..layouts.descriptor import pointer_alignment
 from ..plan.plan import Plan
 from ..plan.tiles import SM_COUNT, kernel_spec
+from .gpu_exact import EXACT_PROBLEM_COMPUTE
 
 _SPECS: dict = {}
 _SPECS_BY_ID: dict = {}
@@ -261,6 +262,10 @@ def execute(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None) -> None:
         from .gpu_complex import execute_complex
 
         return execute_complex(plan, a, b, c, d, alpha, beta, stream=stream)
+    if plan.problem.compute in EXACT_PROBLEM_COMPUTE:  # integer / bool: the SIMT kernel on integers (gpu_exact)
+        from .gpu_exact import execute_exact
+
+        return execute_exact(plan, a, b, c, d, alpha, beta, stream=stream)
     if plan.M == 0 or plan.N == 0 or plan.batch == 0:
         return
     if isinstance(alpha, complex | np.complexfloating) or isinstance(beta, complex | np.complexfloating):

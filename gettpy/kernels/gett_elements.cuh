@@ -97,7 +97,7 @@ template <class R> struct From<Complex<R>> {
 #define GETT_EXACT_ELEMENT(T)                                                                  \
   __device__ __forceinline__ T to_f(T x) { return x; }                                          \
   template <> struct From<T> {                                                                  \
-    template <class A> __device__ __forceinline__ static T cvt(A v) { return T(v); }            \
+    template <class A> __device__ __forceinline__ static T cvt(A v) { return static_cast<T>(v); } \
   };
 GETT_EXACT_ELEMENT(signed char)
 GETT_EXACT_ELEMENT(short)
