@@ -52,9 +52,11 @@ def _run(rng, sub, ext, dts, order="C", big=False, alpha=1, beta=0, with_c=False
               "k": tuple(x for x in ma if x in mb and x not in md), "b": tuple(x for x in md if x in ma and x in mb)}
     ha, hb = (_values(rng, tuple(ext[m] for m in t), dt, big) for t, dt in ((ma, dts[0]), (mb, dts[1])))
     hc = _values(rng, tuple(ext[m] for m in md), dts[2], big) if with_c else None
-    dev = (lambda h: cp.asfortranarray(cp.asarray(h))) if order == "F" else (lambda h: cp.ascontiguousarray(cp.asarray(h)))
+    def dev(h):
+        return cp.asfortranarray(cp.asarray(h)) if order == "F" else cp.ascontiguousarray(cp.asarray(h))
+
     a, b = dev(ha), dev(hb)
-    sentinel = 1 if dts[2] == "b1" else 77  # (a value no bool result of all-false inputs has; see the check below)
+    sentinel = 1 if dts[2] == "b1" else 77  # (unwritten elements: mostly not the reference's value)
     d = cp.full(tuple(ext[m] for m in md), sentinel, dtype=NP[dts[2]], order="F" if order == "F" else "C")
     c = dev(hc) if with_c else None
 
