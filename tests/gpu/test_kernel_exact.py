@@ -114,3 +114,41 @@ def test_alpha_beta_c(dts, rng):
     al, be = (1, 1) if dts[2] == "b1" else (-3, -7)
     _run(rng, "ik,kj->ij", {"i": 77, "j": 45, "k": 29}, dts, "F", big=dts[2] != "b1", alpha=al, beta=be,
          with_c=True)
+
+
+EINSUMS = [  # (id, subscripts, shapes, dtypes)
+    ("gemm_i32", "ik,kj->ij", [(131, 67), (67, 97)], (np.int32, np.int32)),
+    ("gemm_i8", "ik,kj->ij", [(64, 48), (48, 80)], (np.int8, np.int8)),
+    ("mixed_u8_i16", "ik,kj->ij", [(33, 21), (21, 17)], (np.uint8, np.int16)),
+    ("contract_i64", "aebf,dfce->abcd", [(9, 13, 7, 3), (5, 3, 11, 13)], (np.int64, np.int64)),
+    ("batch_u16", "bij,bjk->bik", [(5, 33, 19), (5, 19, 41)], (np.uint16, np.uint16)),
+    ("bool", "ik,kj->ij", [(70, 300), (300, 45)], (np.bool_, np.bool_)),
+    ("chain3_i32", "ij,jk,kl->il", [(20, 30), (30, 25), (25, 12)], (np.int32, np.int32, np.int32)),
+]
+
+
+@pytest.mark.parametrize("case", EINSUMS, ids=[c[0] for c in EINSUMS])
+def test_einsum_on_cupy(case, rng, monkeypatch):
+    """gettpy.einsum on CuPy integer and bool arrays: numpy's result type and values (wrap-around included), the
+    integer kernel launched (gpu_exact.execute_exact called)."""
+    import cupy as cp
+
+    import gettpy
+    from gettpy.backends import gpu_exact
+
+    calls = []
+    real = gpu_exact.execute_exact
+    monkeypatch.setattr(gpu_exact, "execute_exact", lambda *a, **k: (calls.append(1), real(*a, **k))[1])
+    _, subs, shapes, dts = case
+    hs = [_values(rng, s, _short(dt), big=dt is not np.bool_) for s, dt in zip(shapes, dts, strict=True)]
+    got = gettpy.einsum(subs, *[cp.asarray(h) for h in hs])
+    with np.errstate(over="ignore"):
+        ref = np.einsum(subs, *hs)
+    assert got.dtype == ref.dtype
+    assert (cp.asnumpy(got) == ref).all()
+    assert calls
+
+
+def _short(dt) -> str:
+    return {np.int8: "i8", np.int16: "i16", np.int32: "i32", np.int64: "i64", np.uint8: "u8", np.uint16: "u16",
+            np.uint32: "u32", np.uint64: "u64", np.bool_: "b1"}[dt]
