@@ -228,8 +228,8 @@ def execute_complex(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None, ru
 
 # ------------------------------------------------------------------------------------------------ one launch
 #: simt tiles of the complex kernel (bm, bn, bk, stages, tm, tn) per compute type, largest first: `fused_tile`
-#: takes the first whose tiles fill the device's SMs once (a thread's tm x tn complex accumulators: 32 or 16 of
-#: complex64 in 64 / 32 registers, 16 or 8 of complex128 in 64 / 32)
+#: takes the first whose grid fills the device several times over (gpu_simt.pick_tile; a thread's tm x tn complex
+#: accumulators: 32, 16, 8 or 4 of them)
 FUSED_TILES = {
     "c64": ((128, 64, 16, 3, 8, 4), (64, 64, 16, 3, 4, 4), (32, 64, 16, 3, 2, 4), (32, 32, 16, 3, 2, 2)),
     "c128": ((64, 64, 8, 3, 4, 4), (32, 64, 8, 3, 2, 4), (32, 32, 8, 3, 2, 2)),
@@ -238,7 +238,7 @@ _FUSED_SPECS: dict = {}
 
 
 def fused_tile(plan: Plan, sm_count: int = gpu_simt.DEFAULT_SM_COUNT) -> TileConfig:
-    """The complex kernel's tile for `plan`: the largest of FUSED_TILES whose grid has a CTA for every SM."""
+    """The complex kernel's tile for `plan` (gpu_simt.pick_tile over FUSED_TILES)."""
     return gpu_simt.pick_tile(FUSED_TILES[plan.problem.compute], plan.M, plan.N, plan.batch, sm_count)
 
 

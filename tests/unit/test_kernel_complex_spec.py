@@ -8,6 +8,7 @@ import pytest
 
 from gettpy import ops
 from gettpy.backends.gpu_complex import FUSED_TILES, fused_spec, fused_tile
+from gettpy.backends.gpu_simt import MIN_CTAS_PER_SM
 from gettpy.errors import KernelError
 from gettpy.kernels.render import render
 from gettpy.kernels.spec import ITEMSIZE, TileConfig
@@ -33,20 +34,28 @@ def _plan(sub, ext, dts, order="C", op_a=None, op_b=None, op_c=None, with_c=Fals
     return make_plan(p)
 
 
+def _ctas(t, m, n):
+    return -(-m // t[0]) * -(-n // t[1])
+
+
 @pytest.mark.parametrize("dt", ["c64", "c128"])
 def test_tile_fills_the_device(dt):
-    """The largest listed tile whose grid has a CTA per SM; the smallest where none does."""
-    big = _plan("mk,kn,mn", {"m": 2000, "n": 1999, "k": 31}, (dt, dt, dt))
-    small = _plan("mk,kn,mn", {"m": 515, "n": 517, "k": 513}, (dt, dt, dt))
-    tiny = _plan("mk,kn,mn", {"m": 7, "n": 5, "k": 3}, (dt, dt, dt))
+    """The largest listed tile whose grid has MIN_CTAS_PER_SM CTAs per SM; the smallest where none does; no tile
+    wider than N (rounded up to 32) while a narrower one is listed."""
     first, last = FUSED_TILES[dt][0], FUSED_TILES[dt][-1]
-    assert (fused_tile(big).bm, fused_tile(big).bn) == first[:2]
-    assert (fused_tile(tiny).bm, fused_tile(tiny).bn) == last[:2]
-    t = fused_tile(small, sm_count=132)
-    assert -(-515 // t.bm) * -(-517 // t.bn) >= 132
-    larger = [x for x in FUSED_TILES[dt] if x[0] * x[1] > t.bm * t.bn]
-    assert all(-(-515 // x[0]) * -(-517 // x[1]) < 132 for x in larger)
-    assert not t.mma and t.threads == (t.bm // t.tm) * (t.bn // t.tn)
+    big = fused_tile(_plan("mk,kn,mn", {"m": 6000, "n": 5999, "k": 31}, (dt, dt, dt)), sm_count=132)
+    assert (big.bm, big.bn) == first[:2]
+    tiny = fused_tile(_plan("mk,kn,mn", {"m": 7, "n": 5, "k": 3}, (dt, dt, dt)))
+    assert (tiny.bm, tiny.bn) == last[:2]
+    for m, n in ((515, 517), (1031, 1031), (2048, 2048), (837, 957)):
+        t = fused_tile(_plan("mk,kn,mn", {"m": m, "n": n, "k": 9}, (dt, dt, dt)), sm_count=132)
+        listed = FUSED_TILES[dt]
+        i = [x[:2] for x in listed].index((t.bm, t.bn))
+        assert _ctas(listed[i], m, n) >= MIN_CTAS_PER_SM * 132 or i == len(listed) - 1
+        assert all(_ctas(x, m, n) < MIN_CTAS_PER_SM * 132 for x in listed[:i])
+        assert not t.mma and t.threads == (t.bm // t.tm) * (t.bn // t.tn)
+    narrow = fused_tile(_plan("mk,kn,mn", {"m": 100000, "n": 29, "k": 9}, (dt, dt, dt)), sm_count=132)
+    assert narrow.bn == 32
 
 
 @pytest.mark.parametrize("order", ["C", "F"])
