@@ -1,8 +1,8 @@
 """The element types gettpy contracts, their short names, and dtype resolution in one place.
 
 Short names are what plans, kernel specs and the benchmark use: ``f16``, ``bf16``, ``f32``, ``f64``,
-``c64``, ``c128``; the integer types ``i8`` ... ``i64``, ``u8`` ... ``u64`` and ``b1`` (bool) run on the
-CPU executor (the GPU kernel takes the types in `GPU_DTYPES`).
+``c64``, ``c128``; the integer types ``i8`` ... ``i64``, ``u8`` ... ``u64`` and ``b1`` (bool). The GPU kernel
+takes the types in `GPU_DTYPES` (all of them: integers and bool on its SIMT path, backends/gpu_exact.py).
 
 Every front end (einsum, `plan`, `Contraction`, `contract`) and the ContractionProblem itself take their
 types from this module:
@@ -53,7 +53,8 @@ NUMPY_ACCUMULATE = {"f32": np.float32, "f64": np.float64, "c64": np.complex64, "
                     "i64": np.int64, "u64": np.uint64, "b1": np.bool_}
 #: the storage types the GPU kernel contracts; a backend that gains a type adds it here (the front ends
 #: refuse the others for CuPy arrays with a DtypeError before planning)
-GPU_DTYPES = {"f16", "bf16", "f32", "f64", "c64", "c128"}
+GPU_DTYPES = {"f16", "bf16", "f32", "f64", "c64", "c128",
+              "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "b1"}  # (integers, bool: backends/gpu_exact.py)
 _SUPPORTED = "float16, bfloat16, float32, float64, complex64, complex128, int8-int64, uint8-uint64 and bool"
 
 
