@@ -11,7 +11,7 @@ import math
 
 from ..dtypes import ACCUMULATE, NUMPY_ACCUMULATE, numpy_dtype
 from ..plan.problem import TensorInfo
-from ..plan.schedule import Schedule
+from ..plan.schedule import SPLIT_SUFFIX, Schedule
 
 
 def _view(xp, x, t: TensorInfo, order: tuple[str, ...], ext: dict[str, int]):
@@ -70,7 +70,14 @@ def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
     ws = xp.empty(tuple(wext[m] for m in reversed(w.modes)), dtype=numpy_dtype(w.dtype))
     if math.prod(ws.shape) == 0:
         return
-    if schedule.split_mode is not None:
+    if schedule.split_mode is not None and schedule.tail is not None:
+        # (split-K over an extent the slices do not divide: one more slice, the tail's, after the core's)
+        ws = xp.empty((ws.shape[0] + 1,) + ws.shape[1:], dtype=ws.dtype)
+        core(schedule.core, a, b, None, ws[:-1], alpha, 0.0)
+        ta, tb = (_tail_view(xp, x, t, schedule, ext) for x, t in ((a, schedule.tail.problem.a),
+                                                                     (b, schedule.tail.problem.b)))
+        run(schedule.tail, xp, core, ta, tb, None, ws[-1, ...], alpha, 0.0)  # (a view, also 0-d)
+    elif schedule.split_mode is not None:
         core(schedule.core, a, b, None, ws, alpha, 0.0)  # C and op_d come after the sum
     else:
         core(schedule.core, a, b, c, ws, alpha, beta)
@@ -88,6 +95,17 @@ def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
         ws = p.d.op(ws)
     # (4) copy into D through its own strides (the cast to D's type happens here)
     _into(xp, d, ws)
+
+
+def _tail_view(xp, x, t: TensorInfo, schedule: Schedule, ext):
+    """The part of input `x` (laid out as `t`, the tail's view of it) that a split schedule's tail reads: from
+    index `schedule.tail_from` of the split mode on; `x` itself when the mode is not one of its modes."""
+    mode = schedule.split_mode[:-len(SPLIT_SUFFIX)]
+    if mode not in t.modes:
+        return x
+    order = tuple(reversed(t.modes))
+    view = _view(xp, x, t, t.modes, ext)
+    return view[tuple(slice(schedule.tail_from, None) if m == mode else slice(None) for m in order)]
 
 
 def _into(xp, d, ws) -> None:

@@ -53,9 +53,12 @@ import math
 from dataclasses import dataclass, replace
 
 from ..dtypes import ACCUMULATE
+from ..dtypes import ITEMSIZE as ITEMSIZE_OF
 from ..ops import identity
 from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
+from .splitk import best_slices, choose_cut
+from .target import DEFAULT_TARGET, Target
 
 #: tensors smaller than this are never staged (a copy costs a launch)
 MIN_STAGE_ELEMS = 4096
@@ -126,6 +129,10 @@ class Schedule:
         stage_d: the split-K workspace the core writes (modes fastest first, packed), or None when the
             core writes D in place.
         split_mode: the workspace mode summed away after the core (split-K), or None.
+        tail: split-K over an extent the slices do not divide: the schedule of the rest of the split k mode
+            (indices `tail_from` on, of the problem's inputs or their packs), whose output is one more slice of
+            the workspace (written after the core's); None when the slices cover the mode.
+        tail_from: the first index of the split k mode that `tail` covers.
     """
 
     problem: ContractionProblem
@@ -134,6 +141,8 @@ class Schedule:
     pack_b: TensorInfo | None = None
     stage_d: TensorInfo | None = None
     split_mode: str | None = None
+    tail: Schedule | None = None
+    tail_from: int = 0
 
     @property
     def staged(self) -> bool:
@@ -145,7 +154,10 @@ class Schedule:
         ext, core_ext = dict(self.problem.extents), dict(self.core.problem.extents)
         packs = sum(t.itemsize * math.prod(ext[m] for m in t.modes) for t in (self.pack_a, self.pack_b) if t)
         stage = self.stage_d
-        return packs + (0 if stage is None else stage.itemsize * math.prod(core_ext[m] for m in stage.modes))
+        ws = 0 if stage is None else stage.itemsize * math.prod(core_ext[m] for m in stage.modes)
+        if self.tail is not None:  # (its slice of the workspace, and its own temporaries)
+            ws += ws // max(1, core_ext[self.split_mode]) + self.tail.workspace_bytes
+        return packs + ws
 
 
 def packed(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int], dtype: str | None = None,
@@ -384,13 +396,69 @@ def _stage_interleaved(plan: Plan, prob: ContractionProblem, pa, pb, ext) -> Ten
     return packed(TensorInfo("workspace", d.modes, (0,) * len(d.modes), d.dtype, op=d.op), order, ext)
 
 
-def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, tile=None,
-                  split: tuple[str, int] | None = None, f64_cores: bool = True) -> Schedule:
+def _remainder_cut(plan: Plan, ext, split, sm_count: int, f64_cores: bool, target: Target):
+    """(k mode, q, S): split-K of a long K over a small output where the slices need not divide the mode
+    (plan/splitk.py), when the divisor split (`split`, from `_split_factor`) is absent or leaves the machine
+    less than SPLIT_MAX_WAVE full; None otherwise."""
+    p = plan.problem
+    if not plan.part.k or p.semiring is not None or plan.K < 2 * SPLIT_MIN_K:
+        return None
+    t = _tile(plan, sm_count, f64_cores)
+    tiles = math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch
+    if tiles >= SPLIT_MAX_WAVE * sm_count or split is not None and tiles * split[1] >= SPLIT_MAX_WAVE * sm_count:
+        return None
+    acc = ITEMSIZE_OF[ACCUMULATE[p.a.dtype] if p.compute != "f64" else "f64"]
+    target = replace(target, sm_count=sm_count)
+    slices = best_slices(plan.M, plan.N, plan.K, plan.batch, (p.a.itemsize, p.b.itemsize), acc, (t.bm, t.bn),
+                         target)
+    unit = {m for x in (p.a, p.b) for m, st in zip(x.modes, x.strides, strict=True) if abs(st) == 1}
+    cut = choose_cut(plan.part.k, ext, unit, plan.K, slices) if slices >= 2 else None
+    if cut is None or split is not None and split[1] >= cut[2]:
+        return None
+    return cut
+
+
+def _remainder_schedule(problem, prob, pa, pb, part, tile, ext, cut, w_order, sm_count, f64_cores, target):
+    """The split-K schedule of `_remainder_cut`'s (mode, q, S): the core over the mode's first S x q values in
+    S slices, and a tail schedule over the rest (one more workspace slice)."""
+    mode, q, s = cut
+    head_ext = dict(ext)
+    head_ext[mode] = q * s
+    head = replace(prob, extents=tuple(sorted(head_ext.items())))
+    head_plan = make_plan(head, part, tile)
+    simt = _simt_slices(head_plan, _simt_split_tiles(head_plan, sm_count, f64_cores), sm_count, head_ext,
+                        [(mode, s)])
+    core_problem, w, out = _split_problem(head, mode, s, w_order)
+    core = make_plan(core_problem, None, tile if tile is not None else (simt[2] if simt else None))
+    rest = ext[mode] - q * s
+    if not rest:
+        return Schedule(problem, core, pa, pb, w, out)
+    tail_ext = dict(ext)
+    tail_ext[mode] = rest
+
+    def shifted(t: TensorInfo) -> TensorInfo:  # (the tail reads t from index q * s of the mode on)
+        if mode not in t.modes:
+            return t
+        off = q * s * abs(t.stride_of()[mode]) * t.itemsize
+        return replace(t, align=min(t.align, off & -off) if off else t.align)
+
+    d = packed(TensorInfo("workspace", w_order, (0,) * len(w_order), w.dtype), w_order, tail_ext)
+    tail_problem = ContractionProblem(shifted(prob.a), shifted(prob.b), None, d, tuple(sorted(tail_ext.items())),
+                                      prob.compute)
+    tail = make_schedule(tail_problem, sm_count, f64_cores=f64_cores, target=target)
+    return Schedule(problem, core, pa, pb, w, out, tail, q * s)
+
+
+def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part=None, tile=None,
+                  split: tuple[str, int] | None = None, f64_cores: bool = True,
+                  target: Target = DEFAULT_TARGET) -> Schedule:
     """The schedule of `problem` (see the module docstring for the stagings): heuristic, or around the
     partition and tile of an autotuner candidate; `split` = (k mode, slices) forces that split-K
     (the mode's extent must be a multiple of the slices; tccg/split_probe.py). f64_cores: the target runs
     f32 GEMMs on f64 tensor cores (an sm_90 device: tiles.DMMA_TILE, DMMA_SPLIT_TILE); False keeps f32 on
-    simt tiles and their packs."""
+    simt tiles and their packs. target: the device planned for (its SM count unless `sm_count` is given)."""
+    if sm_count is None:
+        sm_count = target.sm_count
     plan = make_plan(problem, part, tile)
     ext = dict(problem.extents)
     ka, kb = plan.kernel_a, plan.kernel_b  # the kernel's A and B (the problem's, possibly swapped)
@@ -446,6 +514,10 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
         split = (mode, slices, simt[2] if simt else None)
     else:
         split = _split_factor(on_packs, sm_count, ext, f64_cores)
+        rem = _remainder_cut(on_packs, ext, split, sm_count, f64_cores, target)
+        if rem is not None:
+            return _remainder_schedule(problem, prob, pa, pb, part, tile, ext, rem, w_order, sm_count, f64_cores,
+                                       target)
     if split is not None:
         core_problem, w, out = _split_problem(prob, split[0], split[1], w_order)
         if tile is None:  # (f32: the split core's own tile)

@@ -192,7 +192,8 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
                 return TileConfig(256, 128, 64, 3, wm=64, wn=128, wgmma=True)
             return TileConfig(128, 128, 64, 3, wm=64, wn=128, wgmma=True)
         if (wgmma and not tf32 and (bm, bn) != (128, 128) and K >= LONG_K and min(vec_a, vec_b) >= 2
-                and ctas(128, 64) >= sm_count / 2):
+                and min(M, N) > 32 and ctas(128, 64) >= sm_count / 2):  # (a side of 32 or less: the narrow tile
+            #  pads less; 128 x 64 over a dot product's 1 x 1 output is 8192 products a k for one)
             # too few CTAs for 128x128 but a long K: 128x64 warpgroup tiles, 8 stages, even if under a
             # wave (results/v7_h100/probe_mid.txt: #19, 5184 x 72 x 5184, 0.080 -> 0.051 ms against
             # the 64x64 mma.sync tile that fills the machine; a CTA per SM streams its K, so a deeper
