@@ -43,6 +43,15 @@ def _pack(xp, x, t: TensorInfo, pk: TensorInfo, ext):
     return xp.array(t.op(view.astype(acc)).astype(x.dtype), order="C", copy=True)
 
 
+def _pack_padded(xp, x, t: TensorInfo, pk: TensorInfo, ext, pad):
+    """`_pack` into a zero-filled buffer of the pad extents: the packed copy fills its leading corner."""
+    dense = _pack(xp, x, t, pk, ext)
+    modes = tuple(reversed(pk.modes))
+    buf = xp.zeros(tuple(pad[m] for m in modes), dtype=dense.dtype)
+    buf[tuple(slice(0, ext[m]) for m in modes)] = dense  # (same order on both sides: a coalesced copy)
+    return buf
+
+
 def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
     """D = op_d(alpha op_a(A) op_b(B) + beta op_c(C)) through the schedule's stages."""
     p = schedule.problem
@@ -50,8 +59,15 @@ def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
         core(schedule.core, a, b, c, d, alpha, beta)
         return
     ext = dict(p.extents)
-    # (1) pack the inputs that would otherwise be gathered element by element
-    if schedule.pack_a is not None and schedule.pack_b is not None and xp.__name__ == "cupy":
+    # (1) pack the inputs that would otherwise be gathered element by element (zero-filled to the pad
+    #     extents where the schedule has them)
+    if schedule.pad_ext:
+        pad = dict(schedule.pad_ext)
+        if schedule.pack_a is not None:
+            a = _pack_padded(xp, a, p.a, schedule.pack_a, ext, pad)
+        if schedule.pack_b is not None:
+            b = _pack_padded(xp, b, p.b, schedule.pack_b, ext, pad)
+    elif schedule.pack_a is not None and schedule.pack_b is not None and xp.__name__ == "cupy":
         from ..kernels.permute import permute_copy_pair  # (small packs: one launch for both)
 
         a, b = permute_copy_pair(*_pack_args(xp, a, p.a, schedule.pack_a, ext),

@@ -133,6 +133,8 @@ class Schedule:
             (indices `tail_from` on, of the problem's inputs or their packs), whose output is one more slice of
             the workspace (written after the core's); None when the slices cover the mode.
         tail_from: the first index of the split k mode that `tail` covers.
+        pad_ext: the extents of the packs where they exceed the problem's ((mode, extent) pairs of every mode,
+            sorted; () when none do): the packs are zero-filled beyond the problem's extents (`_padded_k`).
     """
 
     problem: ContractionProblem
@@ -143,6 +145,7 @@ class Schedule:
     split_mode: str | None = None
     tail: Schedule | None = None
     tail_from: int = 0
+    pad_ext: tuple[tuple[str, int], ...] = ()
 
     @property
     def staged(self) -> bool:
@@ -151,7 +154,7 @@ class Schedule:
     @property
     def workspace_bytes(self) -> int:
         """Bytes of the temporaries (packed inputs and output workspace)."""
-        ext, core_ext = dict(self.problem.extents), dict(self.core.problem.extents)
+        ext, core_ext = dict(self.pad_ext or self.problem.extents), dict(self.core.problem.extents)
         packs = sum(t.itemsize * math.prod(ext[m] for m in t.modes) for t in (self.pack_a, self.pack_b) if t)
         stage = self.stage_d
         ws = 0 if stage is None else stage.itemsize * math.prod(core_ext[m] for m in stage.modes)
@@ -396,6 +399,34 @@ def _stage_interleaved(plan: Plan, prob: ContractionProblem, pa, pb, ext) -> Ten
     return packed(TensorInfo("workspace", d.modes, (0,) * len(d.modes), d.dtype, op=d.op), order, ext)
 
 
+def _padded_k(plan: Plan, t, a, b, ext, heavy: bool, sm_count: int):
+    """Extents with the core's leading k mode rounded up to whole 16-byte vectors, where the packs of a
+    compute-bound tensor-core GEMM should hold it zero-filled; None where they should not.
+
+    An extent that is not a multiple of the vector width (an odd K) leaves every k-major row of a pack
+    misaligned, so the core would read both inputs element by element, far below the tensor pipe's rate.
+    Zero-filling the pack to whole vectors costs only the margin's bytes when the inputs are packed anyway
+    (each holder of the mode packed: `a` and `b` are (input, its pack or itself)), and the core then runs
+    the aligned tiles (k-major 16-byte vectors, TMA); the zeros add nothing to the sums. Only where the
+    grid is not split (the split paths cut the unpadded mode) and the tile is a tensor-core one (the simt
+    tiles' packs run m / n fastest)."""
+    if not (heavy and t.mma and plan.part.k):
+        return None
+    k0 = plan.part.k[0]
+    vec = 16 // max(a[0].itemsize, b[0].itemsize)
+    if ext[k0] % vec == 0:
+        return None
+    if any(k0 in info.modes and new is info for info, new in (a, b)):  # (a holder read in place)
+        return None
+    if not any(new is not info for info, new in (a, b)):
+        return None
+    if math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch < SPLIT_MAX_WAVE * sm_count:
+        return None
+    pext = dict(ext)
+    pext[k0] = -(-ext[k0] // vec) * vec
+    return pext
+
+
 def _remainder_cut(plan: Plan, ext, split, sm_count: int, f64_cores: bool, target: Target):
     """(k mode, q, S): split-K of a long K over a small output where the slices need not divide the mode
     (plan/splitk.py), when the divisor split (`split`, from `_split_factor`) is absent or leaves the machine
@@ -494,6 +525,11 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
                 or rereads >= PACK_MIN_REREADS and _gathered(lay, (mn, "k"), tmn)):
             new = packed(info, _pack_order(plan, mn, vec, mn_first), ext, apply_op=can_op)  # (the op once)
             new_ka, new_kb = (new, new_kb) if which == "a" else (new_ka, new)
+    pext = _padded_k(plan, t, (ka, new_ka), (kb, new_kb), ext, heavy and not mn_first and split is None, sm_count)
+    if pext is not None:  # (the packs k-major, the leading k mode zero-filled to whole vectors)
+        new_ka, new_kb = (packed(ka, _pack_order(plan, mn, 1), pext, apply_op=x.op.is_identity and
+                                 not ka.op.is_identity) if x is not ka else x
+                          for ka, x, mn in ((ka, new_ka, "m"), (kb, new_kb, "n")))
     if plan.part.swapped:
         new_a, new_b = new_kb, new_ka
     else:
@@ -501,8 +537,13 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
     pa = new_a if new_a is not problem.a else None
     pb = new_b if new_b is not problem.b else None
     prob = replace(problem, a=new_a, b=new_b)
+    if pext is not None:
+        prob = replace(prob, extents=tuple(sorted(pext.items())))
     if pa or pb:
-        pa, pb, prob = _core_order(problem, prob, pa, pb, part, tile, ext, sm_count, f64_cores)
+        pa, pb, prob = _core_order(problem, prob, pa, pb, part, tile, pext or ext, sm_count, f64_cores)
+    if pext is not None:
+        core = make_plan(prob, part, tile)
+        return Schedule(problem, core, pa, pb, pad_ext=tuple(sorted(pext.items())))
     w_order = plan.part.n + plan.part.m + plan.part.b
     on_packs = make_plan(prob, part, tile) if (pa or pb) else plan
     if split is not None:
