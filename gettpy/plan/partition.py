@@ -36,6 +36,7 @@ import math
 from dataclasses import dataclass
 
 from .problem import ContractionProblem, TensorInfo
+from .target import DEFAULT_TARGET
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +97,8 @@ SMALL_INPUT = 4
 WRITE_BOUND_K, WRITE_BOUND_MN = 32, 1024
 
 #: narrow_kmajor_wide: the narrow side's extents (a multiple of 8 in between), the least K, and the least wide
-#: side (one 256-row tile for each of the H100's 132 SMs)
-NARROW_SIDE, NARROW_KMAJOR_K, NARROW_WIDE = (17, 32), 256, 256 * 132
+#: side (one 256-row tile for each SM of the default target)
+NARROW_SIDE, NARROW_KMAJOR_K, NARROW_WIDE = (17, 32), 256, 256 * DEFAULT_TARGET.sm_count
 
 
 def narrow_kmajor_wide(p: ContractionProblem, mset, nset, kset, bset, ext: dict[str, int]) -> str | None:

@@ -43,8 +43,10 @@ from ..layouts.descriptor import OperandLayout
 from ..ops import cuda_literal
 from .partition import NARROW_KMAJOR_K, NARROW_SIDE, NARROW_WIDE
 from .plan import Plan
+from .target import DEFAULT_TARGET
 
-SM_COUNT = 132  # H100 SXM
+#: the SM count plans are made for without a device (the default target's)
+SM_COUNT = DEFAULT_TARGET.sm_count
 #: flops per byte (2-byte elements, A, B and D moved once) above which a GEMM is compute-bound on the
 #: H100 (~790 TFLOP/s over ~2.8 TB/s)
 COMPUTE_BOUND_INTENSITY = 280
