@@ -1,48 +1,53 @@
 """Schedule: a plan plus the staging around it — packing an input, split-K.
 
-GETT reads every tensor in place, and for most contractions that is the fastest way. Two shapes
+GETT reads every tensor in place, and for most contractions that is the fastest way. Some shapes
 are not, and the schedule stages them around the one GEMM kernel (the "core" plan):
 
 * **pack an input** when it has no stride-1 run along either of its GEMM dimensions (every element
   would be a scalar gather, ~16x the sectors of a 16-byte load, re-read by every CTA of its row or
   column): one copy into a packed layout whose fastest modes are the k modes in the core's order
   (m/n first when K is not a multiple of the vector width), costing one read and one write;
-* **split-K** when the output is too small to give the machine a wave of CTAs but K is long (TCCG's
-  #13 and #14: 312 x 296 outputs, K ~ 10^5): the slowest k mode of extent E is cut into E/S and a new
-  batch mode of extent S; the core writes S partial results into a float32/float64 workspace, summed
-  afterwards, then beta * op_c(C) and op_d are applied (in the accumulate type) on the way into D
-  through D's own strides (the workspace is packed, n fastest).
+* **zero-fill a pack to whole vectors** (`_padded_k`) when a compute-bound tensor-core GEMM packs its
+  inputs anyway and the leading k mode's extent is not a multiple of the 16-byte vector: the packs are
+  k-major with that mode rounded up (zeros add nothing), so the core reads aligned vectors on its fastest
+  tiles instead of single elements;
+* **split-K** when the output is too small to give the machine a wave of CTAs but K is long (outputs of
+  a few hundred by a few hundred over K ~ 10^5, or a dot product): a k mode of extent E is cut into
+  slices and a new batch mode; the core writes the partial results into a float32/float64 workspace,
+  summed afterwards, then beta * op_c(C) and op_d are applied (in the accumulate type) on the way into D
+  through D's own strides (the workspace is packed, n fastest). Where no divisor of the extents gives
+  enough slices, plan/splitk.py sizes the slices by a model of the target and a tail schedule covers the
+  values the slices leave (`Schedule.tail`).
 
 Packing pays only when the gathered operand is re-read (by at least `PACK_MIN_REREADS` CTA rows or
-columns): measured on the H100 (tccg/PERFORMANCE.md), a once-read 150 MB operand (#6) is cheaper to
-gather than to copy with CuPy's strided copy, and staging a scattered output through a workspace and a
-CuPy copy made #8 five times slower, so outputs are written in place except for split-K and:
+columns): measured on the H100, a once-read operand of 150 MB is cheaper to gather than to copy with
+CuPy's strided copy, and staging a scattered output through a workspace and a CuPy copy was five times
+slower, so outputs are written in place except for split-K and:
 
 * **stage an interleaved output** (`_stage_interleaved`) when it is a third of its input's size or less
-  (a sixth where its pieces are whole 32-byte sectors; #1, #3, #4): the core writes a workspace in the
-  input's order, and the tiled copy moves it into D.
+  (a sixth where its pieces are whole 32-byte sectors): the core writes a workspace in the input's order,
+  and the tiled copy moves it into D.
 
 * **pack a small, slot-permuted input** when the kernel would read it with vectors along a non-leading
   map term (a tile 2-D over two modes) although it is at least `SMALL_PACK` times smaller than the
-  output and re-read by many CTAs (ccsd_t's #32 family): one small copy makes its tiles k-major.
+  output and re-read by many CTAs (write-bound shapes with K of a few dozen): one small copy makes its
+  tiles k-major.
 
 * **pack a compute-bound shape's 2-byte input with short runs** (shorter than `PACK_RUN` along the
-  direction the kernel reads it, and re-read by many CTAs; TCCG's #20-#30): one copy into a dense
-  k-major layout costs less than the tiles' scattered reads of it, and with both inputs packed the core
-  runs on TMA tiles (#28 and #30, whose other input is gathered and packed anyway, ran at 0.75-0.80x of
-  their time with only that one packed when leaky_relu packed both, results/v8_h100/final_1/).
+  direction the kernel reads it, and re-read by many CTAs: e.g. runs of 72 of a 6-mode tensor): one copy
+  into a dense k-major layout costs less than the tiles' scattered reads of it, and with both inputs
+  packed the core runs on TMA tiles (measured on the H100: 0.75-0.80x of the time with one of two such
+  inputs packed).
 
 * **pre-apply an input's op** when the input has a unary op and is re-read by at least
   `OP_PACK_MIN_REREADS` CTA rows or columns: the pack applies the op once per element and the core
   reads op(A) with no op, instead of every CTA transforming its tiles again (measured on the H100:
-  leaky_relu on A and B made #12 and #20-#30 1.7-2.2x slower when fused; transforming in the kernel
-  instead of packing for the memory-bound shapes made #15, #18, #19 1.9-2.0x and ccsd_t 1.2-1.3x their
-  no-op time, against 1.1-1.25x with the packs, results/v8_h100/final_1/), and any pack made for
-  another reason applies the op on the way. Only for f16, f32 and f64 inputs; the pack computes the op
-  in the kernel's compute type and rounds to the input type, as the fused path does. Not for an A whose
-  panel the kernel keeps resident in shared memory (plan/tiles.py's panel_fits): the panel takes the op
-  once per CTA, with no launch (H100, leaky_relu on A, B and D: #2 f16 1.088 -> 1.041x its no-op time,
-  results/v16_h100/call1/).
+  leaky_relu on A and B fused made compute-bound GEMMs 1.7-2.2x slower; transforming in the kernel
+  instead of packing made memory-bound shapes 1.2-2.0x their no-op time, against 1.1-1.25x with the
+  packs), and any pack made for another reason applies the op on the way. Only for f16, f32 and f64
+  inputs; the pack computes the op in the kernel's compute type and rounds to the input type, as the
+  fused path does. Not for an A whose panel the kernel keeps resident in shared memory (plan/tiles.py's
+  panel_fits): the panel takes the op once per CTA, with no launch (about 4% faster than the pack).
 
 The CPU executor runs the same schedule (the packing and reductions through numpy), so CI checks
 the transformations end to end; the GPU backend runs them with CuPy.
@@ -68,12 +73,11 @@ PACK_MIN_REREADS = 2
 OP_PACK_MIN_REREADS = 8
 #: pack an input read with slot-permuted vectors (and re-read by OP_PACK_MIN_REREADS CTA rows / columns)
 #: when it is this many times smaller than the output: its tiles become k-major and unpermuted, and the
-#: epilogue's staging rows stop landing on a few banks (#32: 48 -> ~40 us on the H100, where the fused
-#: leaky_relu run, which packs these inputs for the op, was faster than no op)
+#: epilogue's staging rows stop landing on a few banks (measured on the H100: about 1.2x faster)
 SMALL_PACK = 16
 #: pack a 2-byte input of a compute-bound shape, re-read by OP_PACK_MIN_REREADS CTA rows / columns, whose
-#: contiguous runs along the direction the kernel reads it are shorter than this (elements): the #20
-#: family's 72-element runs (H100: #20-#27 2.19 -> 1.80-1.95x floor, #29 2.21 -> 1.98x)
+#: contiguous runs along the direction the kernel reads it are shorter than this (elements; runs of 72 of
+#: 6-mode tensors: 2.2 -> 1.8-2.0x their floor on the H100)
 PACK_RUN = 256
 #: split-K only when the plain grid has fewer CTAs than this fraction of the SMs ...
 SPLIT_MAX_WAVE = 0.5
@@ -87,23 +91,21 @@ SPLIT_MIN_RUN = 64
 
 SPLIT_SUFFIX = "~split"
 #: the f32 (simt) split core's candidate tiles, unless the plain tile is a short-side one (kept):
-#: (bm, bn, bk, stages, tm, tn, CTAs per SM, FMA cost). 128 x 64 against 128 x 128 on the H100
-#: (results/v9_h100/split_f32_13.txt): #13 825 -> 649 us (74 slices), #14 909 -> 714 us (26 slices); 128
-#: threads of 8 x 8, 3 CTAs per SM and 4 stages rather than 256 of 8 x 4 (results/v10_h100/call7/
-#: split_14.txt): #14 719 -> 660 us. 64 x 64 of 64 threads of 8 x 8, 6 CTAs per SM, for M, N = 296 / 312
-#: (padded to 320 x 320 rather than 384 x 320): #13 641 -> 597 us on 74 slices, #14 660 -> 608 on 52
-#: (results/v11_h100/call1-3/); its FMAs cost about 10% more in the model (the measured times over it)
+#: (bm, bn, bk, stages, tm, tn, CTAs per SM, FMA cost). Measured on the H100 for outputs of about 300 x 300
+#: over K ~ 10^5: 128 x 64 about 1.27x faster than 128 x 128; 128 threads of 8 x 8, 3 CTAs per SM and 4
+#: stages 1.09x faster than 256 of 8 x 4; 64 x 64 of 64 threads, 6 CTAs per SM, 1.08x faster again where
+#: it pads less (M, N of 296 / 312 padded to 320, not 384); its FMAs cost about 10% more in the model (the
+#: measured times over it)
 SIMT_SPLIT_TILES = ((128, 64, 16, 4, 8, 8, 3, 1.0), (64, 64, 16, 3, 8, 8, 6, 1.10))
 #: the f32 split core on an sm_90 device: the f64 tensor cores (tiles.DMMA_TILE's path) on 64 x 64 tiles of
 #: 4 warps of 32 x 32, 3 CTAs per SM, over at least SPLIT_DMMA_MIN_WAVES waves of those slots (H100,
-#: results/v19_h100/call3/, packs + core + sum: #14 611 -> 473 us on 52 slices of c, 26 / 78 slices 478 /
-#: 475, 39 slices (2.5 waves) 498; #13 553 -> 548 on 74 slices of c, 37 slices (2.3 waves) 579; bk 32 / 3
-#: stages and 128 x 64 / 64 x 128 tiles slower)
+#: packs + core + sum of outputs of about 300 x 300: up to 1.3x faster than the simt split; fewer than 3
+#: waves, bk 32 / 3 stages and 128 x 64 / 64 x 128 tiles slower)
 DMMA_SPLIT_TILE = (64, 64, 16, 4, 32, 32, 3)
 SPLIT_DMMA_MIN_WAVES = 3
 #: stream-K on a split core (its CTA slots as stream-K CTAs, `tiles._stream_k`) only where this many
-#: waves of tiles come first: #13 on 64 x 64, 74 slices (2.3 waves of 792 slots) 597 -> 550 us; #14,
-#: 52 slices (1.6 waves: every tile shared) 608 -> 715 us, 78 slices (2.5 waves) 637 -> 685 (call2, call3)
+#: waves of tiles come first (measured on the H100: 2.3 waves 1.09x faster with stream-K; 1.6 waves, where
+#: every tile is shared, 1.18x slower)
 SPLIT_SK_MIN_WAVES = 2
 #: the simt split's time model (`_simt_slices`): f32 FMAs per microsecond of one SM (about 2/3 of 128 per
 #: clock at 1.75 GHz), bytes per microsecond of the workspace's traffic (the H100's copy bandwidth), the
@@ -214,8 +216,8 @@ def _size(t: TensorInfo, ext) -> int:
 def _mn_first(plan: Plan, tile) -> bool:
     """Whether the packs of `plan` run m / n fastest: a compute-bound simt (f32 / f64) core, whose
     register tiles load mn-contiguous shared-memory rows as vectors but a k-major tile's as scalars
-    (compute-bound by the tensor-core measure, which the square #12 / #20-#30 pass: the f32 one would
-    pack the small k-major inputs of #14, #15, #18 and #19 too, unmeasured)."""
+    (compute-bound by the tensor-core measure, which large square GEMMs pass; the f32 measure would also
+    pack small k-major inputs of memory-bound shapes, unmeasured)."""
     from .tiles import compute_bound
 
     return tile.tm > 0 and compute_bound(plan.M, plan.N, plan.K)
@@ -296,10 +298,9 @@ def _simt_slices(plan: Plan, tiles, sm_count: int, ext, splits=None):
     summed / SPLIT_BYTES_PER_US, over the choices whose grid has at least SPLIT_SIMT_MIN_WAVES waves of the
     tile's CTA slots (fewer hide too little latency; where none has, the most slices on the first tile);
     the fewest slices within SPLIT_TOLERANCE of the best. The tile gets stream-K CTAs where its grid has
-    SPLIT_SK_MIN_WAVES waves and ends in a partial one (`tiles._stream_k`). On the H100 (results/v9_h100/
-    split_f32_*.txt, v11_h100/call1-3/) it picks the fastest split measured: #19 on 72 x 128: 6 slices (135
-    us) < 9 (154) < 8 (158) < 4 (180-188); #13: 64 x 64, 74 slices (550 with stream-K) < 128 x 64, 74 (641);
-    #14: 64 x 64, 52 (608) < 128 x 64, 26 (660)."""
+    SPLIT_SK_MIN_WAVES waves and ends in a partial one (`tiles._stream_k`). On the H100 it picked the
+    fastest of the splits measured for a 72 x 5184 output (6 slices of 72 x 128 tiles against 4, 8 or 9) and
+    for outputs of about 300 x 300 over K ~ 10^5 (64 x 64 tiles against 128 x 64, 1.1-1.2x)."""
     from .tiles import _stream_k
 
     ws = plan.M * plan.N * plan.batch * 8  # (bytes per slice: an f32 written, then read by the sum)
@@ -315,7 +316,7 @@ def _simt_slices(plan: Plan, tiles, sm_count: int, ext, splits=None):
         return None
     cands = [(tc, ms) for tc in tiles for ms in every
              if per(tc[0]) * ms[1] >= _split_min_waves(tc[0]) * sm_count * max(1, tc[0].min_blocks)]
-    if not cands:  # (a small output: as many slices as there may be; #19 on 4 slices took 184 us, unsplit 340)
+    if not cands:  # (a small output: as many slices as there may be; 4 slices measured 1.8x faster than none)
         (t, _), (mode, s) = tiles[0], max(every, key=lambda ms: ms[1])
     else:
         best = min(map(time_us, cands))
@@ -341,8 +342,8 @@ def _split_factor(plan: Plan, sm_count: int, ext, f64_cores: bool = True):
     if simt:
         return _simt_slices(plan, simt, sm_count, ext)
     # enough slices for two waves of the widest tile (128 x 128): the split core then runs on it
-    # (H100, results/v7_h100/split_probe.txt: #13 224 -> 120 us with 37 slices of c on 128x128 wgmma
-    # tiles instead of 13 slices of d on 128x64 mma.sync tiles; #14 247 -> 150 us with 26 slices)
+    # (measured on the H100 for outputs of about 300 x 300 over K ~ 10^5: 1.6-1.9x faster than fewer
+    # slices on 128 x 64 mma.sync tiles)
     wide = math.ceil(plan.M / SPLIT_TILE) * math.ceil(plan.N / SPLIT_TILE) * plan.batch
     want = max(2, math.ceil(2 * sm_count / wide))
     best = min(_split_candidates(plan, ext), key=lambda ms: abs(math.log(ms[1] / want)), default=None)
@@ -372,16 +373,14 @@ def _split_problem(problem: ContractionProblem, mode: str, s: int, w_order: tupl
 def _stage_interleaved(plan: Plan, prob: ContractionProblem, pa, pb, ext) -> TensorInfo | None:
     """The workspace an interleaved output is staged through, or None.
 
-    Where the planner interleaves D's stride-1 mode with an input's (#1, #3, #4: D and the input run
-    along different modes of one GEMM dimension), each tile writes D in 16- or 32-byte pieces. Alone on
-    the H100 those kernels take 29-34 us, back to back 46-65 us (Nsight Compute, results/v9_h100/
-    ncu_warm/): the scattered pieces' write-back is the cost. So the core writes a packed workspace whose
-    modes run in the input's order (its reads and writes then both run along one mode), and a tiled copy
-    moves it into D: for memory-bound shapes with no C, that input not packed (the other may be: #1's small
-    input, packed for its op), and that input STAGE_D_RATIO
-    times D's size or more (the copy moves D twice more), twice that where D's pieces are whole 32-byte
-    sectors (results/v9_h100/stage_d/: f16 #3 2.52 -> 1.98x floor, #4 2.57 -> 2.12, #1 1.95 -> 1.60, f32
-    #1 1.94 -> 1.59; f32 #3 / #4, 32-byte pieces and 3 times D, were 4-10% slower staged)."""
+    Where the planner interleaves D's stride-1 mode with an input's (D and the input run along different
+    modes of one GEMM dimension), each tile writes D in 16- or 32-byte pieces. On the H100 such kernels
+    took 1.5-2x longer back to back than alone: the scattered pieces' write-back is the cost. So the core
+    writes a packed workspace whose modes run in the input's order (its reads and writes then both run
+    along one mode), and a tiled copy moves it into D: for memory-bound shapes with no C, that input not
+    packed (the other may be, e.g. a small input packed for its op), and that input STAGE_D_RATIO times D's
+    size or more (the copy moves D twice more), twice that where D's pieces are whole 32-byte sectors
+    (measured on the H100: 1.2-1.3x faster staged; with 32-byte pieces and 3 times D, 4-10% slower)."""
     part, d = plan.part, prob.d
     if not (part.split_m or part.split_n) or prob.c is not None or _size(d, ext) == 0:
         return None
@@ -485,7 +484,7 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
                   target: Target = DEFAULT_TARGET) -> Schedule:
     """The schedule of `problem` (see the module docstring for the stagings): heuristic, or around the
     partition and tile of an autotuner candidate; `split` = (k mode, slices) forces that split-K
-    (the mode's extent must be a multiple of the slices; tccg/split_probe.py). f64_cores: the target runs
+    (the mode's extent must be a multiple of the slices). f64_cores: the target runs
     f32 GEMMs on f64 tensor cores (an sm_90 device: tiles.DMMA_TILE, DMMA_SPLIT_TILE); False keeps f32 on
     simt tiles and their packs. target: the device planned for (its SM count unless `sm_count` is given)."""
     if sm_count is None:
@@ -504,9 +503,9 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
     mn_first = _mn_first(plan, t)
     dmma = t.mma and tf32_mode(problem.compute, ka.dtype, kb.dtype) == 2
     sides = (("a", ka, rereads_a, plan.layout_a, t.bm, va), ("b", kb, rereads_b, plan.layout_b, t.bn, vb))
-    # (short-run packs: tensor-core inputs only -- on the H100 they made the f32 simt cases 1.17 -> 1.35x;
-    #  beside a gathered input's pack they made #28 / #30 1.75 -> 1.93x on mma.sync tiles, but on the TMA
-    #  tiles that two packed inputs get now, the pair ran at 0.75-0.80x of one pack, results/v8_h100/final_1)
+    # (short-run packs: tensor-core inputs only -- on the H100 they made f32 simt shapes 1.15x slower;
+    #  beside a gathered input's pack they were 1.1x slower on mma.sync tiles, but on the TMA tiles that
+    #  two packed inputs get, the pair ran at 0.75-0.80x of one pack)
     for which, info, rereads, lay, tmn, vec in sides:
         if _size(info, ext) < MIN_STAGE_ELEMS:
             continue

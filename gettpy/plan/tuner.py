@@ -155,7 +155,7 @@ def predicted_ms(plan: Plan, tile: TileConfig, target: Target = DEFAULT_TARGET) 
     mem_ms = target.copy_us(a + b + d) / 1e3
     eff = min(1.0, (tile.bm * tile.bn) / (128 * 128)) * 0.35  # mma.sync from smem reaches ~1/3 of peak
     if tile.wgmma:
-        eff *= 2.0  # (warpgroup MMA: 0.55-0.75 of peak on the H100, tccg/PERFORMANCE.md)
+        eff *= 2.0  # (warpgroup MMA: 0.55-0.75 of peak, measured on the H100)
     flop_ms = plan.flops / (target.peak(path) * 1e9 * max(eff, 0.05))
     waves = math.ceil(ctas / target.sm_count) / max(ctas / target.sm_count, 1e-9)
     return max(mem_ms, flop_ms) * max(1.0, waves)
