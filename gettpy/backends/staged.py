@@ -92,7 +92,9 @@ def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
         core(schedule.core, a, b, None, ws[:-1], alpha, 0.0)
         ta, tb = (_tail_view(xp, x, t, schedule, ext) for x, t in ((a, schedule.tail.problem.a),
                                                                      (b, schedule.tail.problem.b)))
-        run(schedule.tail, xp, core, ta, tb, None, ws[-1, ...], alpha, 0.0)  # (a view, also 0-d)
+        # (the last slice as the tail's D: its axes in the order of the tail's D modes, fastest first, as
+        #  every run() takes its output; a view, also where it is 0-d)
+        run(schedule.tail, xp, core, ta, tb, None, ws[-1, ...].T, alpha, 0.0)
     elif schedule.split_mode is not None:
         core(schedule.core, a, b, None, ws, alpha, 0.0)  # C and op_d come after the sum
     else:

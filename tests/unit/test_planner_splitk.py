@@ -185,3 +185,21 @@ def test_slices_follow_the_target():
     p = _problem("ik,kj->ij", [(62, 1_700_011), (1_700_011, 55)], "f16")
     assert dict(make_schedule(p, target=small).core.problem.extents)["k" + SPLIT_SUFFIX] < \
         dict(make_schedule(p).core.problem.extents)["k" + SPLIT_SUFFIX]
+
+
+@pytest.mark.parametrize("shapes", [[(5, 466_306), (466_306, 7)], [(9, 343_302), (343_302, 4)]])
+def test_nested_tail_runs(shapes):
+    """A tail long enough to split again (its own slices and tail) writes its slice of the parent's workspace
+    through the axes of its own output modes: the result equals numpy in float64 (M != N, so an axis order
+    mix-up cannot pass)."""
+    clear_plan_cache()
+    p = _problem("ik,kj->ij", shapes, "f32")
+    s = cached_schedule(p, "numpy")
+    assert s.tail is not None and s.tail.split_mode is not None  # (the nested case)
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal(shapes[0]).astype(np.float32)
+    b = rng.standard_normal(shapes[1]).astype(np.float32)
+    got = gettpy.einsum("ik,kj->ij", a, b)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    scale = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
+    assert np.all(np.abs(got - ref) <= 2e-5 * scale)
