@@ -2,9 +2,11 @@
 
 Low level (mirrors cuTENSOR 2 / nvmath-python)::
 
-    da = gettpy.TensorDescriptor((72, 72, 72), dtype="float32")          # packed, first mode fastest
-    p = gettpy.plan(da, "abk", db, "kca", dc, "bc")
-    gettpy.contract(p, 1.0, a, b, 0.0, c, c)                              # D = alpha A B + beta C
+    a, b = np.ones((72, 72, 72), np.float32), np.ones((72, 72, 72), np.float32)
+    c = np.zeros((72, 72), np.float32)
+    desc = gettpy.TensorDescriptor.of                    # descriptors carry the arrays' real strides
+    p = gettpy.plan(desc(a), "abk", desc(b), "kca", desc(c), "bc")
+    gettpy.contract(p, 1.0, a, b, 0.0, c, c)             # D = alpha A B + beta C
 
 High level::
 
@@ -12,29 +14,93 @@ High level::
     d = c.execute(alpha=2.0)
     c.reset_operands(a=a2); d = c.execute()
 
-Both run on numpy arrays (CPU executor) and CuPy arrays (GETT kernel).
+Both run on numpy arrays (CPU executor) and CuPy arrays (GETT kernel). Types follow numpy's promotion
+(`gettpy.dtypes`): A and B of different types are contracted in their common type (a cast copy of the
+narrower one per call), the compute type is never narrower than any operand or D, and complex results
+keep their imaginary part until the final cast into a real D (as numpy's ``casting="unsafe"``).
 """
 from __future__ import annotations
 
 import math
+import numbers
+import operator
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import backends
-from .dtypes import ITEMSIZE, TF32_MODES, short_name
-from .errors import DtypeError, GettpyError, LayoutError, ShapeError, SubscriptError
+from .dtypes import (
+    ITEMSIZE,
+    NUMPY_ACCUMULATE,
+    TF32_MODES,
+    accumulate_type,
+    check_gpu,
+    compute_of,
+    is_complex,
+    is_exact,
+    numpy_dtype,
+    promote,
+    short_name,
+)
+from .errors import DtypeError, LayoutError, ShapeError, SubscriptError
 from .layouts.descriptor import pointer_alignment
-from .ops import Op, as_op, as_semiring, identity
+from .ops import Op, Semiring, as_op, as_semiring, identity
 from .plan.cache import cached_schedule
-from .plan.problem import ContractionProblem, TensorInfo
+from .plan.problem import MAX_INDEX, ContractionProblem, TensorInfo
 from .plan.schedule import Schedule
 from .subscripts import SUBLIST_LETTERS
 
 
+def _is_array(x) -> bool:
+    return all(hasattr(x, a) for a in ("shape", "dtype", "strides")) and not isinstance(x, type)
+
+
+def _require_array(x, what: str) -> None:
+    """A DtypeError (a TypeError) unless `x` is a numpy or CuPy array."""
+    if not _is_array(x):
+        raise DtypeError(f"{what} must be a numpy or CuPy array, got {type(x).__name__}")
+
+
+def _self_overlapping(extents, strides) -> bool:
+    """Whether distinct elements of a tensor with these element strides share memory."""
+    dims = sorted((abs(s), e) for e, s in zip(extents, strides, strict=True) if e > 1)
+    reach = 0  # the largest offset the faster dimensions reach; a stride beyond it cannot collide
+    for s, e in dims:
+        if s <= reach:
+            return True
+        reach += s * (e - 1)
+    return False
+
+
+def _c_order(extents) -> tuple[int, ...]:
+    st, acc = [], 1
+    for e in reversed(extents):
+        st.append(acc)
+        acc *= e
+    return tuple(reversed(st))
+
+
 @dataclass(frozen=True, slots=True)
 class TensorDescriptor:
-    """Extents, element strides (default: packed, first mode fastest, as cuTENSOR), dtype and op."""
+    """A tensor's extents, element strides, dtype, fused op and data-pointer alignment, as cuTENSOR's.
+
+    Build it from an existing array with ``TensorDescriptor.of(array)``: that is the way to plan for
+    numpy or CuPy arrays, since it carries the array's real strides (row-major, column-major, views).
+
+    ``TensorDescriptor(extents, strides=None, dtype="float32", op=None, alignment=16)`` builds one from
+    numbers. **Default strides (strides=None) are cuTENSOR's: packed, first mode fastest (column-major,
+    Fortran order)**, e.g. extents (3, 4, 5) get element strides (1, 3, 12). A C-ordered (row-major)
+    numpy array of those extents has element strides (20, 5, 1) and does not match such a descriptor:
+    `contract` then says which operand and which dimension's stride differs.
+
+    Attributes:
+        extents: one extent per dimension (non-negative, below 2**63).
+        strides: element strides (not bytes), one per dimension; negative and 0 allowed for inputs.
+        dtype: short name of the element type ("f32", "c64", "i32", ...).
+        op: the unary op fused into reads of this tensor (gettpy.ops).
+        alignment: the bytes the data pointer is aligned to (the kernel's vector loads assume it).
+    """
 
     extents: tuple[int, ...]
     strides: tuple[int, ...] | None = None
@@ -44,19 +110,20 @@ class TensorDescriptor:
     _accepted: set = field(default_factory=set, compare=False, repr=False, hash=False)
     _span: tuple = field(default=(0, 0), compare=False, repr=False, hash=False)
 
-    def __init__(self, extents, strides=None, dtype="float32", op=None, alignment=16):
-        ext = tuple(int(e) for e in extents)
-        if any(e < 0 for e in ext):
-            raise ShapeError(f"TensorDescriptor: negative extent in {ext}")
+    def __init__(self, extents: Sequence[int], strides: Sequence[int] | None = None, dtype="float32",
+                 op: Op | str | tuple | None = None, alignment: int = 16):
+        ext = _ints(extents, "TensorDescriptor extents")
+        for d, e in enumerate(ext):
+            if e < 0 or e > MAX_INDEX:
+                raise ShapeError(f"TensorDescriptor: extent {e} of dimension {d} is not in [0, 2**63)")
         if strides is None:
-            st, acc = [], 1
-            for e in ext:
-                st.append(acc)
-                acc *= e
-            strides = st
-        strides = tuple(int(s) for s in strides)
+            strides = _fortran_order(ext)
+        strides = _ints(strides, "TensorDescriptor strides")
         if len(strides) != len(ext):
             raise ShapeError(f"TensorDescriptor: {len(ext)} extents but {len(strides)} strides")
+        for d, s in enumerate(strides):
+            if abs(s) > MAX_INDEX:
+                raise ShapeError(f"TensorDescriptor: stride {s} of dimension {d} is beyond 64-bit offsets")
         object.__setattr__(self, "extents", ext)
         object.__setattr__(self, "strides", strides)
         object.__setattr__(self, "dtype", short_name(dtype, "TensorDescriptor"))
@@ -67,8 +134,10 @@ class TensorDescriptor:
         object.__setattr__(self, "_span", self._byte_span())
 
     @classmethod
-    def of(cls, x, op=None) -> TensorDescriptor:
-        """Descriptor of an existing numpy/CuPy array (its real strides)."""
+    def of(cls, x, op: Op | str | tuple | None = None) -> TensorDescriptor:
+        """Descriptor of an existing numpy/CuPy array: its extents, real element strides, dtype and
+        pointer alignment (the way to describe an array; see the class docstring)."""
+        _require_array(x, "TensorDescriptor.of: x")
         for d, (e, s) in enumerate(zip(x.shape, x.strides, strict=True)):
             if e > 1 and s % x.itemsize:
                 raise LayoutError(f"TensorDescriptor.of: stride {s} bytes of dimension {d} is not a whole "
@@ -110,9 +179,33 @@ class TensorDescriptor:
         st = tuple(s // x.itemsize if e > 1 else 0 for s, e in zip(x.strides, x.shape, strict=True))
         want = tuple(s if e > 1 else 0 for s, e in zip(self.strides, self.extents, strict=True))
         if st != want:
-            raise LayoutError(f"{what}: array has element strides {st}, the plan expects {want}")
+            dim = next(i for i, (u, v) in enumerate(zip(st, want, strict=True)) if u != v)
+            hint = ""
+            if want == tuple(s if e > 1 else 0 for s, e in zip(_fortran_order(self.extents), self.extents,
+                                                                 strict=True)):
+                hint = " (the descriptor has the default column-major strides, first mode fastest"
+                hint += "; the array is row-major)" if st == tuple(
+                    s if e > 1 else 0 for s, e in zip(_c_order(self.extents), self.extents, strict=True)) else ")"
+            raise LayoutError(f"{what}: dimension {dim} has element stride {st[dim]} but the plan's descriptor "
+                              f"has {want[dim]} (array strides {st}, descriptor strides {want}){hint}; plan with "
+                              f"gettpy.TensorDescriptor.of(array) to use the array's own strides")
         if short_name(x.dtype, what) != self.dtype:
             raise DtypeError(f"{what}: array has dtype {x.dtype}, the plan expects {self.dtype}")
+
+
+def _ints(values, what: str) -> tuple[int, ...]:
+    try:
+        return tuple(operator.index(v) for v in values)
+    except TypeError:
+        raise ShapeError(f"{what} must be a sequence of integers, got {values!r}") from None
+
+
+def _fortran_order(extents) -> tuple[int, ...]:
+    st, acc = [], 1
+    for e in extents:
+        st.append(acc)
+        acc *= e
+    return tuple(st)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,15 +217,19 @@ class PlanPreference:
 
     def __post_init__(self):
         if self.algo not in ("default", "patient", "tuned", "auto"):
-            raise GettpyError(f"PlanPreference: unknown algo {self.algo!r}")
+            raise SubscriptError(f"PlanPreference: unknown algo {self.algo!r} (default, patient, tuned, auto)")
 
 
 def _modes(modes, n: int, what: str) -> tuple[str, ...]:
     if isinstance(modes, str):
         out = tuple(modes)
     else:
-        out = tuple(m if isinstance(m, str) else SUBLIST_LETTERS[int(m)] if 0 <= int(m) < 52 else f"#{int(m)}"
-                    for m in modes)
+        try:
+            out = tuple(m if isinstance(m, str) else SUBLIST_LETTERS[operator.index(m)]
+                        if 0 <= operator.index(m) < 52 else f"#{operator.index(m)}" for m in modes)
+        except TypeError:
+            raise SubscriptError(f"{what}: modes must be a string or a sequence of mode labels (str or int), "
+                                 f"got {modes!r}") from None
     if len(out) != n:
         raise SubscriptError(f"{what}: {len(out)} modes {out} for a tensor of {n} dimensions")
     if len(set(out)) != len(out):
@@ -142,7 +239,16 @@ def _modes(modes, n: int, what: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True)
 class ContractionPlan:
-    """A plan for D = op_d(alpha op_a(A) op_b(B) + beta op_c(C)) on fixed descriptors."""
+    """A plan for D = op_d(alpha op_a(A) op_b(B) + beta op_c(C)) on fixed descriptors.
+
+    Attributes:
+        plan: the schedule of the contraction the kernel runs.
+        desc_a, desc_b, desc_c, desc_d: the descriptors the operands must match.
+        preference: the planning preference.
+        cast_a, cast_b: None, or the numpy dtype A (B) is cast to (a C-ordered copy per call) because A
+            and B have different types: they are contracted in their common type.
+        compute: short name of the compute type (alpha and beta are typed against it).
+    """
 
     plan: Schedule
     desc_a: TensorDescriptor
@@ -150,6 +256,9 @@ class ContractionPlan:
     desc_c: TensorDescriptor
     desc_d: TensorDescriptor
     preference: PlanPreference
+    cast_a: np.dtype | None = None
+    cast_b: np.dtype | None = None
+    compute: str = ""
 
     @property
     def workspace_size(self) -> int:
@@ -157,15 +266,48 @@ class ContractionPlan:
         return self.plan.workspace_bytes
 
 
-def plan(desc_a, modes_a, desc_b, modes_b, desc_c, modes_c, desc_d=None, modes_d=None,
-         compute_type=None, preference=None, semiring=None) -> ContractionPlan:
+def _compute_type(compute_type, ins: str, desc_c: TensorDescriptor, desc_d: TensorDescriptor) -> str:
+    """The problem's compute type: the operands' (`dtypes.compute_of`) or the one asked for, which must not
+    be narrower (a DtypeError otherwise)."""
+    need = compute_of(ins, ins, desc_c.dtype, desc_d.dtype)
+    if compute_type is None:
+        return ""
+    if isinstance(compute_type, str) and compute_type in TF32_MODES:  # opt-in tensor-core modes of float32
+        return compute_type
+    ct = short_name(compute_type, "compute_type")
+    ct = {"f16": "f32", "bf16": "f32"}.get(ct, ct)  # (half data accumulates in float32 on the tensor cores)
+    if ct not in NUMPY_ACCUMULATE or is_exact(ct) != is_exact(need) or promote(ct, need) != ct:
+        raise DtypeError(f"compute_type={compute_type!r}: narrower than or of another kind than the operands' "
+                         f"compute type {need} (A and B {ins}, C {desc_c.dtype}, D {desc_d.dtype})")
+    return ct
+
+
+def plan(desc_a: TensorDescriptor, modes_a, desc_b: TensorDescriptor, modes_b, desc_c: TensorDescriptor,
+         modes_c, desc_d: TensorDescriptor | None = None, modes_d=None, compute_type=None,
+         preference: PlanPreference | None = None, semiring: Semiring | str | None = None) -> ContractionPlan:
     """Plan D[modes_d] = alpha A[modes_a] B[modes_b] + beta C[modes_c] (D defaults to C).
 
-    compute_type: None (the operands' accumulate type), a dtype, or "tf32" / "3xtf32" for float32
-    operands. semiring: None, a name ("max_plus", ...) or a gettpy.ops.Semiring for the sum over k.
+    Args:
+        desc_a, desc_b, desc_c, desc_d: TensorDescriptors (``TensorDescriptor.of(array)`` for arrays).
+        modes_a, modes_b, modes_c, modes_d: one mode label per dimension (a string, or str/int labels).
+        compute_type: None (numpy's promotion of the four types, accumulated as `gettpy.dtypes` says), a
+            dtype no narrower than that, or "tf32" / "3xtf32" for float32 operands.
+        preference: a PlanPreference.
+        semiring: None, a name ("max_plus", ...) or a gettpy.ops.Semiring for the sum over k.
+
+    Returns:
+        The ContractionPlan for `contract`.
+
+    Raises:
+        DtypeError, ShapeError, LayoutError, SubscriptError: naming the operand, mode or value at fault (a
+        D whose elements overlap each other, extents whose product leaves 64-bit indexing, ...).
     """
     desc_d = desc_c if desc_d is None else desc_d
     modes_d = modes_c if modes_d is None else modes_d
+    for what, desc in (("A", desc_a), ("B", desc_b), ("C", desc_c), ("D", desc_d)):
+        if not isinstance(desc, TensorDescriptor):
+            raise DtypeError(f"plan: desc_{what.lower()} must be a gettpy.TensorDescriptor (TensorDescriptor.of("
+                             f"array)), got {type(desc).__name__}")
     ma = _modes(modes_a, len(desc_a.extents), "A")
     mb = _modes(modes_b, len(desc_b.extents), "B")
     mc = _modes(modes_c, len(desc_c.extents), "C")
@@ -181,33 +323,94 @@ def plan(desc_a, modes_a, desc_b, modes_b, desc_c, modes_c, desc_d=None, modes_d
     for m in md:
         if m not in ma and m not in mb:
             raise SubscriptError(f"output mode {m!r} appears in neither A nor B")
+    if _self_overlapping(desc_d.extents, desc_d.strides):
+        raise LayoutError(f"D: its strides {desc_d.strides} make distinct elements share memory (a stride 0 or "
+                          f"overlapping strides); gettpy cannot write such an output")
+    # A and B of different types are contracted in their common type (numpy's promotion): the narrower one
+    # is cast per call into a C-ordered copy, which the problem describes
+    ins = promote(desc_a.dtype, desc_b.dtype)
 
     def info(name, modes, desc):
+        if name in "AB" and desc.dtype != ins:
+            return TensorInfo(name, modes, _c_order(desc.extents), ins, 16, desc.op)
         return TensorInfo(name, modes, desc.strides, desc.dtype, desc.alignment, desc.op)
 
-    if compute_type in TF32_MODES:  # opt-in tensor-core modes of float32 inputs
-        compute = compute_type
-    else:
-        compute = "" if compute_type is None else short_name(compute_type, "compute_type")
+    compute = _compute_type(compute_type, ins, desc_c, desc_d)
     problem = ContractionProblem(info("A", ma, desc_a), info("B", mb, desc_b), info("C", mc, desc_c),
                                  info("D", md, desc_d), tuple(sorted(ext.items())), compute,
                                  as_semiring(semiring))
+    cast = None if ins == "bf16" else numpy_dtype(ins)
     return ContractionPlan(cached_schedule(problem), desc_a, desc_b, desc_c, desc_d,
-                           preference or PlanPreference())
+                           preference or PlanPreference(), cast if desc_a.dtype != ins else None,
+                           cast if desc_b.dtype != ins else None, problem.compute)
+
+
+def _scalar(v, what: str, compute: str):
+    """`v` as a Python number of the compute type's kind, or a DtypeError naming `what` (alpha / beta)."""
+    if isinstance(v, np.ndarray) and v.ndim == 0 or isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, bool) or not isinstance(v, numbers.Number):
+        raise DtypeError(f"{what} must be a number, got {type(v).__name__} {v!r}")
+    acc = accumulate_type(compute)
+    if isinstance(v, numbers.Complex) and not isinstance(v, numbers.Real):
+        if not is_complex(acc):
+            raise DtypeError(f"{what}={v!r} is complex but the plan computes in real {acc}; pass a real {what} or "
+                             f"complex operands")
+        return complex(v)
+    if is_exact(acc):
+        if not isinstance(v, numbers.Integral) and not float(v).is_integer():
+            raise DtypeError(f"{what}={v!r} is not an integer but the plan computes in {acc}")
+        return int(v)
+    return complex(v) if is_complex(acc) else float(v)
 
 
 def contract(plan: ContractionPlan, alpha, a, b, beta, c, d, stream=None):
-    """Execute `plan`: d = op_d(alpha op_a(a) op_b(b) + beta op_c(c)); c may be d. Returns d."""
-    ptrs = {"A": backends.data_ptr(a), "B": backends.data_ptr(b), "D": backends.data_ptr(d)}
-    for what, x, desc in (("A", a, plan.desc_a), ("B", b, plan.desc_b), ("D", d, plan.desc_d)):
-        desc.matches(x, what, ptrs[what])
+    """Execute `plan`: d = op_d(alpha op_a(a) op_b(b) + beta op_c(c)); c may be d. Returns d.
+
+    alpha and beta are numbers of the plan's compute type (complex ones only for complex plans). alpha == 0
+    reads neither a nor b (d = op_d(beta op_c(c))); beta == 0 does not read c (c may be None). Every check
+    happens before d is written: on an error d is untouched.
+
+    Raises:
+        DtypeError: a non-array operand, alpha/beta not a number of the compute type, an array type the
+            device has no kernel for. ShapeError, LayoutError: an array that does not match its descriptor.
+    """
+    if not isinstance(plan, ContractionPlan):
+        raise DtypeError(f"contract: plan must be a gettpy.ContractionPlan (gettpy.plan(...)), got "
+                         f"{type(plan).__name__}")
+    alpha = _scalar(alpha, "alpha", plan.compute)
+    beta = _scalar(beta, "beta", plan.compute)
+    _require_array(d, "D")
+    if alpha != 0:
+        _require_array(a, "A")
+        _require_array(b, "B")
+    if beta != 0:
+        if c is None:
+            raise DtypeError("C is None but beta != 0: pass C (it may be D) or beta=0")
+        _require_array(c, "C")
+    name = backends.array_module_name(d)
+    used = [x for x in ((a, b) if alpha != 0 else ()) + ((c,) if beta != 0 else ())]
+    if any(backends.array_module_name(x) != name for x in used):
+        kinds = sorted({backends.array_module_name(x) for x in (*used, d)})
+        raise DtypeError(f"A, B, C and D must all be numpy or all cupy arrays, got {kinds}")
+    ptrs = {}
+    if alpha != 0:
+        ptrs["A"], ptrs["B"] = backends.data_ptr(a), backends.data_ptr(b)
+        plan.desc_a.matches(a, "A", ptrs["A"])
+        plan.desc_b.matches(b, "B", ptrs["B"])
+    ptrs["D"] = backends.data_ptr(d)
+    plan.desc_d.matches(d, "D", ptrs["D"])
     if beta != 0:
         plan.desc_c.matches(c, "C")
-    name = backends.array_module_name(d)
-    if backends.array_module_name(a) != name or backends.array_module_name(b) != name:
-        kinds = sorted({backends.array_module_name(x) for x in (a, b, d)})
-        raise GettpyError(f"A, B and D must all be numpy or all cupy arrays, got {kinds}")
+    if name == "cupy":
+        p = plan.plan.problem
+        for t in (p.a, p.b, p.c, p.d):
+            if t is not None:
+                check_gpu(t.dtype, f"operand {t.name}")
     if math.prod(plan.desc_d.extents) == 0:
+        return d
+    if alpha == 0:  # BLAS's and cuTENSOR's rule: A and B are not read (an inf or NaN in them cannot leak)
+        backends.execute_without_ab(name, plan.plan, c if beta != 0 else None, d, beta, stream=stream)
         return d
     # D must not overlap A or B: the bounds test of numpy's/CuPy's may_share_memory, from the
     # descriptors' byte spans (cheaper than asking the array library on every call)
@@ -219,6 +422,12 @@ def contract(plan: ContractionPlan, alpha, a, b, beta, c, d, stream=None):
         if dhi > dlo and xhi > xlo and d0 + dlo < x0 + xhi and x0 + xlo < d0 + dhi:
             raise LayoutError(f"D shares memory with {what}: the kernel would read what it writes; "
                               f"pass a separate D (C may be D)")
+    if plan.cast_a is not None or plan.cast_b is not None:
+        xp = backends.xp_of(name)
+        if plan.cast_a is not None:
+            a = xp.ascontiguousarray(a, dtype=plan.cast_a)
+        if plan.cast_b is not None:
+            b = xp.ascontiguousarray(b, dtype=plan.cast_b)
     backends.execute(name, plan.plan, a, b, c if beta != 0 else None, d, alpha, beta, stream=stream)
     return d
 
@@ -228,32 +437,48 @@ class Contraction:
 
     Args:
         subscripts: binary einsum subscripts with explicit output, e.g. "abk,kca->bc" (no diagonals).
-        a, b: operands (numpy or CuPy). c: optional C for beta != 0. out: optional output array.
+        a, b: operands (numpy or CuPy arrays). c: optional C for beta != 0. out: optional output array
+            (default: a new C-ordered array of numpy's result type of a, b and c).
         ops: (op_a, op_b) and op_out fused ops.
         compute: None, or "tf32" / "3xtf32" for float32 operands (see gettpy.einsum).
         semiring: None, a name ("max_plus", ...) or a gettpy.ops.Semiring (see gettpy.einsum).
     """
 
-    def __init__(self, subscripts: str, a, b, c=None, out=None, ops=None, op_out=None, compute=None,
-                 semiring=None):
-        if "->" not in subscripts or subscripts.count(",") != 1:
+    def __init__(self, subscripts: str, a, b, c=None, out=None, ops: Sequence | None = None,
+                 op_out: Op | str | tuple | None = None, compute: str | None = None,
+                 semiring: Semiring | str | None = None):
+        if not isinstance(subscripts, str) or "->" not in subscripts or subscripts.count(",") != 1:
             raise SubscriptError(f"Contraction needs binary subscripts with an explicit output, got {subscripts!r}")
+        for what, x in (("a", a), ("b", b)) + ((("c", c),) if c is not None else ()) + \
+                ((("out", out),) if out is not None else ()):
+            _require_array(x, f"Contraction: {what}")
         lhs, self._md = subscripts.split("->")
         self._ma, self._mb = lhs.split(",")
-        self._ops = (None, None) if ops is None else tuple(ops)
-        self._op_out = op_out
+        if ops is None:
+            self._ops = (None, None)
+        elif isinstance(ops, list | tuple) and len(ops) == 2:
+            self._ops = tuple(as_op(o, f"ops[{i}]") for i, o in enumerate(ops))
+        else:
+            raise SubscriptError(f"Contraction: ops must be a pair (op_a, op_b), got {ops!r}")
+        self._op_out = as_op(op_out, "op_out")
         self._compute, self._semiring = compute, semiring
         self._plan: ContractionPlan | None = None
         self.a, self.b, self.c = a, b, c
         self.out = out if out is not None else self._alloc_out()
 
     def _alloc_out(self):
-        ext = dict(zip(self._ma, self.a.shape, strict=False)) | dict(zip(self._mb, self.b.shape, strict=False))
+        for what, x, modes in (("a", self.a, self._ma), ("b", self.b, self._mb)):
+            if len(modes) != len(x.shape):
+                raise SubscriptError(f"Contraction: operand {what} has {len(x.shape)} dimensions but "
+                                     f"{len(modes)} modes {modes!r}")
+        ext = dict(zip(self._ma, self.a.shape, strict=True)) | dict(zip(self._mb, self.b.shape, strict=True))
         missing = [m for m in self._md if m not in ext]
         if missing:
             raise SubscriptError(f"output mode {missing[0]!r} appears in neither input")
         xp = backends.xp_of(backends.array_module_name(self.a))
-        dtype = self.c.dtype if self.c is not None else np.result_type(self.a.dtype, self.b.dtype)
+        types = [short_name(x.dtype, w) for w, x in (("a", self.a), ("b", self.b), ("c", self.c)) if x is not None]
+        res = promote(*types)
+        dtype = numpy_dtype(res) if res != "bf16" else self.a.dtype
         return xp.empty(tuple(ext[m] for m in self._md), dtype=dtype)
 
     def plan(self) -> ContractionPlan:
@@ -268,9 +493,9 @@ class Contraction:
 
     def execute(self, alpha=1.0, beta=0.0, stream=None):
         """out = op_out(alpha op_a(a) op_b(b) + beta c); returns out."""
-        if beta != 0 and self.c is None:
-            raise GettpyError("beta != 0 needs a C operand (Contraction(..., c=...))")
         p = self._plan or self.plan()
+        if _scalar(beta, "beta", p.compute) != 0 and self.c is None:
+            raise DtypeError("beta != 0 needs a C operand (Contraction(..., c=...))")
         return contract(p, alpha, self.a, self.b, beta, self.c, self.out, stream=stream)
 
     def autotune(self, samples: int = 48, top: int = 8, reps: int = 5):
@@ -292,6 +517,7 @@ class Contraction:
         """Swap in new arrays; the plan is kept when their layouts match, redone otherwise."""
         for name, x in (("a", a), ("b", b), ("c", c), ("out", out)):
             if x is not None:
+                _require_array(x, f"reset_operands: {name}")
                 old = getattr(self, name)
                 if old is not None and (tuple(x.shape) != tuple(old.shape)):
                     raise ShapeError(f"reset_operands: {name} has shape {tuple(x.shape)}, expected "

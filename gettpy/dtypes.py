@@ -1,9 +1,24 @@
-"""The element types gettpy contracts, their short names and their accumulate types.
+"""The element types gettpy contracts, their short names, and dtype resolution in one place.
 
 Short names are what plans, kernel specs and the benchmark use: ``f16``, ``bf16``, ``f32``, ``f64``,
-``c64``, ``c128``.
+``c64``, ``c128``; the integer types ``i8`` ... ``i64``, ``u8`` ... ``u64`` and ``b1`` (bool) run on the
+CPU executor (the GPU kernel takes the types in `GPU_DTYPES`).
+
+Every front end (einsum, `plan`, `Contraction`, `contract`) and the ContractionProblem itself take their
+types from this module:
+
+* `promote` is numpy's promotion (``np.result_type``) on short names, with bfloat16 ranked as float16;
+* `resolve` decides an einsum call's types: the type every operand is cast to before the contraction,
+  the output type (``dtype=``, ``out``, numpy's ``casting`` rule) and the compute type;
+* `compute_of` is the accumulate type of a binary problem: never narrower than any operand or the
+  output, so complex inputs stay complex until the final cast into a real output, and float32 /
+  complex64 inputs into float64 / complex128 outputs accumulate in the wider type. Integer problems
+  accumulate in 64 bits, which gives numpy's wrap-around in the result type once cast; bool problems
+  compute in bool (numpy's bool einsum is the logical or of ands).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -15,11 +30,31 @@ _BY_NUMPY = {
     np.dtype(np.float64): "f64",
     np.dtype(np.complex64): "c64",
     np.dtype(np.complex128): "c128",
+    np.dtype(np.int8): "i8",
+    np.dtype(np.int16): "i16",
+    np.dtype(np.int32): "i32",
+    np.dtype(np.int64): "i64",
+    np.dtype(np.uint8): "u8",
+    np.dtype(np.uint16): "u16",
+    np.dtype(np.uint32): "u32",
+    np.dtype(np.uint64): "u64",
+    np.dtype(np.bool_): "b1",
 }
-ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "c64": 8, "c128": 16}
-#: accumulate (compute) type per input type: tensor cores accumulate fp16/bf16 in fp32.
-ACCUMULATE = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64", "c64": "c64", "c128": "c128"}
-NUMPY_ACCUMULATE = {"f32": np.float32, "f64": np.float64, "c64": np.complex64, "c128": np.complex128}
+_NUMPY_OF = {v: k for k, v in _BY_NUMPY.items()}
+ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "c64": 8, "c128": 16,
+            "i8": 1, "i16": 2, "i32": 4, "i64": 8, "u8": 1, "u16": 2, "u32": 4, "u64": 8, "b1": 1}
+#: accumulate (compute) type per input type: tensor cores accumulate fp16/bf16 in fp32; integers accumulate
+#: in 64 bits of their signedness (the same result modulo 2**bits as numpy's wrap-around in the result
+#: type, since + and x commute with reduction modulo 2**bits); bool in bool (or of ands).
+ACCUMULATE = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64", "c64": "c64", "c128": "c128",
+              "i8": "i64", "i16": "i64", "i32": "i64", "i64": "i64",
+              "u8": "u64", "u16": "u64", "u32": "u64", "u64": "u64", "b1": "b1"}
+NUMPY_ACCUMULATE = {"f32": np.float32, "f64": np.float64, "c64": np.complex64, "c128": np.complex128,
+                    "i64": np.int64, "u64": np.uint64, "b1": np.bool_}
+#: the storage types the GPU kernel contracts; a backend that gains a type adds it here (the front ends
+#: refuse the others for CuPy arrays with a DtypeError before planning)
+GPU_DTYPES = {"f16", "bf16", "f32", "f64", "c64", "c128"}
+_SUPPORTED = "float16, bfloat16, float32, float64, complex64, complex128, int8-int64, uint8-uint64 and bool"
 
 
 def short_name(dtype, what: str = "operand") -> str:
@@ -31,17 +66,14 @@ def short_name(dtype, what: str = "operand") -> str:
         return "bf16"
     try:
         nd = np.dtype(dtype)
-    except TypeError:
+    except (TypeError, ValueError):
         raise DtypeError(f"{what}: unsupported dtype {dtype!r}") from None
     if nd.name == "bfloat16":  # ml_dtypes
         return "bf16"
     try:
         return _BY_NUMPY[nd]
     except KeyError:
-        raise DtypeError(
-            f"{what}: unsupported dtype {nd} (gettpy contracts float16, bfloat16, float32, float64, "
-            f"complex64 and complex128; cast integer or boolean tensors first)"
-        ) from None
+        raise DtypeError(f"{what}: unsupported dtype {nd} (gettpy contracts {_SUPPORTED})") from None
 
 
 def numpy_dtype(short: str) -> np.dtype:
@@ -52,11 +84,127 @@ def numpy_dtype(short: str) -> np.dtype:
         except ImportError:  # pragma: no cover - depends on environment
             raise DtypeError("bf16 needs ml_dtypes for numpy arrays; use cupy or torch arrays") from None
         return np.dtype(ml_dtypes.bfloat16)
-    return {v: k for k, v in _BY_NUMPY.items()}[short]
+    return _NUMPY_OF[short]
 
 
 def is_complex(short: str) -> bool:
     return short in ("c64", "c128")
+
+
+def is_exact(short: str) -> bool:
+    """Whether `short` is an integer or bool type (computed in its own kind, never in floating point)."""
+    return short[0] in "iub"
+
+
+def promote(*shorts: str) -> str:
+    """numpy's result type of the short names (np.result_type), bfloat16 ranked as float16 (bf16 with
+    bf16 stays bf16; bf16 with float16 gives float32, as torch)."""
+    shorts = tuple(shorts)
+    if not shorts:
+        return "f64"
+    if all(s == shorts[0] for s in shorts):
+        return shorts[0]
+    if "bf16" in shorts:
+        if "f16" in shorts:
+            shorts = tuple("f32" if s in ("f16", "bf16") else s for s in shorts)
+        else:
+            r = promote(*("f16" if s == "bf16" else s for s in shorts))
+            return "bf16" if r == "f16" else r
+    return _BY_NUMPY[np.result_type(*(_NUMPY_OF[s] for s in shorts))]
+
+
+def compute_of(a: str, b: str, c: str | None, d: str) -> str:
+    """The compute (accumulate) type of D = op_d(alpha op_a(A) op_b(B) + beta op_c(C)): the accumulate type
+    of the promotion of all four types, as numpy computes in the result type of every operand and `out`
+    (never narrower than the output, complex whenever an operand is, integers in 64 bits)."""
+    return ACCUMULATE[promote(a, b, *((c,) if c is not None else ()), d)]
+
+
+def check_gpu(short: str, what: str) -> None:
+    """Raise a DtypeError unless the GPU kernel contracts `short` (see GPU_DTYPES)."""
+    if short not in GPU_DTYPES:
+        raise DtypeError(f"{what}: dtype {numpy_dtype(short) if short != 'bf16' else 'bfloat16'} has no GPU "
+                         f"kernel (the GPU contracts {', '.join(sorted(GPU_DTYPES))}); numpy arrays of it run "
+                         f"on the CPU executor")
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """The types of one einsum call, as short names.
+
+    Attributes:
+        inputs: the type every operand is cast to before the contraction (intermediates have it too).
+        output: the result's type (`out`'s when given).
+        stage: None, or the type the result is computed in before it is cast into `out` (``dtype=``
+            that differs from `out`'s type: numpy computes in ``dtype`` and then casts).
+    """
+
+    inputs: str
+    output: str
+    stage: str | None = None
+
+
+def _kind(short: str) -> str:
+    return "c" if is_complex(short) else "x" if is_exact(short) else "f"
+
+
+def _can_cast(src: str, dst: str, casting: str) -> bool:
+    if "bf16" in (src, dst):  # (numpy knows bfloat16 only through ml_dtypes: half-precision casts allowed)
+        return casting == "unsafe" or not is_exact(dst) and (casting != "safe" or src == dst or src == "bf16")
+    return bool(np.can_cast(_NUMPY_OF[src], _NUMPY_OF[dst], casting))
+
+
+def _np_name(short: str) -> str:
+    return "bfloat16" if short == "bf16" else str(_NUMPY_OF[short])
+
+
+def resolve(dtypes, dtype=None, out_dtype=None, casting: str = "safe") -> Resolution:
+    """An einsum call's types by numpy's rules.
+
+    Args:
+        dtypes: the operands' dtypes (of the arrays the operands became: Python scalars and lists
+            promote as numpy.einsum promotes them, as arrays).
+        dtype: the `dtype=` argument. As numpy, it is the type the contraction runs in: every operand
+            must cast to it under `casting`, and `out` (read and written) both ways.
+        out_dtype: the dtype of `out` (None: no `out`). Without `dtype=`, numpy computes in the result
+            type of the operands and `out`, which must cast to `out` under `casting`.
+        casting: numpy's casting rule ("no", "equiv", "safe", "same_kind", "unsafe").
+
+    Returns:
+        The Resolution. The operands are cast to the compute type, except that one or two operands of
+        one kind (real, complex, exact) keep their own promotion and the kernel widens them as it reads
+        (f32 inputs into a float64 `out` accumulate in float64), and that half inputs (float16 or
+        bfloat16, one or two operands of one type) with a float32 result stay half: the tensor cores'
+        mixed mode (for three or more operands the intermediates would be half precision, so the inputs
+        are promoted instead).
+    """
+    ins = [short_name(t, f"operand {i}") for i, t in enumerate(dtypes)]
+    res = promote(*ins)
+    out_s = None if out_dtype is None else short_name(out_dtype, "out")
+    half = len(ins) <= 2 and all(s == ins[0] for s in ins) and ins[0] in ("f16", "bf16")
+    if dtype is not None:
+        want = short_name(dtype, "dtype=")
+        for i, s in enumerate(ins):
+            if not _can_cast(s, want, casting):
+                raise DtypeError(f"operand {i}: cannot cast {_np_name(s)} to dtype={_np_name(want)} under "
+                                 f"casting={casting!r} (pass casting='same_kind' or 'unsafe' to allow it)")
+        if out_s is not None and not (_can_cast(want, out_s, casting) and _can_cast(out_s, want, casting)):
+            raise DtypeError(f"out has dtype {_np_name(out_s)}, which does not cast to and from dtype="
+                             f"{_np_name(want)} under casting={casting!r}")
+        out_s = want if out_s is None else out_s
+        if half and want == "f32" and out_s == "f32":
+            return Resolution(ins[0], out_s)
+        return Resolution(want, out_s, None if out_s == want else want)
+    if out_s is None:
+        return Resolution(res, res)
+    compute = promote(res, out_s)
+    if not _can_cast(compute, out_s, casting):
+        raise DtypeError(f"out has dtype {_np_name(out_s)}, which cannot hold the result type {_np_name(compute)} "
+                         f"under casting={casting!r}")
+    if half and out_s == "f32":
+        return Resolution(ins[0], out_s)
+    keep = len(ins) <= 2 and _kind(res) == _kind(compute)
+    return Resolution(res if keep else compute, out_s)
 
 
 #: compute types that are not storage types: the tensor-core modes of float32 inputs (accumulate in
@@ -76,4 +224,3 @@ def round_tf32(x: np.ndarray) -> np.ndarray:
     u = x.view(np.uint32)
     r = np.where(np.isfinite(x), (u + np.uint32(0x1000)) & np.uint32(0xFFFFE000), u).astype(np.uint32)
     return r.view(np.float32)
-

@@ -13,14 +13,13 @@
 """
 from __future__ import annotations
 
+import operator
 import threading
 from dataclasses import dataclass
 
-import numpy as np
-
 from . import backends
-from .dtypes import TF32_MODES, numpy_dtype, short_name
-from .errors import DtypeError, GettpyError, LayoutError, ShapeError
+from .dtypes import TF32_MODES, check_gpu, numpy_dtype, resolve
+from .errors import DtypeError, GettpyError, LayoutError, ShapeError, SubscriptError
 from .interop import caller_stream, to_native, wrapper_for
 from .layouts.descriptor import pointer_alignment
 from .ops import Op, as_op, as_semiring, identity
@@ -94,34 +93,10 @@ def _resolve_extents(inputs, arrays) -> dict[str, int]:
 
 
 def _result_dtype(arrays, dtype, out, casting="safe"):
-    """(input dtype for the kernel, output dtype) as short names; numpy's `casting` rule applies."""
-    ins = [short_name(x.dtype, f"operand {i}") for i, x in enumerate(arrays)]
-    res = np.result_type(*[x.dtype for x in arrays]) if arrays else np.dtype(np.float64)
-    res_s = short_name(res, "operands' common type")
-    if dtype is not None:
-        out_s = short_name(dtype, "dtype=")
-        if out_s != "bf16":
-            for i, x in enumerate(arrays):
-                if not np.can_cast(x.dtype, dtype, casting):
-                    raise DtypeError(f"operand {i}: cannot cast {x.dtype} to dtype={np.dtype(dtype)} under "
-                                     f"casting={casting!r} (pass casting='same_kind' or 'unsafe' to allow it)")
-        if out is not None and short_name(out.dtype, "out") != out_s:
-            raise DtypeError(f"out has dtype {out.dtype} but dtype={np.dtype(dtype) if out_s != 'bf16' else 'bf16'} "
-                             f"was asked for")
-    elif out is not None:
-        out_s = short_name(out.dtype, "out")
-        if not np.can_cast(res, out.dtype, casting):
-            raise DtypeError(f"out has dtype {out.dtype}, which cannot hold the result type {res} under "
-                             f"casting={casting!r}")
-    else:
-        out_s = res_s
-    if len(ins) <= 2 and all(s == ins[0] for s in ins) and ins[0] in ("f16", "bf16") and out_s == "f32":
-        # half inputs, fp32 output: the tensor cores' mixed mode (for 3+ operands the intermediates
-        # would be half precision, so the inputs are promoted instead, as numpy computes in dtype=)
-        return ins[0], out_s
-    if dtype is not None:
-        return out_s, out_s  # numpy: dtype= is the type the computation runs in
-    return res_s, out_s
+    """(input type for the kernel, output type, staging type or None) as short names: `dtypes.resolve`,
+    numpy's promotion over the operands, `dtype=` and `out` under numpy's `casting` rule."""
+    r = resolve([x.dtype for x in arrays], dtype, None if out is None else out.dtype, casting)
+    return r.inputs, r.output, r.stage
 
 
 def _ops_for(n: int, ops) -> list[Op]:
@@ -204,13 +179,15 @@ def _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrap, ari
         return wrap(result)
     # an output sharing memory with an input is computed into a temporary, then copied
     target = result
-    if out is not None and any(xp.may_share_memory(out, x) for x in arrays):
+    if prog.stage is not None:  # dtype= differs from out's type: computed in dtype=, then cast (numpy's way)
+        target = xp.empty(prog.out_shape, dtype=prog.stage)
+    elif out is not None and any(xp.may_share_memory(out, x) for x in arrays):
         target = xp.empty(prog.out_shape, dtype=prog.out_dtype)
         if not prog.target_packed:
             raise LayoutError("out overlaps an input and has a non-C-contiguous layout; pass a separate out")
     _execute(prog, backend, xp, arrays, target)
     if target is not result:
-        result[...] = target
+        result[...] = target.real if target.dtype.kind == "c" and result.dtype.kind != "c" else target
     return wrap(result)
 
 
@@ -245,6 +222,7 @@ class Program:
     out_dtype: object
     target_packed: bool
     one: float = 1.0
+    stage: object = None  # the type the result is computed in before its cast into `out` (None: out's own)
 
 
 def _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith=(None, None)) -> Program:
@@ -292,9 +270,16 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, 
                          f"operands); leave it None for the default")
     ops_in = _ops_for(len(arrays), ops)
     op_d = as_op(op_out, "op_out")
-    in_s, out_s = _result_dtype(arrays, dtype, out, casting)
-    in_dt = numpy_dtype(in_s) if in_s != "bf16" else arrays[0].dtype
-    out_dt = numpy_dtype(out_s) if out_s != "bf16" else arrays[0].dtype
+    in_s, out_s, stage_s = _result_dtype(arrays, dtype, out, casting)
+    if backend == "cupy":
+        for s_ in {in_s, out_s, stage_s} - {None}:
+            check_gpu(s_, "einsum on CuPy arrays")
+    bf16 = next((x.dtype for x in arrays if x.dtype.name == "bfloat16"), None)
+    if bf16 is None and "bf16" in (in_s, out_s, stage_s):
+        bf16 = out.dtype if out is not None and out.dtype.name == "bfloat16" else numpy_dtype("bf16")
+    in_dt = numpy_dtype(in_s) if in_s != "bf16" else bf16
+    out_dt = numpy_dtype(out_s) if out_s != "bf16" else (bf16 if out is None else out.dtype)
+    stage_dt = None if stage_s is None else numpy_dtype(stage_s) if stage_s != "bf16" else bf16
     ext = _resolve_extents(subs.inputs, arrays)
     out_shape = tuple(ext[m] for m in subs.output)
     if out is not None:
@@ -311,12 +296,14 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, 
         infos.append(TensorInfo(f"operand {i}", um, us, in_s, pointer_alignment(backends.data_ptr(x)), ops_in[i]))
     packed = out is None or _c_strides(out_shape) == tuple(_element_strides(out, "out"))
     align = 16 if out is None else pointer_alignment(backends.data_ptr(out))  # a temporary is as aligned
-    if out is None or packed:
+    if stage_s is not None:
+        final = TensorInfo("output", subs.output, _c_strides(out_shape), stage_s, 16, op_d)
+    elif out is None or packed:
         final = TensorInfo("output", subs.output, _c_strides(out_shape), out_s, align, op_d)
     else:
         final = TensorInfo("output", subs.output, tuple(_element_strides(out, "out")), out_s, align, op_d)
     steps = _network(infos, subs.output, ext, final, optimize, sr, compute, backend)
-    return Program(tuple(steps), in_dt, out_shape, out_dt, packed, 1.0 if sr is None else sr.one)
+    return Program(tuple(steps), in_dt, out_shape, out_dt, packed, 1.0 if sr is None else sr.one, stage_dt)
 
 
 def _c_strides(shape) -> tuple[int, ...]:
@@ -367,6 +354,8 @@ def _network(infos, output, ext, final: TensorInfo, optimize, sr=None, compute=N
     appearance is kept).
     """
     ones = TensorInfo("ones", (), (), infos[0].dtype, 16)
+    if _explicit_path(optimize):
+        _check_path(optimize, len(infos))  # (one or two operands: checked, then the single step runs)
     if len(infos) == 1:
         return [_step(infos[0], ones, final, ext, 0, _ONES, None, sr, compute, backend)]
     if len(infos) == 2:
@@ -380,9 +369,13 @@ def _network(infos, output, ext, final: TensorInfo, optimize, sr=None, compute=N
             live.pop(p)
         if len(picked) == 1:  # opt_einsum may reduce a single operand on its own
             picked.append(_ONES)
-        tree.append(tuple(picked))
-        waiting.append(list(live))
-        live.append(n + len(tree) - 1)
+        # a step of three or more operands (explicit paths allow it): contracted pairwise, left to right
+        cur, rest = picked[0], picked[1:]
+        for i, other in enumerate(rest):
+            tree.append((cur, other))
+            waiting.append(list(live) + rest[i + 1:])
+            cur = n + len(tree) - 1
+        live.append(cur)
     partner = {}
     for ia, ib in tree:
         partner[ia], partner[ib] = ib, ia
@@ -440,8 +433,39 @@ def _path(infos, output, ext, optimize):
         optimize = "auto"
     elif optimize is False or optimize is None:
         return [(0, 1)] * (len(infos) - 1)
-    elif isinstance(optimize, list | tuple) and optimize and optimize[0] == "einsum_path":
-        return list(optimize[1:])
+    elif _explicit_path(optimize):
+        return _check_path(optimize, len(infos))
     path, _ = oe.contract_path(eq, *shapes, shapes=True, optimize=optimize)
     return path
 
+
+
+def _explicit_path(optimize) -> bool:
+    return isinstance(optimize, list | tuple) and bool(optimize) and isinstance(optimize[0], str) \
+        and optimize[0] == "einsum_path"
+
+
+def _check_path(optimize, n: int) -> list[tuple[int, ...]]:
+    """The steps of an explicit path ``["einsum_path", (i, j), ...]`` for `n` operands, checked as numpy
+    does: each step names one or more distinct operands among those then alive (the inputs left, then
+    each step's result appended last), and the path ends in one tensor. A SubscriptError otherwise."""
+    steps, live = [], n
+    for j, step in enumerate(optimize[1:]):
+        try:
+            idx = tuple(operator.index(i) for i in step)
+        except TypeError:
+            raise SubscriptError(f"optimize: path step {j} {step!r} is not a tuple of operand positions") from None
+        if not idx:
+            raise SubscriptError(f"optimize: path step {j} is empty")
+        if len(set(idx)) != len(idx):
+            raise SubscriptError(f"optimize: path step {j} {step!r} repeats an operand")
+        bad = [i for i in idx if not 0 <= i < live]
+        if bad:
+            raise SubscriptError(f"optimize: path step {j} {step!r} names operand {bad[0]}, but only {live} "
+                                 f"operand(s) are left at that step")
+        steps.append(idx)
+        live -= len(idx) - 1
+    if live != 1:
+        raise SubscriptError(f"optimize: the explicit path leaves {live} operands uncontracted (of {n}); it must "
+                             f"contract every operand into one result")
+    return steps

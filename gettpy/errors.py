@@ -28,3 +28,7 @@ class DtypeError(GettpyError, TypeError):
 
 class KernelError(GettpyError, RuntimeError):
     """Compiling or launching a kernel failed."""
+
+
+class OpError(GettpyError, ValueError):
+    """An op or semiring specification is unknown or malformed (a name, a parameter, a numpy twin)."""

@@ -17,18 +17,30 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import GettpyError
+from .errors import OpError
 
 
 @dataclass(frozen=True, slots=True)
 class Op:
-    """A named unary op: `cuda` is an expression in `x` (type `T`), `numpy` its array twin."""
+    """A named unary op: `cuda` is an expression in `x` (type `T`), `numpy` its array twin.
+
+    Equality (and so every plan and cache key an op is part of) covers the numpy twin's identity: two ops
+    with the same CUDA text but different twins are different ops (the CPU executor runs the twin). The
+    built-in ops (`builtin=True`: this module's, whose twin follows from name and params) compare by name,
+    params and text only, so that e.g. two ``leaky_relu(0.1)`` share their plans.
+    """
 
     name: str
     params: tuple[float, ...] = ()
     cuda: str = field(default="x", repr=False)
     numpy: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False, compare=False)
     complex_ok: bool = field(default=False, repr=False)
+    builtin: bool = field(default=False, repr=False)
+    _twin: object = field(default=None, repr=False, init=False)
+
+    def __post_init__(self):
+        # the twin itself (hashed and compared by identity; held, so its id cannot be reused meanwhile)
+        object.__setattr__(self, "_twin", None if self.builtin else self.numpy)
 
     def __call__(self, x):
         """Apply the numpy twin (the identity when there is none)."""
@@ -46,42 +58,43 @@ def cuda_literal(v: float) -> str:
     return f"T({float(v)!r})"
 
 
-identity = Op("identity", cuda="x", numpy=None, complex_ok=True)
-neg = Op("neg", cuda="(-x)", numpy=np.negative, complex_ok=True)
-conj = Op("conj", cuda="x", numpy=np.conjugate, complex_ok=True)  # real types: identity
-abs = Op("abs", cuda="(x < T(0) ? -x : x)", numpy=np.abs)  # noqa: A001 - mirrors numpy's name
-relu = Op("relu", cuda="(x > T(0) ? x : T(0))", numpy=lambda x: np.maximum(x, 0))
+identity = Op("identity", cuda="x", numpy=None, complex_ok=True, builtin=True)
+neg = Op("neg", cuda="(-x)", numpy=np.negative, complex_ok=True, builtin=True)
+conj = Op("conj", cuda="x", numpy=np.conjugate, complex_ok=True, builtin=True)  # real types: identity
+abs = Op("abs", cuda="(x < T(0) ? -x : x)", numpy=np.abs, builtin=True)  # noqa: A001 - mirrors numpy's name
+relu = Op("relu", cuda="(x > T(0) ? x : T(0))", numpy=lambda x: np.maximum(x, 0), builtin=True)
 gelu = Op(
     "gelu",
     cuda="(T(0.5) * x * (T(1) + tanh(T(0.7978845608028654) * (x + T(0.044715) * x * x * x))))",
     numpy=lambda x: 0.5 * x * (1 + np.tanh(0.7978845608028654 * (x + 0.044715 * x**3))),
+    builtin=True,
 )
-sigmoid = Op("sigmoid", cuda="(T(1) / (T(1) + exp(-x)))", numpy=lambda x: 1 / (1 + np.exp(-x)))
-tanh = Op("tanh", cuda="tanh(x)", numpy=np.tanh)
-exp = Op("exp", cuda="exp(x)", numpy=np.exp)
-log = Op("log", cuda="log(x)", numpy=np.log)
-sqrt = Op("sqrt", cuda="sqrt(x)", numpy=np.sqrt)
-square = Op("square", cuda="(x * x)", numpy=np.square, complex_ok=True)
+sigmoid = Op("sigmoid", cuda="(T(1) / (T(1) + exp(-x)))", numpy=lambda x: 1 / (1 + np.exp(-x)), builtin=True)
+tanh = Op("tanh", cuda="tanh(x)", numpy=np.tanh, builtin=True)
+exp = Op("exp", cuda="exp(x)", numpy=np.exp, builtin=True)
+log = Op("log", cuda="log(x)", numpy=np.log, builtin=True)
+sqrt = Op("sqrt", cuda="sqrt(x)", numpy=np.sqrt, builtin=True)
+square = Op("square", cuda="(x * x)", numpy=np.square, complex_ok=True, builtin=True)
 
 
 def leaky_relu(slope: float = 0.01) -> Op:
     """x if x > 0 else slope * x."""
     s = float(slope)
     return Op("leaky_relu", (s,), cuda=f"(x > T(0) ? x : {cuda_literal(s)} * x)",
-              numpy=lambda x: np.where(x > 0, x, s * x))
+              numpy=lambda x: np.where(x > 0, x, s * x), builtin=True)
 
 
 def elu(alpha: float = 1.0) -> Op:
     """x if x > 0 else alpha * (exp(x) - 1)."""
     a = float(alpha)
     return Op("elu", (a,), cuda=f"(x > T(0) ? x : {cuda_literal(a)} * (exp(x) - T(1)))",
-              numpy=lambda x: np.where(x > 0, x, a * np.expm1(np.minimum(x, 0))))
+              numpy=lambda x: np.where(x > 0, x, a * np.expm1(np.minimum(x, 0))), builtin=True)
 
 
 def scale(factor: float) -> Op:
     """factor * x."""
     f = float(factor)
-    return Op("scale", (f,), cuda=f"({cuda_literal(f)} * x)", numpy=lambda x: f * x, complex_ok=True)
+    return Op("scale", (f,), cuda=f"({cuda_literal(f)} * x)", numpy=lambda x: f * x, complex_ok=True, builtin=True)
 
 
 def custom(cuda: str, numpy: Callable[[np.ndarray], np.ndarray], name: str = "custom") -> Op:
@@ -90,9 +103,9 @@ def custom(cuda: str, numpy: Callable[[np.ndarray], np.ndarray], name: str = "cu
     Example: ``custom("x > 0 ? x : 0.1f * x", numpy=lambda x: np.where(x > 0, x, 0.1 * x))``.
     """
     if not isinstance(cuda, str) or "x" not in cuda:
-        raise GettpyError(f"custom op {name!r}: the CUDA expression must be a string using x, got {cuda!r}")
+        raise OpError(f"custom op {name!r}: the CUDA expression must be a string using x, got {cuda!r}")
     if not callable(numpy):
-        raise GettpyError(f"custom op {name!r}: numpy twin must be callable, got {numpy!r}")
+        raise OpError(f"custom op {name!r}: numpy twin must be callable, got {numpy!r}")
     return Op(name, (), cuda=f"({cuda})", numpy=numpy)
 
 
@@ -101,7 +114,8 @@ _FACTORIES = {"leaky_relu": leaky_relu, "elu": elu, "scale": scale}
 
 
 def as_op(spec, what: str = "op") -> Op:
-    """An Op from an Op, None (identity), a name (``"relu"``) or a (name, *params) tuple."""
+    """An Op from an Op, None (identity), a name (``"relu"``) or a (name, *params) tuple; an OpError (a
+    ValueError) naming `what` for anything else."""
     if spec is None:
         return identity
     if isinstance(spec, Op):
@@ -111,10 +125,14 @@ def as_op(spec, what: str = "op") -> Op:
             return _NAMED[spec]
         if spec in _FACTORIES:
             return _FACTORIES[spec]()
-    if isinstance(spec, tuple) and spec and spec[0] in _FACTORIES:
-        return _FACTORIES[spec[0]](*spec[1:])
+    if isinstance(spec, tuple) and spec and isinstance(spec[0], str) and spec[0] in _FACTORIES:
+        params = spec[1:]
+        if len(params) > 1 or any(isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating)
+                                  for v in params):
+            raise OpError(f"{what}: {spec[0]} takes one number as its parameter, got {params!r}")
+        return _FACTORIES[spec[0]](*params)
     known = sorted(_NAMED) + sorted(_FACTORIES)
-    raise GettpyError(f"{what}: unknown op {spec!r}; known ops: {', '.join(known)}, or gettpy.ops.custom(...)")
+    raise OpError(f"{what}: unknown op {spec!r}; known ops: {', '.join(known)}, or gettpy.ops.custom(...)")
 
 
 # ------------------------------------------------------------------------------------------ semirings
@@ -140,8 +158,9 @@ class Semiring:
     mul: str
     zero: float
     one: float
-    numpy_add: np.ufunc = field(repr=False, compare=False, default=None)
-    numpy_mul: Callable = field(repr=False, compare=False, default=None)
+    # (the numpy twins are part of equality and so of every plan and cache key: identity of the callables)
+    numpy_add: np.ufunc = field(repr=False, default=None)
+    numpy_mul: Callable = field(repr=False, default=None)
 
     def reduce(self, x: np.ndarray, axis: int) -> np.ndarray:
         """⊕ over `axis` of a numpy array (the identity `zero` for an empty axis)."""
@@ -171,13 +190,13 @@ def semiring(add: str, mul: str, zero: float, one: float, numpy_add: np.ufunc, n
     """
     for what, expr, need in (("add", add, ("a", "b")), ("mul", mul, ("x", "y"))):
         if not isinstance(expr, str) or not all(v in expr for v in need):
-            raise GettpyError(f"semiring {name!r}: {what} must be a CUDA expression using {' and '.join(need)}, "
+            raise OpError(f"semiring {name!r}: {what} must be a CUDA expression using {' and '.join(need)}, "
                               f"got {expr!r}")
     if not isinstance(numpy_add, np.ufunc) or numpy_add.nin != 2:
-        raise GettpyError(f"semiring {name!r}: numpy_add must be a binary numpy ufunc (its reduce sums), "
+        raise OpError(f"semiring {name!r}: numpy_add must be a binary numpy ufunc (its reduce sums), "
                           f"got {numpy_add!r}")
     if not callable(numpy_mul):
-        raise GettpyError(f"semiring {name!r}: numpy_mul must be callable, got {numpy_mul!r}")
+        raise OpError(f"semiring {name!r}: numpy_mul must be callable, got {numpy_mul!r}")
     return Semiring(name, f"({add})", f"({mul})", float(zero), float(one), numpy_add, numpy_mul)
 
 
@@ -189,5 +208,5 @@ def as_semiring(spec, what: str = "semiring") -> Semiring | None:
         return spec
     if isinstance(spec, str) and spec in _SEMIRINGS:
         return _SEMIRINGS[spec]
-    raise GettpyError(f"{what}: unknown semiring {spec!r}; known: plus_times, {', '.join(sorted(_SEMIRINGS))}, "
+    raise OpError(f"{what}: unknown semiring {spec!r}; known: plus_times, {', '.join(sorted(_SEMIRINGS))}, "
                       f"or gettpy.ops.semiring(...)")

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import GettpyError
+from ..dtypes import NUMPY_ACCUMULATE, accumulate_type
+from ..errors import DtypeError
 from ..plan.schedule import Schedule
-from .staged import run
+from .staged import _view, run
 
 
 def array_module_name(x) -> str:
@@ -15,7 +16,7 @@ def array_module_name(x) -> str:
         return "cupy"
     if mod == "numpy":
         return "numpy"
-    raise GettpyError(f"unsupported array type {type(x).__module__}.{type(x).__name__}")
+    raise DtypeError(f"unsupported array type {type(x).__module__}.{type(x).__name__} (numpy or CuPy arrays)")
 
 
 def xp_of(name: str):
@@ -63,3 +64,32 @@ def execute(name: str, schedule, a, b, c, d, alpha, beta, stream=None) -> None:
             run(schedule, xp, core, a, b, c, d, alpha, beta)
     else:
         run(schedule, xp, core, a, b, c, d, alpha, beta)
+
+
+def execute_without_ab(name: str, schedule, c, d, beta, stream=None) -> None:
+    """D = op_d(beta op_c(C)) (op_d(0) without C): the contraction with alpha == 0, which reads neither A nor
+    B (as BLAS and cuTENSOR: an inf or NaN in them cannot reach D), on either backend.
+
+    Computed in the schedule's compute type with the ops' numpy twins (CuPy dispatches numpy's functions on
+    its arrays) and cast into D through its own strides.
+    """
+    p = schedule.problem if isinstance(schedule, Schedule) else schedule.problem
+    xp = xp_of(name)
+    ext = dict(p.extents)
+    acc = NUMPY_ACCUMULATE[accumulate_type(p.compute)]
+    if stream is not None and name == "cupy":
+        with stream:
+            _without_ab(xp, p, c, d, beta, ext, acc)
+    else:
+        _without_ab(xp, p, c, d, beta, ext, acc)
+
+
+def _without_ab(xp, p, c, d, beta, ext, acc) -> None:
+    dv = _view(xp, d, p.d, p.d.modes, ext)
+    if c is not None and beta != 0 and p.c is not None:
+        cv = _view(xp, c, p.c, p.d.modes, ext).astype(acc)
+        r = xp.asarray(p.c.op(cv), dtype=acc) * acc(beta)
+    else:
+        r = xp.zeros(dv.shape, dtype=acc)
+    r = xp.asarray(p.d.op(r))
+    dv[...] = r.real if r.dtype.kind == "c" and dv.dtype.kind != "c" else r

@@ -1,19 +1,32 @@
-"""The CPU executor: runs a Plan on numpy arrays through the layout emulation.
+"""The CPU executor: runs a Plan on numpy arrays through the layout maps.
 
-It reads the GEMM operands out of the tensors' real memory with the plan's layout maps
-(`gather_matrix`), multiplies them with numpy's matmul in the accumulate type (or reduces them with a
-semiring's numpy twins), applies alpha, beta
-and the unary ops, and writes the result through the output's map (`scatter_matrix`). It never calls
-np.einsum or np.tensordot: it is the end-to-end check of the planner and the layouts, and the
-executor on machines without a GPU.
+Every operand is read (and the output written) through the plan's layout maps. Where the maps of a GEMM
+dimension nest as mixed-radix digits (`layouts.emulate.dim_digits`: always, for maps built from tensor
+modes), each operand becomes a strided numpy view with one axis per digit, and nothing is gathered:
+
+1. a digit on which an operand's map does not move (stride 0: a mode the operand does not have, or a
+   broadcast view) is not an axis of that operand; a k digit only one input moves on is summed in that
+   input first (the other input is constant along it), one neither moves on multiplies by its extent;
+2. the batched GEMM of what is left is numpy's matmul on those views (copied only where its digits do
+   not merge into one matrix axis or BLAS cannot take the strides: at most the operand's own size);
+3. alpha, beta * op_c(C) and op_d, then the result is written through D's view.
+
+Maps that do not nest (none the planner builds today) and semirings are gathered through the maps
+(`gather_matrix`). Only the arithmetic is numpy's (matmul; its einsum for a stack of dot products): which
+elements meet comes from the plan's maps alone, so this executor is the end-to-end check of the planner and
+the layouts, and the executor on machines without a GPU.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from ..dtypes import NUMPY_ACCUMULATE, accumulate_type, round_tf32
-from ..layouts.emulate import gather_matrix, scatter_matrix
+from ..layouts.emulate import digit_strides, dim_digits, gather_matrix, scatter_matrix, strided_view
 from ..plan.plan import Plan
+
+_DIMS = {"A": ("b", "m", "k"), "B": ("b", "k", "n"), "D": ("b", "m", "n")}
 
 
 def execute(plan: Plan, a: np.ndarray, b: np.ndarray, c: np.ndarray | None, d: np.ndarray,
@@ -21,24 +34,194 @@ def execute(plan: Plan, a: np.ndarray, b: np.ndarray, c: np.ndarray | None, d: n
     """D = op_d(alpha * op_a(A) op_b(B) + beta * op_c(C)), written into `d` in place."""
     acc = NUMPY_ACCUMULATE[accumulate_type(plan.problem.compute)]
     ka, kb = (b, a) if plan.part.swapped else (a, b)
-    op_a, op_b, op_c, op_d = plan.ops
-    # (1) gather the GEMM operands through their layout maps, in the accumulate type, ops applied
-    ga = op_a(gather_matrix(ka, plan.layout_a, ("b", "m", "k")).astype(acc, copy=False))
-    gb = op_b(gather_matrix(kb, plan.layout_b, ("b", "k", "n")).astype(acc, copy=False))
-    if plan.problem.compute == "tf32":  # the tensor cores' TF32 inputs (3xtf32 is close to float32)
-        ga, gb = round_tf32(ga), round_tf32(gb)
-    # (2) the batched GEMM (a semiring: its ⊕-reduction of the ⊗ products)
-    sr = plan.problem.semiring
-    r = np.matmul(ga, gb) if sr is None else _semiring_matmul(sr, ga, gb, acc)
+    if d.size == 0:
+        return
+    digits = None if plan.problem.semiring is not None else _digits(plan, c is not None and beta != 0)
+    if digits is None:
+        r = _gathered_product(plan, ka, kb, acc)
+    else:
+        dv = _view(d, plan.layout_d, _DIMS["D"], digits)[0]
+        direct = (alpha == 1 and (c is None or beta == 0) and plan.ops[3].is_identity and d.dtype == acc
+                  and not np.may_share_memory(d, ka) and not np.may_share_memory(d, kb))
+        r = _viewed_product(plan, ka, kb, acc, digits, dv if direct else None)
+        if r is None:  # (the product was written into D's view)
+            return
     if alpha != 1:
         r = r * np.asarray(alpha).astype(acc)
     # (3) epilogue: beta * op_c(C), op_d, conversion to the output type
     if c is not None and beta != 0:
-        gc = op_c(gather_matrix(c, plan.layout_c, ("b", "m", "n")).astype(acc, copy=False))
+        gc = plan.ops[2](_read(c, plan.layout_c, digits, acc))
         r = r + np.asarray(beta).astype(acc) * gc
-    r = op_d(r)
-    # (4) scatter through the output's map
-    scatter_matrix(d, plan.layout_d, ("b", "m", "n"), r.astype(d.dtype, copy=False))
+    r = plan.ops[3](r)
+    # (4) write through the output's map
+    if digits is None:
+        scatter_matrix(d, plan.layout_d, ("b", "m", "n"), r.astype(d.dtype, copy=False))
+    else:
+        dv[...] = r  # (r broadcasts along the digits neither input moves on)
+
+
+def _digits(plan: Plan, with_c: bool) -> dict | None:
+    """Per GEMM dimension, the place values every operand's map of it is linear on, or None."""
+    lays = [plan.layout_a, plan.layout_b, plan.layout_d] + ([plan.layout_c] if with_c else [])
+    out = {}
+    for dim in ("b", "m", "n", "k"):
+        maps = [lay.dim(dim) for lay in lays if dim in dict(lay.dims)]
+        if maps and maps[0].extent == 0:
+            return None
+        pts = dim_digits(maps) if maps else (1,)
+        if pts is None:
+            return None
+        out[dim] = pts
+    return out
+
+
+def _view(arr: np.ndarray, layout, dims: tuple[str, ...], digits: dict):
+    """(view of `arr` with one axis per digit of `dims`, slowest digit first within each dimension; the
+    digits' strides). A dimension `layout` lacks gets stride-0 digits."""
+    shape, strides = [], []
+    have = dict(layout.dims)
+    for dim in dims:
+        pts = digits[dim]
+        st = digit_strides(have[dim], pts) if dim in have else (0,) * (len(pts) - 1)
+        for i in reversed(range(len(pts) - 1)):
+            shape.append(pts[i + 1] // pts[i])
+            strides.append(st[i])
+    return strided_view(arr, tuple(shape), tuple(strides)), tuple(strides)
+
+
+def _read(arr: np.ndarray, layout, digits: dict | None, acc) -> np.ndarray:
+    """An operand of the epilogue (C) in the accumulate type: its (b, m, n) gather, or its digit view with
+    the digits it does not move on kept as length-1 axes (they broadcast)."""
+    if digits is None:
+        return gather_matrix(arr, layout, ("b", "m", "n")).astype(acc, copy=False)
+    v, st = _view(arr, layout, _DIMS["D"], digits)
+    v = v[tuple(slice(None) if s else slice(0, 1) for s in st)]
+    return v.astype(acc, copy=False)
+
+
+def _operand(arr, layout, op, acc, digits, tf32):
+    """(op(operand) in the accumulate type as a digit view, the digits it moves on as a bool per axis)."""
+    v, st = _view(arr, layout, _DIMS[layout.name], digits)
+    moves = tuple(bool(s) for s in st)
+    v = v[tuple(slice(None) if m else 0 for m in moves)]  # (the digits it does not move on dropped)
+    v = op(v.astype(acc, copy=False))
+    if tf32:  # the tensor cores' TF32 inputs (3xtf32 is close to float32)
+        v = round_tf32(v)
+    return np.asarray(v), moves
+
+
+def _viewed_product(plan: Plan, ka, kb, acc, digits: dict, into: np.ndarray | None = None):
+    """The batched GEMM of the kernel's A and B read through digit views (module docstring), shaped as D's
+    digit view with length 1 along the digits neither input moves on (it broadcasts there); or None where
+    it was written straight into `into` (D's digit view, given where nothing follows the product)."""
+    tf32 = plan.problem.compute == "tf32"
+    va, ma = _operand(ka, plan.layout_a, plan.ops[0], acc, digits, tf32)
+    vb, mb = _operand(kb, plan.layout_b, plan.ops[1], acc, digits, tf32)
+    nd = {dim: len(digits[dim]) - 1 for dim in ("b", "m", "n", "k")}
+    ext = {dim: [digits[dim][i + 1] // digits[dim][i] for i in reversed(range(nd[dim]))] for dim in nd}
+    # axis labels, slowest digit first within each dimension
+    la = [("b", i) for i in range(nd["b"])] + [("m", i) for i in range(nd["m"])] + [("k", i) for i in range(nd["k"])]
+    lb = [("b", i) for i in range(nd["b"])] + [("k", i) for i in range(nd["k"])] + [("n", i) for i in range(nd["n"])]
+    ha = [lab for lab, m in zip(la, ma, strict=True) if m]
+    hb = [lab for lab, m in zip(lb, mb, strict=True) if m]
+    # (1) k digits one input moves on and the other not: summed in that input; neither: a factor
+    count = math.prod(e for i, e in enumerate(ext["k"]) if ("k", i) not in ha and ("k", i) not in hb)
+    ka_only = [i for i, lab in enumerate(ha) if lab[0] == "k" and lab not in hb]
+    kb_only = [i for i, lab in enumerate(hb) if lab[0] == "k" and lab not in ha]
+    if ka_only:
+        va = va.sum(axis=tuple(ka_only))
+        ha = [lab for i, lab in enumerate(ha) if i not in ka_only]
+    if kb_only:
+        vb = vb.sum(axis=tuple(kb_only))
+        hb = [lab for i, lab in enumerate(hb) if i not in kb_only]
+    # (2) each input as (b digits..., rows, cols), a digit it lacks as a length-1 axis
+    def matrix(v, have, rows, cols):
+        lead = [ext["b"][i] if ("b", i) in have else 1 for i in range(nd["b"])]
+        sides = [[ext[dim][i] if (dim, i) in have else 1 for i in range(nd[dim])] for dim in (rows, cols)]
+        v = v.reshape(lead + sides[0] + sides[1])  # (a view: length-1 axes where a digit is missing)
+        return _blasable(v.reshape(lead + [math.prod(sides[0]), math.prod(sides[1])]))
+
+    ga = matrix(va, ha, "m", "k")
+    gb = matrix(vb, hb, "k", "n")
+    out = [ext["b"][i] if ("b", i) in ha or ("b", i) in hb else 1 for i in range(nd["b"])]
+    out += [ext["m"][i] if ("m", i) in ha else 1 for i in range(nd["m"])]
+    out += [ext["n"][i] if ("n", i) in hb else 1 for i in range(nd["n"])]
+    if into is not None and count == 1 and tuple(out) == into.shape and _matmul_into(ga, gb, into, nd["b"]):
+        return None
+    r = _matmul(ga, gb)
+    if count != 1:
+        r *= acc(count)
+    return r.reshape(out)
+
+
+def _matmul_into(ga: np.ndarray, gb: np.ndarray, into: np.ndarray, nb: int) -> bool:
+    """Write ga @ gb into `into` (D's digit view) when its m and n digits merge into a matrix BLAS can
+    write (rows or columns unit-stride; the transposed product for the latter): no result temporary."""
+    shape = into.shape[:nb] + (ga.shape[-2], gb.shape[-1])
+    try:
+        target = np.reshape(into, shape, copy=False)
+    except ValueError:  # (the digits do not merge in place)
+        return False
+    target = _unit_strides(target)
+    item = target.itemsize
+    s1, s2 = target.strides[-2:]
+    if s2 == item and s1 >= item * shape[-1]:
+        _matmul(ga, gb, target)
+    elif s1 == item and s2 >= item * shape[-2]:
+        _matmul(np.swapaxes(gb, -1, -2), np.swapaxes(ga, -1, -2), np.swapaxes(target, -1, -2))
+    else:
+        return False
+    return True
+
+
+def _matmul(ga: np.ndarray, gb: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """ga @ gb (stacked); a stack of dot products (1 x K times K x 1) as one pass of numpy's sum of products
+    over the views (a BLAS call per stack entry costs more than the dot itself)."""
+    if ga.shape[-2] == 1 and gb.shape[-1] == 1 and ga.shape[-1] > 1:
+        shape = np.broadcast_shapes(ga.shape[:-2], gb.shape[:-2]) + (1, 1)
+        r = np.einsum("...k,...k->...", ga[..., 0, :], gb[..., :, 0])
+        if out is None:
+            return np.asarray(r).reshape(shape)
+        out[...] = np.asarray(r).reshape(shape)
+        return out
+    return np.matmul(ga, gb) if out is None else np.matmul(ga, gb, out=out)
+
+
+def _blasable(v: np.ndarray) -> np.ndarray:
+    """`v` where one of its last two axes is unit-stride and the other positive (BLAS reads it in place;
+    a length-1 axis takes whatever stride makes it so), else a C-contiguous copy (numpy's matmul falls
+    back to a slow loop on other strides)."""
+    if v.ndim < 2 or v.size == 0:
+        return v
+    v = _unit_strides(v)
+    s1, s2 = v.strides[-2:]
+    item = v.itemsize
+    if (s2 == item and s1 >= item * v.shape[-1]) or (s1 == item and s2 >= item * v.shape[-2]):
+        return v
+    return np.ascontiguousarray(v)
+
+
+def _unit_strides(v: np.ndarray) -> np.ndarray:
+    """`v` with the strides of its last two axes canonical where an axis has length 1 (the same elements)."""
+    (m, n), (s1, s2), item = v.shape[-2:], v.strides[-2:], v.itemsize
+    if n == 1:
+        s2 = item
+    if m == 1:
+        s1 = item * n if s2 == item else item
+    if (s1, s2) == v.strides[-2:]:
+        return v
+    return np.lib.stride_tricks.as_strided(v, strides=v.strides[:-2] + (s1, s2), writeable=v.flags.writeable)
+
+
+def _gathered_product(plan: Plan, ka, kb, acc) -> np.ndarray:
+    """The (b, m, n) product of the operands gathered through their maps (semirings; maps that are not digits)."""
+    op_a, op_b = plan.ops[0], plan.ops[1]
+    ga = op_a(gather_matrix(ka, plan.layout_a, ("b", "m", "k")).astype(acc, copy=False))
+    gb = op_b(gather_matrix(kb, plan.layout_b, ("b", "k", "n")).astype(acc, copy=False))
+    if plan.problem.compute == "tf32":
+        ga, gb = round_tf32(ga), round_tf32(gb)
+    sr = plan.problem.semiring
+    return np.matmul(ga, gb) if sr is None else _semiring_matmul(sr, ga, gb, acc)
 
 
 #: elements of the (b, m, k-chunk, n) product block a semiring contraction materialises at once

@@ -3,10 +3,15 @@
 * Compile: `cuda.bindings.nvrtc`, options ``-arch=sm_XX -std=c++17 -Xptxas=-v -I<nvidia-cuda-runtime
   wheel include dir>``; produces a cubin (no GPU or driver needed).
 * Disk cache: ``$GETTPY_CACHE_DIR`` (default ``~/.cache/gettpy``) / ``kernels/<key[:2]>/<key>.bin``
-  with key = sha256(source + options + NVRTC version + arch). An entry is ``sha256(payload) +
-  payload`` (payload = 4-byte JSON length, JSON metadata with the ptxas log, cubin); a corrupt or
-  truncated entry fails the check and is rebuilt. Writes are atomic (tmp file + os.replace). A cache
-  directory that cannot be written disables the disk cache with one warning.
+  with key = sha256(source + options + NVRTC version + arch). The cache trusts nothing it reads: its
+  folders are created 0700 and used only while they are real directories owned by the user and
+  writable by no one else; an entry is read only if it is a regular file of the user (opened with
+  O_NOFOLLOW | O_NONBLOCK, so a symlink is refused and a FIFO never blocks) of at most MAX_ENTRY_BYTES,
+  whose header (magic, sha256 of the payload, JSON metadata) names the entry's full key -- the key and
+  its parts: source hash, options, NVRTC version, arch -- so a cubin planted under another key's name is
+  refused. Anything else is ignored with one warning and rebuilt. Writes are atomic (a 0600 tmp file +
+  os.replace). A cache directory that cannot be written, or is not private, disables the disk cache
+  with one warning.
 * In-process cache: loaded CuPy functions keyed by (spec, arch, device id).
 """
 from __future__ import annotations
@@ -16,6 +21,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import struct
 import sys
 import tempfile
@@ -177,11 +183,23 @@ def compile_source(src: str, name: str, arch: str) -> tuple[bytes, str]:
 
 # ------------------------------------------------------------------------------------------------ disk cache
 _warned_readonly: set[str] = set()
+_warned_entries: set[str] = set()
+
+#: the entry format's magic (its version is the last byte)
+ENTRY_MAGIC = b"GETTPYK\x02"
+#: the largest cache entry read (bytes): a GETT cubin is tens of kilobytes
+MAX_ENTRY_BYTES = 32 << 20
 
 
 def cache_dir() -> str:
     base = os.environ.get("GETTPY_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "gettpy")
     return os.path.join(base, "kernels")
+
+
+def _key_parts(src: str, arch: str) -> dict:
+    """Everything an entry is compiled from, as its header records it: source hash, options, NVRTC, arch."""
+    return {"source_sha256": hashlib.sha256(src.encode()).hexdigest(), "options": options(arch),
+            "nvrtc": nvrtc_version(), "arch": arch}
 
 
 def cache_key(src: str, arch: str) -> str:
@@ -196,35 +214,133 @@ def _entry_path(key: str) -> str:
     return os.path.join(cache_dir(), key[:2], key + ".bin")
 
 
-def _read_entry(path: str) -> tuple[bytes, dict] | None:
+def private_problem(st: os.stat_result, what: str, kind: str = "dir") -> str | None:
+    """Why a cache directory (`kind` "dir") or entry ("file") with lstat/fstat result `st` is not private to
+    this user, or None: it must be a directory / regular file (no symlink, FIFO or device), owned by the
+    current user and writable by no one else."""
+    want = stat.S_ISDIR if kind == "dir" else stat.S_ISREG
+    if not want(st.st_mode):
+        return f"{what} is not a {'directory' if kind == 'dir' else 'regular file'}"
+    if st.st_uid != os.geteuid():
+        return f"{what} is owned by uid {st.st_uid}, not by this user (uid {os.geteuid()})"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"{what} is writable by its group or by others (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
+def _private_dir(path: str, create: bool) -> str | None:
+    """Why `path` (the cache root or one of its subfolders) cannot hold trusted entries, or None. Created
+    0700 where missing (and `create`); checked without following a symlink."""
+    if create:
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            pass
+        except FileNotFoundError:
+            os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+            try:
+                os.mkdir(path, 0o700)
+            except FileExistsError:
+                pass
+    st = os.lstat(path)
+    return private_problem(st, f"cache directory {path}")
+
+
+def _warn_entry(path: str, why: str) -> None:
+    """One warning per entry (and per process) that is ignored and rebuilt."""
+    if path not in _warned_entries:
+        _warned_entries.add(path)
+        warnings.warn(f"gettpy: ignoring kernel cache entry {path} ({why}); the kernel is rebuilt",
+                      RuntimeWarning, stacklevel=4)
+
+
+def _read_entry(path: str, parts: dict | None = None, key: str | None = None) -> tuple[bytes, dict] | None:
+    """The (cubin, metadata) of the entry at `path`, or None (a miss). Only a regular file owned by this user
+    in private directories is read (opened without following symlinks, never blocking on a FIFO), at most
+    MAX_ENTRY_BYTES, whose header names exactly `key` and `parts` (source hash, options, NVRTC, arch) and
+    whose payload matches its hash; anything else is ignored with one warning."""
+    folder = os.path.dirname(path)
     try:
-        with open(path, "rb") as f:
-            blob = f.read()
-    except OSError:
+        for d in (os.path.dirname(folder), folder):
+            why = _private_dir(d, create=False)
+            if why is not None:
+                _warn_entry(path, why)
+                return None
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except (FileNotFoundError, NotADirectoryError):  # (no entry: a plain miss)
         return None
-    if len(blob) < 36 or hashlib.sha256(blob[32:]).digest() != blob[:32]:
+    except OSError as e:  # (ELOOP: a symlink; permissions)
+        _warn_entry(path, f"cannot open it safely: {e.strerror or e}")
         return None
-    (n,) = struct.unpack("<I", blob[32:36])
     try:
-        meta = json.loads(blob[36:36 + n].decode())
-    except (ValueError, UnicodeDecodeError):
+        why = private_problem(os.fstat(fd), "the entry", "file")
+        if why is None and os.fstat(fd).st_size > MAX_ENTRY_BYTES:
+            why = f"larger than {MAX_ENTRY_BYTES} bytes"
+        if why is not None:
+            _warn_entry(path, why)
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            blob = f.read(MAX_ENTRY_BYTES + 1)
+    except OSError as e:
+        _warn_entry(path, f"unreadable: {e}")
         return None
-    cubin = blob[36 + n:]
-    return (cubin, meta) if cubin else None
+    finally:
+        os.close(fd)
+    got = _parse_entry(blob, parts, key)
+    if isinstance(got, str):
+        _warn_entry(path, got)
+        return None
+    return got
+
+
+def _parse_entry(blob: bytes, parts: dict | None, key: str | None) -> tuple[bytes, dict] | str:
+    """(cubin, metadata) of an entry's bytes, or why they are not a valid entry for `key` and `parts`.
+
+    Layout: ENTRY_MAGIC, sha256(payload) (32 bytes), payload = 4-byte little-endian JSON length, JSON
+    metadata ({"key", "source_sha256", "options", "nvrtc", "arch", "name", "log"}), cubin."""
+    head = len(ENTRY_MAGIC) + 32
+    if len(blob) > MAX_ENTRY_BYTES:
+        return f"larger than {MAX_ENTRY_BYTES} bytes"
+    if len(blob) < head + 4 or not blob.startswith(ENTRY_MAGIC):
+        return "not a gettpy kernel cache entry (truncated or of another format)"
+    payload = blob[head:]
+    if hashlib.sha256(payload).digest() != blob[len(ENTRY_MAGIC):head]:
+        return "its hash does not match its contents (truncated or modified)"
+    (n,) = struct.unpack("<I", payload[:4])
+    try:
+        meta = json.loads(payload[4:4 + n].decode())
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return "its metadata is not JSON"
+    if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not isinstance(meta.get("log", ""), str):
+        return "its metadata is malformed"
+    if key is not None and meta.get("key") != key:
+        return "its header names another kernel's key"
+    for k, v in (parts or {}).items():
+        if meta.get(k) != v:
+            return f"its header's {k} differs from this build's"
+    cubin = payload[4 + n:]
+    return (cubin, meta) if cubin else "it holds no cubin"
 
 
 def _write_entry(path: str, cubin: bytes, meta: dict) -> None:
     js = json.dumps(meta).encode()
     payload = struct.pack("<I", len(js)) + js + cubin
-    blob = hashlib.sha256(payload).digest() + payload
+    blob = ENTRY_MAGIC + hashlib.sha256(payload).digest() + payload
     d = os.path.dirname(path)
+    root = cache_dir()
     try:
-        os.makedirs(d, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".bin")
+        why = _private_dir(root, create=True) or _private_dir(d, create=True)
+        if why is not None:
+            if root not in _warned_readonly:
+                _warned_readonly.add(root)
+                warnings.warn(f"gettpy: kernel cache {root} is not private ({why}); disk caching disabled",
+                              RuntimeWarning, stacklevel=3)
+            return
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".bin")  # (created 0600)
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(blob)
-            os.replace(tmp, path)
+            os.replace(tmp, path)  # (atomic; replaces a planted name, never follows it)
         except BaseException:
             try:
                 os.unlink(tmp)
@@ -232,7 +348,6 @@ def _write_entry(path: str, cubin: bytes, meta: dict) -> None:
                 pass
             raise
     except OSError as e:
-        root = cache_dir()
         if root not in _warned_readonly:
             _warned_readonly.add(root)
             warnings.warn(f"gettpy: kernel cache {root} is not writable ({e}); disk caching disabled",
@@ -244,8 +359,9 @@ def build_source(src: str, name: str, arch: str | None = None, use_cache: bool =
     arch = normalize_arch(arch)
     key = cache_key(src, arch)
     path = _entry_path(key)
+    parts = _key_parts(src, arch) if use_cache else {}
     if use_cache:
-        hit = _read_entry(path)
+        hit = _read_entry(path, parts, key)
         if hit is not None:
             cubin, meta = hit
             if meta.get("name") == name:
@@ -253,7 +369,7 @@ def build_source(src: str, name: str, arch: str | None = None, use_cache: bool =
                 return CompiledKernel(name, arch, cubin, log, parse_ptxas(log), from_cache=True)
     cubin, log = compile_source(src, name, arch)
     if use_cache:
-        _write_entry(path, cubin, {"name": name, "arch": arch, "log": log})
+        _write_entry(path, cubin, {"key": key, **parts, "name": name, "log": log})
     return CompiledKernel(name, arch, cubin, log, parse_ptxas(log))
 
 

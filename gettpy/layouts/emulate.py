@@ -68,3 +68,40 @@ def scatter_matrix(arr: np.ndarray, layout: OperandLayout, order: tuple[str, str
     off = operand_offsets(layout, order)
     if off.size:
         flat[off + origin] = values
+
+
+def dim_digits(maps: list[DimMap]) -> tuple[int, ...] | None:
+    """The mixed-radix place values ("digits") that every map in `maps` (one GEMM dimension, several
+    operands) is linear on, fastest first: the sorted divisors d_i and d_i * modulus_i of all their terms.
+    Between consecutive place values p < q (q a multiple of p), g's digit (g // p) % (q // p) moves each
+    operand's offset by a fixed stride, so the map is a strided view with one axis per digit. None when
+    the terms do not nest that way (the caller then gathers through `gett_offset`)."""
+    extent = maps[0].extent
+    if extent == 0 or any(dm.extent != extent for dm in maps):
+        return None
+    places = {1, extent}
+    for dm in maps:
+        for d, m in zip(dm.divisors, dm.moduli, strict=True):
+            places.update((d, d * m))
+    pts = sorted(places)
+    if pts[-1] != extent or any(q % p for p, q in zip(pts, pts[1:], strict=False)):
+        return None
+    return tuple(pts)
+
+
+def digit_strides(dm: DimMap, pts: tuple[int, ...]) -> tuple[int, ...]:
+    """Element stride of each digit of `pts` (fastest first; len(pts) - 1 digits) in the map `dm`:
+    a term (d, m, s) moves by s * p / d on the digit of place value p for d <= p < d * m, 0 elsewhere."""
+    out = [0] * (len(pts) - 1)
+    for d, m, s in zip(dm.divisors, dm.moduli, dm.strides, strict=True):
+        for i in range(pts.index(d), pts.index(d * m)):
+            out[i] += s * (pts[i] // d)
+    return tuple(out)
+
+
+def strided_view(arr: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray:
+    """A view of `arr`'s memory with these element strides from its first element (no copy; writeable as
+    `arr` is). Every offset it reaches must lie in the memory `arr` spans (the layout maps' do)."""
+    flat, origin = flat_memory(arr)
+    return np.lib.stride_tricks.as_strided(flat[origin:], shape=shape, strides=tuple(s * arr.itemsize for s in strides),
+                                           writeable=arr.flags.writeable)

@@ -6,6 +6,7 @@ depend on names). `plan_cache_info()` and `clear_plan_cache()` expose the cache'
 from __future__ import annotations
 
 import os
+import warnings
 from functools import lru_cache
 
 from .plan import Plan, make_plan
@@ -47,14 +48,30 @@ def _executor(backend: str | None) -> str:
         return "numpy"
 
 
+#: (database path, problem key, why) of tuning records already refused with a warning
+_REFUSED: set = set()
+
+
 def _tuned_candidate(canonical: ContractionProblem, backend: str | None):
+    """This process's tuned candidate of `canonical`, or with GETTPY_TUNE=1 the tuning database's record of
+    it once checked against the problem (`tuner.candidate_from_record`); a record that fails the check is
+    ignored with one warning and the heuristic plans instead."""
     hit = _TUNED.get(canonical)
     if hit is not None or os.environ.get("GETTPY_TUNE") != "1":
         return hit
-    from .tuner import Candidate
+    from .tuner import candidate_from_record
     from .tuning_db import TuningDB, device_identity, problem_key
-    entry = TuningDB(*device_identity(_executor(backend))).lookup(problem_key(canonical))
-    return None if entry is None else Candidate.from_dict(entry["config"])
+    key = problem_key(canonical)
+    db = TuningDB(*device_identity(_executor(backend)))
+    entry = db.lookup(key)
+    if entry is None:
+        return None
+    c, why = candidate_from_record(canonical, entry.get("config"))
+    if c is None and (str(db.path), key, why) not in _REFUSED:
+        _REFUSED.add((str(db.path), key, why))
+        warnings.warn(f"gettpy: ignoring tuning record {key} in {db.path}: {why}; the heuristic plan is used",
+                      stacklevel=2)
+    return c
 
 
 def _f64_cores(backend: str | None) -> bool:

@@ -9,9 +9,11 @@ cache's key once canonicalised (`canonical`).
 """
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass, field, replace
 
-from ..dtypes import ACCUMULATE, ITEMSIZE, TF32_MODES
+from ..dtypes import ITEMSIZE, TF32_MODES, compute_of, is_exact
 from ..errors import DtypeError, ShapeError, SubscriptError
 from ..ops import Op, Semiring, identity
 
@@ -33,7 +35,7 @@ class TensorInfo:
         if len(self.strides) != len(self.modes):
             raise ShapeError(f"operand {self.name}: {len(self.modes)} modes but {len(self.strides)} strides")
         if self.dtype not in ITEMSIZE:
-            raise ShapeError(f"operand {self.name}: unknown dtype {self.dtype!r}")
+            raise DtypeError(f"operand {self.name}: unknown dtype {self.dtype!r}")
 
     @property
     def itemsize(self) -> int:
@@ -50,7 +52,8 @@ class ContractionProblem:
     Attributes:
         a, b: the inputs. c: the C input (None when beta is always 0). d: the output.
         extents: (mode, extent) pairs, sorted by mode.
-        compute: short name of the accumulate type.
+        compute: short name of the accumulate type ("": `dtypes.compute_of` the four types, never
+            narrower than any of them).
         semiring: the (⊕, ⊗) of the sum over k (gettpy.ops.Semiring), None for (+, ×).
     """
 
@@ -64,6 +67,7 @@ class ContractionProblem:
 
     def __post_init__(self):
         ext = dict(self.extents)
+        _check_sizes(self)
         for t in (self.a, self.b, self.c, self.d):
             if t is None:
                 continue
@@ -78,12 +82,15 @@ class ContractionProblem:
         if self.semiring is not None and any(t.dtype in ("c64", "c128") for t in (self.a, self.b, self.d)):
             raise DtypeError(f"semiring {self.semiring.name}: complex tensors have no order; semirings take "
                              f"real types only")
+        if self.semiring is not None and any(is_exact(t.dtype) for t in (self.a, self.b, self.d)):
+            raise DtypeError(f"semiring {self.semiring.name}: its identities are floating-point values; semirings "
+                             f"take floating-point types only (cast integer or bool tensors first)")
         if self.compute in TF32_MODES and not (self.a.dtype == self.b.dtype == "f32"):
             raise DtypeError(f"compute type {self.compute}: the TF32 modes take float32 inputs, got "
                              f"{self.a.dtype} and {self.b.dtype}")
         if not self.compute:
-            object.__setattr__(self, "compute", ACCUMULATE[self.d.dtype if self.d.dtype in ("f64", "c128")
-                                                           else self.a.dtype])
+            object.__setattr__(self, "compute", compute_of(self.a.dtype, self.b.dtype,
+                                                           None if self.c is None else self.c.dtype, self.d.dtype))
 
     def extent(self, mode: str) -> int:
         return dict(self.extents)[mode]
@@ -98,3 +105,36 @@ class ContractionProblem:
         ext = tuple(sorted((names[m], e) for m, e in self.extents))
         return ContractionProblem(ren(self.a), ren(self.b), ren(self.c), ren(self.d), ext, self.compute,
                                   self.semiring)
+
+
+#: the largest element count, offset or product of extents a problem may have (int64 indexing)
+MAX_INDEX = 2**63 - 1
+
+
+def _check_sizes(p: ContractionProblem) -> None:
+    """Refuse, before any planning, extents and strides whose products leave 64-bit indexing: a ShapeError
+    naming the mode or operand (planning and the kernels index in int64)."""
+    total = 1
+    for m, e in p.extents:
+        if not isinstance(e, numbers.Integral) or e < 0 or e > MAX_INDEX:
+            raise ShapeError(f"mode {m!r}: extent {e} is not an integer in [0, 2**63)")
+        total *= e
+    if total == 0:
+        return
+    ext = dict(p.extents)
+    for t in (p.a, p.b, p.c, p.d):
+        if t is not None and math.prod(ext.get(m, 1) for m in t.modes) > MAX_INDEX:
+            raise ShapeError(f"operand {t.name}: its extents {tuple(ext.get(m, 1) for m in t.modes)} (modes "
+                             f"{''.join(t.modes)!r}) multiply to more than 2**63 - 1 elements (64-bit index overflow)")
+    if total > MAX_INDEX:
+        raise ShapeError(f"the contraction's extents {dict(p.extents)} multiply to {total} >= 2**63 "
+                         f"(64-bit index overflow)")
+    for t in (p.a, p.b, p.c, p.d):
+        if t is None:
+            continue
+        span = 0
+        for m, s in zip(t.modes, t.strides, strict=True):
+            span += abs(int(s)) * (ext.get(m, 1) - 1)
+        if (span + 1) * ITEMSIZE[t.dtype] > MAX_INDEX:
+            raise ShapeError(f"operand {t.name}: its strides {t.strides} span {span + 1} elements, beyond 64-bit "
+                             f"byte offsets")

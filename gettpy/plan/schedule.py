@@ -57,8 +57,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from ..dtypes import ACCUMULATE
 from ..dtypes import ITEMSIZE as ITEMSIZE_OF
+from ..dtypes import accumulate_type
 from ..ops import identity
 from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
@@ -88,6 +88,9 @@ SPLIT_MIN_K = 512
 SPLIT_TILE = 128
 #: ... and a cut stride-1 mode keeps runs of at least this many elements
 SPLIT_MIN_RUN = 64
+#: ... into at most this many slices: a wave of split CTAs fills the machine with far fewer (the time
+#: models pick tens of slices), and the bound keeps planning's cost independent of a k mode's extent
+SPLIT_MAX_SLICES = 4096
 
 SPLIT_SUFFIX = "~split"
 #: the f32 (simt) split core's candidate tiles, unless the plain tile is a short-side one (kept):
@@ -265,12 +268,27 @@ def _split_candidates(plan: Plan, ext):
     SPLIT_MIN_K of K, and a cut stride-1 mode keeping runs that are whole 16-byte vectors (a multiple of 8)
     and at least SPLIT_MIN_RUN long (#13: runs of 24 of d were slower than slices of c). Slowest mode first."""
     unit = {m for t in (plan.problem.a, plan.problem.b) for m, st in zip(t.modes, t.strides, strict=True) if st == 1}
+    most = min(SPLIT_MAX_SLICES, plan.K // SPLIT_MIN_K)  # (K // s >= SPLIT_MIN_K  <=>  s <= K // SPLIT_MIN_K)
     for mode in reversed(plan.part.k):  # prefer the slowest k mode
         e = ext[mode]
-        for s in range(2, e + 1):
+        for s in _divisors(e, most):
             run_ok = mode not in unit or ((e // s) % 8 == 0 and e // s >= SPLIT_MIN_RUN)
-            if e % s == 0 and plan.K // s >= SPLIT_MIN_K and run_ok:
+            if s >= 2 and run_ok:
                 yield mode, s
+
+
+def _divisors(e: int, most: int) -> list[int]:
+    """The divisors of `e` that are at most `most`, ascending. Trial division up to min(sqrt(e), most) with
+    the cofactors: its cost is bounded by `most`, never by the extent (a summed mode may be 10^9 long)."""
+    if e < 1 or most < 1:
+        return []
+    small, large = [], []
+    for d in range(1, min(math.isqrt(e), most) + 1):
+        if e % d == 0:
+            small.append(d)
+            if e // d != d and e // d <= most:
+                large.append(e // d)
+    return small + large[::-1]
 
 
 def _simt_split_tiles(plan: Plan, sm_count: int, f64_cores: bool = True):
@@ -364,7 +382,7 @@ def _split_problem(problem: ContractionProblem, mode: str, s: int, w_order: tupl
                        strides=t.strides[:i + 1] + (st[mode] * inner,) + t.strides[i + 1:])
 
     ext[mode], ext[out] = inner, s
-    acc = ACCUMULATE[problem.a.dtype] if problem.compute != "f64" else "f64"
+    acc = accumulate_type(problem.compute)  # (never narrower than D: the slices are summed in it)
     w = packed(TensorInfo("workspace", w_order + (out,), (0,) * (len(w_order) + 1), acc), w_order + (out,), ext)
     return ContractionProblem(cut(problem.a), cut(problem.b), None, w, tuple(sorted(ext.items())),
                               problem.compute), w, out
@@ -437,7 +455,7 @@ def _remainder_cut(plan: Plan, ext, split, sm_count: int, f64_cores: bool, targe
     tiles = math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch
     if tiles >= SPLIT_MAX_WAVE * sm_count or split is not None and tiles * split[1] >= SPLIT_MAX_WAVE * sm_count:
         return None
-    acc = ITEMSIZE_OF[ACCUMULATE[p.a.dtype] if p.compute != "f64" else "f64"]
+    acc = ITEMSIZE_OF[accumulate_type(p.compute)]
     target = replace(target, sm_count=sm_count)
     slices = best_slices(plan.M, plan.N, plan.K, plan.batch, (p.a.itemsize, p.b.itemsize), acc, (t.bm, t.bn),
                          target)

@@ -61,6 +61,62 @@ class Candidate:
         return cls(part, None if d.get("tile") is None else TileConfig(**d["tile"]))
 
 
+def candidate_from_record(problem: ContractionProblem, config) -> tuple[Candidate | None, str]:
+    """(candidate, "") of a tuning record's config when it is a valid candidate for `problem`, else (None,
+    why). A record read from disk is checked before it is used: it must parse as a Candidate and pass
+    `check_candidate`."""
+    try:
+        c = Candidate.from_dict(config)
+    except Exception as e:  # noqa: BLE001 - any malformed record (wrong types, missing keys, bad tile) is refused
+        return None, f"malformed config ({type(e).__name__}: {str(e)[:120]})"
+    why = check_candidate(problem, c)
+    return (None, why) if why else (c, "")
+
+
+def check_candidate(problem: ContractionProblem, c: Candidate) -> str:
+    """Why `c` cannot run `problem` correctly ("" when it can): its partition must hold every mode of the
+    problem exactly once, in the set the planner's partition puts it in (m and n exchanged with the
+    transpose flag), with cuts (split_m / split_n) that are non-negative integers dividing their mode's
+    extent; the plan it makes and its tile must be buildable (`valid`)."""
+    part = c.part
+    base = partition(problem)
+    sets = {"m": part.m, "n": part.n, "k": part.k, "b": part.b}
+    every = [x for v in sets.values() for x in v]
+    if len(every) != len(set(every)):
+        return f"a mode appears twice in the partition {sets}"
+    for x in every:
+        if not isinstance(x, str):
+            return f"mode {x!r} of the partition is not a mode name"
+    want_m, want_n = (base.m, base.n) if part.swapped == base.swapped else (base.n, base.m)
+    for name, got, want in (("m", part.m, want_m), ("n", part.n, want_n), ("k", part.k, base.k), ("b", part.b, base.b)):
+        if set(got) != set(want):
+            return (f"its {name} modes {list(got)} are not the problem's {list(want)} (transpose flag "
+                    f"{part.swapped})")
+    ext = dict(problem.extents)
+    for name, lo, order in (("split_m", part.split_m, part.m), ("split_n", part.split_n, part.n)):
+        if not isinstance(lo, int) or isinstance(lo, bool) or lo < 0 or (lo and ext[order[0]] % lo):
+            return f"its {name}={lo!r} is not a cut of mode {order[0] if order else None!r}"
+    try:
+        plan = make_plan(problem, part, c.tile)
+        if c.tile is not None and not valid(problem, c):
+            return f"its tile {c.tile} is not valid for this problem"
+    except Exception as e:  # noqa: BLE001 - whatever makes the plan fail refuses the record
+        return f"its plan cannot be built ({type(e).__name__}: {str(e)[:120]})"
+    if (plan.M, plan.N, plan.K, plan.batch) != _mnkb(base, part, ext):
+        return "its GEMM extents differ from the problem's"
+    return ""
+
+
+def _size(modes, ext) -> int:
+    return math.prod(ext[m] for m in modes)
+
+
+def _mnkb(base: Partition, part: Partition, ext) -> tuple[int, int, int, int]:
+    """The GEMM extents (M, N, K, batch) `part` must have: the planner's, M and N exchanged with the flag."""
+    m, n = (base.m, base.n) if part.swapped == base.swapped else (base.n, base.m)
+    return _size(m, ext), _size(n, ext), _size(base.k, ext), _size(base.b, ext)
+
+
 def schedule_of(problem: ContractionProblem, c: Candidate):
     """The schedule a candidate stands for: the heuristic's own (partition re-planned around any packs,
     persistent and TMA tiles chosen) for the heuristic candidate, else the forced partition and tile."""

@@ -7,8 +7,14 @@ One JSON file per device (name + compute capability) under ``GETTPY_CACHE_DIR`` 
      "entries": {"<problem key>": {"config": {...}, "ms": 0.0123, "when": "2026-11-22T06:00:00"}}}
 
 Writes are atomic (a temporary file in the same folder, then ``os.replace``) and merge with what
-another process wrote meanwhile; a corrupt or truncated file is ignored with a warning (and replaced
-at the next write); a read-only folder keeps the entries in memory only, with a warning.
+another process wrote meanwhile; a read-only folder keeps the entries in memory only, with a warning.
+
+Reading trusts nothing: the file is opened without following a symlink and without blocking (a FIFO),
+read only if it is a regular file of at most MAX_DB_BYTES, decoded as UTF-8 and parsed as JSON (deep
+nesting, which the parser meets as a RecursionError, refused); a file that fails any of these is ignored
+with one warning (and replaced at the next write). It is parsed once per process and again only when it
+changes (device, inode, size or modification time), so planning misses do not re-read it. Each entry is
+still checked against the problem it is used for before use (`plan.cache`, `plan.tuner.check_candidate`).
 """
 from __future__ import annotations
 
@@ -16,12 +22,20 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 import time
 import warnings
 from pathlib import Path
 
 FORMAT = 1
+#: the largest tuning database read (bytes)
+MAX_DB_BYTES = 64 << 20
+
+#: parsed files: path -> ((device, inode, size, mtime_ns), entries)
+_PARSED: dict[str, tuple[tuple, dict]] = {}
+#: (path, file signature, reason) already warned about
+_WARNED: set = set()
 
 
 def cache_dir() -> Path:
@@ -60,22 +74,66 @@ class TuningDB:
         self._entries: dict[str, dict] = self._read()
 
     def _read(self) -> dict[str, dict]:
+        """The file's entries ({} when there is none or it is not trusted), parsed once per version."""
+        path = str(self.path)
         try:
-            text = self.path.read_text()
+            st = os.lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            return {}
+        except OSError as e:
+            return self._ignore((), f"cannot read it: {e}", {})
+        sig = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode)
+        hit = _PARSED.get(path)
+        if hit is not None and hit[0] == sig:
+            return dict(hit[1])
+        entries = self._parse_file(path, st, sig)
+        _PARSED[path] = (sig, entries)
+        return dict(entries)
+
+    def _ignore(self, sig: tuple, why: str, result: dict) -> dict:
+        if (str(self.path), sig, why) not in _WARNED:
+            _WARNED.add((str(self.path), sig, why))
+            warnings.warn(f"gettpy: ignoring corrupt tuning database {self.path} ({why}); it will be rewritten",
+                          stacklevel=4)
+        return result
+
+    def _parse_file(self, path: str, st: os.stat_result, sig: tuple) -> dict[str, dict]:
+        if not stat.S_ISREG(st.st_mode):
+            return self._ignore(sig, "not a regular file (a symlink, FIFO or device)", {})
+        if st.st_size > MAX_DB_BYTES:
+            return self._ignore(sig, f"larger than {MAX_DB_BYTES} bytes", {})
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
         except FileNotFoundError:
             return {}
         except OSError as e:
-            warnings.warn(f"gettpy: cannot read tuning database {self.path}: {e}", stacklevel=3)
-            return {}
+            return self._ignore(sig, f"cannot open it safely: {e.strerror or e}", {})
+        try:
+            fst = os.fstat(fd)
+            if not stat.S_ISREG(fst.st_mode):
+                return self._ignore(sig, "not a regular file (a symlink, FIFO or device)", {})
+            with os.fdopen(fd, "rb", closefd=False) as f:
+                raw = f.read(MAX_DB_BYTES + 1)
+        except OSError as e:
+            return self._ignore(sig, f"cannot read it: {e}", {})
+        finally:
+            os.close(fd)
+        if len(raw) > MAX_DB_BYTES:
+            return self._ignore(sig, f"larger than {MAX_DB_BYTES} bytes", {})
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            return self._ignore(sig, f"not UTF-8 text: {e.reason} at byte {e.start}", {})
         try:
             data = json.loads(text)
-            if data.get("format") != FORMAT or not isinstance(data.get("entries"), dict):
+            if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("entries"), dict):
                 raise ValueError("unknown format")
-            return {k: v for k, v in data["entries"].items() if isinstance(v, dict) and "config" in v}
-        except (ValueError, AttributeError) as e:
-            warnings.warn(f"gettpy: ignoring corrupt tuning database {self.path} ({e}); it will be rewritten",
-                          stacklevel=3)
-            return {}
+        except RecursionError:  # (json.loads recurses once per level of nesting)
+            return self._ignore(sig, "JSON nested too deeply", {})
+        except ValueError as e:
+            return self._ignore(sig, str(e)[:200], {})
+        return {k: v for k, v in data["entries"].items()
+                if isinstance(k, str) and isinstance(v, dict) and isinstance(v.get("config"), dict)}
 
     def lookup(self, key: str) -> dict | None:
         """The recorded entry ({"config", "ms", "when"}) for a problem key, or None."""
@@ -100,3 +158,4 @@ class TuningDB:
 
     def __len__(self) -> int:
         return len(self._entries)
+
