@@ -11,7 +11,7 @@ import math
 
 from ..dtypes import ACCUMULATE, NUMPY_ACCUMULATE, numpy_dtype
 from ..plan.problem import TensorInfo
-from ..plan.schedule import SPLIT_SUFFIX, Schedule
+from ..plan.schedule import Schedule
 
 
 def _view(xp, x, t: TensorInfo, order: tuple[str, ...], ext: dict[str, int]):
@@ -59,6 +59,9 @@ def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
         core(schedule.core, a, b, c, d, alpha, beta)
         return
     ext = dict(p.extents)
+    if schedule.inner is not None:
+        _run_fold(schedule, xp, core, a, b, c, d, alpha, beta, ext)
+        return
     # (1) pack the inputs that would otherwise be gathered element by element (zero-filled to the pad
     #     extents where the schedule has them)
     if schedule.pad_ext:
@@ -107,18 +110,48 @@ def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
         modes = modes[1:]
     ws = ws.transpose(tuple(modes.index(m) for m in p.d.modes))
     if schedule.split_mode is not None:
-        if c is not None and beta != 0 and p.c is not None:
-            ct = c.transpose(tuple(p.c.modes.index(m) for m in p.d.modes))
-            ws = ws + ws.dtype.type(beta) * p.c.op(ct.astype(ws.dtype))
-        ws = p.d.op(ws)
+        ws = _epilogue(p, ws, c, beta)
     # (4) copy into D through its own strides (the cast to D's type happens here)
     _into(xp, d, ws)
+
+
+def _epilogue(p, ws, c, beta):
+    """beta * op_c(C) and op_d on a summed workspace `ws` (axes in D's mode order), in its accumulate type."""
+    if c is not None and beta != 0 and p.c is not None:
+        ct = c.transpose(tuple(p.c.modes.index(m) for m in p.d.modes))
+        ws = ws + ws.dtype.type(beta) * p.c.op(ct.astype(ws.dtype))
+    return p.d.op(ws)
+
+
+def _packed_out(xp, t: TensorInfo, ext):
+    """A fresh array laid out as the packed workspace `t`, its axes in t's mode order (fastest first)."""
+    return xp.empty(tuple(ext[m] for m in reversed(t.modes)), dtype=numpy_dtype(t.dtype)).T
+
+
+def _run_fold(schedule: Schedule, xp, core, a, b, c, d, alpha, beta, ext) -> None:
+    """A diagonal fold (plan/fold.py): the folded GEMM's schedule into its workspace, the diagonal summed, the
+    tail's sums added, then the epilogue and the copy into D."""
+    inner, (_, k1a, k1b) = schedule.inner, schedule.fold
+    wd = inner.problem.d
+    w = _packed_out(xp, wd, dict(inner.problem.extents))
+    run(inner, xp, core, a, b, None, w, alpha, 0.0)  # (the inputs' memory read through the folded modes)
+    ws = xp.trace(w, axis1=wd.modes.index(k1a), axis2=wd.modes.index(k1b))
+    modes = tuple(m for m in wd.modes if m not in (k1a, k1b))
+    if schedule.tail is not None:
+        td = schedule.tail.problem.d
+        tw = _packed_out(xp, td, dict(schedule.tail.problem.extents))
+        ta, tb = (_tail_view(xp, x, t, schedule, ext) for x, t in ((a, schedule.tail.problem.a),
+                                                                     (b, schedule.tail.problem.b)))
+        run(schedule.tail, xp, core, ta, tb, None, tw, alpha, 0.0)
+        ws = ws + tw.transpose(tuple(td.modes.index(m) for m in modes))
+    ws = ws.transpose(tuple(modes.index(m) for m in schedule.problem.d.modes))
+    _into(xp, d, _epilogue(schedule.problem, ws, c, beta))
 
 
 def _tail_view(xp, x, t: TensorInfo, schedule: Schedule, ext):
     """The part of input `x` (laid out as `t`, the tail's view of it) that a split schedule's tail reads: from
     index `schedule.tail_from` of the split mode on; `x` itself when the mode is not one of its modes."""
-    mode = schedule.split_mode[:-len(SPLIT_SUFFIX)]
+    mode = schedule.tail_mode
     if mode not in t.modes:
         return x
     order = tuple(reversed(t.modes))

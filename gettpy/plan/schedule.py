@@ -59,7 +59,9 @@ from dataclasses import dataclass, replace
 
 from ..dtypes import ITEMSIZE as ITEMSIZE_OF
 from ..dtypes import accumulate_type
+from ..errors import ShapeError
 from ..ops import identity
+from .fold import FOLD, FOLD_A, FOLD_B, MIN_GAIN, fold_candidate, fold_gain, folded_problem, peak_kind
 from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
 from .splitk import best_slices, choose_cut
@@ -140,6 +142,10 @@ class Schedule:
         tail_from: the first index of the split k mode that `tail` covers.
         pad_ext: the extents of the packs where they exceed the problem's ((mode, extent) pairs of every mode,
             sorted; () when none do): the packs are zero-filled beyond the problem's extents (`_padded_k`).
+        fold: (k mode, k1a, k1b) of a diagonal fold (plan/fold.py), () without: `inner` is then the schedule of
+            the folded GEMM, whose output `stage_d` is summed over its diagonal (k1a = k1b) into D, the tail
+            (over the values of the k mode from `tail_from` on, output packed in the accumulate type) added;
+            `core` is inner's core, for inspection.
     """
 
     problem: ContractionProblem
@@ -151,6 +157,15 @@ class Schedule:
     tail: Schedule | None = None
     tail_from: int = 0
     pad_ext: tuple[tuple[str, int], ...] = ()
+    fold: tuple[str, ...] = ()
+    inner: Schedule | None = None
+
+    @property
+    def tail_mode(self) -> str | None:
+        """The k mode whose values from `tail_from` on the tail covers (None without a tail)."""
+        if self.tail is None:
+            return None
+        return self.fold[0] if self.fold else self.split_mode[:-len(SPLIT_SUFFIX)]
 
     @property
     def staged(self) -> bool:
@@ -162,6 +177,13 @@ class Schedule:
         ext, core_ext = dict(self.pad_ext or self.problem.extents), dict(self.core.problem.extents)
         packs = sum(t.itemsize * math.prod(ext[m] for m in t.modes) for t in (self.pack_a, self.pack_b) if t)
         stage = self.stage_d
+        if self.inner is not None:  # (the folded GEMM's output, its own temporaries, the tail's output and its)
+            inner_ext = dict(self.inner.problem.extents)
+            ws = stage.itemsize * math.prod(inner_ext[m] for m in stage.modes) + self.inner.workspace_bytes
+            if self.tail is not None:
+                tail, tail_ext = self.tail.problem.d, dict(self.tail.problem.extents)
+                ws += tail.itemsize * math.prod(tail_ext[m] for m in tail.modes) + self.tail.workspace_bytes
+            return packs + ws
         ws = 0 if stage is None else stage.itemsize * math.prod(core_ext[m] for m in stage.modes)
         if self.tail is not None:  # (its slice of the workspace, and its own temporaries)
             ws += ws // max(1, core_ext[self.split_mode]) + self.tail.workspace_bytes
@@ -481,20 +503,62 @@ def _remainder_schedule(problem, prob, pa, pb, part, tile, ext, cut, w_order, sm
     rest = ext[mode] - q * s
     if not rest:
         return Schedule(problem, core, pa, pb, w, out)
-    tail_ext = dict(ext)
-    tail_ext[mode] = rest
+    tail = _tail_schedule(prob, mode, q * s, ext, w_order, w.dtype, sm_count, f64_cores, target)
+    return Schedule(problem, core, pa, pb, w, out, tail, q * s)
 
-    def shifted(t: TensorInfo) -> TensorInfo:  # (the tail reads t from index q * s of the mode on)
+
+def _tail_schedule(prob: ContractionProblem, mode: str, start: int, ext, w_order, acc: str, sm_count: int,
+                   f64_cores: bool, target: Target) -> Schedule:
+    """The schedule of `prob` over the values of k mode `mode` from `start` on (its inputs read from there: their
+    alignment lowered to the offset's), into a packed `acc` workspace with the modes `w_order`."""
+    tail_ext = dict(ext)
+    tail_ext[mode] = ext[mode] - start
+
+    def shifted(t: TensorInfo) -> TensorInfo:
         if mode not in t.modes:
             return t
-        off = q * s * abs(t.stride_of()[mode]) * t.itemsize
+        off = start * abs(t.stride_of()[mode]) * t.itemsize
         return replace(t, align=min(t.align, off & -off) if off else t.align)
 
-    d = packed(TensorInfo("workspace", w_order, (0,) * len(w_order), w.dtype), w_order, tail_ext)
+    d = packed(TensorInfo("workspace", w_order, (0,) * len(w_order), acc), w_order, tail_ext)
     tail_problem = ContractionProblem(shifted(prob.a), shifted(prob.b), None, d, tuple(sorted(tail_ext.items())),
                                       prob.compute)
-    tail = make_schedule(tail_problem, sm_count, f64_cores=f64_cores, target=target)
-    return Schedule(problem, core, pa, pb, w, out, tail, q * s)
+    return make_schedule(tail_problem, sm_count, f64_cores=f64_cores, target=target)
+
+
+def _fold_schedule(problem: ContractionProblem, plan: Plan, t, ext, sm_count: int, f64_cores: bool,
+                   target: Target) -> Schedule | None:
+    """The diagonal fold of a long sum over a tiny output (plan/fold.py) where `fold_gain` says it pays; None
+    otherwise. Its GEMM is planned as a problem of its own (split-K where K is long), the values of the folded
+    mode past the last whole FOLD as a tail."""
+    p = problem
+    if p.semiring is not None or not plan.part.k:
+        return None
+    if math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch >= SPLIT_MAX_WAVE * sm_count:
+        return None
+    mode = fold_candidate(p, plan.part.k, 2 * FOLD * SPLIT_MIN_K)
+    if mode is None:
+        return None
+    acc = accumulate_type(p.compute)
+    part = plan.part
+    d_order = (mode + FOLD_B,) + part.n + (mode + FOLD_A,) + part.m + part.b
+    try:
+        inner_problem, k1a, k1b = folded_problem(p, mode, d_order, acc)
+    except ShapeError:  # (the folded GEMM's FOLD^2 more products would leave 64-bit indexing: no fold)
+        return None
+    folded_tile = _tile(make_plan(inner_problem), sm_count, f64_cores)
+    gain = fold_gain(plan.M, plan.N, plan.K, plan.batch, max(p.a.itemsize, p.b.itemsize), (t.bm, t.bn),
+                     (folded_tile.bm, folded_tile.bn), peak_kind(plan.kernel_a.dtype, p.compute, target),
+                     replace(target, sm_count=sm_count))
+    if gain < MIN_GAIN:
+        return None
+    inner = make_schedule(inner_problem, sm_count, f64_cores=f64_cores, target=target)
+    done = ext[mode] // FOLD * FOLD
+    tail = None
+    if done < ext[mode]:
+        tail = _tail_schedule(p, mode, done, ext, part.n + part.m + part.b, acc, sm_count, f64_cores, target)
+    return Schedule(problem, inner.core, stage_d=inner_problem.d, tail=tail, tail_from=done, fold=(mode, k1a, k1b),
+                    inner=inner)
 
 
 def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part=None, tile=None,
@@ -513,6 +577,10 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
     va, vb = 16 // ka.itemsize, 16 // kb.itemsize
     new_ka, new_kb = ka, kb
     t = _tile(plan, sm_count, f64_cores)
+    if part is None and tile is None and split is None:
+        folded = _fold_schedule(problem, plan, t, ext, sm_count, f64_cores, target)
+        if folded is not None:
+            return folded
     # (how many CTA columns read each A element, and CTA rows each B element)
     rereads_a, rereads_b = math.ceil(plan.N / t.bn), math.ceil(plan.M / t.bm)
     from .tiles import compute_bound, panel_fits, tf32_mode
