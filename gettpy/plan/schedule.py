@@ -315,14 +315,15 @@ def _divisors(e: int, most: int) -> list[int]:
 
 def _simt_split_tiles(plan: Plan, sm_count: int, f64_cores: bool = True):
     """The f32 simt split core's candidate tiles as (TileConfig, FMA cost): SIMT_SPLIT_TILES, or the plain
-    tile where it is a short-side one, or with f64_cores DMMA_SPLIT_TILE; [] for the other paths."""
+    tile where it is a short-side or a narrow one (a side of 32 or less: the wide split tiles would pad that
+    side 2-4 times more), or with f64_cores DMMA_SPLIT_TILE; [] for the other paths."""
     from ..kernels.spec import TileConfig
     from .tiles import short_side, tf32_mode
 
     t = _tile(plan, sm_count, f64_cores)
     if t.mma or plan.problem.compute != "f32":
         return []
-    if short_side(t):
+    if short_side(t) or min(t.bm, t.bn) <= 32:
         return [(t, 1.0)]
     if f64_cores and tf32_mode(plan.problem.compute, plan.kernel_a.dtype, plan.kernel_b.dtype) == 2:
         bm, bn, bk, st, wm, wn, blocks = DMMA_SPLIT_TILE
@@ -546,13 +547,15 @@ def _fold_schedule(problem: ContractionProblem, plan: Plan, t, ext, sm_count: in
         inner_problem, k1a, k1b = folded_problem(p, mode, d_order, acc)
     except ShapeError:  # (the folded GEMM's FOLD^2 more products would leave 64-bit indexing: no fold)
         return None
-    folded_tile = _tile(make_plan(inner_problem), sm_count, f64_cores)
+    # (the folded GEMM reads k with a stride of FOLD: on simt tiles, which take A and B m / n-major, not on the
+    #  f64 tensor cores, which would read f32 inputs k-major element by element)
+    folded_tile = _tile(make_plan(inner_problem), sm_count, False)
     gain = fold_gain(plan.M, plan.N, plan.K, plan.batch, max(p.a.itemsize, p.b.itemsize), (t.bm, t.bn),
                      (folded_tile.bm, folded_tile.bn), peak_kind(plan.kernel_a.dtype, p.compute, target),
                      replace(target, sm_count=sm_count))
     if gain < MIN_GAIN:
         return None
-    inner = make_schedule(inner_problem, sm_count, f64_cores=f64_cores, target=target)
+    inner = make_schedule(inner_problem, sm_count, f64_cores=False, target=target)
     done = ext[mode] // FOLD * FOLD
     tail = None
     if done < ext[mode]:
@@ -626,8 +629,8 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
         prob = replace(prob, extents=tuple(sorted(pext.items())))
     if pa or pb:
         pa, pb, prob = _core_order(problem, prob, pa, pb, part, tile, pext or ext, sm_count, f64_cores)
-    if pext is not None:
-        core = make_plan(prob, part, tile)
+    if pext is not None:  # (the core over the packs' extents, whichever order _core_order left them in)
+        core = make_plan(replace(prob, extents=tuple(sorted(pext.items()))), part, tile)
         return Schedule(problem, core, pa, pb, pad_ext=tuple(sorted(pext.items())))
     w_order = plan.part.n + plan.part.m + plan.part.b
     on_packs = make_plan(prob, part, tile) if (pa or pb) else plan

@@ -1,6 +1,7 @@
-"""GPU checks of the model-sized split-K with a tail (plan/splitk.py) and of the zero-filled k-major packs of
-compute-bound GEMMs with an odd K (Schedule.pad_ext): gettpy.einsum on CuPy arrays against numpy in float64,
-on shapes that are in no benchmark (prime and odd extents, both memory orders, a strided view)."""
+"""GPU checks of the model-sized split-K with a tail (plan/splitk.py), the diagonal fold of long sums over tiny
+outputs (plan/fold.py) and the zero-filled k-major packs of compute-bound GEMMs with an odd K
+(Schedule.pad_ext): gettpy.einsum on CuPy arrays against numpy in float64, on shapes that are in no benchmark
+(prime and odd extents, both memory orders, a strided view)."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,10 +13,13 @@ TOL = {np.float16: 3e-3, np.float32: 3e-5, np.float64: 1e-12}
 
 CASES = [
     ("ik,kj->ij", [(62, 200_003), (200_003, 55)]),
-    ("k,k->", [(1_000_003,), (1_000_003,)]),
+    ("k,k->", [(1_000_003,), (1_000_003,)]),  # (folded, with a tail)
+    ("k,kj->j", [(500_009,), (500_009, 3)]),  # (folded)
+    ("ik,kj->ij", [(17, 319_996), (319_996, 19)]),  # (a tail that splits again)
     ("ik,k->i", [(300, 100_003), (100_003,)]),
     ("akl,lkc->ac", [(29, 3, 40_009), (40_009, 3, 11)]),
     ("ik,kj->ij", [(1031, 843), (843, 1029)]),  # compute-bound, odd K: zero-filled packs
+    ("aebf,dfce->abcd", [(45, 37, 43, 37), (41, 37, 47, 37)]),  # (the same over two k modes)
 ]
 
 
