@@ -26,6 +26,7 @@ import numbers
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -50,6 +51,11 @@ from .plan.cache import cached_schedule
 from .plan.problem import MAX_INDEX, ContractionProblem, TensorInfo
 from .plan.schedule import Schedule
 from .subscripts import SUBLIST_LETTERS
+
+#: a numpy or CuPy array (the plan API takes both; the type is not imported for CuPy's sake)
+Array: TypeAlias = Any
+#: alpha / beta: a Python or numpy number (complex ones for complex plans only)
+Scalar: TypeAlias = int | float | complex | np.number
 
 
 def _is_array(x) -> bool:
@@ -110,7 +116,7 @@ class TensorDescriptor:
     _accepted: set = field(default_factory=set, compare=False, repr=False, hash=False)
     _span: tuple = field(default=(0, 0), compare=False, repr=False, hash=False)
 
-    def __init__(self, extents: Sequence[int], strides: Sequence[int] | None = None, dtype="float32",
+    def __init__(self, extents: Sequence[int], strides: Sequence[int] | None = None, dtype: Any = "float32",
                  op: Op | str | tuple | None = None, alignment: int = 16):
         ext = _ints(extents, "TensorDescriptor extents")
         for d, e in enumerate(ext):
@@ -134,7 +140,7 @@ class TensorDescriptor:
         object.__setattr__(self, "_span", self._byte_span())
 
     @classmethod
-    def of(cls, x, op: Op | str | tuple | None = None) -> TensorDescriptor:
+    def of(cls, x: Array, op: Op | str | tuple | None = None) -> TensorDescriptor:
         """Descriptor of an existing numpy/CuPy array: its extents, real element strides, dtype and
         pointer alignment (the way to describe an array; see the class docstring)."""
         _require_array(x, "TensorDescriptor.of: x")
@@ -158,7 +164,7 @@ class TensorDescriptor:
         item = ITEMSIZE[self.dtype]
         return lo * item, (hi + 1) * item
 
-    def matches(self, x, what: str, ptr: int | None = None) -> None:
+    def matches(self, x: Array, what: str, ptr: int | None = None) -> None:
         """Raise unless array `x` (data pointer `ptr`, looked up when None) has this descriptor's extents,
         strides, dtype and pointer alignment."""
         key = (x.shape, x.strides, x.dtype)
@@ -248,6 +254,7 @@ class ContractionPlan:
         cast_a, cast_b: None, or the numpy dtype A (B) is cast to (a C-ordered copy per call) because A
             and B have different types: they are contracted in their common type.
         compute: short name of the compute type (alpha and beta are typed against it).
+        d_overlaps: D's descriptor makes distinct elements share memory (`contract` refuses to write it).
     """
 
     plan: Schedule
@@ -259,6 +266,7 @@ class ContractionPlan:
     cast_a: np.dtype | None = None
     cast_b: np.dtype | None = None
     compute: str = ""
+    d_overlaps: bool = False
 
     @property
     def workspace_size(self) -> int:
@@ -282,8 +290,9 @@ def _compute_type(compute_type, ins: str, desc_c: TensorDescriptor, desc_d: Tens
     return ct
 
 
-def plan(desc_a: TensorDescriptor, modes_a, desc_b: TensorDescriptor, modes_b, desc_c: TensorDescriptor,
-         modes_c, desc_d: TensorDescriptor | None = None, modes_d=None, compute_type=None,
+def plan(desc_a: TensorDescriptor, modes_a: str | Sequence, desc_b: TensorDescriptor, modes_b: str | Sequence,
+         desc_c: TensorDescriptor, modes_c: str | Sequence, desc_d: TensorDescriptor | None = None,
+         modes_d: str | Sequence | None = None, compute_type: Any = None,
          preference: PlanPreference | None = None, semiring: Semiring | str | None = None) -> ContractionPlan:
     """Plan D[modes_d] = alpha A[modes_a] B[modes_b] + beta C[modes_c] (D defaults to C).
 
@@ -323,9 +332,6 @@ def plan(desc_a: TensorDescriptor, modes_a, desc_b: TensorDescriptor, modes_b, d
     for m in md:
         if m not in ma and m not in mb:
             raise SubscriptError(f"output mode {m!r} appears in neither A nor B")
-    if _self_overlapping(desc_d.extents, desc_d.strides):
-        raise LayoutError(f"D: its strides {desc_d.strides} make distinct elements share memory (a stride 0 or "
-                          f"overlapping strides); gettpy cannot write such an output")
     # A and B of different types are contracted in their common type (numpy's promotion): the narrower one
     # is cast per call into a C-ordered copy, which the problem describes
     ins = promote(desc_a.dtype, desc_b.dtype)
@@ -342,7 +348,8 @@ def plan(desc_a: TensorDescriptor, modes_a, desc_b: TensorDescriptor, modes_b, d
     cast = None if ins == "bf16" else numpy_dtype(ins)
     return ContractionPlan(cached_schedule(problem), desc_a, desc_b, desc_c, desc_d,
                            preference or PlanPreference(), cast if desc_a.dtype != ins else None,
-                           cast if desc_b.dtype != ins else None, problem.compute)
+                           cast if desc_b.dtype != ins else None, problem.compute,
+                           _self_overlapping(desc_d.extents, desc_d.strides))
 
 
 def _scalar(v, what: str, compute: str):
@@ -360,11 +367,13 @@ def _scalar(v, what: str, compute: str):
     if is_exact(acc):
         if not isinstance(v, numbers.Integral) and not float(v).is_integer():
             raise DtypeError(f"{what}={v!r} is not an integer but the plan computes in {acc}")
-        return int(v)
+        v = int(v) % 2**64  # (wrapped into the 64-bit compute type, as numpy's integer arithmetic wraps)
+        return v - 2**64 if acc == "i64" and v >= 2**63 else int(bool(v)) if acc == "b1" else v
     return complex(v) if is_complex(acc) else float(v)
 
 
-def contract(plan: ContractionPlan, alpha, a, b, beta, c, d, stream=None):
+def contract(plan: ContractionPlan, alpha: Scalar, a: Array, b: Array, beta: Scalar, c: Array | None, d: Array,
+             stream: Any = None) -> Array:
     """Execute `plan`: d = op_d(alpha op_a(a) op_b(b) + beta op_c(c)); c may be d. Returns d.
 
     alpha and beta are numbers of the plan's compute type (complex ones only for complex plans). alpha == 0
@@ -407,6 +416,11 @@ def contract(plan: ContractionPlan, alpha, a, b, beta, c, d, stream=None):
         for t in (p.a, p.b, p.c, p.d):
             if t is not None:
                 check_gpu(t.dtype, f"operand {t.name}")
+    if plan.d_overlaps:
+        raise LayoutError(f"D: its strides {plan.desc_d.strides} make distinct elements share memory (a stride 0 "
+                          f"or overlapping strides); gettpy cannot write such an output")
+    if name == "numpy" and not d.flags.writeable:
+        raise LayoutError("D is a read-only array; pass a writeable D")
     if math.prod(plan.desc_d.extents) == 0:
         return d
     if alpha == 0:  # BLAS's and cuTENSOR's rule: A and B are not read (an inf or NaN in them cannot leak)
@@ -444,7 +458,8 @@ class Contraction:
         semiring: None, a name ("max_plus", ...) or a gettpy.ops.Semiring (see gettpy.einsum).
     """
 
-    def __init__(self, subscripts: str, a, b, c=None, out=None, ops: Sequence | None = None,
+    def __init__(self, subscripts: str, a: Array, b: Array, c: Array | None = None, out: Array | None = None,
+                 ops: Sequence | None = None,
                  op_out: Op | str | tuple | None = None, compute: str | None = None,
                  semiring: Semiring | str | None = None):
         if not isinstance(subscripts, str) or "->" not in subscripts or subscripts.count(",") != 1:
@@ -491,14 +506,14 @@ class Contraction:
                           semiring=self._semiring)
         return self._plan
 
-    def execute(self, alpha=1.0, beta=0.0, stream=None):
+    def execute(self, alpha: Scalar = 1.0, beta: Scalar = 0.0, stream: Any = None) -> Array:
         """out = op_out(alpha op_a(a) op_b(b) + beta c); returns out."""
         p = self._plan or self.plan()
         if _scalar(beta, "beta", p.compute) != 0 and self.c is None:
             raise DtypeError("beta != 0 needs a C operand (Contraction(..., c=...))")
         return contract(p, alpha, self.a, self.b, beta, self.c, self.out, stream=stream)
 
-    def autotune(self, samples: int = 48, top: int = 8, reps: int = 5):
+    def autotune(self, samples: int = 48, top: int = 8, reps: int = 5) -> list:
         """Autotune this contraction on its current operands (see gettpy.tune); later plans use the winner.
 
         Returns the measured trials, best first.
@@ -513,7 +528,8 @@ class Contraction:
         self._plan = None  # re-planned from the cache, which now holds the tuned candidate
         return trials
 
-    def reset_operands(self, a=None, b=None, c=None, out=None) -> None:
+    def reset_operands(self, a: Array | None = None, b: Array | None = None, c: Array | None = None,
+                       out: Array | None = None) -> None:
         """Swap in new arrays; the plan is kept when their layouts match, redone otherwise."""
         for name, x in (("a", a), ("b", b), ("c", c), ("out", out)):
             if x is not None:

@@ -167,7 +167,7 @@ def resolve(dtypes, dtype=None, out_dtype=None, casting: str = "safe") -> Resolu
         dtype: the `dtype=` argument. As numpy, it is the type the contraction runs in: every operand
             must cast to it under `casting`, and `out` (read and written) both ways.
         out_dtype: the dtype of `out` (None: no `out`). Without `dtype=`, numpy computes in the result
-            type of the operands and `out`, which must cast to `out` under `casting`.
+            type of the operands and `out`: the operands must cast to it, and it to `out`, under `casting`.
         casting: numpy's casting rule ("no", "equiv", "safe", "same_kind", "unsafe").
 
     Returns:
@@ -195,9 +195,13 @@ def resolve(dtypes, dtype=None, out_dtype=None, casting: str = "safe") -> Resolu
         if half and want == "f32" and out_s == "f32":
             return Resolution(ins[0], out_s)
         return Resolution(want, out_s, None if out_s == want else want)
+    compute = res if out_s is None else promote(res, out_s)
+    for i, s in enumerate(ins):  # (numpy casts every operand to the compute type under `casting` too)
+        if not _can_cast(s, compute, casting):
+            raise DtypeError(f"operand {i}: cannot cast {_np_name(s)} to the computation's type {_np_name(compute)} "
+                             f"under casting={casting!r}")
     if out_s is None:
         return Resolution(res, res)
-    compute = promote(res, out_s)
     if not _can_cast(compute, out_s, casting):
         raise DtypeError(f"out has dtype {_np_name(out_s)}, which cannot hold the result type {_np_name(compute)} "
                          f"under casting={casting!r}")

@@ -17,16 +17,38 @@ import operator
 import threading
 from dataclasses import dataclass
 
+import numpy as np
+
 from . import backends
-from .dtypes import TF32_MODES, check_gpu, numpy_dtype, resolve
-from .errors import DtypeError, GettpyError, LayoutError, ShapeError, SubscriptError
+from .dtypes import TF32_MODES, check_gpu, numpy_dtype, resolve, short_name
+from .errors import (
+    ArgumentError,
+    DtypeError,
+    GettpyError,
+    LayoutError,
+    OpError,
+    OpTypeError,
+    ShapeError,
+    SubscriptError,
+)
 from .interop import caller_stream, to_native, wrapper_for
 from .layouts.descriptor import pointer_alignment
 from .ops import Op, as_op, as_semiring, identity
 from .plan.cache import cached_schedule
 from .plan.problem import ContractionProblem, TensorInfo
 from .plan.schedule import Schedule
-from .subscripts import parse, split_operands
+from .semantics import (
+    check_casting,
+    check_optimize,
+    check_order,
+    empty_in_order,
+    k_axis_order,
+    make_view,
+    order_letter,
+    view_geometry,
+    view_meets_order,
+)
+from .subscripts import decode_subscripts, parse, split_operands
 
 _NUMPY_OPTIONS = ("order", "casting")
 
@@ -105,10 +127,13 @@ def _ops_for(n: int, ops) -> list[Op]:
     single_factory = (isinstance(ops, tuple) and len(ops) > 1 and isinstance(ops[0], str)
                       and all(isinstance(v, int | float) for v in ops[1:]))  # ("leaky_relu", 0.1)
     if isinstance(ops, Op | str) or single_factory:
-        raise GettpyError(f"ops must be a sequence of one op per operand ({n}), got {ops!r}")
-    ops = list(ops)
+        raise OpTypeError(f"ops must be a sequence of one op per operand ({n}), got {ops!r}")
+    try:
+        ops = list(ops)
+    except TypeError:
+        raise OpTypeError(f"ops must be a sequence of one op per operand ({n}), got {ops!r}") from None
     if len(ops) != n:
-        raise GettpyError(f"ops has {len(ops)} entries for {n} operand(s)")
+        raise OpError(f"ops has {len(ops)} entries for {n} operand(s)")
     return [as_op(o, f"ops[{i}]") for i, o in enumerate(ops)]
 
 
@@ -117,12 +142,19 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
     """Evaluate the Einstein summation convention on the operands, like numpy.einsum.
 
     Args:
-        *operands: ``subscripts, A, B, ...`` or the sublist form ``A, [0, 1], B, [1, 2], [0, 2]``.
-        out: optional output array (right shape and dtype); it may overlap an input.
+        *operands: ``subscripts, A, B, ...`` (a str, or bytes as numpy takes them) or the sublist form
+            ``A, [0, 1], B, [1, 2], [0, 2]`` (Python or numpy ints, 1-d int arrays, Ellipsis). Operands
+            may be numpy, CuPy or torch arrays, Python scalars or nested lists (converted as
+            ``numpy.asarray`` converts them, then promoted with the arrays as numpy.einsum does).
+        out: optional output array of the result's shape; it may overlap an input. With `dtype`, `out`
+            may have another dtype where `casting` allows the casts between the two both ways (numpy's
+            rule: the computation runs in `dtype` and `out` receives it).
         dtype: type of the result (and of the computation); for float16/bfloat16 inputs, float32
             keeps the inputs in half precision and writes a float32 result.
-        optimize: opt_einsum's path strategy for three or more operands (True = "auto", False =
-            left to right, or a strategy name or explicit path).
+        optimize: opt_einsum's path strategy for three or more operands: True (= "auto"), False or None
+            (left to right), a strategy name ("greedy", "optimal", "dp", "branch-2", "random-greedy",
+            ...), numpy's ``(name, memory_limit)`` pair, an opt_einsum PathOptimizer, or an explicit
+            path (numpy's ``["einsum_path", (0, 1), ...]`` or opt_einsum's list of tuples).
         ops: one unary op per operand (gettpy.ops names, Op objects or None), fused into the reads.
         op_out: unary op applied to the result before it is stored.
         semiring: the arithmetic of the sum over contracted modes: None (ordinary +, ×), a name
@@ -133,50 +165,106 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
             products: close to float32 accuracy). With None, a large compute-bound float32 contraction on
             an sm_90 GPU runs on the float64 tensor cores: inputs widened to float64 (exact), float64 sums,
             the result rounded to float32 once (more accurate than a float32 sum, and faster there).
-        **options: numpy's ``casting`` (default "safe") rules `dtype` and `out`; ``order`` is accepted and
-            ignored (results are C-ordered).
+        **options: numpy's ``casting`` ("no", "equiv", "safe" (default), "same_kind", "unsafe") rules
+            `dtype` and `out`; ``order`` sets the layout of a result einsum allocates: "C", "F", "A" (F
+            when every operand is F-contiguous, else C) or "K" (default): for numpy operands the layout
+            numpy.einsum gives (the output axes in the operands' stride order), for CuPy operands C
+            order, the layout the GPU plans are tuned to write.
 
     Returns:
         The result array (numpy for numpy inputs, CuPy for CuPy inputs, torch for torch); `out` when given.
+        As in numpy, a 0-d result of numpy operands (without `out`) is a numpy scalar, and a one-operand
+        einsum that sums nothing (``'ij->ji'``, ``'ii->i'``, ``'...'``) is a view of its operand, for
+        numpy and CuPy arrays alike (writeable when the operand is) unless `out`, a `dtype` other than
+        the operand's (numpy would ignore that dtype), an `order` the view does not meet, or an op or
+        semiring asks for a computed result.
 
     Raises:
-        SubscriptError, ShapeError, LayoutError, DtypeError: naming the operand, mode and values.
+        SubscriptError, ShapeError, LayoutError, OptionError (ValueError subclasses) and DtypeError,
+        ArgumentError, SubscriptTypeError (TypeError subclasses): the kind numpy raises for the same
+        mistake, naming the argument, operand, mode and values. object, longdouble and clongdouble
+        operands raise DtypeError (gettpy computes in the GPU's number types; numpy.einsum handles them).
 
     A repeated call with the same subscripts, layouts, dtypes and ops finds its program (the plans of
     every step) in a bounded cache and only launches.
     """
     for k in options:
         if k not in _NUMPY_OPTIONS:
-            raise TypeError(f"einsum() got an unexpected keyword argument {k!r}")
+            raise ArgumentError(f"einsum() got an unexpected keyword argument {k!r}")
+    options = {"order": check_order(options.get("order", "K")),
+               "casting": check_casting(options.get("casting", "safe"))}
+    check_optimize(optimize)
+    if isinstance(optimize, np.bool_):
+        optimize = bool(optimize)
+    operands = decode_subscripts(operands)
     raw = _operand_arrays(operands)
     if not raw:
         return _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, lambda r: r, (semiring, compute))
     with caller_stream(raw[0]):  # torch operands: torch's current stream
-        return _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrapper_for(raw[0]),
-                       (semiring, compute))
+        r = _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrapper_for(raw[0]),
+                    (semiring, compute))
+    if out is None and isinstance(r, np.ndarray) and r.ndim == 0:
+        return r[()]  # numpy's einsum gives a 0-d result as a numpy scalar
+    return r
 
 
 def _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrap, arith=(None, None)):
     raw = [to_native(x) for x in raw]
     if out is not None:
         if not hasattr(out, "shape") or not hasattr(out, "dtype"):
-            raise GettpyError(f"out must be an array (numpy, cupy or torch), got {type(out).__name__}")
+            raise ArgumentError(f"out must be an array (numpy, cupy or torch), got {type(out).__name__} {out!r}")
         out = to_native(out)
     kinds = {backends.array_module_name(x) for x in raw if type(x).__module__.split(".")[0] in ("numpy", "cupy")}
     if len(kinds) > 1:
-        raise GettpyError("operands mix numpy and cupy arrays; move them to one device first")
+        raise ArgumentError("operands mix numpy and cupy arrays; move them to one device first")
     backend = kinds.pop() if kinds else "numpy"
     arrays = [_as_array(x, backend) for x in raw]
-    casting = options.get("casting", "safe")
+    return wrap(_run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, arith))
+
+
+def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, arith):
+    """einsum on native arrays of one backend: a view, a cast into `out`, or the contraction program."""
+    casting, order = options["casting"], options["order"]
+    xp = backends.xp_of(backend)
+    if len(arrays) == 1 and out is None and ops is None and op_out is None and arith == (None, None):
+        v = _single_view(operands, arrays, dtype, order, backend)
+        if v is not None:
+            return v
+    arrays = _cast_numpy_only_operands(arrays, dtype, casting)
+    _refuse_numpy_only_types(operands, arrays, dtype, out)
+    if out is not None and dtype is not None and not _same_dtype(dtype, out.dtype):
+        # numpy: dtype= is the type of the computation, and `out` receives it under the casting rule
+        if not (np.can_cast(out.dtype, dtype, casting) and np.can_cast(dtype, out.dtype, casting)):
+            # numpy's einsum reads and writes `out` in the computation's type: both casts must be allowed
+            raise DtypeError(f"out has dtype {out.dtype} but dtype={np.dtype(dtype)}: numpy's rule asks for casts "
+                             f"both ways between them under casting={casting!r} (pass casting='same_kind' or "
+                             f"'unsafe' to allow it)")
+        r = _run(operands, arrays, backend, None, dtype, optimize, ops, op_out, {**options, "order": "K"}, arith)
+        if tuple(out.shape) != tuple(r.shape):
+            raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {tuple(r.shape)}")
+        if out.size:
+            _check_no_self_overlap(out, "out")
+        xp.copyto(out, r, casting="unsafe")
+        return out
     prog = _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith)
+    ndim = len(prog.out_shape)
+    axes = None
+    if out is None and ndim > 1:
+        axes = prog.k_axes if order == "K" else _result_axes(order, arrays, ndim)
     if any(x.dtype != prog.in_dtype for x in arrays):
         # mixed input types: cast to the computation's type, then plan on the copies' own layouts
         arrays = [x if x.dtype == prog.in_dtype else x.astype(prog.in_dtype) for x in arrays]
         prog = _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith)
-    xp = backends.xp_of(backend)
-    result = out if out is not None else xp.empty(prog.out_shape, dtype=prog.out_dtype)
+    if out is not None:
+        result = out
+    elif axes is not None and axes != tuple(range(len(prog.out_shape))):
+        # the layout `order` asks for: plan the last step for that output
+        result = empty_in_order(xp, prog.out_shape, prog.out_dtype, axes)
+        prog = _program(operands, arrays, result, dtype, optimize, ops, op_out, backend, casting, arith)
+    else:
+        result = xp.empty(prog.out_shape, dtype=prog.out_dtype)
     if result.size == 0:
-        return wrap(result)
+        return result
     # an output sharing memory with an input is computed into a temporary, then copied
     target = result
     if prog.stage is not None:  # dtype= differs from out's type: computed in dtype=, then cast (numpy's way)
@@ -188,7 +276,96 @@ def _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrap, ari
     _execute(prog, backend, xp, arrays, target)
     if target is not result:
         result[...] = target.real if target.dtype.kind == "c" and result.dtype.kind != "c" else target
-    return wrap(result)
+    return result
+
+
+#: dtype chars of the types only numpy computes in: object, longdouble and clongdouble
+_NUMPY_ONLY = {"O": "object", "g": "longdouble", "G": "clongdouble"}
+
+
+def _cast_numpy_only_operands(arrays, dtype, casting):
+    """Operands of object or extended-precision type cast to `dtype=` where `casting` allows it: numpy
+    computes in `dtype`, so these operands only ever enter the contraction as that type."""
+    if dtype is None or not any(x.dtype.char in _NUMPY_ONLY for x in arrays):
+        return arrays
+    try:
+        want = np.dtype(dtype)
+    except TypeError:
+        return arrays
+    if want.char in _NUMPY_ONLY:
+        return arrays
+    out = []
+    for i, x in enumerate(arrays):
+        if x.dtype.char in _NUMPY_ONLY:
+            if not np.can_cast(x.dtype, want, casting):
+                raise DtypeError(f"operand {i}: cannot cast {x.dtype} to dtype={want} under casting={casting!r} "
+                                 f"(pass casting='unsafe' to allow it)")
+            x = x.astype(want)
+        out.append(x)
+    return out
+
+
+def _refuse_numpy_only_types(operands, arrays, dtype, out) -> None:
+    """A clear DtypeError for object and extended-precision types (views of them pass before this);
+    malformed subscripts are reported first, as numpy does."""
+    found = [(f"operand {i}", x.dtype) for i, x in enumerate(arrays)]
+    if out is not None:
+        found.append(("out", out.dtype))
+    if dtype is not None:
+        try:
+            found.append(("dtype=", np.dtype(dtype)))
+        except TypeError:
+            pass  # not a numpy dtype (bf16 spellings, or a bad one: the dtype resolver names it)
+    bad = [(what, dt) for what, dt in found if getattr(dt, "char", None) in _NUMPY_ONLY]
+    if bad:
+        parse(_rebuild(operands, arrays))
+        what, dt = bad[0]
+        raise DtypeError(f"{what}: dtype {_NUMPY_ONLY[dt.char]} is not supported: gettpy contracts "
+                         f"fixed-width machine number types (no Python objects, no extended precision); "
+                         f"use numpy.einsum for {_NUMPY_ONLY[dt.char]} arrays")
+
+
+def _same_dtype(dtype, other) -> bool:
+    """Whether `dtype` (any spelling numpy or gettpy takes) is the dtype `other`."""
+    try:
+        return np.dtype(dtype) == np.dtype(other)
+    except TypeError:
+        try:
+            return short_name(dtype, "dtype=") == short_name(other, "out")
+        except DtypeError:
+            return False
+
+
+def _single_view(operands, arrays, dtype, order, backend):
+    """The view a one-operand einsum that sums nothing is (numpy's and CuPy's semantics), or None.
+
+    A `dtype` other than the operand's, or an `order` the view does not already meet, makes a copy
+    instead (numpy would return the view in the operand's own dtype and layout)."""
+    x = arrays[0]
+    if dtype is not None and not _same_dtype(dtype, x.dtype):
+        return None
+    subs, _ = parse(_rebuild(operands, arrays))
+    geometry = view_geometry(subs.inputs[0], subs.output, tuple(x.shape), tuple(x.strides))
+    if geometry is None:
+        return None
+    v = make_view(x, *geometry, backend)
+    return v if view_meets_order(v, order, arrays) else None
+
+
+def _result_axes(order, arrays, ndim: int) -> tuple[int, ...] | None:
+    """The result's axes from slowest to fastest for order 'C', 'F' or 'A' (None: C order)."""
+    return tuple(reversed(range(ndim))) if order_letter(order, arrays) == "F" else None
+
+
+def _k_axes(subs, arrays, ext) -> tuple[int, ...]:
+    """The result's axes from slowest to fastest for order 'K': numpy's layout for these operands."""
+    strides = []
+    for i, (modes, x) in enumerate(zip(subs.inputs, arrays, strict=True)):
+        st: dict[str, int] = {}
+        for m, s in zip(modes, _element_strides(x, i), strict=True):
+            st[m] = st.get(m, 0) + s
+        strides.append(st)
+    return k_axis_order(subs.output, subs.inputs, strides, ext)
 
 
 #: einsum's call cache: call signature -> Program (bounded, oldest entry dropped first)
@@ -223,6 +400,8 @@ class Program:
     target_packed: bool
     one: float = 1.0
     stage: object = None  # the type the result is computed in before its cast into `out` (None: out's own)
+    #: the result's axes, slowest first, in numpy's order='K' layout (numpy operands; None: C order)
+    k_axes: tuple[int, ...] | None = None
 
 
 def _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith=(None, None)) -> Program:
@@ -270,6 +449,11 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, 
                          f"operands); leave it None for the default")
     ops_in = _ops_for(len(arrays), ops)
     op_d = as_op(op_out, "op_out")
+    # shapes are checked before types, as numpy does (a call wrong in both reports its shapes)
+    ext = _resolve_extents(subs.inputs, arrays)
+    out_shape = tuple(ext[m] for m in subs.output)
+    for i, (modes, x) in enumerate(zip(subs.inputs, arrays, strict=True)):
+        _fold(modes, x.shape, [0] * x.ndim, i, ext)
     in_s, out_s, stage_s = _result_dtype(arrays, dtype, out, casting)
     if backend == "cupy":
         for s_ in {in_s, out_s, stage_s} - {None}:
@@ -280,11 +464,9 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, 
     in_dt = numpy_dtype(in_s) if in_s != "bf16" else bf16
     out_dt = numpy_dtype(out_s) if out_s != "bf16" else (bf16 if out is None else out.dtype)
     stage_dt = None if stage_s is None else numpy_dtype(stage_s) if stage_s != "bf16" else bf16
-    ext = _resolve_extents(subs.inputs, arrays)
-    out_shape = tuple(ext[m] for m in subs.output)
     if out is not None:
         if backends.array_module_name(out) != backend:
-            raise GettpyError(f"out is a {backends.array_module_name(out)} array but the operands are {backend}")
+            raise ArgumentError(f"out is a {backends.array_module_name(out)} array but the operands are {backend}")
         if tuple(out.shape) != out_shape:
             raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {out_shape} "
                              f"(output modes {''.join(m if len(m) == 1 else '.' for m in subs.output)!r})")
@@ -303,7 +485,9 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, 
     else:
         final = TensorInfo("output", subs.output, tuple(_element_strides(out, "out")), out_s, align, op_d)
     steps = _network(infos, subs.output, ext, final, optimize, sr, compute, backend)
-    return Program(tuple(steps), in_dt, out_shape, out_dt, packed, 1.0 if sr is None else sr.one, stage_dt)
+    k_axes = _k_axes(subs, arrays, ext) if backend == "numpy" and out is None and len(out_shape) > 1 else None
+    return Program(tuple(steps), in_dt, out_shape, out_dt, packed, 1.0 if sr is None else sr.one,
+                   stage=stage_dt, k_axes=k_axes)
 
 
 def _c_strides(shape) -> tuple[int, ...]:
@@ -435,7 +619,12 @@ def _path(infos, output, ext, optimize):
         return [(0, 1)] * (len(infos) - 1)
     elif _explicit_path(optimize):
         return _check_path(optimize, len(infos))
-    path, _ = oe.contract_path(eq, *shapes, shapes=True, optimize=optimize)
+    limit = None
+    if isinstance(optimize, tuple) and len(optimize) == 2 and isinstance(optimize[0], str):
+        optimize, limit = optimize  # numpy's (strategy, memory limit) form
+        if limit <= 0:  # numpy then contracts all operands at once; the pairwise equivalent is in order
+            return [(0, 1)] * (len(infos) - 1)
+    path, _ = oe.contract_path(eq, *shapes, shapes=True, optimize=optimize, memory_limit=limit)
     return path
 
 

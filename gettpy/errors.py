@@ -14,6 +14,26 @@ class SubscriptError(GettpyError, ValueError):
     """The subscripts string or sublist is malformed or does not match the operands."""
 
 
+class SubscriptTypeError(SubscriptError, TypeError):
+    """The subscripts are of a type einsum does not take (not a string, a sublist that is not a sequence,
+    a sublist entry that is neither an int nor Ellipsis): numpy raises TypeError here."""
+
+
+class PathError(SubscriptError, RuntimeError):
+    """An explicit contraction path (``optimize=["einsum_path", ...]``) does not fit the operands: numpy
+    raises RuntimeError here, and the error is also a SubscriptError (ValueError)."""
+
+
+class ArgumentError(GettpyError, TypeError):
+    """An argument has a type the function does not take (`out` that is not an array, `optimize=3.5`,
+    an unknown keyword), as numpy's TypeError."""
+
+
+class OptionError(GettpyError, ValueError):
+    """An argument of the right type has a value outside the accepted set (``order='W'``,
+    ``casting='blah'``, an unknown path strategy), as numpy's ValueError."""
+
+
 class ShapeError(GettpyError, ValueError):
     """Extents disagree between operands, or `out` has the wrong shape (a wrong rank is a SubscriptError)."""
 
@@ -32,3 +52,7 @@ class KernelError(GettpyError, RuntimeError):
 
 class OpError(GettpyError, ValueError):
     """An op or semiring specification is unknown or malformed (a name, a parameter, a numpy twin)."""
+
+
+class OpTypeError(OpError, TypeError):
+    """`ops` is not a sequence of one op per operand (a TypeError, as a wrong argument type is in numpy)."""

@@ -4,10 +4,13 @@ many times for multi-operand expressions (opt_einsum's path, gettpy's einsum wit
 consumer-aware intermediates)."""
 from __future__ import annotations
 
+import operator
 import string
 
+import numpy as np
+
 from .einsum import einsum
-from .errors import ShapeError
+from .errors import ArgumentError, ShapeError
 from .interop import to_native, wrapper_for
 
 
@@ -18,19 +21,47 @@ def transpose(a, axes=None):
     return wrap(x.transpose(axes) if axes is not None else x.transpose())
 
 
+def _as_operand(x, other):
+    """`x` as an array: arrays (anything with ``ndim`` and ``shape``) pass; scalars and nested lists become
+    arrays of `other`'s library (CuPy next to a CuPy array, else numpy), as numpy.tensordot takes them."""
+    if hasattr(x, "ndim") and hasattr(x, "shape"):
+        return x
+    if type(other).__module__.split(".")[0] == "cupy":
+        import cupy
+        return cupy.asarray(x)
+    return np.asarray(x)
+
+
+def _axis_list(ax, what: str) -> list[int]:
+    items = [ax] if not isinstance(ax, list | tuple) and not hasattr(ax, "__iter__") else list(ax)
+    try:
+        return [operator.index(x) for x in items]
+    except TypeError:
+        raise ArgumentError(f"tensordot: {what} must be ints, got {ax!r}") from None
+
+
 def tensordot(a, b, axes=2):
-    """numpy.tensordot through one GETT contraction (no transposes)."""
+    """numpy.tensordot through one GETT contraction (no transposes); scalars and lists are taken as numpy
+    takes them, and a full contraction gives a 0-d array, as numpy.tensordot."""
+    a, b = _as_operand(a, b), _as_operand(b, a)
     na, nb = a.ndim, b.ndim
-    if isinstance(axes, int):
+    if isinstance(axes, int | np.integer) and not isinstance(axes, bool):
+        axes = int(axes)
         if axes < 0 or axes > min(na, nb):
             raise ShapeError(f"tensordot: axes={axes} exceeds the operands' ranks {na} and {nb}")
         ax_a, ax_b = list(range(na - axes, na)), list(range(axes))
     else:
-        ax_a, ax_b = axes
-        ax_a = [ax_a] if isinstance(ax_a, int) else list(ax_a)
-        ax_b = [ax_b] if isinstance(ax_b, int) else list(ax_b)
+        try:
+            ax_a, ax_b = axes
+        except (TypeError, ValueError):
+            raise ArgumentError(f"tensordot: axes must be an int or a pair of axis lists, got {axes!r}") from None
+        ax_a, ax_b = _axis_list(ax_a, "the axes of A"), _axis_list(ax_b, "the axes of B")
         if len(ax_a) != len(ax_b):
             raise ShapeError(f"tensordot: {len(ax_a)} axes of A but {len(ax_b)} axes of B")
+    for ax, n, name in ((ax_a, na, "A"), (ax_b, nb, "B")):
+        for x in ax:
+            if not -n <= x < n:
+                raise ShapeError(f"tensordot: axis {x} is out of range for {name}, which has {n} dimension(s)")
     ax_a = [x % na for x in ax_a]
     ax_b = [x % nb for x in ax_b]
     letters = iter(string.ascii_letters)
@@ -41,7 +72,8 @@ def tensordot(a, b, axes=2):
             raise ShapeError(f"tensordot: axis {i} of A has extent {a.shape[i]} but axis {j} of B has {b.shape[j]}")
         sb[j] = sa[i]
     out = [s for i, s in enumerate(sa) if i not in ax_a] + [s for j, s in enumerate(sb) if j not in ax_b]
-    return einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b)
+    r = einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b)
+    return np.asarray(r) if isinstance(r, np.generic) else r
 
 
 def contract_expression(subscripts: str, *shapes, optimize="auto", **kwargs):

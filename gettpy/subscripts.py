@@ -7,10 +7,11 @@ ranks; extents are the front end's business.
 """
 from __future__ import annotations
 
+import operator
 import string
 from dataclasses import dataclass
 
-from .errors import SubscriptError
+from .errors import SubscriptError, SubscriptTypeError
 
 LETTERS = string.ascii_letters
 #: numpy's sublist form numbers labels 0-25 as 'A'-'Z' and 26-51 as 'a'-'z' (so ASCII order = int order)
@@ -50,29 +51,51 @@ def _split_term(term: str, where: str) -> list[str]:
     return out
 
 
-def _sublist_term(sub, where: str) -> list[str]:
+def _label(s, where: str) -> int:
+    """A sublist entry as an int (Python or numpy integer, as numpy takes them); bools are refused."""
+    if isinstance(s, bool) or getattr(s, "dtype", None) is not None and s.dtype.kind == "b":
+        raise SubscriptTypeError(f"{where}: sublist entries must be ints or Ellipsis, got the bool {s!r}")
     try:
-        items = list(sub)
+        return operator.index(s)
     except TypeError:
-        raise SubscriptError(f"{where}: expected a list of ints or Ellipsis, got {sub!r}") from None
+        raise SubscriptTypeError(f"{where}: sublist entries must be ints or Ellipsis, got {s!r} "
+                                 f"({type(s).__name__})") from None
+
+
+def _sublist_term(sub, where: str) -> list[str]:
+    if isinstance(sub, str | bytes) or not hasattr(sub, "__iter__"):
+        raise SubscriptTypeError(f"{where}: the subscripts of an operand in the sublist form must be a list, "
+                                 f"tuple or 1-d array of ints (or Ellipsis), got {type(sub).__name__} {sub!r}")
     out = []
-    for s in items:
+    for s in list(sub):
         if s is Ellipsis:
             out.append(ELLIPSIS)
-        elif isinstance(s, int) and not isinstance(s, bool) and 0 <= s < len(LETTERS):
-            out.append(SUBLIST_LETTERS[s])
-        else:
+            continue
+        v = _label(s, where)
+        if not 0 <= v < len(LETTERS):
             raise SubscriptError(f"{where}: sublist entries must be ints in [0, {len(LETTERS)}) or Ellipsis, "
-                                 f"got {s!r}")
+                                 f"got {v}")
+        out.append(SUBLIST_LETTERS[v])
     if out.count(ELLIPSIS) > 1:
         raise SubscriptError(f"{where}: Ellipsis appears more than once")
     return out
+
+
+def decode_subscripts(args: tuple) -> tuple:
+    """`args` with a bytes subscripts string decoded as ASCII (numpy takes bytes subscripts too)."""
+    if args and isinstance(args[0], bytes | bytearray):
+        try:
+            return (bytes(args[0]).decode("ascii"), *args[1:])
+        except UnicodeDecodeError:
+            raise SubscriptError(f"subscripts {bytes(args[0])!r}: bytes subscripts must be ASCII") from None
+    return args
 
 
 def split_operands(args) -> tuple[list[list[str]], list[str] | None, list]:
     """(input terms, output term or None, operands) from einsum's positional arguments."""
     if not args:
         raise SubscriptError("einsum needs subscripts and at least one operand")
+    args = decode_subscripts(args)
     if isinstance(args[0], str):
         subs, operands = args[0], list(args[1:])
         if "->" in subs:

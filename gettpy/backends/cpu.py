@@ -129,10 +129,10 @@ def _viewed_product(plan: Plan, ka, kb, acc, digits: dict, into: np.ndarray | No
     ka_only = [i for i, lab in enumerate(ha) if lab[0] == "k" and lab not in hb]
     kb_only = [i for i, lab in enumerate(hb) if lab[0] == "k" and lab not in ha]
     if ka_only:
-        va = va.sum(axis=tuple(ka_only))
+        va = va.sum(axis=tuple(ka_only), dtype=acc)  # (in acc: bool sums are or, as the product's)
         ha = [lab for i, lab in enumerate(ha) if i not in ka_only]
     if kb_only:
-        vb = vb.sum(axis=tuple(kb_only))
+        vb = vb.sum(axis=tuple(kb_only), dtype=acc)
         hb = [lab for i, lab in enumerate(hb) if i not in kb_only]
     # (2) each input as (b digits..., rows, cols), a digit it lacks as a length-1 axis
     def matrix(v, have, rows, cols):

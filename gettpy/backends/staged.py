@@ -106,7 +106,7 @@ def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
     # (3) split-K: sum the slices (the split mode is the slowest, axis 0), then the epilogue the core
     #     left out: beta * op_c(C) and op_d, in the accumulate type
     if schedule.split_mode is not None:
-        ws = ws.sum(axis=0)
+        ws = xp.asarray(ws.sum(axis=0))  # (an array even when 0-d: numpy's sum returns a scalar then)
         modes = modes[1:]
     ws = ws.transpose(tuple(modes.index(m) for m in p.d.modes))
     if schedule.split_mode is not None:
@@ -170,4 +170,6 @@ def _into(xp, d, ws) -> None:
 
             permute_copy(ws.transpose(perm), out=dv)
             return
+    if ws.dtype != d.dtype:  # the final cast, as numpy's astype: integers wrap, complex into real keeps .real
+        ws = (ws.real if ws.dtype.kind == "c" and d.dtype.kind != "c" else ws).astype(d.dtype)
     d[...] = ws

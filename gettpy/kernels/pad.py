@@ -1,13 +1,18 @@
 """Padding helpers: `pad(x, multiples)` and `unpad(y, shape)`, one fused copy kernel each.
 
 For users who keep tensors padded through a chain of contractions (the GETT kernel itself needs no
-padding). Each kernel is specialised on the extents and strides (compile-time constants), copies raw
-element bits (so any 2/4/8/16-byte dtype works, bf16 held as uint16 included), and reads the source
-through its real strides (views welcome). Results are new C-contiguous CuPy arrays.
+padding). On CuPy arrays, each kernel is specialised on the extents and strides (compile-time constants),
+copies raw element bits (so any 2/4/8/16-byte dtype works, bf16 held as uint16 included), and reads the
+source through its real strides (views welcome). numpy arrays (and anything numpy.asarray takes) are
+padded on the CPU with the same meaning. Results are new C-contiguous arrays of the input's library.
 """
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
 
 from ..errors import KernelError, ShapeError
 from .build import build_source, normalize_arch
@@ -63,7 +68,19 @@ def _kernel(src_shape, src_strides, dst_shape, itemsize):
     return f
 
 
+def _on_gpu(x) -> bool:
+    return type(x).__module__.split(".")[0] == "cupy"
+
+
+def _copy_cpu(x: np.ndarray, dst_shape) -> np.ndarray:
+    out = np.zeros(dst_shape, dtype=x.dtype)
+    out[tuple(slice(0, e) for e in x.shape)] = x
+    return out
+
+
 def _copy(x, dst_shape):
+    if not _on_gpu(x):
+        return _copy_cpu(x, dst_shape)
     import cupy
 
     if any(s % x.itemsize for s in x.strides):
@@ -79,8 +96,10 @@ def _copy(x, dst_shape):
     return out
 
 
-def pad(x, multiples):
+def pad(x: Any, multiples: int | Sequence[int]) -> Any:
     """A zero-padded C-contiguous copy of `x` whose extents are rounded up to `multiples` (int or per axis)."""
+    if not _on_gpu(x):
+        x = np.asarray(x)
     if isinstance(multiples, int):
         multiples = (multiples,) * x.ndim
     if len(multiples) != x.ndim or any(int(m) < 1 for m in multiples):
@@ -89,8 +108,10 @@ def pad(x, multiples):
     return _copy(x, shape)
 
 
-def unpad(y, shape):
+def unpad(y: Any, shape: Sequence[int]) -> Any:
     """A C-contiguous copy of the leading `shape` corner of `y` (inverse of `pad`)."""
+    if not _on_gpu(y):
+        y = np.asarray(y)
     shape = tuple(int(e) for e in shape)
     if len(shape) != y.ndim or any(e < 0 or e > f for e, f in zip(shape, y.shape, strict=True)):
         raise ShapeError(f"unpad: shape {shape} does not fit inside {y.shape}")

@@ -178,6 +178,13 @@ def test_bad_op_specs_are_value_errors(bad):
         gettpy.einsum("ik,kj->ij", a, b, op_out=bad)
 
 
+@pytest.mark.parametrize("bad", [("leaky_relu", 0.1), 5, ops.relu, [ops.relu], [None, None, None]])
+def test_bad_ops_sequences_are_value_errors(bad):
+    a, b, _ = _arrays()
+    with pytest.raises(OpError, match="ops"):
+        gettpy.einsum("ik,kj->ij", a, b, ops=bad)
+
+
 def test_bad_semiring_is_a_value_error():
     a, b, _ = _arrays()
     with pytest.raises(OpError):
@@ -185,22 +192,38 @@ def test_bad_semiring_is_a_value_error():
 
 
 # ------------------------------------------------------------------------------- self-overlapping D
-@pytest.mark.parametrize("strides", [(0, 1), (1, 1), (2, 1)])
-def test_self_overlapping_d_refused_by_plan(strides):
-    desc = gettpy.TensorDescriptor
-    with pytest.raises(LayoutError, match="D"):
-        gettpy.plan(desc((3, 4), dtype="f64"), "ik", desc((4, 5), dtype="f64"), "kj",
-                    desc((3, 5), strides, dtype="f64"), "ij")
+@pytest.mark.parametrize("strides", [(0, 1), (1, 1), (2, 1), (1, 0)])
+@pytest.mark.parametrize("alpha", [1.0, 0.0])
+def test_self_overlapping_d_refused_by_contract(strides, alpha):
+    a, b, _ = _arrays()
+    base = np.full(64, -2.0)
+    d = np.lib.stride_tricks.as_strided(base, (3, 5), tuple(8 * s for s in strides))
+    desc = gettpy.TensorDescriptor.of
+    p = gettpy.plan(desc(a), "ik", desc(b), "kj", desc(d), "ij")
+    with pytest.raises(LayoutError, match="D: .*share memory"):
+        gettpy.contract(p, alpha, a, b, 0.0, None, d)
+    assert (base == -2.0).all()
 
 
 def test_broadcast_d_refused_and_untouched():
     a, b, _ = _arrays()
     base = np.full(5, -2.0)
     d = np.broadcast_to(base, (3, 5))
-    with pytest.raises(LayoutError, match="share memory"):
-        gettpy.plan(gettpy.TensorDescriptor.of(a), "ik", gettpy.TensorDescriptor.of(b), "kj",
+    p = gettpy.plan(gettpy.TensorDescriptor.of(a), "ik", gettpy.TensorDescriptor.of(b), "kj",
                     gettpy.TensorDescriptor.of(d), "ij")
+    with pytest.raises(LayoutError, match="share memory"):
+        gettpy.contract(p, 1.0, a, b, 0.0, None, d)
     assert (base == -2.0).all()
+
+
+def test_read_only_d_refused():
+    a, b, _ = _arrays()
+    d = np.zeros((3, 5))
+    d.flags.writeable = False
+    p = gettpy.plan(gettpy.TensorDescriptor.of(a), "ik", gettpy.TensorDescriptor.of(b), "kj",
+                    gettpy.TensorDescriptor.of(d), "ij")
+    with pytest.raises(LayoutError, match="read-only"):
+        gettpy.contract(p, 1.0, a, b, 0.0, None, d)
 
 
 # ------------------------------------------------------------------------------- sizes beyond 64 bits

@@ -28,7 +28,8 @@ def test_complex_inputs_into_real_out_unsafe_match_numpy():
 
 
 @pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
-def test_complex_matrix_into_real_out_unsafe(rng=np.random.default_rng(5)):
+def test_complex_matrix_into_real_out_unsafe():
+    rng = np.random.default_rng(5)
     a = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
     b = rng.standard_normal((4, 5)) + 1j * rng.standard_normal((4, 5))
     out = np.zeros((3, 5))
@@ -308,3 +309,16 @@ def test_semirings_with_same_cuda_different_twins_do_not_share_a_plan():
     r2 = gettpy.einsum("ij,jk->ik", a, b, semiring=s2)
     np.testing.assert_array_equal(r1, (a[:, :, None] + b[None]).max(axis=1))
     np.testing.assert_array_equal(r2, (a[:, :, None] * b[None]).max(axis=1))
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.uint16, np.int64, np.bool_])
+@pytest.mark.parametrize("subs,shapes", [("ik,kj->ij", [(4, 8192), (8192, 4)]), ("k,k->", [(65536,), (65536,)])])
+def test_integer_and_bool_long_sums_match_numpy(dt, subs, shapes):
+    """Long sums (the planner splits K and sums the slices) wrap into the result type as numpy's."""
+    rng = np.random.default_rng(14)
+    arrs = [(rng.random(s) < 1e-4 if dt is np.bool_ else rng.integers(0, 120, size=s)).astype(dt) for s in shapes]
+    with np.errstate(over="ignore"):
+        want = np.einsum(subs, *arrs)
+    got = gettpy.einsum(subs, *arrs)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)

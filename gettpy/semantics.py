@@ -1,0 +1,200 @@
+"""numpy's einsum semantics that the front end reproduces around the contraction itself.
+
+* argument checks with numpy's exception kinds: ``order``, ``casting`` and ``optimize`` values;
+* views: a one-operand einsum that sums nothing (``'ij->ji'``, ``'ii->i'``, ``'...'``) is a strided view
+  of its operand, for numpy and CuPy arrays alike (numpy and CuPy both return views there), writeable
+  when the operand is;
+* the result's layout for ``order``: 'C', 'F', 'A' (F when every operand is F-contiguous, else C) and
+  'K', which for numpy operands reproduces the axis order numpy's own (non-optimized) einsum gives,
+  i.e. numpy's iterator ordering the axes by the operands' strides.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import ArgumentError, OptionError, ShapeError
+
+ORDERS = ("K", "A", "C", "F")
+CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
+def check_order(order) -> str:
+    """numpy's ``order`` argument, upper-cased; None means 'K' (as numpy)."""
+    if order is None:
+        return "K"
+    if not isinstance(order, str):
+        raise ArgumentError(f"order must be a str ('K', 'A', 'C' or 'F'), got {type(order).__name__} {order!r}")
+    if order.upper() not in ORDERS:
+        raise OptionError(f"order must be one of 'K', 'A', 'C' or 'F', got {order!r}")
+    return order.upper()
+
+
+def check_casting(casting) -> str:
+    """numpy's ``casting`` argument (case-sensitive, as numpy)."""
+    if not isinstance(casting, str):
+        raise ArgumentError(f"casting must be a str, got {type(casting).__name__} {casting!r}")
+    if casting not in CASTINGS:
+        raise OptionError(f"casting must be one of {', '.join(map(repr, CASTINGS))}, got {casting!r}")
+    return casting
+
+
+def check_optimize(optimize) -> None:
+    """``optimize``: a bool (or None), an opt_einsum strategy name, a (name, memory limit) pair as numpy
+    takes it, an opt_einsum PathOptimizer, or an explicit path (``['einsum_path', (0, 1), ...]`` as numpy
+    writes it, or opt_einsum's list of tuples). Only the kind is checked here; an explicit path's steps
+    are checked against the operands when the path is used."""
+    import opt_einsum as oe
+
+    if optimize is None or isinstance(optimize, bool | np.bool_) or isinstance(optimize, oe.paths.PathOptimizer):
+        return
+    if isinstance(optimize, str):
+        _check_strategy(optimize)
+        return
+    if isinstance(optimize, tuple) and len(optimize) == 2 and isinstance(optimize[0], str) \
+            and optimize[0] != "einsum_path":
+        _check_strategy(optimize[0])
+        if isinstance(optimize[1], bool) or not isinstance(optimize[1], int | float | np.integer | np.floating):
+            raise ArgumentError(f"optimize={optimize!r}: the memory limit of a (strategy, limit) pair must be a "
+                                f"number")
+        return
+    if isinstance(optimize, list | tuple):
+        return  # an explicit path: its steps are checked where the path is used
+    raise ArgumentError(f"optimize must be a bool, a path strategy name ('auto', 'greedy', 'optimal', 'dp', "
+                        f"'branch-2', 'random-greedy', ...) or an explicit path, got {type(optimize).__name__} "
+                        f"{optimize!r}")
+
+
+def _check_strategy(name: str) -> None:
+    import opt_einsum as oe
+
+    if name in ("auto", "auto-hq"):
+        return
+    try:
+        oe.paths.get_path_fn(name)
+    except KeyError:
+        raise OptionError(f"optimize={name!r} is not a path strategy: use True, False, 'auto', 'greedy', "
+                          f"'optimal', 'dp', 'branch-all', 'branch-2', 'branch-1', 'random-greedy', "
+                          f"'random-greedy-128', 'auto-hq' or an explicit path") from None
+
+
+# ---------------------------------------------------------------------------------------------------------
+# views
+
+
+def view_geometry(modes, output, shape, strides) -> tuple[tuple, tuple] | None:
+    """(shape, byte strides) of the view a one-operand einsum is, or None when it sums a mode.
+
+    `modes` are the operand's modes (repeated for a diagonal), `output` the output modes; a repeated
+    mode becomes one axis whose stride is the sum of the repeated axes' strides."""
+    if set(modes) != set(output):
+        return None  # some mode is summed: a reduction, not a view
+    ext: dict[str, int] = {}
+    st: dict[str, int] = {}
+    for m, e, s in zip(modes, shape, strides, strict=True):
+        if m in ext and ext[m] != e:
+            raise ShapeError(f"operand 0: mode {m!r} is repeated with extents {ext[m]} and {e}; a repeated mode "
+                             f"(diagonal) needs equal extents")
+        ext[m] = e
+        st[m] = st.get(m, 0) + s
+    return tuple(ext[m] for m in output), tuple(st[m] for m in output)
+
+
+def make_view(x, shape, strides, backend: str):
+    """A view of `x` with the given shape and byte strides, writeable when `x` is."""
+    if backend == "cupy":
+        from cupy.lib.stride_tricks import as_strided
+        return as_strided(x, shape, strides)
+    return _numpy_view(x, shape, strides)
+
+
+def _numpy_view(x: np.ndarray, shape, strides) -> np.ndarray:
+    # A view made through the memory's owner keeps numpy's base chain (``view.base is x.base`` as for
+    # numpy's own einsum views); an owner that does not export its buffer falls back to as_strided.
+    owner = x if x.base is None else x.base
+    v = None
+    if isinstance(owner, np.ndarray):
+        offset = x.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+        try:
+            v = np.ndarray(shape, x.dtype, buffer=owner, offset=offset, strides=strides)
+        except (TypeError, ValueError, BufferError):
+            v = None
+    if v is None:
+        v = np.lib.stride_tricks.as_strided(x, shape, strides, writeable=bool(x.flags.writeable))
+    if not x.flags.writeable and v.flags.writeable:
+        v.flags.writeable = False
+    return v
+
+
+def view_meets_order(v, order: str, operands) -> bool:
+    """Whether view `v` already has the layout `order` asks for (numpy's 'A': F if all operands are F)."""
+    if order == "K":
+        return True
+    want = order_letter(order, operands)
+    return bool(v.flags.c_contiguous if want == "C" else v.flags.f_contiguous)
+
+
+def order_letter(order: str, operands) -> str:
+    """'C' or 'F' for order 'C', 'F' or 'A' (F when every operand is F-contiguous)."""
+    if order == "A":
+        return "F" if operands and all(getattr(x, "flags", None) is not None and x.flags.f_contiguous
+                                       for x in operands) else "C"
+    return order
+
+
+# ---------------------------------------------------------------------------------------------------------
+# order='K'
+
+
+def k_axis_order(output, inputs, operand_strides, extents) -> tuple[int, ...]:
+    """The output axes from slowest to fastest in the layout numpy's einsum allocates for order='K'.
+
+    numpy iterates over the output modes followed by the summed modes (in label order), orders those
+    axes by a stable insertion sort on the operands' strides (an axis goes before another when, in the
+    first operand where both have a non-zero stride, its stride is smaller; conflicts between operands
+    resolve toward C order) and lays the output out in that order. `inputs` are the operands' mode
+    tuples, `operand_strides` one {mode: element stride} per operand (extent-1 axes stride 0, repeated
+    modes summed)."""
+    summed = sorted({m for t in inputs for m in t} - set(output), key=_label_key)
+    axes = list(output) + summed
+    n = len(axes)
+    # numpy's axis data runs from the last iteration axis to the first; the sort puts the smallest
+    # stride first in that order
+    rev = list(reversed(axes))
+    st = [[(d.get(m, 0) if extents[m] > 1 else 0) for d in operand_strides] for m in rev]
+    perm = list(range(n))
+    for i0 in range(1, n):
+        j0 = perm[i0]
+        ipos = i0
+        for i1 in range(i0 - 1, -1, -1):
+            ambiguous, swap = True, False
+            for s0, s1 in zip(st[j0], st[perm[i1]], strict=True):
+                if s0 and s1:
+                    if abs(s1) <= abs(s0):
+                        swap = False
+                    elif ambiguous:
+                        swap = True
+                    ambiguous = False
+            if not ambiguous:
+                if swap:
+                    ipos = i1
+                else:
+                    break
+        if ipos != i0:
+            perm.insert(ipos, perm.pop(i0))
+    fastest_first = [rev[j] for j in perm if rev[j] in output]
+    pos = {m: i for i, m in enumerate(output)}
+    return tuple(pos[m] for m in reversed(fastest_first))
+
+
+def empty_in_order(xp, shape, dtype, axes_slow_to_fast):
+    """An uninitialised array of `shape` whose memory runs over the axes in the given order."""
+    inner = xp.empty(tuple(shape[a] for a in axes_slow_to_fast), dtype=dtype)
+    inverse = [0] * len(axes_slow_to_fast)
+    for i, a in enumerate(axes_slow_to_fast):
+        inverse[a] = i
+    return inner.transpose(inverse)
+
+
+def _label_key(m: str):
+    # ellipsis modes ("...0") never reach the summed set; letters sort as numpy's char codes
+    return (0, m) if not m.startswith("...") else (1, m)

@@ -1,0 +1,58 @@
+"""numpy parity on CuPy operands: views for one-operand einsums that sum nothing (as CuPy's own einsum),
+0-d results stay CuPy arrays, `order=` ('K' is C order on the GPU), `out=` receiving a `dtype=` result
+under `casting`, and `pad`/`unpad` agreeing with the CPU path. numpy is the reference."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gettpy
+
+pytestmark = pytest.mark.gpu
+cp = pytest.importorskip("cupy")
+
+
+@pytest.mark.parametrize("subscripts,shape", [
+    ("ii->i", (3, 3)), ("ij->ji", (2, 3)), ("...", (2, 3)), ("jii->ij", (2, 3, 3)), ("ijk->jik", (2, 3, 4)),
+])
+def test_cupy_views(subscripts, shape):
+    h = np.arange(1.0, 1.0 + np.prod(shape)).reshape(shape)
+    a = cp.asarray(h)
+    v = gettpy.einsum(subscripts, a)
+    want = np.einsum(subscripts, h)
+    assert isinstance(v, cp.ndarray) and v.strides == want.strides
+    np.testing.assert_array_equal(cp.asnumpy(v), want)
+    v[...] = 0
+    want[...] = 0
+    np.testing.assert_array_equal(cp.asnumpy(a), h)
+
+
+def test_cupy_zero_d_result_is_a_cupy_array():
+    a = cp.linspace(0.5, 2.0, 5)
+    r = gettpy.einsum("i,i", a, a)
+    assert isinstance(r, cp.ndarray) and r.ndim == 0
+    np.testing.assert_allclose(float(r), float(np.dot(cp.asnumpy(a), cp.asnumpy(a))), rtol=1e-12)
+
+
+@pytest.mark.parametrize("order,c,f", [("K", True, False), ("C", True, False), ("F", False, True),
+                                       ("A", False, True)])
+def test_cupy_order(order, c, f):
+    ha, hb = np.asfortranarray(np.linspace(0, 1, 30).reshape(5, 6)), np.asfortranarray(np.ones((6, 4)))
+    r = gettpy.einsum("ij,jk->ik", cp.asarray(ha, order="F"), cp.asarray(hb, order="F"), order=order)
+    assert (bool(r.flags.c_contiguous), bool(r.flags.f_contiguous)) == (c, f)
+    np.testing.assert_allclose(cp.asnumpy(r), ha @ hb, rtol=1e-12)
+
+
+def test_cupy_out_receives_dtype_result():
+    ha, hb = np.linspace(0, 1, 12).reshape(3, 4), np.linspace(1, 2, 4)
+    out = cp.zeros(3, cp.float32)
+    r = gettpy.einsum("ij,j->i", cp.asarray(ha), cp.asarray(hb), out=out, dtype=np.float64, casting="same_kind")
+    assert r is out
+    np.testing.assert_allclose(cp.asnumpy(out), (ha @ hb).astype(np.float32), rtol=1e-6)
+
+
+def test_cupy_pad_matches_cpu_pad():
+    h = np.arange(1.0, 16.0).reshape(3, 5)[:, ::2]
+    got = gettpy.pad(cp.asarray(h), (2, 4))
+    np.testing.assert_array_equal(cp.asnumpy(got), gettpy.pad(h, (2, 4)))
+    np.testing.assert_array_equal(cp.asnumpy(gettpy.unpad(got, h.shape)), h)

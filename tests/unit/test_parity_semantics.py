@@ -1,0 +1,314 @@
+"""numpy parity of einsum's semantics: views, numpy scalars, `out=` with `casting`, `order=`, the sublist
+form's numpy integers, bytes subscripts, Python scalars and lists, `tensordot` and `pad`/`unpad` on numpy
+arrays. numpy itself is the reference of every row.
+"""
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+
+import gettpy
+
+
+def _ints_supported() -> bool:
+    try:
+        gettpy.einsum("i,i->", np.arange(3), np.arange(3))
+    except TypeError:
+        return False
+    return True
+
+
+needs_int = pytest.mark.skipif(not _ints_supported(), reason="integer einsum is not in this build")
+
+# --- views: a one-operand einsum that sums nothing is a view of its operand, as in numpy
+VIEWS = [
+    ("pass_through", ("ij->ij",), (2, 3)),
+    ("implicit_pass_through", ("ij",), (2, 3)),
+    ("ellipsis", ("...",), (2, 3)),
+    ("transpose", ("ij->ji",), (2, 3)),
+    ("implicit_transpose", ("ji",), (2, 3)),
+    ("diagonal", ("ii->i",), (3, 3)),
+    ("triple_diagonal", ("iii->i",), (3, 3, 3)),
+    ("batched_diagonal", ("...ii->...i",), (2, 3, 3)),
+    ("leading_diagonal", ("ii...->...i",), (3, 3, 2)),
+    ("diagonal_first", ("...ii->i...",), (2, 3, 3)),
+    ("diagonal_and_transpose", ("jii->ij",), (2, 3, 3)),
+    ("split_diagonal", ("i...i->...i",), (3, 2, 3)),
+    ("swap_axes", ("ijk->jik",), (2, 3, 4)),
+    ("sublist_diagonal", ([0, 0], [0]), (3, 3)),
+    ("sublist_numpy_ints", ([np.int64(1), np.int32(0)], [np.int16(0), np.uint8(1)]), (2, 3)),
+    ("sublist_ndarray", (np.array([0, 0]), np.array([0])), (3, 3)),
+    ("sublist_ellipsis", ([Ellipsis, 0, 0], [0, Ellipsis]), (2, 3, 3)),
+]
+
+
+def _call(lib, a, spec):
+    if isinstance(spec[0], str):
+        return lib.einsum(spec[0], a)
+    return lib.einsum(a, *spec)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex64, np.int32, np.bool_], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("spec,shape", [pytest.param(s, sh, id=i) for i, s, sh in VIEWS])
+def test_views(spec, shape, dtype):
+    base = np.arange(1, 1 + 2 * int(np.prod(shape))).astype(dtype)
+    a = base[::2].reshape(shape)  # a strided view: the view must follow its real strides
+    want = _call(np, a, spec)
+    got = _call(gettpy, a, spec)
+    assert got.base is a.base and got.dtype == a.dtype
+    assert got.shape == want.shape and got.strides == want.strides
+    np.testing.assert_array_equal(got, want)
+    got[...] = np.zeros((), dtype)  # writes go through to the operand, as numpy's
+    assert not np.any(want)
+
+
+def test_issue_diagonal_view_writes_operand():
+    a = np.arange(1.0, 10.0).reshape(3, 3)
+    gettpy.einsum("ii->i", a)[:] = 0
+    np.testing.assert_array_equal(a, [[0, 2, 3], [4, 0, 6], [7, 8, 0]])
+
+
+def test_view_of_read_only_operand_is_read_only():
+    a = np.arange(6.0).reshape(2, 3)
+    assert gettpy.einsum("...", a).flags.writeable
+    a.flags.writeable = False
+    v = gettpy.einsum("ij->ji", a)
+    assert not v.flags.writeable and np.shares_memory(v, a)
+
+
+@pytest.mark.parametrize("kw,dtype,strides", [
+    pytest.param({"dtype": np.float32, "casting": "same_kind"}, np.float32, (4, 12), id="dtype_copies_in_K_layout"),
+    pytest.param({"order": "C"}, np.float64, (16, 8), id="order_C_copies"),
+    pytest.param({"order": "F"}, np.float64, None, id="order_F_is_the_transpose_view"),
+    pytest.param({"out": "alloc"}, np.float64, (16, 8), id="out_copies"),
+])
+def test_view_becomes_copy_when_asked(kw, dtype, strides):
+    """A dtype other than the operand's gives a copy (numpy would hand back the operand's own type)."""
+    a = np.arange(6.0).reshape(2, 3)
+    if kw.get("out") == "alloc":
+        kw = {"out": np.zeros((3, 2))}
+    got = gettpy.einsum("ij->ji", a, **kw)
+    np.testing.assert_array_equal(got, a.T.astype(dtype))
+    assert got.dtype == dtype
+    if strides is None:
+        assert got.base is a.base and got.strides == a.T.strides
+    else:
+        assert not np.shares_memory(got, a) and got.strides == strides
+
+
+# --- 0-d results: numpy scalars, as np.einsum; `out` comes back as itself
+@pytest.mark.parametrize("optimize", [True, False])
+@pytest.mark.parametrize("subscripts,shapes", [
+    ("i,i", [(4,), (4,)]), ("i->", [(5,)]), ("ij,ij->", [(2, 3), (2, 3)]), ("ii", [(3, 3)]),
+    ("i,i,i->", [(3,), (3,), (3,)]), (",", [(), ()]),
+])
+def test_zero_d_results_are_numpy_scalars(subscripts, shapes, optimize):
+    xs = [np.linspace(0.5, 2.0, int(np.prod(s))).reshape(s) for s in shapes]
+    got = gettpy.einsum(subscripts, *xs, optimize=optimize)
+    want = np.einsum(subscripts, *xs)
+    assert isinstance(got, np.float64) and type(got) is type(want)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_zero_d_out_is_returned():
+    out = np.zeros(())
+    r = gettpy.einsum("i,i->", np.ones(7), np.ones(7), out=out, optimize="optimal")
+    assert r is out and out == 7.0
+
+
+# --- out= with casting: dtype= is the computation's type, out receives it under `casting`
+OUT_CASTS = [
+    ("f64_into_f32_same_kind", np.float64, np.float32, "same_kind"),
+    ("f64_into_f32_unsafe", np.float64, np.float32, "unsafe"),
+    ("f32_into_f64_same_kind", np.float32, np.float64, "same_kind"),
+    ("f64_into_int64_unsafe", np.float64, np.int64, "unsafe"),
+    ("f64_into_int8_unsafe", np.float64, np.int8, "unsafe"),
+    ("c128_into_f64_unsafe", np.complex128, np.float64, "unsafe"),
+]
+
+
+@pytest.mark.parametrize("dtype,out_dtype,casting", [pytest.param(*c[1:], id=c[0]) for c in OUT_CASTS])
+def test_out_receives_dtype_result_under_casting(dtype, out_dtype, casting):
+    a = (np.arange(12.0).reshape(4, 3) * (1j if np.dtype(dtype).kind == "c" else 1)).astype(dtype)
+    b = (np.arange(3.0) * (1j if np.dtype(dtype).kind == "c" else 1)).astype(dtype)
+    out = np.full(4, 99, dtype=out_dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        r = gettpy.einsum("ij,j->i", a, b, out=out, dtype=dtype, casting=casting)
+    want = np.zeros(4, dtype=out_dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)  # numpy's note on dropping the imaginary part
+        np.einsum("ij,j->i", a, b, out=want, dtype=dtype, casting=casting)
+    assert r is out
+    np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("in_dtype,dtype,out_dtype,casting", [
+    (np.float64, np.float64, np.float32, "safe"),
+    (np.float32, np.float32, np.float64, "safe"),  # numpy reads out in dtype= too: both ways must be safe
+    (np.complex128, np.complex128, np.float64, "same_kind"),
+    (np.float64, np.float64, np.int64, "same_kind"),
+])
+def test_out_refused_under_casting_is_untouched(in_dtype, dtype, out_dtype, casting):
+    a, b = np.ones((3, 2), in_dtype), np.ones(2, in_dtype)
+    out = np.full(3, 5, out_dtype)
+    with pytest.raises(TypeError):
+        np.einsum("ij,j->i", a, b, out=out, dtype=dtype, casting=casting)
+    with pytest.raises(TypeError):
+        gettpy.einsum("ij,j->i", a, b, out=out, dtype=dtype, casting=casting)
+    assert (out == 5).all()
+
+
+def test_out_with_dtype_on_strided_out():
+    a, b = np.arange(12.0).reshape(3, 4), np.arange(20.0).reshape(4, 5)
+    holder = np.zeros((5, 6), np.float32)
+    out = holder[:, ::2].T  # (3, 5), neither C nor F
+    gettpy.einsum("ij,jk->ik", a, b, out=out, dtype=np.float64, casting="same_kind")
+    np.testing.assert_array_equal(out, (a @ b).astype(np.float32))
+    assert (holder[:, 1::2] == 0).all()
+
+
+# --- order=: the result's layout
+def _layouts(rng_seed=0, n=120):
+    """(subscripts, operands) with operands in random axis orders, for the order='K' comparison."""
+    rnd = random.Random(rng_seed)
+    rows = []
+    while len(rows) < n:
+        ext = {m: rnd.choice([2, 3, 4]) for m in "abcde"}
+        terms = ["".join(rnd.sample("abcde", rnd.randint(1, 3))) for _ in range(rnd.choice([2, 2, 3]))]
+        if rnd.random() < 0.2:  # a diagonal
+            terms[0] = terms[0] + terms[0][0]
+        labels = sorted(set("".join(terms)))
+        if len(labels) < 2:
+            continue
+        out = "".join(rnd.sample(labels, rnd.randint(2, len(labels))))
+        ops = []
+        for t in terms:
+            shape = [ext[m] if rnd.random() > 0.1 else 1 for m in t]
+            if len(set(t)) < len(t):  # a repeated label needs equal extents
+                shape = [ext[m] for m in t]
+            perm = list(range(len(t)))
+            rnd.shuffle(perm)
+            x = np.arange(1.0, 1.0 + np.prod(shape)).reshape(shape)
+            ops.append(np.ascontiguousarray(x.transpose(perm)).transpose(np.argsort(perm)))
+        rows.append((",".join(terms) + "->" + out, ops))
+    return rows
+
+
+@pytest.mark.parametrize("optimize", [True, False])
+def test_order_k_is_numpys_layout(optimize):
+    for subscripts, ops in _layouts():
+        want = np.einsum(subscripts, *ops)
+        got = gettpy.einsum(subscripts, *ops, optimize=optimize)
+        np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=subscripts)
+        if want.ndim > 1 and not np.shares_memory(want, ops[0]):
+            assert got.strides == want.strides, (subscripts, [o.strides for o in ops])
+
+
+@pytest.mark.parametrize("optimize", [True, False])
+@pytest.mark.parametrize("order", ["a", "f", "c", "k", None])
+def test_output_order_flags(order, optimize):
+    a = np.ones((2, 3, 5), order="F")
+    b = np.ones((4, 3), order="F")
+    c = np.ones((4, 3), order="C")
+    kw = {} if order is None else {"order": order}
+    for x, y in ((a, b), (a, c), (np.ascontiguousarray(a), c)):
+        want = np.einsum("...ft,mf->...mt", x, y, **kw)
+        got = gettpy.einsum("...ft,mf->...mt", x, y, optimize=optimize, **kw)
+        np.testing.assert_array_equal(got, want)
+        assert (got.flags.c_contiguous, got.flags.f_contiguous) == (want.flags.c_contiguous, want.flags.f_contiguous)
+
+
+# --- bytes subscripts, Python scalars and lists
+def test_bytes_subscripts():
+    a, b = np.linspace(0, 1, 6).reshape(2, 3), np.linspace(1, 2, 12).reshape(3, 4)
+    np.testing.assert_allclose(gettpy.einsum(b"ij,jk->ik", a, b), np.einsum(b"ij,jk->ik", a, b), rtol=1e-12)
+    with pytest.raises(ValueError):
+        gettpy.einsum("ij,jk->ik".encode("utf-16"), a, b)
+
+
+@pytest.mark.parametrize("subscripts,operands", [
+    ("ij,j->i", ([[1.0, 2.0], [3.0, 4.0]], np.array([0.5, -1.5]))),
+    (",i->i", (2.5, np.array([1.0, -2.0, 3.0]))),
+    ("i,->", (np.linspace(0, 1, 9), 3.0)),
+    ("...i,...i", ([1.0, 2.0, 3.0], [2.0, 3.0, 4.0])),
+    (",ab,->ab", (2.0, [[1.0, 2.0], [3.0, 4.0]], 0.5j)),
+])
+def test_python_scalars_and_lists(subscripts, operands):
+    got = gettpy.einsum(subscripts, *operands)
+    want = np.einsum(subscripts, *operands)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@needs_int
+@pytest.mark.parametrize("subscripts,operands", [
+    (",i->i", (2, np.arange(3.0))),
+    ("..., ...", (3, 4)),
+    ("i,i", ([1, 2, 3], [2, 3, 4])),
+])
+def test_python_ints_next_to_arrays(subscripts, operands):
+    got = gettpy.einsum(subscripts, *operands)
+    want = np.einsum(subscripts, *operands)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_array_equal(got, want)
+
+
+# --- tensordot as numpy.tensordot
+@pytest.mark.parametrize("a,b,axes", [
+    ([[1.0, 2.0], [3.0, 4.0]], np.linspace(0, 1, 6).reshape(2, 3), 1),
+    (np.linspace(0, 1, 6).reshape(2, 3), [[1.0], [2.0], [3.0]], ([1], [0])),
+    (2.5, np.linspace(0, 1, 4), 0),
+    (np.linspace(0, 1, 24).reshape(2, 3, 4), np.linspace(1, 2, 24).reshape(3, 2, 4), ([0, 1], [1, 0])),
+    (np.linspace(0, 1, 6).reshape(2, 3), np.linspace(1, 2, 6).reshape(2, 3), 2),
+    (np.linspace(0, 1, 6).reshape(2, 3), np.linspace(1, 2, 6).reshape(3, 2), (-1, 0)),
+    (np.linspace(0, 1, 6).reshape(2, 3), np.linspace(1, 2, 6).reshape(3, 2), np.int64(1)),
+])
+def test_tensordot_like_numpy(a, b, axes):
+    got = gettpy.tensordot(a, b, axes=axes)
+    want = np.tensordot(a, b, axes=axes)
+    assert type(got) is type(want) and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_tensordot_errors():
+    with pytest.raises(ValueError):
+        gettpy.tensordot(np.ones((2, 3)), np.ones((4, 2)), axes=1)
+    with pytest.raises(ValueError):
+        gettpy.tensordot(np.ones((2, 3)), np.ones((3, 2)), axes=([5], [0]))
+    with pytest.raises(TypeError):
+        gettpy.tensordot(np.ones((2, 3)), np.ones((3, 2)), axes=([0.5], [0]))
+
+
+# --- pad / unpad on numpy arrays
+@pytest.mark.parametrize("shape,multiples,view", [
+    ((3, 5), 4, None), ((3, 5), (2, 8), None), ((4, 8), (2, 4), None), ((7,), 3, None), ((2, 3, 5), (1, 2, 3), None),
+    ((6, 10), (4, 4), (slice(None, None, 2), slice(None, None, -3))), ((0, 3), 2, None),
+])
+@pytest.mark.parametrize("dtype", [np.float64, np.float16, np.complex64, np.int32])
+def test_pad_unpad_numpy(shape, multiples, view, dtype):
+    x = (np.arange(int(np.prod(shape))) + 1).astype(dtype).reshape(shape)
+    if view is not None:
+        x = x[view]
+    p = gettpy.pad(x, multiples)
+    m = (multiples,) * x.ndim if isinstance(multiples, int) else multiples
+    assert p.shape == tuple(-(-e // k) * k for e, k in zip(x.shape, m, strict=True)) and p.dtype == x.dtype
+    assert isinstance(p, np.ndarray) and p.flags.c_contiguous
+    corner = tuple(slice(0, e) for e in x.shape)
+    np.testing.assert_array_equal(p[corner], x)
+    rest = np.ones(p.shape, bool)
+    rest[corner] = False
+    assert not np.any(p[rest])
+    u = gettpy.unpad(p, x.shape)
+    np.testing.assert_array_equal(u, x)
+    assert u.flags.c_contiguous and not np.shares_memory(u, p)
+
+
+def test_pad_errors():
+    with pytest.raises(ValueError):
+        gettpy.pad(np.ones((2, 3)), (2,))
+    with pytest.raises(ValueError):
+        gettpy.unpad(np.ones((2, 3)), (3, 3))
