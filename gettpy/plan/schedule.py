@@ -288,7 +288,8 @@ def _tile(plan: Plan, sm_count: int, f64_cores: bool = True):
 def _split_candidates(plan: Plan, ext):
     """(k mode, slices) that split-K may cut: the mode's extent a multiple of the slices, each slice keeping
     SPLIT_MIN_K of K, and a cut stride-1 mode keeping runs that are whole 16-byte vectors (a multiple of 8)
-    and at least SPLIT_MIN_RUN long (#13: runs of 24 of d were slower than slices of c). Slowest mode first."""
+    and at least SPLIT_MIN_RUN long (slices cutting runs to 24 measured slower than slices of another mode).
+    Slowest mode first."""
     unit = {m for t in (plan.problem.a, plan.problem.b) for m, st in zip(t.modes, t.strides, strict=True) if st == 1}
     most = min(SPLIT_MAX_SLICES, plan.K // SPLIT_MIN_K)  # (K // s >= SPLIT_MIN_K  <=>  s <= K // SPLIT_MIN_K)
     for mode in reversed(plan.part.k):  # prefer the slowest k mode
