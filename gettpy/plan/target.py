@@ -78,26 +78,34 @@ def device_target() -> Target:
         import cupy
 
         dev = cupy.cuda.Device()
-        hit = _BY_DEVICE.get(dev.id)
-        if hit is not None:
-            return hit
-        attrs = dev.attributes
-        sm = int(attrs["MultiProcessorCount"])
-        cc = tuple(int(c) for c in str(dev.compute_capability))
-        cc = (cc[0], cc[1] if len(cc) > 1 else 0)
-        hopper = cc == (9, 0)
-        scale = sm / DEFAULT_TARGET.sm_count
-        t = replace(DEFAULT_TARGET, name=str(cupy.cuda.runtime.getDeviceProperties(dev.id)["name"].decode()),
-                    cc=cc, sm_count=sm,
-                    smem_per_sm=int(attrs.get("MaxSharedMemoryPerMultiprocessor", DEFAULT_TARGET.smem_per_sm)),
-                    smem_per_block=int(attrs.get("MaxSharedMemoryPerBlockOptin", DEFAULT_TARGET.smem_per_block)),
-                    copy_gbs=DEFAULT_TARGET.copy_gbs * (1.0 if hopper else scale),
-                    peaks=tuple((k, v * scale) for k, v in DEFAULT_TARGET.peaks),
-                    wgmma=hopper, tma=hopper, clusters=cc >= (9, 0), dmma=hopper)
-        _BY_DEVICE[dev.id] = t
-        return t
+        dev_id = dev.id
+        cc_text = str(dev.compute_capability)
     except Exception:  # noqa: BLE001 - no CuPy, no driver or no device: plan for the default target
         return DEFAULT_TARGET
+    hit = _BY_DEVICE.get(dev_id)
+    if hit is not None:
+        return hit
+    try:
+        attrs = dict(dev.attributes)
+    except Exception:  # noqa: BLE001 - attributes unreadable: the default target's figures
+        attrs = {}
+    try:
+        name = cupy.cuda.runtime.getDeviceProperties(dev_id)["name"]
+        name = name.decode() if isinstance(name, bytes) else str(name)
+    except Exception:  # noqa: BLE001
+        name = f"CUDA device {dev_id}"
+    cc = (int(cc_text[:-1] or 0), int(cc_text[-1:] or 0))
+    hopper = cc == (9, 0)
+    sm = int(attrs.get("MultiProcessorCount", DEFAULT_TARGET.sm_count))
+    scale = sm / DEFAULT_TARGET.sm_count
+    t = replace(DEFAULT_TARGET, name=name, cc=cc, sm_count=sm,
+                smem_per_sm=int(attrs.get("MaxSharedMemoryPerMultiprocessor", DEFAULT_TARGET.smem_per_sm)),
+                smem_per_block=int(attrs.get("MaxSharedMemoryPerBlockOptin", DEFAULT_TARGET.smem_per_block)),
+                copy_gbs=DEFAULT_TARGET.copy_gbs * (1.0 if hopper else scale),
+                peaks=tuple((k, v * scale) for k, v in DEFAULT_TARGET.peaks),
+                wgmma=hopper, tma=hopper, clusters=cc >= (9, 0), dmma=hopper)
+    _BY_DEVICE[dev_id] = t
+    return t
 
 
 __all__ = ["DEFAULT_TARGET", "H100_SXM", "Target", "device_target"]
