@@ -75,7 +75,7 @@ SMOKE = (
     "test_gpu_wgmma.py::test_tma_batch_and_small_shapes",
     "test_gpu_wgmma.py::test_tma_straddled_slabs_through_einsum",
     "test_gpu_cluster.py::test_cluster_shapes_and_types[dts0-mnk0-8]", "test_gpu_cluster.py::test_cluster_batch",
-    "test_gpu_cluster.py::test_share_a_batch", "test_gpu_half_atom.py::test_half_atom[256x160_c2_persistent]",
+    "test_gpu_half_atom.py::test_half_atom[256x160_c2_persistent]",
     # persistent, resident A, L2 prefetch, ops on fragments, stream-K
     "test_gpu_persistent.py::test_persistent_tiles[mma_narrow]",
     "test_gpu_persistent.py::test_persistent_tiles[ws_tma]",
