@@ -26,7 +26,8 @@ from .errors import (
     DtypeError,
     GettpyError,
     LayoutError,
-    OptionError,
+    OpError,
+    OpTypeError,
     PathError,
     ShapeError,
 )
@@ -126,13 +127,13 @@ def _ops_for(n: int, ops) -> list[Op]:
     single_factory = (isinstance(ops, tuple) and len(ops) > 1 and isinstance(ops[0], str)
                       and all(isinstance(v, int | float) for v in ops[1:]))  # ("leaky_relu", 0.1)
     if isinstance(ops, Op | str) or single_factory:
-        raise ArgumentError(f"ops must be a sequence of one op per operand ({n}), got {ops!r}")
+        raise OpTypeError(f"ops must be a sequence of one op per operand ({n}), got {ops!r}")
     try:
         ops = list(ops)
     except TypeError:
-        raise ArgumentError(f"ops must be a sequence of one op per operand ({n}), got {ops!r}") from None
+        raise OpTypeError(f"ops must be a sequence of one op per operand ({n}), got {ops!r}") from None
     if len(ops) != n:
-        raise OptionError(f"ops has {len(ops)} entries for {n} operand(s)")
+        raise OpError(f"ops has {len(ops)} entries for {n} operand(s)")
     return [as_op(o, f"ops[{i}]") for i, o in enumerate(ops)]
 
 

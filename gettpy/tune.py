@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from . import backends
 from .errors import GettpyError
@@ -25,8 +28,9 @@ from .plan.tuner import tune as search
 from .plan.tuning_db import TuningDB, device_identity, problem_key
 
 
-def tune(subscripts: str, a, b, out=None, dtype=None, ops=None, op_out=None, samples: int = 48, top: int = 8,
-         reps: int = 5, seed: int = 0) -> list[Trial]:
+def tune(subscripts: str, a: Any, b: Any, out: Any = None, dtype: DTypeLike | None = None,
+         ops: Sequence[Any] | None = None, op_out: Any = None, samples: int = 48, top: int = 8, reps: int = 5,
+         seed: int = 0) -> list[Trial]:
     """Autotune ``einsum(subscripts, a, b, out=out, dtype=dtype, ops=ops, op_out=op_out)``.
 
     Returns the measured trials, best first. The reference every candidate must match is the result
@@ -45,7 +49,8 @@ def tune(subscripts: str, a, b, out=None, dtype=None, ops=None, op_out=None, sam
     problem = prog.steps[0].plan.problem  # canonical
     ref = (result.get() if backend == "cupy" else np.array(result)).astype(np.float64)
     if ops is None and op_out is None:
-        if backend == "cupy":  # the float64 reference on the device (a CPU einsum of #20 takes minutes)
+        # (the float64 reference on the device: a CPU einsum of a large compute-bound contraction takes minutes)
+        if backend == "cupy":
             xp = backends.xp_of(backend)
             exact = xp.einsum(subscripts, *(x.astype(np.float64) for x in (a, b))).get()
         else:
@@ -62,9 +67,8 @@ def _device_ms(call, reps: int) -> float:
     """Median GPU ms of `call` (cupy work): back-to-back calls filling ~0.5 ms, captured into one CUDA graph
     on a non-blocking stream and replayed `reps` times between CUDA events, as `python -m tccg` times the
     plan the tuner picks; eager launches between the events where capture fails. Timed eagerly, a
-    schedule's host time (a pack's launch in Python) could hide its GPU time: on the H100 the tuner then
-    picked plans of ccsd_t #35-#47 that ran 0.072-0.077 ms against the heuristic's 0.034
-    (results/v16_h100/call2/tune_f16.txt)."""
+    schedule's host time (a pack's launch in Python) could hide its GPU time: timed eagerly on the H100, the tuner
+    picked plans for small write-bound contractions (ccsd_t shapes) that ran twice as slow as the heuristic's."""
     # (~0.5 ms of calls a replay, at most 50)
     return replay_ms([call], lambda est: max(1, min(50, int(0.5 / max(est, 1e-3)))), reps, warmup=1)[0]
 

@@ -1,4 +1,4 @@
-"""PNG plots of a TCCG run (matplotlib, Agg backend).
+"""PNG plots of a benchmark run (matplotlib, Agg backend).
 
 * ``speedup_*.png``: per contraction, t_peer / t_gettpy for cuTENSOR (default algorithm), cuTENSOR's
   best algorithm and torch.einsum, on a log axis, with GM1 and GM2 vs cuTENSOR drawn as lines (the
@@ -6,6 +6,9 @@
 * ``floor_*.png``: per contraction, time / roofline floor of every library (log axis);
 * ``ops_*.png`` (when the rows hold more than one --ops value): gettpy and cuTENSOR with each op,
   relative to cuTENSOR without ops (the seed's Figures 2-4).
+
+* ``results_<set>_<dtype>.png`` (`plot_set`, for the results page): per case, time/floor of gettpy and the
+  two peers, and the faster peer's time over gettpy's, both memory orders.
 
 Re-plot from CSV files: ``python -m tccg.plots OUT_DIR results1.csv [results2.csv ...]``.
 """
@@ -35,7 +38,7 @@ def _plt():
 def _groups(rows, keys):
     out: dict[tuple, list[dict]] = {}
     for r in rows:
-        out.setdefault(tuple(r.get(k) or "none" for k in keys), []).append(r)
+        out.setdefault(tuple(r.get(k) or ("tccg" if k == "set" else "none") for k in keys), []).append(r)
     return out
 
 
@@ -46,7 +49,7 @@ def _usable(r) -> bool:
 def _finish(plt, fig, ax, path: str, title: str, ylabel: str, xticks=None, ncol: int = 1) -> str:
     """The axes every plot shares (log y, contraction numbers on x), then save and close."""
     ax.set_yscale("log")
-    ax.set_xlabel("TCCG contraction")
+    ax.set_xlabel("contraction (number in its set)")
     ax.set_ylabel(ylabel)
     if xticks is not None:
         ax.set_xticks(xticks)
@@ -135,22 +138,72 @@ def plot_ops(rows: Sequence[dict], path: str, title: str) -> str | None:
     return _finish(plt, fig, ax, path, title, "t_cuTENSOR(no ops) / t", ncol=2)
 
 
+def plot_set(rows: Sequence[dict], path: str, title: str) -> str | None:
+    """The results page's plot of one set and dtype: left, time/floor per case of gettpy, torch.einsum and
+    cuTENSOR; right, faster peer's time / gettpy's per case; circles row-major (C), triangles column-major (F).
+    Small (about 40 KB)."""
+    plt = _plt()
+    rows = [r for r in rows if _usable(r)]
+    if not rows:
+        return None
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.4))
+    markers = {"C": "o", "F": "^"}
+    drawn = False
+    for key, label, color in (("gettpy_ms", "gettpy", "tab:green"), ("torch_ms", "torch.einsum", "tab:orange"),
+                              ("cutensor_ms", "cuTENSOR", "tab:blue")):
+        for order, marker in markers.items():
+            pts = [(r["num"], report.ratio(r.get(key), r.get("floor_ms"))) for r in rows if r["order"] == order]
+            pts = [(n, v) for n, v in pts if v is not None]
+            if pts:
+                drawn = True
+                left.scatter([n for n, _ in pts], [v for _, v in pts], color=color, marker=marker, s=14,
+                             label=f"{label} ({order})", alpha=0.8)
+    vals = []
+    for order, marker in markers.items():
+        pts = [(r["num"], report.vs_faster(r)) for r in rows if r["order"] == order]
+        pts = [(n, v) for n, v in pts if v is not None]
+        vals += [v for _, v in pts]
+        if pts:
+            right.scatter([n for n, _ in pts], [v for _, v in pts], color="tab:green", marker=marker, s=14,
+                          label=f"order {order}")
+    if not drawn:
+        plt.close(fig)
+        return None
+    left.axhline(1.0, color="black", lw=0.8)
+    left.set_ylabel("time / roofline floor")
+    right.axhline(1.0, color="gray", lw=0.8, ls=":")
+    if vals:
+        g = report.geomean(vals)
+        right.axhline(g, color="black", lw=1.0, label=f"geomean {g:.2f}")
+    right.set_ylabel("faster peer / gettpy (> 1: gettpy faster)")
+    for ax in (left, right):
+        ax.set_yscale("log")
+        ax.set_xlabel("case")
+        ax.grid(True, which="both", axis="y", alpha=0.3)
+        ax.legend(fontsize=6, loc="best", ncol=2 if ax is left else 1)
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=72)
+    plt.close(fig)
+    return path
+
+
 def plot_all(rows: Sequence[dict], out_dir: str, tag: str = "") -> list[str]:
     """Every plot the rows allow; returns the paths written."""
     os.makedirs(out_dir, exist_ok=True)
     written = []
     device = next((r.get("device") for r in rows if r.get("device")), "")
     suffix = f"_{tag}" if tag else ""
-    for (dt, order, ops), rs in _groups(rows, ("dtype", "order", "ops")).items():
-        name = f"{dt}_{order}_{ops}{suffix}"
-        title = f"TCCG {dt}, order {order}, ops {ops} — {device}"
+    for (set_name, dt, order, ops), rs in _groups(rows, ("set", "dtype", "order", "ops")).items():
+        name = f"{set_name}_{dt}_{order}_{ops}{suffix}"
+        title = f"{set_name} {dt}, order {order}, ops {ops} — {device}"
         for fn, prefix in ((plot_speedup, "speedup"), (plot_floor, "floor")):
             p = fn(rs, os.path.join(out_dir, f"{prefix}_{name}.png"), title)
             if p:
                 written.append(p)
-    for (dt, order), rs in _groups(rows, ("dtype", "order")).items():
-        p = plot_ops(rs, os.path.join(out_dir, f"ops_{dt}_{order}{suffix}.png"),
-                     f"TCCG {dt}, order {order}: fused ops relative to cuTENSOR without ops — {device}")
+    for (set_name, dt, order), rs in _groups(rows, ("set", "dtype", "order")).items():
+        p = plot_ops(rs, os.path.join(out_dir, f"ops_{set_name}_{dt}_{order}{suffix}.png"),
+                     f"{set_name} {dt}, order {order}: fused ops relative to cuTENSOR without ops — {device}")
         if p:
             written.append(p)
     return written

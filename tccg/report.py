@@ -1,6 +1,7 @@
 """Pure benchmark arithmetic and output: floors, geomeans, result rows, CSV and the text table.
 
-Nothing here touches a GPU, so all of it is tested on the CPU (tests/test_tccg_runner.py).
+Nothing here touches a GPU, so all of it is tested on the CPU (tests/test_tccg_runner.py,
+tests/unit/test_bench_sets.py).
 
 Definitions (seed 004, Section IV-A):
 
@@ -26,14 +27,20 @@ ITEMSIZES: dict[str, tuple[int, int, int]] = {
     "bf16": (2, 2, 2),
     "f32": (4, 4, 4),
     "f64": (8, 8, 8),
+    "c64": (8, 8, 8),
+    "c128": (16, 16, 16),
 }
 DTYPES = tuple(ITEMSIZES)
 
-#: which measured GEMM peak bounds the compute side of each benchmark dtype
-PEAK_KIND: dict[str, str] = {"f16": "f16", "f16f32": "f16", "bf16": "bf16", "f32": "f32", "f64": "f64"}
+#: which measured GEMM peak bounds the compute side of each benchmark dtype (a complex multiply-add is four
+#: real ones: FLOP_FACTOR)
+PEAK_KIND: dict[str, str] = {"f16": "f16", "f16f32": "f16", "bf16": "bf16", "f32": "f32", "f64": "f64",
+                             "c64": "f32", "c128": "f64"}
+FLOP_FACTOR: dict[str, int] = {"c64": 4, "c128": 4}
 
-#: verification tolerance: max|got - ref| / max|ref| against a float64 reference of the same inputs
-TOLERANCE: dict[str, float] = {"f16": 1e-2, "f16f32": 2e-3, "bf16": 5e-2, "f32": 1e-4, "f64": 1e-10}
+#: verification tolerance: max|got - ref| / max|ref| against a float64 (complex128) reference of the same inputs
+TOLERANCE: dict[str, float] = {"f16": 1e-2, "f16f32": 2e-3, "bf16": 5e-2, "f32": 1e-4, "f64": 1e-10,
+                               "c64": 1e-4, "c128": 1e-10}
 
 #: CSV columns, in order (the first twelve are the ones every consumer may rely on)
 COLUMNS = (
@@ -44,7 +51,7 @@ COLUMNS = (
     "speedup_vs_torch", "speedup_vs_cupy",
     "cutensor_best_algo", "cutensor_err", "torch_err", "cupy_err", "gettpy_how", "n_sets",
     "pad_gettpy_ms", "pad_ms", "unpad_ms", "heuristic_ms", "tune_s", "torch_into_ms",
-    "gettpy_torch_layout_ms", "note", "error",
+    "gettpy_torch_layout_ms", "set", "extents", "seed", "wall_s", "commit", "command", "note", "error",
 )
 
 
@@ -151,9 +158,80 @@ def new_row(case, dtype: str, order: str, ops: str, device: str) -> dict:
     """A result row with the case's static columns filled and every measurement empty."""
     row = dict.fromkeys(COLUMNS)
     row.update(num=case.num, contraction=case.contraction, group=case.group, dtype=dtype, order=order,
-               ops=ops, device=device, M=case.M, N=case.N, K=case.K, flops=case.flops(),
-               bytes=case.bytes(ITEMSIZES[dtype]), tol=TOLERANCE[dtype], note="", error="")
+               ops=ops, device=device, M=case.M, N=case.N, K=case.K, flops=case.flops() * FLOP_FACTOR.get(dtype, 1),
+               bytes=case.bytes(ITEMSIZES[dtype]), tol=TOLERANCE[dtype], set=getattr(case, "set_name", "tccg"),
+               extents=case.extents_text(), note="", error="")
     return row
+
+
+# -- per set and dtype -----------------------------------------------------------------------------------
+
+#: the peers whose time is "the faster peer's" (cupy.einsum is left out: it cannot be graph-captured, so its
+#: times include host overhead; see timing.py)
+FASTER_PEERS = ("torch_ms", "cutensor_ms")
+
+
+def faster_peer_ms(r: dict) -> float | None:
+    """The faster of torch.einsum's and cuTENSOR's (default algorithm) times in row `r`; None when neither ran."""
+    ts = [r.get(k) for k in FASTER_PEERS if usable(r.get(k))]
+    return min(ts) if ts else None
+
+
+def vs_faster(r: dict) -> float | None:
+    """faster peer's time / gettpy's time (> 1: gettpy is faster), or None."""
+    return ratio(faster_peer_ms(r), r.get("gettpy_ms"))
+
+
+def verified(r: dict) -> bool:
+    return not r.get("error") and r.get("ok") is not False
+
+
+def row_label(r: dict) -> str:
+    """``"real #41 long_k mn-mk-nk (F)"``: a case as the summaries name it."""
+    return (f"{r.get('set') or 'tccg'} #{r['num']} {r.get('group') or ''} {r.get('contraction') or ''} "
+            f"({r.get('order') or ''})").replace("  ", " ")
+
+
+def group_stats(rows: Sequence[dict]) -> dict:
+    """The numbers a results table gives for one group of rows (one set, dtype and order, or both orders):
+    counts, geomean time/floor per library, geomean speed against each peer, geomean and minimum of
+    (faster peer / gettpy) and the three cases where that is lowest."""
+    good = [r for r in rows if verified(r)]
+    st: dict = {"n": len(rows), "verified": len(good), "failed": len(rows) - len(good)}
+    for lib in ("gettpy", "torch", "cutensor", "cutensor_best", "cupy"):
+        st[f"tf_{lib}"] = geomean(ratio(r.get(f"{lib}_ms"), r.get("floor_ms")) for r in good)
+    for lib in ("torch", "cutensor", "cutensor_best", "cupy"):
+        st[f"x_{lib}"] = geomean(ratio(r.get(f"{lib}_ms"), r.get("gettpy_ms")) for r in good)
+    pairs = [(vs_faster(r), r) for r in good]
+    pairs = sorted(((v, r) for v, r in pairs if v is not None), key=lambda p: p[0])
+    st["x_faster"] = geomean(v for v, _ in pairs)
+    st["x_faster_min"] = pairs[0][0] if pairs else math.nan
+    st["n_faster"] = len(pairs)
+    st["slower"] = sum(1 for v, _ in pairs if v < 1)
+    st["worst"] = [(row_label(r), v) for v, r in pairs[:3]]
+    return st
+
+
+def set_groups(rows: Sequence[dict]) -> dict[tuple[str, str, str, str], list[dict]]:
+    """Rows by (set, dtype, ops, order) in first-seen order, plus the (set, dtype, ops, "both") union of the orders
+    where a set and dtype ran in more than one order."""
+    out: dict[tuple[str, str, str, str], list[dict]] = {}
+    for r in rows:
+        key = (r.get("set") or "tccg", r["dtype"], r.get("ops") or "none")
+        out.setdefault((*key, r["order"]), []).append(r)
+    for key in {k[:3] for k in out}:
+        orders = [k for k in out if k[:3] == key]
+        if len(orders) > 1:
+            out[(*key, "both")] = [r for k in orders for r in out[k]]
+    return dict(sorted(out.items(), key=lambda kv: (_SET_ORDER.get(kv[0][0], 9), kv[0][0], _dtype_rank(kv[0][1]),
+                                                    kv[0][2], kv[0][3] == "both", kv[0][3])))
+
+
+_SET_ORDER = {"tccg": 0, "perturbed": 1, "real": 2}
+
+
+def _dtype_rank(d: str) -> int:
+    return DTYPES.index(d) if d in DTYPES else len(DTYPES)
 
 
 def _fmt_csv(v) -> str:
@@ -208,22 +286,24 @@ def _cell(v, fmt: str = "{:.4f}") -> str:
 def format_table(rows: Sequence[dict], gpu: bool = True) -> str:
     """The per-case table printed on stdout ('-': not measured; see the note/error columns)."""
     if gpu:
-        head = ("num", "contraction", "dtype", "ord", "ops", "floor", "gettpy", "t/floor", "cuT", "cuT best",
+        head = ("set", "num", "contraction", "dtype", "ord", "ops", "floor", "gettpy", "t/floor", "cuT", "cuT best",
                 "torch", "cupy", "xcuT", "xtorch", "rel err", "status")
     else:
-        head = ("num", "contraction", "dtype", "ord", "ops", "reduced extents", "rel err", "tol", "status")
+        head = ("set", "num", "contraction", "dtype", "ord", "ops", "reduced extents", "rel err", "tol", "status")
     lines = []
     for r in rows:
         status = "ERROR" if r.get("error") else ("ok" if r.get("ok") else "FAIL" if r.get("ok") is False else "-")
         if gpu:
-            cells = (str(r["num"]), r["contraction"], r["dtype"], r["order"], r.get("ops") or "none",
-                     _cell(r.get("floor_ms")), _cell(r.get("gettpy_ms")), _cell(r.get("gettpy_over_floor"), "{:.2f}"),
+            cells = (r.get("set") or "tccg", str(r["num"]), r["contraction"], r["dtype"], r["order"],
+                     r.get("ops") or "none", _cell(r.get("floor_ms")), _cell(r.get("gettpy_ms")),
+                     _cell(r.get("gettpy_over_floor"), "{:.2f}"),
                      _cell(r.get("cutensor_ms")), _cell(r.get("cutensor_best_ms")), _cell(r.get("torch_ms")),
                      _cell(r.get("cupy_ms")), _cell(r.get("speedup_vs_cutensor"), "{:.2f}"),
                      _cell(r.get("speedup_vs_torch"), "{:.2f}"), _cell(r.get("max_rel_err"), "{:.1e}"), status)
         else:
-            cells = (str(r["num"]), r["contraction"], r["dtype"], r["order"], r.get("ops") or "none",
-                     r.get("extents") or "", _cell(r.get("max_rel_err"), "{:.1e}"), _cell(r.get("tol"), "{:.0e}"),
+            cells = (r.get("set") or "tccg", str(r["num"]), r["contraction"], r["dtype"], r["order"],
+                     r.get("ops") or "none", r.get("extents") or "", _cell(r.get("max_rel_err"), "{:.1e}"),
+                     _cell(r.get("tol"), "{:.0e}"),
                      status if status != "-" else "skipped")
         lines.append(cells)
     widths = [max(len(h), *(len(c[i]) for c in lines)) if lines else len(h) for i, h in enumerate(head)]
@@ -231,9 +311,11 @@ def format_table(rows: Sequence[dict], gpu: bool = True) -> str:
     out += ["  ".join(c.rjust(w) for c, w in zip(cells, widths, strict=True)) for cells in lines]
     for r in rows:
         if r.get("error"):
-            out.append(f"#{r['num']} {r['dtype']} {r.get('ops') or 'none'}: error: {r['error']}")
+            out.append(f"{r.get('set') or 'tccg'} #{r['num']} {r['dtype']} {r['order']} {r.get('ops') or 'none'}: "
+                       f"error: {r['error']}")
         elif r.get("note") and not gpu:
-            out.append(f"#{r['num']} {r['dtype']} {r.get('ops') or 'none'}: {r['note']}")
+            out.append(f"{r.get('set') or 'tccg'} #{r['num']} {r['dtype']} {r['order']} {r.get('ops') or 'none'}: "
+                       f"{r['note']}")
     if gpu:
         out.append("times in ms (median of CUDA-graph replays); xcuT / xtorch = peer time / gettpy time "
                    "(> 1: gettpy faster); '-' = not measured (peer missing or failed: see CSV note/error)")
@@ -264,13 +346,14 @@ def summarize(rows: Sequence[dict]) -> list[str]:
     and time/floor of every library."""
     groups: dict[tuple, list[dict]] = {}
     for r in rows:
-        groups.setdefault((r["dtype"], r["order"], r.get("ops") or "none"), []).append(r)
+        groups.setdefault((r.get("set") or "tccg", r["dtype"], r["order"], r.get("ops") or "none"), []).append(r)
     lines = []
-    for (dt, order, ops), rs in groups.items():
+    for (set_name, dt, order, ops), rs in groups.items():
         good = [r for r in rs if not r.get("error") and r.get("ok") is not False]
         n_fail = len(rs) - len(good)
 
-        parts = [f"[{dt} {order} ops={ops}] {len(good)}/{len(rs)} verified" + (f" ({n_fail} failed)" if n_fail else "")]
+        parts = [f"[{set_name} {dt} {order} ops={ops}] {len(good)}/{len(rs)} verified"
+                 + (f" ({n_fail} failed)" if n_fail else "")]
         for label, key in (("cuTENSOR", "speedup_vs_cutensor"), ("cuTENSOR best algo", "speedup_vs_cutensor_best"),
                            ("torch.einsum", "speedup_vs_torch"), ("cupy.einsum", "speedup_vs_cupy")):
             vals = [r.get(key) for r in good]
@@ -288,6 +371,10 @@ def summarize(rows: Sequence[dict]) -> list[str]:
             tf.append(f"{label} {g:.2f}" if n else f"{label} -")
         parts.append("  geomean time/floor: " + ", ".join(tf))
         if any(usable(r.get(k)) for r in good for k in ("cutensor_ms", "torch_ms")):
+            st = group_stats(rs)
+            parts.append(f"  faster peer / gettpy: geomean {st['x_faster']:.3f}, min {st['x_faster_min']:.3f} "
+                         f"(n={st['n_faster']}); worst: "
+                         + ", ".join(f"{label} {v:.3f}x" for label, v in st["worst"]))
             parts.append("  slower than the faster of cuTENSOR and torch.einsum: " + _slower(good))
         if any(usable(r.get("gettpy_ms2")) for r in good):
             parts.append("  interleaved (gettpy, torch, cuTENSOR default replayed in turn): slower than the faster: "
@@ -318,5 +405,23 @@ def summarize(rows: Sequence[dict]) -> list[str]:
             parts.append(f"  padding study (n={len(padded)}): geomean t(padded)/t(unpadded) = {pr:.2f}, "
                          f"with pad + unpad copies = {full:.2f}")
         lines.extend(parts)
+    for (set_name, dt, ops, order), rs in set_groups(rows).items():
+        if order != "both":
+            continue
+        st = group_stats(rs)
+        lines.append(f"[{set_name} {dt} ops={ops}, both orders] {st['verified']}/{st['n']} verified; "
+                     f"geomean time/floor gettpy {st['tf_gettpy']:.2f}, torch {st['tf_torch']:.2f}, "
+                     f"cuTENSOR {st['tf_cutensor']:.2f}; "
+                     f"faster peer / gettpy: geomean {st['x_faster']:.3f}, min {st['x_faster_min']:.3f}, "
+                     f"slower on {st['slower']} of {st['n_faster']}; worst: "
+                     + (", ".join(f"{label} {v:.3f}x" for label, v in st["worst"]) or "-"))
     lines.append("GM1 = geomean(t_peer / t_gettpy); GM2 = geomean(max(1, t_peer / t_gettpy)) (seed 004, Sec. IV-A)")
     return lines
+
+
+if __name__ == "__main__":  # python -m tccg.report: regenerate the results page (tccg/page.py)
+    import sys
+
+    from tccg.page import main
+
+    sys.exit(main())

@@ -1,4 +1,4 @@
-"""`python -m tccg`: the three modes of the TCCG benchmark.
+"""`python -m tccg`: the three modes of the benchmark, on the sets of sets.py (``--set tccg|perturbed|real|all``).
 
 * no GPU: the reduced-size CPU verification pass (gettpy's CPU executor vs numpy.einsum in float64);
 * ``--compile-only --arch sm_90``: compile every selected plan's kernel with NVRTC (no GPU needed);
@@ -13,24 +13,41 @@ import os
 import sys
 import traceback
 
-from . import peers, report
+from . import peers, report, sets
 from .suite import Case, parse_cases
 
 DEFAULT_OUT = "tccg_out"
 CPU_MAX_ELEMS = 1 << 15
 
+#: above this many float64 elements (A, B and C together) or this many flops, the float64 reference is computed on
+#: a sampled block of the output only (see `Reference`)
+REF_FULL_ELEMS = 300_000_000
+REF_FULL_FLOPS = 4e12
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m tccg",
-        description="TCCG benchmark (48 tensor contractions): gettpy vs cuTENSOR, torch.einsum and cupy.einsum. "
+        description="Tensor-contraction benchmark: TCCG's 48 contractions, the same with perturbed extents, and "
+                    "contractions of real codes; gettpy vs cuTENSOR, torch.einsum and cupy.einsum. "
                     "Without a CUDA GPU it runs a reduced-size verification pass on the CPU.")
-    p.add_argument("--cases", default="all", help="case numbers and ranges, e.g. 1,7,20-30 (default: all 48)")
+    p.add_argument("--set", default="tccg",
+                   help="benchmark set(s): tccg (TCCG's 48), perturbed (the 48 with extents within +-15%%), real "
+                        "(contractions of real codes), or all; comma list (default tccg)")
+    p.add_argument("--seed", type=int, default=sets.DEFAULT_SEED,
+                   help=f"seed of the perturbed and real sets (default {sets.DEFAULT_SEED})")
+    p.add_argument("--cases", default="all",
+                   help="case numbers and ranges within each set, e.g. 1,7,20-30 (default: all)")
+    p.add_argument("--family", default=None,
+                   help="only the cases of these TCCG groups / real-code families, comma list (e.g. long_k,complex)")
+    p.add_argument("--list", action="store_true", help="print the selected cases and their extents, run nothing")
     p.add_argument("--dtype", action="append", default=None,
-                   help="f16 (fp16 in/out, fp32 accumulate), f16f32 (fp16 in, fp32 out), bf16, f32, f64; "
-                        "repeatable or comma list (default f16)")
-    p.add_argument("--order", default="F", type=str.upper, choices=("F", "C"),
-                   help="memory order of every tensor: F = column-major, TCCG's convention (default), or C")
+                   help="f16 (fp16 in/out, fp32 accumulate), f16f32 (fp16 in, fp32 out), bf16, f32, f64, c64, c128; "
+                        "repeatable or comma list (default f16); the complex cases of the real set run only in "
+                        "their own c64 or c128")
+    p.add_argument("--order", default="C,F", type=str.upper,
+                   help="memory order(s) of every tensor: F = column-major (TCCG's convention), C = row-major "
+                        "(numpy's); comma list (default C,F: both)")
     p.add_argument("--ops", action="append", default=None,
                    help="none, relu, leaky_relu: unary op applied to A, B and the result, C = op(op(A) op(B)) "
                         "(seed Sec. IV-D); repeatable or comma list (default none); with several, a fused-ops plot")
@@ -41,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tune-top", type=int, default=6, help="--tune: candidates compiled and timed")
     p.add_argument("--pad", action="store_true",
                    help="padding study: gettpy on unpadded vs tile-padded tensors, plus the pad/unpad cost")
-    p.add_argument("--out", default=DEFAULT_OUT, help=f"output directory for CSV and plots (default ./{DEFAULT_OUT})")
+    p.add_argument("--out", default=DEFAULT_OUT,
+                   help=f"output directory for CSV and plots (default ./{DEFAULT_OUT}, git-ignored)")
     p.add_argument("--compile-only", action="store_true",
                    help="compile the kernels of the selected cases with NVRTC for --arch and print the report")
     p.add_argument("--arch", default="sm_90", help="target architecture for --compile-only (default sm_90)")
@@ -70,6 +88,34 @@ def _progress(items, desc: str):
         return items
 
 
+def _tag(args) -> str:
+    """The run's CSV name part: sets, dtypes, orders, ops."""
+    return f"{'-'.join(args.sets)}_{'-'.join(args.dtypes)}_{''.join(args.orders)}_{'-'.join(args.ops)}"
+
+
+def commit_of(root: str | None = None) -> str:
+    """$TCCG_COMMIT where set (a copy of the tree without its .git, as on a remote GPU machine), else the checkout's
+    ``git describe --always --dirty``, else "unknown"."""
+    import subprocess
+
+    env = os.environ.get("TCCG_COMMIT")
+    if env:
+        return env
+    root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        r = subprocess.run(["git", "-C", root, "describe", "--always", "--dirty", "--abbrev=12"],
+                           capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return r.stdout.strip() if r.returncode == 0 and r.stdout.strip() else "unknown"
+
+
+def _stamp_row(row: dict, args) -> dict:
+    """The run's identity on every row: seed, commit and the exact command (so merged CSVs keep them)."""
+    row.update(seed=args.seed, commit=args.commit, command=args.command)
+    return row
+
+
 def _err_text(e: BaseException) -> str:
     msg = f"{type(e).__name__}: {e}".replace("\n", " | ")
     return msg[:500]
@@ -87,38 +133,85 @@ def _np_dtypes(dtype: str):
         bf = np.dtype("bfloat16")
         return bf, None, bf
     return {"f16": (np.float16, None, np.float16), "f16f32": (np.float16, np.float32, np.float32),
-            "f32": (np.float32, None, np.float32), "f64": (np.float64, None, np.float64)}[dtype]
+            "f32": (np.float32, None, np.float32), "f64": (np.float64, None, np.float64),
+            "c64": (np.complex64, None, np.complex64), "c128": (np.complex128, None, np.complex128)}[dtype]
+
+
+def _uniform(rng, shape, dtype: str):
+    """Values uniform in [-1, 1) (real and imaginary parts for complex dtypes), as float64 / complex128."""
+    x = rng.uniform(-1.0, 1.0, size=shape)
+    if dtype.startswith("c"):
+        x = x + 1j * rng.uniform(-1.0, 1.0, size=shape)
+    return x
+
+
+def selected(args, set_name: str) -> tuple[Case, ...]:
+    """The cases of `set_name` that --cases and --family select (a family need only be in one of the run's sets)."""
+    known = {c.group for s in args.sets for c in sets.cases_of(s, args.seed)}
+    return sets.select(parse_cases(args.cases, sets.cases_of(set_name, args.seed)), args.family, known)
+
+
+def items_of(args) -> list[tuple[Case, str, str, str]]:
+    """(case, dtype, order, op) for every selected set, case, dtype its case runs in, order and op."""
+    out = []
+    for set_name in args.sets:
+        out += [(c, d, o, op) for c in selected(args, set_name) for d in args.dtypes if c.runs_in(d)
+                for o in args.orders for op in args.ops]
+    return out
+
+
+def skipped_note(args) -> str | None:
+    """A line naming the selected cases that run in no requested dtype (the complex ones without c64/c128)."""
+    missed = []
+    for set_name in args.sets:
+        missed += [c for c in selected(args, set_name) if not any(c.runs_in(d) for d in args.dtypes)]
+    if not missed:
+        return None
+    want = sorted({d for c in missed for d in c.dtypes})
+    return (f"{len(missed)} selected case(s) run only in {', '.join(want)}, not requested: add --dtype "
+            f"{','.join(want)} to run them")
+
+
+def cpu_operands(case: Case, dtype: str, order: str, rng):
+    """(A, B, out) numpy arrays of `case` for the CPU pass: A and B uniform in [-1, 1) (both parts for complex),
+    all three packed in memory order `order` (C: last index fastest, F: first index fastest)."""
+    import numpy as np
+
+    in_dt, _, out_dt = _np_dtypes(dtype)
+    sa, sb, sc = case.shapes()
+    a = np.asarray(_uniform(rng, sa, dtype).astype(in_dt), order=order)
+    b = np.asarray(_uniform(rng, sb, dtype).astype(in_dt), order=order)
+    return a, b, np.empty(sc, dtype=out_dt, order=order)
 
 
 def cpu_case(case: Case, dtype: str, order: str, op: str, rng, max_elems: int = CPU_MAX_ELEMS) -> dict:
-    """Verify gettpy.einsum on numpy arrays at reduced extents against numpy.einsum in float64."""
+    """Verify gettpy.einsum on numpy arrays at reduced extents against numpy.einsum in float64 (complex128),
+    every tensor (the output included) in memory order `order`."""
     import numpy as np
 
     import gettpy
 
     small = case.reduced(max_elems=max_elems)
     row = report.new_row(small, dtype, order, op, "cpu")
-    row["extents"] = " ".join(f"{m}={e}" for m, e in sorted(small.extents.items()))
     try:
-        in_dt, kw_dt, _ = _np_dtypes(dtype)
+        _, kw_dt, _ = _np_dtypes(dtype)
     except ImportError:
         row["note"] = "bf16 on the CPU needs ml_dtypes: skipped"
         return row
-    sa, sb, _ = small.shapes()
-    a64 = rng.uniform(-1.0, 1.0, size=sa)
-    b64 = rng.uniform(-1.0, 1.0, size=sb)
-    a = np.asarray(a64.astype(in_dt), order=order)
-    b = np.asarray(b64.astype(in_dt), order=order)
+    a, b, out = cpu_operands(small, dtype, order, rng)
     subs = small.einsum_subscripts()
     kw = {} if kw_dt is None else {"dtype": kw_dt}
     if op != "none":
         g = peers.gettpy_op(op)
         kw.update(ops=[g, g], op_out=g)
+    wide = np.complex128 if dtype.startswith("c") else np.float64
     try:
-        got = gettpy.einsum(subs, a, b, **kw)
-        ref = peers.numpy_op(op, np.einsum(subs, peers.numpy_op(op, a.astype(np.float64)),
-                                           peers.numpy_op(op, b.astype(np.float64))))
-        row["max_rel_err"] = report.max_rel_err(np.asarray(got).astype(np.float64), ref)
+        got = gettpy.einsum(subs, a, b, out=out, **kw)
+        if got is not out:
+            raise AssertionError("gettpy.einsum did not return its out= array")
+        ref = peers.numpy_op(op, np.einsum(subs, peers.numpy_op(op, a.astype(wide)),
+                                           peers.numpy_op(op, b.astype(wide))))
+        row["max_rel_err"] = report.max_rel_err(np.asarray(got).astype(wide), ref)
         row["ok"] = row["max_rel_err"] <= row["tol"]
     except Exception as e:  # noqa: BLE001 - one case's failure must not stop the pass
         row["error"] = _err_text(e)
@@ -126,26 +219,30 @@ def cpu_case(case: Case, dtype: str, order: str, op: str, rng, max_elems: int = 
     return row
 
 
-def run_cpu(args, cases, dtypes) -> int:
+def run_cpu(args) -> int:
     import numpy as np
 
     print("no CUDA GPU found: running the reduced-size CPU verification pass" if not args.cpu
           else "--cpu: running the reduced-size CPU verification pass")
     print(f"  gettpy's CPU executor vs numpy.einsum in float64, largest tensor <= {args.max_elems} elements, "
-          f"order {args.order}, ops {','.join(args.ops)}")
-    rng = np.random.default_rng(20261122)
+          f"sets {','.join(args.sets)}, orders {','.join(args.orders)}, ops {','.join(args.ops)}")
     rows = []
-    items = [(c, d, o) for c in cases for d in dtypes for o in args.ops]
-    for case, dt, op in _progress(items, "tccg cpu"):
-        rows.append(cpu_case(case, dt, args.order, op, rng, args.max_elems))
-    path = report.write_csv(rows, os.path.join(args.out, f"tccg_cpu_{_stamp()}.csv"))
+    for case, dt, order, op in _progress(items_of(args), "tccg cpu"):
+        rng = np.random.default_rng([args.seed, case.num, sets.SETS.index(case.set_name)])
+        row = cpu_case(case, dt, order, op, rng, args.max_elems)
+        rows.append(_stamp_row(row, args))
+    path = report.write_csv(rows, os.path.join(args.out, f"tccg_cpu_{_tag(args)}_{_stamp()}.csv"))
     print(report.format_table(rows, gpu=False))
     bad = [r for r in rows if r.get("ok") is False]
     skipped = [r for r in rows if r.get("ok") is None]
     print(f"CSV: {path}")
     print(f"CPU verification: {len(rows) - len(bad) - len(skipped)}/{len(rows)} passed"
           + (f", {len(skipped)} skipped" if skipped else "")
-          + (f", {len(bad)} FAILED: " + ", ".join(f"#{r['num']} {r['dtype']}" for r in bad) if bad else ""))
+          + (f", {len(bad)} FAILED: " + ", ".join(f"{r['set']} #{r['num']} {r['dtype']} {r['order']}" for r in bad)
+             if bad else ""))
+    note = skipped_note(args)
+    if note:
+        print(note)
     return 1 if bad else 0
 
 
@@ -175,23 +272,30 @@ def case_problem(case, din: str, dout: str, order: str = "F", op=None):
     return ContractionProblem(ta, tb, None, td, tuple(sorted(case.extents.items())))
 
 
+#: (input, output) gettpy dtype of each real benchmark dtype, for --compile-only
+_IN_OUT = {"f16": ("f16", "f16"), "f16f32": ("f16", "f32"), "bf16": ("bf16", "bf16"), "f32": ("f32", "f32"),
+           "f64": ("f64", "f64")}
+
+
 def compile_items(cases, dtypes, order: str, op: str = "none"):
     """(label, core Plan) per (case, dtype) at full size: the kernel einsum would launch (beta = 0, after
-    the schedule's packs and split-K), planned without a GPU."""
+    the schedule's packs and split-K), planned without a GPU. Complex dtypes are left out (their plans run
+    through the complex backend, not one core kernel)."""
     from gettpy.plan.schedule import make_schedule
 
-    in_out = {"f16": ("f16", "f16"), "f16f32": ("f16", "f32"), "bf16": ("bf16", "bf16"),
-              "f32": ("f32", "f32"), "f64": ("f64", "f64")}
     items = []
     for case in cases:
         for dt in dtypes:
-            problem = case_problem(case, *in_out[dt], order, peers.gettpy_op(op))
-            label = f"{case.num:02d} {case.contraction} {dt} {order}"
+            if dt not in _IN_OUT or not case.runs_in(dt):
+                continue
+            problem = case_problem(case, *_IN_OUT[dt], order, peers.gettpy_op(op))
+            prefix = "" if case.set_name == "tccg" else f"{case.set_name[0]}"
+            label = f"{prefix}{case.num:02d} {case.contraction} {dt} {order}"
             items.append((label, make_schedule(problem).core))
     return items
 
 
-def run_compile_only(args, cases, dtypes) -> int:
+def run_compile_only(args) -> int:
     """Compile every selected plan's kernel for --arch with NVRTC (gettpy.kernels.report) and print the
     ptxas report; no GPU needed."""
     try:
@@ -200,7 +304,10 @@ def run_compile_only(args, cases, dtypes) -> int:
         print(f"--compile-only: gettpy.kernels.report.compile_suite is not available ({e}); nothing compiled",
               file=sys.stderr)
         return 2
-    items = compile_items(cases, dtypes, args.order, args.ops[0])
+    items = []
+    for set_name in args.sets:
+        for order in args.orders:
+            items += compile_items(selected(args, set_name), args.dtypes, order, args.ops[0])
     rows = compile_suite(items, arch=args.arch)
     try:
         from gettpy.kernels.report import format_rows
@@ -244,8 +351,12 @@ class _Gpu:
 def _rand_cupy(shape, dtype: str, order: str):
     import cupy
 
-    dt = {"f16": cupy.float16, "f16f32": cupy.float16, "f32": cupy.float32, "f64": cupy.float64}[dtype]
-    x = cupy.random.uniform(-1.0, 1.0, size=shape, dtype=cupy.float64 if dt == cupy.float64 else cupy.float32)
+    dt = {"f16": cupy.float16, "f16f32": cupy.float16, "f32": cupy.float32, "f64": cupy.float64,
+          "c64": cupy.complex64, "c128": cupy.complex128}[dtype]
+    wide = cupy.float64 if dtype in ("f64", "c128") else cupy.float32
+    x = cupy.random.uniform(-1.0, 1.0, size=shape, dtype=wide)
+    if dtype.startswith("c"):
+        x = x + 1j * cupy.random.uniform(-1.0, 1.0, size=shape, dtype=wide)
     return cupy.asarray(x.astype(dt), order=order)
 
 
@@ -261,7 +372,8 @@ def _rand_torch_bf16(shape, order: str):
 
 
 #: the output dtype (a cupy dtype name) of each benchmark dtype but bf16, whose outputs are torch tensors
-OUT_DTYPES = {"f16": "float16", "f16f32": "float32", "f32": "float32", "f64": "float64"}
+OUT_DTYPES = {"f16": "float16", "f16f32": "float32", "f32": "float32", "f64": "float64", "c64": "complex64",
+              "c128": "complex128"}
 
 
 def _empty_out(shape, dtype: str, order: str):
@@ -275,15 +387,6 @@ def _empty_out(shape, dtype: str, order: str):
     import cupy
 
     return cupy.empty(shape, dtype=OUT_DTYPES[dtype], order=order)
-
-
-def _as_f64(x):
-    """float64 cupy copy of a cupy array or torch tensor."""
-    import cupy
-
-    if type(x).__module__.split(".")[0] == "torch":
-        return cupy.from_dlpack(x.detach().double().contiguous())
-    return x.astype(cupy.float64)
 
 
 def _copy(x):
@@ -337,7 +440,7 @@ def _pad_study(case, subs, sets, outs, dtype, order, op, ref, row, reps, notes):
 
     pad_calls()
     gettpy.einsum(subs, pa, pb, out=pc, **_gettpy_kw(dtype, op))
-    err = report.max_rel_err(pc[sl[2]].astype(cupy.float64), ref)
+    err = ref.err(pc[sl[2]])
     if err > row["tol"]:
         notes.append(f"pad study: padded result wrong (rel err {err:.2e})")
         return
@@ -387,15 +490,24 @@ def gpu_case(gpu: _Gpu, case: Case, dtype: str, order: str, op: str, args) -> di
         sets = [(_rand_cupy(sa, dtype, order), _rand_cupy(sb, dtype, order)) for _ in range(nsets)]
     outs = [_empty_out(sc, dtype, order) for _ in range(nsets)]
 
-    # (1) reference in float64 on set 0, then verify gettpy once
-    a64, b64 = _as_f64(sets[0][0]), _as_f64(sets[0][1])
-    ref = peers.numpy_op(op, cupy.einsum(subs, peers.numpy_op(op, a64), peers.numpy_op(op, b64)))
-    del a64, b64
+    # (1) reference in float64 (complex128) on set 0, whole or on a sampled output block, then verify gettpy once
+    import numpy as np
+
+    from . import verify
+
+    index = None
+    if verify.needs_sampling(case, REF_FULL_ELEMS, REF_FULL_FLOPS):
+        index = verify.sample_index(case, 1 << 16, np.random.default_rng(case.num))
+    ref = verify.Reference(case, sets[0][0], sets[0][1], lambda x: peers.numpy_op(op, x), dtype.startswith("c"),
+                           index)
+    if ref.note:
+        notes.append(ref.note)
+
     def gettpy_verified_time():
         calls = [peers.gettpy_call(subs, a, b, c, dtype, op) for (a, b), c in zip(sets, outs, strict=True)]
         outs[0].fill(float("nan"))
         calls[0]()
-        err = report.max_rel_err(_as_f64(outs[0]), ref)
+        err = ref.err(outs[0])
         t, how, _ = timing.time_cupy(calls, reps=args.reps)
         return err, t, how
 
@@ -437,7 +549,7 @@ def gpu_case(gpu: _Gpu, case: Case, dtype: str, order: str, op: str, args) -> di
     def verify(make):
         """Run the peer once on (copies of) set 0; returns its max relative error."""
         a, b = (_copy(a0), _copy(b0)) if op != "none" else (a0, b0)
-        return report.max_rel_err(_as_f64(make(a, b, outs[0])()), ref)
+        return ref.err(make(a, b, outs[0])())
 
     if args.no_peers:
         notes.append("peers not run (--no-peers)")
@@ -568,26 +680,29 @@ def _time_peers(gpu: _Gpu, case: Case, subs, sets, outs, dtype, op, verify, row,
         notes.append("cuTENSOR missing")
 
 
-def run_gpu(args, cases, dtypes) -> int:
+def run_gpu(args) -> int:
+    import time
+
     import cupy
 
     os.makedirs(args.out, exist_ok=True)
-    gpu = _Gpu(dtypes)
+    gpu = _Gpu(args.dtypes)
     rows = []
     stamp = _stamp()
-    tag = f"{'-'.join(dtypes)}_{args.order}_{'-'.join(args.ops)}"
+    tag = _tag(args)
     csv_path = os.path.join(args.out, f"tccg_{tag}_{stamp}.csv")
-    items = [(c, d, o) for c in cases for d in dtypes for o in args.ops]
-    for case, dt, op in _progress(items, "tccg gpu"):
+    for case, dt, order, op in _progress(items_of(args), "tccg gpu"):
+        t0 = time.perf_counter()
         try:
-            row = gpu_case(gpu, case, dt, args.order, op, args)
+            row = gpu_case(gpu, case, dt, order, op, args)
         except Exception as e:  # noqa: BLE001 - record and go on with the next case
-            row = report.new_row(case, dt, args.order, op, gpu.device)
+            row = report.new_row(case, dt, order, op, gpu.device)
             row["error"] = _err_text(e)
             row["ok"] = False
             if os.environ.get("TCCG_TRACEBACK"):
                 traceback.print_exc()
-        rows.append(row)
+        row["wall_s"] = time.perf_counter() - t0
+        rows.append(_stamp_row(row, args))
         report.write_csv(rows, csv_path)  # after every case: a run cut short keeps what it measured
         cupy.get_default_memory_pool().free_all_blocks()
     path = report.write_csv(rows, csv_path)
@@ -597,27 +712,64 @@ def run_gpu(args, cases, dtypes) -> int:
         try:
             from . import plots
 
-            for p in plots.plot_all(rows, args.out, tag=f"{tag}_{stamp}"):
+            for p in plots.plot_all(rows, args.out, tag=stamp):
                 print(f"plot: {p}")
         except Exception as e:  # noqa: BLE001
             print(f"plots not written: {_err_text(e)}")
+    note = skipped_note(args)
+    if note:
+        print(note)
     for line in report.summarize(rows):
         print(line)
     bad = [r for r in rows if r.get("ok") is False]
     return 1 if bad else 0
 
 
+def parse_orders(spec: str) -> list[str]:
+    """``"C,F"`` -> ``["C", "F"]``, validated."""
+    out = []
+    for o in spec.split(","):
+        o = o.strip().upper()
+        if not o:
+            continue
+        if o not in ("C", "F"):
+            raise ValueError(f"--order: unknown memory order {o!r} (choose from C, F)")
+        if o not in out:
+            out.append(o)
+    if not out:
+        raise ValueError("--order: no order given")
+    return out
+
+
+def list_cases(args) -> int:
+    """--list: the selected cases, one line each (set, number, family, contraction, extents, dtypes)."""
+    for set_name in args.sets:
+        for c in selected(args, set_name):
+            dts = ",".join(c.dtypes) or "any real"
+            print(f"{set_name:<9} {c.num:>3}  {c.group:<12} {c.contraction:<18} {c.extents_text():<60} {dts}")
+    return 0
+
+
 def main(argv=None) -> int:
+    import shlex
+
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     try:
-        cases = parse_cases(args.cases)
-        dtypes = report.parse_dtypes(args.dtype)
+        args.sets = sets.parse_sets(args.set)
+        args.dtypes = report.parse_dtypes(args.dtype)
+        args.orders = parse_orders(args.order)
         args.ops = report.parse_ops(args.ops)
+        items_of(args)  # (validates --cases and --family against every selected set)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    args.command = "python -m tccg " + " ".join(shlex.quote(a) for a in argv)
+    args.commit = commit_of()
+    if args.list:
+        return list_cases(args)
     if args.compile_only:
-        return run_compile_only(args, cases, dtypes)
+        return run_compile_only(args)
     if args.cpu or not peers.have_gpu():
-        return run_cpu(args, cases, dtypes)
-    return run_gpu(args, cases, dtypes)
+        return run_cpu(args)
+    return run_gpu(args)

@@ -15,6 +15,7 @@ Table I of the GETT-on-GPUs paper (seed 004) has four misprints, corrected here:
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -73,36 +74,49 @@ TABLE: tuple[tuple[int, str, str, tuple[int, ...], int, int, int], ...] = (
 
 @dataclass(frozen=True, slots=True)
 class Case:
-    """One TCCG contraction C = A * B at given extents.
+    """One benchmark contraction C = A * B at given extents.
 
     Attributes:
-        num: number in the suite (1..48).
-        group: TCCG group name (intensli, ao2mo, ccsd, ccsd_t).
-        contraction: ``C-A-B`` mode strings, e.g. ``"abc-bda-dc"``.
+        num: number in its set (1..48 for TCCG and the perturbed set).
+        group: TCCG group name (intensli, ao2mo, ccsd, ccsd_t), or the family of a real-code case.
+        contraction: ``C-A-B`` mode strings, e.g. ``"abc-bda-dc"`` (C modes first; modes in A, B and C are
+            batch modes, modes in C and one input free modes, modes in both inputs only contracted).
         extents: extent of every mode letter.
+        set_name: the benchmark set the case belongs to (``tccg``, ``perturbed``, ``real``).
+        dtypes: the benchmark dtypes the case runs in; empty: every real dtype asked for (the complex
+            cases name ``c64`` or ``c128`` here).
     """
 
     num: int
     group: str
     contraction: str
     extents: dict[str, int] = field(hash=False)
+    set_name: str = "tccg"
+    dtypes: tuple[str, ...] = ()
 
     def __post_init__(self):
+        who = f"{self.set_name} case {self.num}"
         parts = self.contraction.split("-")
         if len(parts) != 3 or not all(parts):
-            raise ValueError(f"TCCG case {self.num}: contraction {self.contraction!r} is not 'C-A-B'")
+            raise ValueError(f"{who}: contraction {self.contraction!r} is not 'C-A-B'")
         c, a, b = parts
         for name, modes in (("C", c), ("A", a), ("B", b)):
             if len(set(modes)) != len(modes):
-                raise ValueError(f"TCCG case {self.num}: tensor {name} repeats a mode in {modes!r}")
+                raise ValueError(f"{who}: tensor {name} repeats a mode in {modes!r}")
         missing = sorted(set(a + b + c) - set(self.extents))
         if missing:
-            raise ValueError(f"TCCG case {self.num}: no extent for mode(s) {missing}")
+            raise ValueError(f"{who}: no extent for mode(s) {missing}")
         bad = {m: e for m, e in self.extents.items() if int(e) < 1}
         if bad:
-            raise ValueError(f"TCCG case {self.num}: extents must be >= 1, got {bad}")
+            raise ValueError(f"{who}: extents must be >= 1, got {bad}")
         if set(c) - set(a + b):
-            raise ValueError(f"TCCG case {self.num}: output modes {sorted(set(c) - set(a + b))} are in no input")
+            raise ValueError(f"{who}: output modes {sorted(set(c) - set(a + b))} are in no input")
+
+    def runs_in(self, dtype: str) -> bool:
+        """Whether this case runs in benchmark dtype `dtype` (a complex case only in its own dtype)."""
+        if self.dtypes:
+            return dtype in self.dtypes
+        return not dtype.startswith("c")
 
     # -- modes ---------------------------------------------------------------------------------------
     @property
@@ -114,6 +128,10 @@ class Case:
     @property
     def name(self) -> str:
         return f"{self.num:02d}:{self.contraction}"
+
+    def extents_text(self) -> str:
+        """``"a=312 b=24 ..."``: the extents in mode order, as the CSV and the results page write them."""
+        return " ".join(f"{m}={e}" for m, e in sorted(self.extents.items()))
 
     def einsum_subscripts(self) -> str:
         """numpy einsum subscripts: ``'abc-bda-dc'`` -> ``'bda,dc->abc'``."""
@@ -134,7 +152,7 @@ class Case:
 
     @property
     def M(self) -> int:
-        """Product of the extents of the free modes of A (in A and C)."""
+        """Product of the extents of the free modes of A (in A and C, not in B)."""
         a, b, c = self.modes
         return self._prod(m for m in a if m in c and m not in b)
 
@@ -168,7 +186,7 @@ class Case:
 
     # -- variants ------------------------------------------------------------------------------------
     def with_extents(self, extents: dict[str, int]) -> Case:
-        return Case(self.num, self.group, self.contraction, dict(extents))
+        return dataclasses.replace(self, extents=dict(extents))
 
     def reduced(self, max_elems: int = 1 << 15) -> Case:
         """The same contraction with extents scaled down so no tensor exceeds `max_elems` elements.
@@ -205,13 +223,14 @@ def _build() -> tuple[Case, ...]:
 SUITE: tuple[Case, ...] = _build()
 
 
-def parse_cases(spec: str | None) -> tuple[Case, ...]:
-    """Cases selected by ``"1,7,20-30"`` (numbers and inclusive ranges); None, "" or "all": all 48.
+def parse_cases(spec: str | None, cases: tuple[Case, ...] = SUITE) -> tuple[Case, ...]:
+    """Cases of `cases` (numbered 1..len) selected by ``"1,7,20-30"`` (numbers and inclusive ranges); None, ""
+    or "all": all of them.
 
     Order follows the spec; repeats are dropped.
     """
     if spec is None or spec.strip().lower() in ("", "all"):
-        return SUITE
+        return cases
     nums: list[int] = []
     for part in spec.split(","):
         part = part.strip()
@@ -229,10 +248,10 @@ def parse_cases(spec: str | None) -> tuple[Case, ...]:
         except ValueError:
             raise ValueError(f"--cases: cannot read {part!r} (use numbers and ranges like 1,7,20-30)") from None
         for n in rng:
-            if not 1 <= n <= len(SUITE):
-                raise ValueError(f"--cases: case {n} is outside 1..{len(SUITE)}")
+            if not 1 <= n <= len(cases):
+                raise ValueError(f"--cases: case {n} is outside 1..{len(cases)}")
             if n not in nums:
                 nums.append(n)
     if not nums:
         raise ValueError(f"--cases: {spec!r} selects no case")
-    return tuple(SUITE[n - 1] for n in nums)
+    return tuple(cases[n - 1] for n in nums)

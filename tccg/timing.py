@@ -129,7 +129,7 @@ def median_ms(runner: Runner, warmup: int = WARMUP, reps: int = REPS) -> float:
 def interleaved_ms(runners: Sequence[Runner], warmup: int = WARMUP, reps: int = REPS) -> list[float]:
     """Median ms per call of each of `runners`, their launches taken in turn (one each per round, `reps` rounds
     after `warmup`): each library then runs through the same stretch of the GPU's clock and power history, which
-    one library timed after another does not (its clocks drop after heavy work: tccg/results/v22_h100/call7/)."""
+    one library timed after another does not (an H100's clocks drop after heavy work and recover slowly)."""
     for _ in range(warmup):
         for r in runners:
             r.once()

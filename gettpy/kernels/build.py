@@ -46,7 +46,7 @@ class PtxasReport:
     spill_loads: int = 0
     cmem: int = 0
     #: ptxas serialised the kernel's wgmmas (its note C7515: each waits for the one before, ~5% of the tensor pipe on
-    #: #12's shape, tccg/results/v28_h100/); a branch, a store or an accumulator write among them makes it do so
+    #: a large square f16 GEMM on the H100); a branch, a store or an accumulator write among them makes it do so
     wgmma_serial: bool = False
 
     @property

@@ -9,6 +9,8 @@ padded on the CPU with the same meaning. Results are new C-contiguous arrays of 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -94,7 +96,7 @@ def _copy(x, dst_shape):
     return out
 
 
-def pad(x, multiples):
+def pad(x: Any, multiples: int | Sequence[int]) -> Any:
     """A zero-padded C-contiguous copy of `x` whose extents are rounded up to `multiples` (int or per axis)."""
     if not _on_gpu(x):
         x = np.asarray(x)
@@ -106,7 +108,7 @@ def pad(x, multiples):
     return _copy(x, shape)
 
 
-def unpad(y, shape):
+def unpad(y: Any, shape: Sequence[int]) -> Any:
     """A C-contiguous copy of the leading `shape` corner of `y` (inverse of `pad`)."""
     if not _on_gpu(y):
         y = np.asarray(y)

@@ -2,8 +2,8 @@
 
 A pack copies a strided view (slowest axis first) into a fresh C-ordered array. When the view's
 fastest-moving source axis is not the destination's last axis, an elementwise copy reads or writes
-one element per sector (measured on the H100: CuPy's copy packed TCCG #14's 60 MB operand in 272 us,
-0.44 TB/s). This kernel moves tiles over the two fast axes instead: threads read along the source's
+one element per sector (measured on the H100: CuPy's elementwise copy packed a 60 MB permuted f16
+operand at 0.44 TB/s). This kernel moves tiles over the two fast axes instead: threads read along the source's
 fast axis, exchange through shared memory, and write along the destination's, so both sides move
 whole sectors. The remaining axes enumerate the tiles' bases (extents and strides are compiled in,
 so the index arithmetic divides by constants).
@@ -13,7 +13,7 @@ Each side moves vectors of up to 16 bytes where the extents and strides allow it
 a block reads several tiles before writing them (`PermutePlan.group`), so a thread keeps a few loads in
 flight.
 Measured on the H100 before both (32 x 32 tiles of scalars): a 72^4 f16 permutation at 1.12 TB/s
-against 2.66 for a contiguous copy of the same bytes (tccg/results/v7_h100/permute_bw.txt): 32 x 32
+against 2.66 for a contiguous copy of the same bytes: 32 x 32
 tiles of 2-byte elements moved 64 bytes per warp instruction and left the third tile along 72 a quarter
 full.
 
@@ -190,7 +190,7 @@ def plan_permute(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int
 class RowCopyPlan:
     """A strided view whose fastest source axis is already the destination's (`o`, the last live axis):
     each thread copies one vector of `w` elements along it (no exchange through shared memory; CuPy's
-    elementwise copy of such a 4-d view of 2-byte elements ran at 0.5 TB/s on the H100, TCCG #21's pack).
+    elementwise copy of such a 4-d view of 2-byte elements ran at 0.5 TB/s on the H100).
 
     Attributes: shape, strides (elements) of the view; o: the shared fast axis; rest: the other live
     axes, slowest first; itemsize; w: elements per vector.

@@ -10,22 +10,22 @@ in exactly the 128-byte-swizzled layout the wgmma descriptors read (gett.cuh, Ti
 
 A k-major operand's mn dimension may also be two stride terms, (g % s) * s0 + (g / s) * s1: the map
 takes the two terms as two dims (`TmaGeometry.split` = s), and a box covers rows of the first only, so
-that no box straddles two slabs of s rows. Where the tile's rows divide s (TCCG #2's big input on the
-other transpose flag, n = (a, c) with a's 312 = 3 x 104), one box a tile; else boxes of
-gcd(s, tile rows) rows, a multiple of 8 (one swizzle atom; #2's 256-row tiles on M = (a, c): 32 boxes of
-8). The kernel's box coordinates are r % s and r / s for each box's first row r.
+that no box straddles two slabs of s rows. Where the tile's rows divide s (e.g. s = 312 = 3 x 104 on a
+tile of 104 rows), one box a tile; else boxes of gcd(s, tile rows) rows, a multiple of 8 (one swizzle atom;
+a 256-row tile over s = 312: 32 boxes of 8). The kernel's box coordinates are r % s and r / s for each box's
+first row r.
 
 A tile of 64 j + 32 columns over an mn-major operand uses half of its last column atom; with TileConfig.half_atom it
 loads that atom through a second map of the operand whose boxes are 32 columns wide (`half_atom_geometry`). Under the
 128-byte swizzle a box row of 64 bytes lands in the first half of its own 128-byte row, where the 64-column box puts
-those columns, and the other half is left unwritten (measured on the H100: tccg/results/v29_h100/tma_box_probe.py), so
+those columns, and the other half is left unwritten (the TMA unit's behaviour, checked on the H100), so
 the wgmma descriptors read the same layout and the stage brings 4 KB less from L2.
 
 The chunked epilogue of a tile with TileConfig.tma_store writes D through a map as well
 (`store_geometry`): D's n is its innermost, stride-1 dimension, m the next, the batch last; a box is
 16 rows of 32 values (64 bytes, the 64-byte swizzle's row), which each computing warp stages for a
-cp.async.bulk.tensor store. The TMA unit leaves out what lies past N or M, so the ragged last tile
-column of #12 needs no test of its own.
+cp.async.bulk.tensor store. The TMA unit leaves out what lies past N or M, so a ragged last tile
+column needs no test of its own.
 
 `geometry` and `store_geometry` (pure) decide whether and how; `encode` builds the map's 128 bytes for a
 data pointer with NVIDIA's driver bindings (needs a GPU driver).
@@ -123,8 +123,8 @@ def half_atom_geometry(op: OperandSpec, tile_mn: int, bk: int, batch: int) -> Tm
     """(TileConfig.half_atom) the map through which a tile of `tile_mn` = 64 j + 32 columns of the mn-major operand `op`
     loads its last column atom, of which it uses 32 columns: `geometry`'s map with boxes of 32 columns. Under the
     128-byte swizzle a box row of 64 bytes lands in the first half of its 128-byte row of the atom, where the 64-column
-    box puts those columns, and leaves the other half unwritten; the box brings 4 KB, not 8 (measured on the H100,
-    tccg/results/v29_h100/call4/). None where `geometry` has no map or the tile's width is not 64 j + 32."""
+    box puts those columns, and leaves the other half unwritten; the box brings 4 KB, not 8 (checked on the H100).
+    None where `geometry` has no map or the tile's width is not 64 j + 32."""
     g = geometry(op, tile_mn, bk, batch)
     if g is None or op.kmajor or tile_mn % 64 != 32:
         return None

@@ -1,0 +1,483 @@
+"""einsum over Dask arrays: Dask schedules the blocks, gettpy contracts each one.
+
+    >>> import dask.array as da, numpy as np
+    >>> import gettpy.dask
+    >>> a = da.ones((6, 4), chunks=(3, 2)); b = da.ones((4, 5), chunks=(2, 5))
+    >>> float(gettpy.dask.einsum("ij,jk->ik", a, b).sum().compute())
+    120.0
+
+A contraction of Dask arrays becomes one ``dask.array.blockwise`` layer per binary contraction (opt_einsum's
+pairwise order for three or more operands), each task a ``gettpy.einsum`` on one block of every operand.
+A contracted mode split into several chunks leaves one partial result per chunk; those are combined by
+Dask's own tree reduction (``Array.sum``, or ``dask.array.reduction`` with the semiring's ⊕), so the graph
+is Dask's throughout: any scheduler runs it (synchronous, threads, ``distributed``, ``dask_cuda``).
+numpy-chunked arrays run on gettpy's CPU executor, CuPy-chunked arrays on the GPU of the worker that holds
+the block. Every block of one shape and layout reuses one plan (gettpy's plan and program caches).
+
+This module imports Dask; ``import gettpy`` does not (install the ``dask`` extra to use it).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+try:
+    import dask
+    import dask.array as da
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError("gettpy.dask needs Dask: pip install 'gettpy[dask]' (dask[array])") from exc
+
+from .dtypes import ITEMSIZE, TF32_MODES, numpy_dtype, resolve, short_name
+from .einsum import _ops_for, _resolve_extents
+from .einsum import einsum as _einsum
+from .errors import DtypeError, GettpyError, ShapeError, SubscriptError
+from .ops import as_op, as_semiring, identity
+from .subscripts import LETTERS, parse
+
+__all__ = ["einsum", "suggest_chunks", "ChunkSuggestion"]
+
+_NUMPY_OPTIONS = ("order", "casting")
+_HALF = ("f16", "bf16")
+
+
+# ------------------------------------------------------------------------------------------ block tasks
+def _unwrap(x):
+    """A block from blockwise: a contracted mode that is not split reaches the task as a list of one block
+    (per such mode); unwrap it without copying."""
+    while isinstance(x, list):
+        if len(x) != 1:  # pragma: no cover - the split contracted modes are output indices of the layer
+            raise GettpyError(f"internal: a block task received {len(x)} blocks of one contracted mode")
+        x = x[0]
+    return x
+
+
+def _block_einsum(*blocks, subscripts, n_split, ops, op_out, semiring, kernel_dtype, compute):
+    """One task: gettpy.einsum on one block of each operand; one extent-1 axis per split contracted mode."""
+    r = _einsum(subscripts, *(_unwrap(b) for b in blocks), ops=ops, op_out=op_out, semiring=semiring,
+                dtype=kernel_dtype, casting="unsafe", compute=compute)
+    return r.reshape(r.shape + (1,) * n_split) if n_split else r
+
+
+def _semiring_reduce(x, axis, keepdims, semiring, **_):
+    """⊕ over `axis` of a block of partial results, through gettpy's one-operand reduction
+    (⊕_z x ⊗ one = ⊕_z x), so that the CPU and the GPU executor each reduce their own blocks."""
+    axis = (axis,) if isinstance(axis, int) else tuple(a % x.ndim for a in axis)
+    if all(x.shape[a] == 1 for a in axis):  # one partial along every reduced axis: ⊕ of one value is itself
+        return x if keepdims else x.reshape(tuple(e for i, e in enumerate(x.shape) if i not in axis))
+    sub = LETTERS[:x.ndim]
+    r = _einsum(f"{sub}->{''.join(c for i, c in enumerate(sub) if i not in axis)}", x, semiring=semiring)
+    if keepdims:
+        r = r.reshape(tuple(1 if i in axis else e for i, e in enumerate(x.shape)))
+    return r
+
+
+def _block_finish(x, op_out, out_dtype):
+    """op_out (in x's type) and the cast to the result type, after the reduction over blocks."""
+    sub = LETTERS[:x.ndim]
+    return _einsum(f"{sub}->{sub}", x, op_out=op_out, dtype=out_dtype, casting="unsafe")
+
+
+# ------------------------------------------------------------------------------------------ front end
+def _chunk_library(x, i: int) -> str:
+    mod = type(x._meta).__module__.split(".")[0]
+    if mod not in ("numpy", "cupy"):
+        raise GettpyError(f"operand {i}: its chunks are {type(x._meta).__module__}.{type(x._meta).__name__}; "
+                          f"gettpy.dask contracts numpy- or CuPy-chunked Dask arrays")
+    return mod
+
+
+def _as_dask(x, i: int):
+    if isinstance(x, da.Array):
+        return x
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
+        return da.from_array(x, chunks=x.shape or (), asarray=False)  # one chunk, same array library
+    raise GettpyError(f"operand {i}: expected a Dask array (or a numpy/CuPy array), got {type(x).__name__}")
+
+
+def _symbols(subs) -> dict[str, str]:
+    modes = dict.fromkeys(m for t in (*subs.inputs, subs.output) for m in t)
+    if len(modes) > len(LETTERS):
+        raise SubscriptError(f"{len(modes)} distinct modes; gettpy names at most {len(LETTERS)}")
+    # letters first (readable block subscripts), the ellipsis' modes after them
+    named = [m for m in modes if not m.startswith("...")]
+    free = iter(c for c in LETTERS if c not in named)
+    return {m: (m if not m.startswith("...") else next(free)) for m in modes}
+
+
+def _unify_chunks(arrays, inputs, ext, rechunk: bool):
+    """Give every mode one chunking across the operands that carry it at full extent (a broadcast extent-1
+    dimension keeps its single chunk). With `rechunk`, an operand is rechunked to the chunking of the
+    largest operand carrying the mode (the largest moves least); otherwise a ShapeError names both."""
+    arrays = list(arrays)
+    for m in dict.fromkeys(m for t in inputs for m in t):
+        if ext[m] <= 1:
+            continue
+        holders = [(i, ax) for i, t in enumerate(inputs) for ax, mm in enumerate(t)
+                   if mm == m and arrays[i].shape[ax] == ext[m]]
+        chunkings = {arrays[i].chunks[ax] for i, ax in holders}
+        if len(chunkings) <= 1:
+            continue
+        i0, ax0 = max(holders, key=lambda h: (arrays[h[0]].nbytes, -h[0]))
+        target = arrays[i0].chunks[ax0]
+        name = "'...'" if m.startswith("...") else repr(m)
+        if not rechunk:
+            i1, ax1 = next(h for h in holders if arrays[h[0]].chunks[h[1]] != target)
+            raise ShapeError(f"mode {name}: operand {i0} is chunked {target} along it (axis {ax0}) but operand "
+                             f"{i1} is chunked {arrays[i1].chunks[ax1]} (axis {ax1}); rechunk one of them to "
+                             f"the other's chunks, or pass rechunk=True")
+        for i, ax in holders:
+            if arrays[i].chunks[ax] != target:
+                arrays[i] = arrays[i].rechunk({ax: target})
+    return arrays
+
+
+def _path(inputs, output, ext, optimize) -> list[tuple[int, ...]]:
+    """opt_einsum's pairwise order of the operands (by their full extents)."""
+    if len(inputs) <= 2:
+        return [tuple(range(len(inputs)))]
+    if optimize is False or optimize is None:
+        return [(0, 1)] * (len(inputs) - 1)
+    if isinstance(optimize, list | tuple) and optimize and optimize[0] == "einsum_path":
+        return [tuple(p) for p in optimize[1:]]
+    import opt_einsum as oe
+
+    sym: dict[str, str] = {}
+    for t in inputs:
+        for m in t:
+            sym.setdefault(m, oe.get_symbol(len(sym)))
+    eq = ",".join("".join(sym[m] for m in t) for t in inputs) + "->" + "".join(sym[m] for m in output)
+    shapes = [tuple(ext[m] for m in t) for t in inputs]
+    path, _ = oe.contract_path(eq, *shapes, shapes=True, optimize="auto" if optimize is True else optimize)
+    return [tuple(p) for p in path]
+
+
+@dataclass(frozen=True, slots=True)
+class _Arith:
+    semiring: object
+    compute: str | None
+    split_every: object
+    library: str
+
+
+def _meta(library: str, ndim: int, dtype):
+    xp = np if library == "numpy" else __import__("cupy")
+    return xp.empty((0,) * ndim, dtype=dtype)
+
+
+def _contract(xs, in_modes, out_modes, sym, ops, op_out, step_dtype, acc_dtype, arith: _Arith):
+    """One blockwise layer contracting `xs` (one or two Dask arrays) into `out_modes`, then the tree
+    reduction over the contracted modes that are split into several chunks. Returns (array, fused):
+    `fused` when op_out was applied inside the block tasks (no reduction followed them)."""
+    nblocks: dict[str, int] = {}
+    for x, t in zip(xs, in_modes, strict=True):
+        for ax, m in enumerate(t):
+            nblocks[m] = max(nblocks.get(m, 1), x.numblocks[ax])
+    contracted = [m for m in dict.fromkeys(m for t in in_modes for m in t) if m not in out_modes]
+    split = [m for m in contracted if nblocks[m] > 1]
+    fused = not split and op_out is not None
+    sub = ",".join("".join(sym[m] for m in t) for t in in_modes) + "->" + "".join(sym[m] for m in out_modes)
+    kernel_dtype = step_dtype if not split else acc_dtype
+    pairs = [a for x, t in zip(xs, in_modes, strict=True) for a in (x, tuple(sym[m] for m in t))]
+    out_ind = tuple(sym[m] for m in (*out_modes, *split))
+    r = da.blockwise(_block_einsum, out_ind, *pairs, adjust_chunks={sym[m]: 1 for m in split}, token="gettpy-einsum",
+                     dtype=kernel_dtype, meta=_meta(arith.library, len(out_ind), kernel_dtype),
+                     subscripts=sub, n_split=len(split), ops=ops, op_out=op_out if fused else None,
+                     semiring=arith.semiring, kernel_dtype=kernel_dtype, compute=arith.compute)
+    if not split:
+        return r, fused
+    axes = tuple(range(len(out_modes), len(out_ind)))
+    if arith.semiring is None:
+        r = r.sum(axis=axes, split_every=arith.split_every, dtype=acc_dtype)
+    else:
+        red = partial(_semiring_reduce, semiring=arith.semiring)
+        r = da.reduction(r, chunk=red, combine=red, aggregate=red, axis=axes, keepdims=False, dtype=acc_dtype,
+                         split_every=arith.split_every, concatenate=True, name="gettpy-semiring-reduce",
+                         meta=_meta(arith.library, len(out_modes), acc_dtype))
+    return r, False
+
+
+def _is_distributed(x) -> bool:
+    sched = dask.base.get_scheduler(collections=[x])
+    owner = getattr(sched, "__self__", None)
+    return type(owner).__module__.startswith("distributed")
+
+
+def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None, semiring=None, compute=None,
+           rechunk=True, split_every=None, **options):
+    """einsum of Dask arrays, each block contraction a gettpy.einsum; the result is a lazy Dask array.
+
+    Args:
+        *operands: ``subscripts, A, B, ...`` or the sublist form, like ``gettpy.einsum``; the operands are
+            Dask arrays with numpy chunks (CPU executor) or CuPy chunks (GPU); a plain numpy/CuPy array is
+            taken as one chunk.
+        out: optional array (numpy, CuPy, ``np.memmap``, zarr, ...) of the result's shape and dtype: the
+            result is computed and stored into it block by block (``dask.array.store``; under a
+            ``distributed`` scheduler the result is gathered to the client and copied in), and `out` is
+            returned. A Dask array is refused (Dask arrays are immutable).
+        dtype: the result type and the type of the computation, as in gettpy.einsum. For float16/bfloat16
+            results, partial results of split contracted modes are kept and summed in float32 and rounded
+            once at the end.
+        optimize: opt_einsum's strategy for the pairwise order of three or more operands (chosen on the
+            full extents, not per block), or an explicit ``["einsum_path", ...]`` path, or False.
+        ops: one unary op per operand, applied to every element as it is read (per block; exact, since ops
+            are elementwise).
+        op_out: unary op on the result: applied after the reduction over all chunks of the contracted
+            modes (inside the block tasks when no contracted mode is split), so it is the op of the full sum.
+        semiring: as gettpy.einsum; blocks are contracted in the semiring and the partial results of split
+            contracted modes are combined with its ⊕ (its own tree reduction), never with +.
+        compute: as gettpy.einsum ("tf32", "3xtf32" for float32 operands; None).
+        rechunk: the chunks of a mode must agree across the operands that carry it. True (default):
+            operands whose chunking of a shared mode differs are rechunked automatically to the chunking
+            of the largest such operand (Dask's ``rechunk``; the largest operand never moves). False: a
+            ShapeError naming the mode, the two operands and their chunks.
+        split_every: depth of Dask's tree reduction over split contracted modes (Dask's default when None).
+        **options: numpy's ``casting`` (default "safe") and ``order`` (ignored), as gettpy.einsum.
+
+    Returns:
+        A Dask array (chunks of each output mode as the operands'), or `out` after storing into it.
+
+    Raises:
+        SubscriptError, ShapeError, DtypeError, GettpyError: at graph-construction time, naming the operand,
+        mode and values at fault.
+    """
+    for k in options:
+        if k not in _NUMPY_OPTIONS:
+            raise TypeError(f"einsum() got an unexpected keyword argument {k!r}")
+    casting = options.get("casting", "safe")
+    if not operands:
+        raise SubscriptError("einsum needs subscripts and at least one operand")
+    args = list(operands)
+    if isinstance(args[0], str):
+        args[1:] = [_as_dask(x, i) for i, x in enumerate(args[1:])]
+        arrays = args[1:]
+    else:
+        for j in range(0, len(args) - (len(args) % 2), 2):
+            args[j] = _as_dask(args[j], j // 2)
+        arrays = args[0:len(args) - (len(args) % 2):2]
+    subs, _ = parse(tuple(args))
+    if not arrays:
+        raise SubscriptError("einsum needs at least one operand")
+    for i, x in enumerate(arrays):
+        if any(math.isnan(e) for e in x.shape):
+            raise ShapeError(f"operand {i} has unknown chunk sizes (shape {x.shape}); call its "
+                             f"compute_chunk_sizes() first")
+    libs = {_chunk_library(x, i) for i, x in enumerate(arrays)}
+    if len(libs) > 1:
+        raise GettpyError("operands mix numpy- and CuPy-chunked Dask arrays; move them to one device first")
+    library = libs.pop()
+    if out is not None:
+        if isinstance(out, da.Array):
+            raise GettpyError("out is a Dask array; Dask arrays are immutable: use the returned array, or pass "
+                              "a numpy/CuPy/zarr/memmap array to store into")
+        if not hasattr(out, "shape") or not hasattr(out, "dtype"):
+            raise GettpyError(f"out must be an array, got {type(out).__name__}")
+    if compute is not None and compute not in TF32_MODES:
+        raise DtypeError(f"compute={compute!r}: the opt-in compute types are {', '.join(TF32_MODES)} (float32 "
+                         f"operands); leave it None for the default")
+    sr = as_semiring(semiring)
+    ops_in = _ops_for(len(arrays), ops)
+    op_d = as_op(op_out, "op_out")
+    # numpy's type rules (dtypes.resolve checks dtype=, out's dtype and casting); with dtype= and an out of
+    # another type the result is computed in dtype= and cast as it is stored into out
+    res = resolve([x.dtype for x in arrays], dtype, None if out is None else out.dtype, casting)
+    in_s, out_s = res.inputs, res.stage or res.output
+    out_dt = numpy_dtype(out_s) if out_s != "bf16" else (out.dtype if out is not None else arrays[0].dtype)
+    acc_dt = np.dtype(np.float32) if out_s in _HALF else out_dt  # partial results of split contracted modes
+    step_dt = out_dt if dtype is not None or in_s == out_s else acc_dt
+    ext = _resolve_extents(subs.inputs, arrays)
+    for i, (t, x) in enumerate(zip(subs.inputs, arrays, strict=True)):
+        for m in set(t):
+            es = {e for mm, e in zip(t, x.shape, strict=True) if mm == m}
+            if len(es) > 1:
+                raise ShapeError(f"operand {i}: mode {m!r} is repeated with extents {sorted(es)}; a repeated "
+                                 f"mode (diagonal) needs equal extents")
+    out_shape = tuple(ext[m] for m in subs.output)
+    if out is not None and tuple(out.shape) != out_shape:
+        raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {out_shape}")
+    arrays = _unify_chunks(arrays, subs.inputs, ext, rechunk)
+    sym = _symbols(subs)
+    arith = _Arith(sr, compute, split_every, library)
+
+    # the pairwise steps: slots 0..n-1 are the operands, each step appends its intermediate
+    slots = list(zip(arrays, subs.inputs, ops_in, strict=True))
+    path = _path(subs.inputs, subs.output, ext, optimize)
+    fused = False
+    for j, pair in enumerate(path):
+        picked = [slots[p] for p in sorted(pair)]
+        for p in sorted(pair, reverse=True):
+            slots.pop(p)
+        last = j == len(path) - 1
+        if last:
+            modes = subs.output
+        else:
+            keep = set(subs.output).union(*(set(t) for _, t, _ in slots))
+            modes = tuple(m for m in dict.fromkeys(m for _, t, _ in picked for m in t) if m in keep)
+        r, fused = _contract([x for x, _, _ in picked], [t for _, t, _ in picked], modes, sym,
+                             [o for _, _, o in picked], op_d if last and not op_d.is_identity else None,
+                             out_dt if last else step_dt, acc_dt, arith)
+        slots.append((r, modes, identity))
+    if len(slots) != 1:
+        raise GettpyError(f"the contraction path left {len(slots)} operands; it must end in one")
+    result = slots[0][0]
+    if (not op_d.is_identity and not fused) or result.dtype != out_dt:
+        result = result.map_blocks(_block_finish, op_out=op_d, out_dtype=out_dt, dtype=out_dt,
+                                   meta=_meta(library, result.ndim, out_dt))
+    if out is None:
+        return result
+    if _is_distributed(result):
+        out[...] = result.compute()
+    else:
+        da.store(result, out, lock=False, compute=True)
+    return out
+
+
+# ------------------------------------------------------------------------------------------ chunking guidance
+#: an output block below one full wave of 128x128 tiles on an H100's 132 SMs leaves SMs idle
+MIN_OUT_BLOCK = 132 * 128 * 128
+#: a contracted extent below this makes a block's GEMM K loop too short to amortise loading its tiles
+MIN_K = 256
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkSuggestion:
+    """Chunks for a contraction's operands (what ``suggest_chunks`` returns).
+
+    Attributes:
+        operands: one chunk shape per operand (pass to ``dask.array.from_array(x, chunks=...)`` or
+            ``x.rechunk(...)``).
+        output: the chunk shape the result will have.
+        modes: ``(mode, chunk)`` for each mode, in order of first appearance.
+        working_set_bytes: the estimated peak device memory of one block task (see suggest_chunks).
+        output_blocks: number of output blocks (tasks that can run in parallel).
+        reduction_blocks: number of partial results per output block (1: no reduction across blocks).
+    """
+
+    operands: tuple[tuple[int, ...], ...]
+    output: tuple[int, ...]
+    modes: tuple[tuple[str, int], ...]
+    working_set_bytes: int
+    output_blocks: int
+    reduction_blocks: int
+
+
+def _device_memory() -> int:
+    try:
+        import cupy
+
+        return int(cupy.cuda.Device().mem_info[1])
+    except Exception:  # noqa: BLE001 - no CuPy or no device
+        raise GettpyError("suggest_chunks: no GPU is visible to tell its memory; pass memory_bytes=") from None
+
+
+def suggest_chunks(subscripts: str, shapes, dtype, memory_bytes: int | None = None, *, headroom: float = 0.2,
+                   parallelism: int = 1, split_every: int = 4, min_out_block: int = MIN_OUT_BLOCK,
+                   min_k: int = MIN_K, optimize=True) -> ChunkSuggestion:
+    """Chunks for ``gettpy.dask.einsum(subscripts, ...)`` so that each block task fits one GPU.
+
+    The working set of one task of a pairwise step (opt_einsum's order for three or more operands) is
+    its input blocks twice (the blocks, and the staging copies the single-GPU planner may pack them into)
+    plus its output block, plus, where a contracted mode is split, the `split_every` partial results the
+    tree reduction concatenates. The largest over the steps must fit ``memory_bytes * (1 - headroom)``
+    (the headroom is for the CUDA context, the memory pool's fragmentation and blocks that Dask keeps
+    while they wait to be sent).
+
+    Starting from one chunk per mode, the largest chunk is halved until the working set fits and the
+    output has at least `parallelism` blocks (e.g. the number of GPUs): output modes first (no reduction
+    follows), contracted modes second. A split that would bring an output block below `min_out_block`
+    elements or a block's contracted extent below `min_k` (below them the single-GPU planner leaves the
+    GPU idle) is taken only when nothing else makes the working set fit, never for parallelism alone.
+
+    Args:
+        subscripts: einsum subscripts (explicit or implicit output; ``...`` allowed).
+        shapes: the operands' shapes.
+        dtype: the operands' (and the result's) dtype.
+        memory_bytes: device memory of one worker; default the current GPU's total memory.
+        headroom: fraction of `memory_bytes` kept free.
+        parallelism: the least number of output blocks wanted (number of workers).
+        split_every: the tree reduction's fan-in (pass the same to gettpy.dask.einsum).
+        min_out_block, min_k: the fast-regime bounds above (elements).
+        optimize: opt_einsum's strategy for the pairwise order (as gettpy.dask.einsum's).
+
+    Returns:
+        A ChunkSuggestion.
+
+    Raises:
+        GettpyError: when even chunks of one element per mode do not fit.
+    """
+    shapes = [tuple(int(e) for e in s) for s in shapes]
+    stand_ins = [np.broadcast_to(np.empty((), dtype=np.float64), s) for s in shapes]  # shapes, no memory
+    subs, _ = parse((subscripts, *stand_ins))
+    ext = _resolve_extents(subs.inputs, stand_ins)
+    item = ITEMSIZE[short_name(dtype, "dtype")]
+    acc_item = 4 if item == 2 else item
+    budget = (memory_bytes if memory_bytes is not None else _device_memory()) * (1.0 - headroom)
+    if budget <= 0:
+        raise GettpyError(f"suggest_chunks: memory_bytes={memory_bytes} with headroom={headroom} leaves nothing")
+    path = _path(subs.inputs, subs.output, ext, optimize)
+    steps = []  # (input mode tuples, output modes, contracted modes) of each pairwise step
+    slots = list(subs.inputs)
+    for j, pair in enumerate(path):
+        picked = [slots[p] for p in sorted(pair)]
+        for p in sorted(pair, reverse=True):
+            slots.pop(p)
+        if j == len(path) - 1:
+            modes = subs.output
+        else:
+            keep = set(subs.output).union(*(set(t) for t in slots))
+            modes = tuple(m for m in dict.fromkeys(m for t in picked for m in t) if m in keep)
+        steps.append((picked, modes, [m for m in dict.fromkeys(m for t in picked for m in t) if m not in modes]))
+        slots.append(modes)
+    chunk = dict(ext)
+    out_modes = [m for m in ext if m in subs.output]
+    k_modes = [m for m in ext if m not in subs.output]
+
+    def blocks(m):
+        return -(-ext[m] // chunk[m]) if ext[m] else 1
+
+    def elems(modes):
+        return math.prod(chunk[m] for m in dict.fromkeys(modes))
+
+    def working_set():
+        ws = 0
+        for ins, omodes, kmodes in steps:
+            parts = math.prod(blocks(m) for m in kmodes)
+            fan = min(parts, split_every) if parts > 1 else 0
+            ws = max(ws, 2 * item * sum(elems(t) for t in ins) + acc_item * elems(omodes) * (1 + fan))
+        return ws
+
+    def n_out():
+        return math.prod(blocks(m) for m in out_modes)
+
+    def halve(m):
+        c = -(-chunk[m] // 2)
+        return c - c % 8 if c >= 64 else c  # multiples of 8 keep the blocks' runs 16-byte friendly
+
+    def fast(m):
+        new = halve(m)
+        if m in out_modes:
+            return elems(subs.output) // chunk[m] * new >= min_out_block
+        return math.prod(chunk[k] for k in k_modes) // chunk[m] * new >= min_k
+
+    while True:
+        too_big = working_set() > budget
+        if not too_big and n_out() >= parallelism:
+            break
+        splittable = [m for m in ext if chunk[m] > 1]
+        ranked = [m for m in out_modes if m in splittable and fast(m)]
+        if not ranked and too_big:  # split a contracted mode only for memory, never for parallelism
+            ranked = [m for m in k_modes if m in splittable and fast(m)] or splittable
+        if not ranked:
+            if too_big:
+                raise GettpyError(f"suggest_chunks: {subscripts!r} with shapes {shapes} does not fit "
+                                  f"{budget:.3g} bytes even with one element per chunk")
+            break
+        m = max(ranked, key=lambda m: (chunk[m], m in out_modes))
+        chunk[m] = halve(m)
+    parts = math.prod(blocks(m) for m in k_modes)
+    ops_chunks = tuple(tuple(chunk[m] if e == ext[m] else 1 for m, e in zip(t, s, strict=True))
+                       for t, s in zip(subs.inputs, shapes, strict=True))
+    return ChunkSuggestion(ops_chunks, tuple(chunk[m] for m in subs.output),
+                           tuple((m, chunk[m]) for m in ext), int(working_set()), n_out(), parts)

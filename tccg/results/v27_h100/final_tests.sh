@@ -1,6 +1,0 @@
-#!/bin/bash
-# v27 final tests (H100), on the final code (QUAD_D direct stores an option): the persistent GPU tests (with the #12-layout
-# direct / chunked case), the cluster and wgmma tests.
-out=${1:-$OUT}; mkdir -p "$out"; export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD
-timeout 500 python3 -m pytest -q -p no:cacheprovider tests/test_gpu_persistent.py tests/test_gpu_cluster.py \
-  tests/test_gpu_wgmma.py 2>&1 | tail -6 | tee "$out/tests.txt"

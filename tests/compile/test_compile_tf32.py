@@ -1,0 +1,27 @@
+"""TF32 and 3xTF32 kernel specialisations compiled by NVRTC for sm_90 (no GPU needed; skipped without NVRTC or
+the CUDA headers)."""
+from __future__ import annotations
+
+import pytest
+from harness import require_nvrtc
+
+require_nvrtc()
+
+
+@pytest.mark.parametrize("mode,expect", [("tf32", 1), ("3xtf32", 3)])
+def test_tf32_kernel_spec_compiles(mode, expect):
+    pytest.importorskip("cuda.bindings.nvrtc")
+    from gettpy.kernels.build import build
+    from gettpy.plan import ContractionProblem, make_plan
+    from gettpy.plan.problem import TensorInfo
+    from gettpy.plan.tiles import kernel_spec
+
+    for a_strides in ((300, 1), (1, 130)):  # A k-contiguous (16-byte copies), then m-contiguous (4-byte copies)
+        p = ContractionProblem(TensorInfo("A", ("i", "k"), a_strides, "f32"),
+                               TensorInfo("B", ("k", "j"), (1, 300), "f32"), None,
+                               TensorInfo("D", ("i", "j"), (70, 1), "f32"),
+                               (("i", 130), ("j", 70), ("k", 300)), compute=mode)
+        spec = kernel_spec(make_plan(p), False)
+        assert spec.tf32 == expect and spec.tile.mma and spec.a.kmajor and spec.b.kmajor
+        assert spec.compute == "f32"
+        build(spec, "sm_90")

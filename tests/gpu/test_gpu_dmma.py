@@ -1,0 +1,113 @@
+"""GPU tests of the f64 tensor-core path for f32 inputs (KernelSpec.tf32 = 2, plan/tiles.py DMMA_TILE): the
+result against numpy float64 at every element, to within f32's rounding of the exact sum (f64 products and
+sums leave only the final rounding): through the heuristic (a compute-bound contraction with partial tiles
+and k-tiles, inputs packed k first), with the tile forced for the four k-major / m-n-major input layouts (the
+mn-major ones read as 4-byte copies) under alpha / beta with C, with leaky_relu on A, B and D; and the split
+cores (schedule.DMMA_SPLIT_TILE) of #14's contraction within their slices' f32 roundings."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from harness import LAYOUTS, run_forced, sm90
+
+pytestmark = pytest.mark.gpu
+
+
+def _need_sm90():
+    if not sm90():
+        pytest.skip("the f64 tensor-core path runs on sm_90 devices")
+
+
+def _rounding_bound(ref):
+    """|f32(x) - x| for the exact x: half an f32 ulp, relative 2^-24 (plus a hair for the f64 sum's own error)."""
+    return np.abs(ref) * 2.0**-24 + 1e-12 * np.abs(ref).max()
+
+
+@pytest.mark.parametrize("order", ["F"])
+def test_dmma_heuristic_tccg20_family(order):
+    """abcd-aebf-dfce (TCCG #20) at 900 x 990 x 1020: M, N, K all ragged against 128 x 64 x 32; the plan takes
+    the f64 tensor cores and every element is f32's rounding of the float64 result."""
+    _need_sm90()
+    import cupy as cp
+
+    import gettpy
+    from gettpy.plan.schedule import make_schedule
+    from gettpy.plan.tiles import kernel_spec
+    from tccg.runner import case_problem
+    from tccg.suite import Case
+
+    ext = {"a": 30, "b": 30, "c": 30, "d": 33, "e": 30, "f": 34}
+    case = Case(20, "ccsd", "abcd-aebf-dfce", ext)  # (TCCG's #20 at these extents)
+    sched = make_schedule(case_problem(case, "f32", "f32", order))
+    spec = kernel_spec(sched.core, False)
+    assert spec.tf32 == 2 and spec.compute == "f64" and spec.a.kmajor and spec.b.kmajor
+    rng = np.random.default_rng(20)
+    ha = rng.uniform(-1, 1, [ext[m] for m in "aebf"]).astype(np.float32)
+    hb = rng.uniform(-1, 1, [ext[m] for m in "dfce"]).astype(np.float32)
+    a, b = cp.asarray(np.asarray(ha, order=order)), cp.asarray(np.asarray(hb, order=order))
+    got = cp.asnumpy(gettpy.einsum("aebf,dfce->abcd", a, b)).astype(np.float64)
+    ref = np.einsum("aebf,dfce->abcd", ha.astype(np.float64), hb.astype(np.float64))
+    assert np.all(np.abs(got - ref) <= _rounding_bound(ref))
+
+
+@pytest.mark.parametrize("la,lb,ld", LAYOUTS, ids=["_".join(x) for x in LAYOUTS])
+@pytest.mark.parametrize("tile_id", ["heuristic", "128x128x16/4@64x32", "64x64x32/2@32x32"])
+def test_dmma_forced_layouts(la, lb, ld, tile_id, rng):
+    """The tile forced on every orientation of A and B (partial tiles in m, n and k), C read under alpha / beta,
+    checked against float64 by run_forced."""
+    _need_sm90()
+    from gettpy.kernels.spec import TileConfig
+    from gettpy.plan.tiles import DMMA_TILE
+
+    tile = {"heuristic": DMMA_TILE, "128x128x16/4@64x32": TileConfig(128, 128, 16, 4, wm=64, wn=32),
+            "64x64x32/2@32x32": TileConfig(64, 64, 32, 2, wm=32, wn=32)}[tile_id]
+    spec = run_forced(rng, la, lb, ld, {"i": 200, "j": 264, "k": 136}, tile, "f32", "f32", with_c=True,
+                      alpha=1.5, beta=-0.5)
+    assert spec.tf32 == 2 and spec.tile == tile
+
+
+def test_dmma_leaky_relu():
+    """leaky_relu on A, B and the result of a compute-bound f32 contraction on the f64 path: against the op's
+    numpy twin in float64."""
+    _need_sm90()
+    import cupy as cp
+
+    import gettpy
+    from gettpy.ops import as_op
+
+    rng = np.random.default_rng(7)
+    ha = rng.uniform(-1, 1, (1000, 1032)).astype(np.float32)  # (K a multiple of 4: B's pack is k-first)
+    hb = rng.uniform(-1, 1, (1032, 960)).astype(np.float32)
+    f = as_op("leaky_relu").numpy
+    got = cp.asnumpy(gettpy.einsum("ik,kj->ij", cp.asarray(ha), cp.asarray(hb), ops=("leaky_relu",) * 2,
+                                   op_out="leaky_relu")).astype(np.float64)
+    ref = f(f(ha.astype(np.float64)) @ f(hb.astype(np.float64)))
+    # (the ops' f32 roundings of A and B, then f32's of the result: far under an f32 sum's ~sqrt(K) ulps)
+    assert np.abs(got - ref).max() <= 2e-7 * np.abs(ref).max()
+
+
+@pytest.mark.parametrize("ext", [{"a": 150, "b": 140, "c": 64, "d": 200}, {"a": 200, "b": 190, "c": 96, "d": 160}])
+def test_dmma_split_core(ext):
+    """ab-cad-dcb (TCCG #14's contraction) at sizes whose schedule splits K (16 / 24 slices of c) onto the f64
+    split tile (partial 64 x 64 tiles at 140 x 150 and 190 x 200): each slice's sum is f64's rounded to f32 in
+    the workspace, then the slices are summed in f32: at most slices + 1 f32 roundings."""
+    _need_sm90()
+    import cupy as cp
+
+    import gettpy
+    from gettpy.plan.schedule import make_schedule
+    from gettpy.plan.tiles import kernel_spec
+    from tccg.runner import case_problem
+    from tccg.suite import Case
+
+    sched = make_schedule(case_problem(Case(14, "ccsd", "ab-cad-dcb", ext), "f32", "f32", "F"))
+    assert sched.split_mode and kernel_spec(sched.core, False).tf32 == 2
+    rng = np.random.default_rng(14)
+    ha = rng.uniform(-1, 1, [ext[m] for m in "cad"]).astype(np.float32)
+    hb = rng.uniform(-1, 1, [ext[m] for m in "dcb"]).astype(np.float32)
+    got = cp.asnumpy(gettpy.einsum("cad,dcb->ab", cp.asarray(np.asfortranarray(ha)),
+                                   cp.asarray(np.asfortranarray(hb)))).astype(np.float64)
+    ref = np.einsum("cad,dcb->ab", ha.astype(np.float64), hb.astype(np.float64))
+    # (each slice's rounding and the f32 sum of the slices: at most (slices + 1) roundings of sum |a b|)
+    mag = np.einsum("cad,dcb->ab", np.abs(ha).astype(np.float64), np.abs(hb).astype(np.float64))
+    assert np.all(np.abs(got - ref) <= (sched.core.batch + 1) * 2.0**-24 * mag)

@@ -1,0 +1,130 @@
+"""The plan/contract API, Contraction, the plan cache, tensordot/transpose and the opt_einsum backend,
+all on the CPU executor against numpy float64."""
+from __future__ import annotations
+
+import numpy as np
+import opt_einsum as oe
+import pytest
+from harness import assert_close, nonzero
+
+import gettpy
+from gettpy.errors import GettpyError, LayoutError, ShapeError, SubscriptError
+from gettpy.plan.cache import clear_plan_cache, plan_cache_info
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(1234)
+
+
+def test_descriptor_default_strides_are_first_mode_fastest():
+    d = gettpy.TensorDescriptor((3, 4, 5), dtype="float32")
+    assert d.strides == (1, 3, 12)
+    assert d.dtype == "f32"
+
+
+@pytest.mark.parametrize("alpha,beta", [(1.0, 0.0), (2.5, 0.0), (1.0, 1.0), (-0.5, 2.0)])
+def test_plan_contract_alpha_beta(rng, alpha, beta):
+    a = nonzero(rng, (3, 4, 5))
+    b = nonzero(rng, (5, 6, 3))
+    c = nonzero(rng, (4, 6))
+    d = np.full_like(c, np.nan)
+    desc = gettpy.TensorDescriptor.of
+    p = gettpy.plan(desc(a), "abk", desc(b), "kca", desc(c), "bc", desc(d), "bc")
+    gettpy.contract(p, alpha, a, b, beta, c, d)
+    assert_close(d, alpha * np.einsum("abk,kca->bc", a, b) + beta * c)
+
+
+def test_contract_in_place_c_is_d(rng):
+    a, b = nonzero(rng, (4, 3)), nonzero(rng, (3, 5))
+    c = nonzero(rng, (4, 5))
+    ref = 2 * a @ b + 3 * c
+    desc = gettpy.TensorDescriptor.of
+    p = gettpy.plan(desc(a), [0, 1], desc(b), [1, 2], desc(c), [0, 2])
+    gettpy.contract(p, 2.0, a, b, 3.0, c, c)
+    assert_close(c, ref)
+
+
+def test_plan_with_ops_and_fortran_strides(rng):
+    a = np.asfortranarray(nonzero(rng, (4, 3)))
+    b = nonzero(rng, (3, 5))
+    d = np.full((4, 5), np.nan)
+    desc = gettpy.TensorDescriptor
+    p = gettpy.plan(desc.of(a, "relu"), "ik", desc.of(b, gettpy.ops.leaky_relu(0.2)), "kj", desc.of(d), "ij")
+    gettpy.contract(p, 1.0, a, b, 0.0, None, d)
+    assert_close(d, np.maximum(a, 0) @ np.where(b > 0, b, 0.2 * b))
+
+
+def test_contract_rejects_arrays_that_do_not_match_the_plan(rng):
+    a, b, d = nonzero(rng, (4, 3)), nonzero(rng, (3, 5)), np.zeros((4, 5))
+    desc = gettpy.TensorDescriptor.of
+    p = gettpy.plan(desc(a), "ik", desc(b), "kj", desc(d), "ij")
+    with pytest.raises(ShapeError, match="A"):
+        gettpy.contract(p, 1.0, nonzero(rng, (5, 3)), b, 0.0, None, d)
+    with pytest.raises(LayoutError, match="B"):
+        gettpy.contract(p, 1.0, a, np.asfortranarray(b), 0.0, None, d)
+    assert not d.any()
+
+
+def test_plan_errors_name_the_mode():
+    desc = gettpy.TensorDescriptor
+    with pytest.raises(ShapeError, match="'k'.*3.*4|'k'.*4.*3"):
+        gettpy.plan(desc((2, 3)), "ik", desc((4, 5)), "kj", desc((2, 5)), "ij")
+    with pytest.raises(SubscriptError, match="'z'"):
+        gettpy.plan(desc((2, 3)), "ik", desc((3, 5)), "kj", desc((2, 5)), "iz")
+
+
+def test_contraction_object_execute_and_reset(rng):
+    a, b, c = nonzero(rng, (3, 4, 5)), nonzero(rng, (5, 6, 3)), nonzero(rng, (4, 6))
+    con = gettpy.Contraction("abk,kca->bc", a, b, c=c)
+    assert_close(con.execute(alpha=2.0), 2 * np.einsum("abk,kca->bc", a, b))
+    assert_close(con.execute(alpha=1.0, beta=-1.0), np.einsum("abk,kca->bc", a, b) - c)
+    a2 = nonzero(rng, (3, 4, 5))
+    con.reset_operands(a=a2)
+    assert_close(con.execute(), np.einsum("abk,kca->bc", a2, b))
+    with pytest.raises(ShapeError):
+        con.reset_operands(b=nonzero(rng, (5, 6, 4)))
+    with pytest.raises(GettpyError):
+        gettpy.Contraction("abk,kca->bc", a, b).execute(beta=1.0)
+
+
+def test_plan_cache_hits_for_renamed_modes(rng):
+    clear_plan_cache()
+    a, b = nonzero(rng, (3, 4)), nonzero(rng, (4, 5))
+    gettpy.einsum("ij,jk->ik", a, b)
+    misses = plan_cache_info().misses
+    gettpy.einsum("xy,yz->xz", a, b)
+    info = plan_cache_info()
+    assert info.misses == misses and info.hits >= 1
+    gettpy.einsum("ij,jk->ik", a, nonzero(rng, (4, 7)))
+    assert plan_cache_info().misses == misses + 1
+
+
+@pytest.mark.parametrize("axes", [2, 1, 0, ([1, 2], [1, 0]), ([0], [2])])
+def test_tensordot_matches_numpy(rng, axes):
+    a = nonzero(rng, (3, 4, 5))
+    b = nonzero(rng, (5, 4, 3)) if axes != 2 else nonzero(rng, (4, 5, 2))
+    if axes == 1:
+        b = nonzero(rng, (5, 2))
+    if axes == 0:
+        b = nonzero(rng, (2,))
+    assert_close(gettpy.tensordot(a, b, axes), np.tensordot(a, b, axes))
+
+
+def test_transpose_is_a_view(rng):
+    a = nonzero(rng, (3, 4, 5))
+    t = gettpy.transpose(a, (2, 0, 1))
+    assert np.shares_memory(t, a) and t.shape == (5, 3, 4)
+
+
+@pytest.mark.parametrize("expr,shapes", [
+    ("ij,jk,kl->il", [(3, 4), (4, 5), (5, 2)]),
+    ("abc,cd,dbe->ae", [(2, 3, 4), (4, 5), (5, 3, 2)]),
+    ("ij,ij,ij->", [(3, 4)] * 3),
+])
+def test_opt_einsum_backend_and_contract_expression(rng, expr, shapes):
+    ops = [nonzero(rng, s) for s in shapes]
+    ref = np.einsum(expr, *ops)
+    assert_close(oe.contract(expr, *ops, backend="gettpy"), ref)
+    e = gettpy.contract_expression(expr, *shapes)
+    assert_close(e(*ops), ref)

@@ -1,0 +1,101 @@
+"""The f64 tensor-core path for f32 inputs (KernelSpec.tf32 = 2), host side: when the heuristic takes it
+(compute-bound f32 GEMMs of at least 128 x 128 on an sm_90 target, both inputs readable k-major in 16-byte
+vectors), the schedule's k-first packs it needs, the spec's checks, and its kernels compiling without spills.
+The GPU results are checked against float64 in tests/gpu/test_gpu_dmma.py."""
+from __future__ import annotations
+
+import pytest
+
+from gettpy.errors import KernelError
+from gettpy.kernels.spec import TileConfig
+from gettpy.plan.schedule import make_schedule
+from gettpy.plan.tiles import DMMA_TILE, choose_tile, kernel_spec
+from tccg.runner import case_problem
+from tccg.suite import parse_cases
+
+
+@pytest.mark.parametrize("M,N,K,kw,want", [
+    (5184, 5184, 5184, {}, True),
+    (5120, 5136, 5136, {"compute": "f64"}, True),  # f32 inputs summed in f64: the same path
+    (5184, 5184, 5184, {"wgmma": False}, False),  # not an sm_90 target
+    (5184, 5184, 5184, {"dmma": False}, False),  # an input only readable as 4-byte copies
+    (5184, 5184, 5184, {"semiring": True}, False),
+    (5184, 5184, 5184, {"compute": "tf32"}, False),  # the opt-in TF32 modes keep their tiles
+    (5184, 96, 5184, {}, False),  # a side under 128
+    (600, 600, 600, {}, False),  # not compute-bound
+])
+def test_choose_tile_takes_the_f64_cores(M, N, K, kw, want):
+    t = choose_tile(M, N, K, dtype="f32", **kw)
+    assert (t == DMMA_TILE) == want
+    assert choose_tile(M, N, K, dtype="f16", compute="f32") != DMMA_TILE
+
+
+def test_tccg_f32_plans():
+    """Of the 48 in f32 (order F), the compute-bound squares #12 and #20-#30 run on the f64 tensor cores on
+    DMMA_TILE: both inputs k-major with 16-byte vectors, an f64 accumulator (the kernel's compute type), packs
+    of the inputs that are not k-contiguous made k first. The split cores of #13 (74 slices of c) and #14 (52)
+    run on DMMA_SPLIT_TILE, both inputs k-major. f16 plans never take the path."""
+    from gettpy.plan.schedule import DMMA_SPLIT_TILE
+
+    bm, bn, bk, st, wm, wn, blocks = DMMA_SPLIT_TILE
+    split_tile = TileConfig(bm, bn, bk, st, wm=wm, wn=wn, min_blocks=blocks)
+    on, split = [], {}
+    for case in parse_cases("1-48"):
+        for dt in ("f32", "f16"):
+            s = make_schedule(case_problem(case, dt, dt, "F"))
+            spec = kernel_spec(s.core, False)
+            if spec.tf32 == 2:
+                on.append((case.num, dt))
+                assert spec.compute == "f64" and s.core.problem.compute == "f32"
+                assert spec.a.kmajor and spec.b.kmajor
+                if s.split_mode:
+                    assert spec.tile == split_tile
+                    split[case.num] = (s.split_mode, s.core.batch)
+                    continue
+                assert spec.tile == DMMA_TILE and (spec.a.vec, spec.b.vec) == (4, 4)
+                for pk in (s.pack_a, s.pack_b):
+                    assert pk is None or pk.modes[0] in s.core.part.k
+            else:
+                assert spec.compute == ("f64" if dt == "f64" else "f32")
+    assert on == [(n, "f32") for n in (12, 13, 14, *range(20, 31))]
+    assert split == {13: ("c~split", 74), 14: ("c~split", 52)}
+
+
+def test_spec_checks():
+    from dataclasses import replace
+
+    p = case_problem(parse_cases("20")[0], "f32", "f32")
+    spec = kernel_spec(make_schedule(p).core, False)
+    assert spec.tf32 == 2
+    with pytest.raises(KernelError, match="f64"):
+        replace(spec, compute="f32")  # the f64 path and only it accumulates in f64
+    with pytest.raises(KernelError, match="tf32"):
+        replace(spec, tf32=3, compute="f64")
+
+
+def test_without_f64_cores_f32_stays_on_simt():
+    """make_schedule(f64_cores=False), a GPU other than sm_90: no f32 plan of the 48 takes the f64 tensor cores,
+    and the squares keep their simt packs (m / n first: #12's B, #28's A and B); the GPU executor asks its
+    device (the cache's _f64_cores), the CPU executor plans as for the H100."""
+    from gettpy.plan.cache import _f64_cores
+
+    for case in parse_cases("1-48"):
+        s = make_schedule(case_problem(case, "f32", "f32", "F"), f64_cores=False)
+        assert kernel_spec(s.core, False, wgmma=False).tf32 == 0
+        if case.num in (12, 28):
+            for pk in filter(None, (s.pack_a, s.pack_b)):
+                assert pk.modes[0] not in s.core.part.k
+    assert _f64_cores("numpy")
+
+
+def test_safe_tile_of_the_f64_path_is_simt():
+    """The fallback tile of a kernel that does not build (the f64 path below sm_90) is a simt tile, which
+    every device runs, computing the same contraction in f32."""
+    from gettpy.backends.gpu import safe_tile
+
+    spec = kernel_spec(make_schedule(case_problem(parse_cases("20")[0], "f32", "f32")).core, False)
+    assert spec.tf32 == 2
+    safe = safe_tile(spec)
+    assert not safe.mma and safe.tm > 0
+    fallback = kernel_spec(make_schedule(case_problem(parse_cases("20")[0], "f32", "f32")).core, False, tile=safe)
+    assert fallback.tf32 == 0 and fallback.compute == "f32"
