@@ -26,7 +26,8 @@ from .errors import (
     DtypeError,
     GettpyError,
     LayoutError,
-    OptionError,
+    OpError,
+    OpTypeError,
     PathError,
     ShapeError,
 )
@@ -126,13 +127,13 @@ def _ops_for(n: int, ops) -> list[Op]:
     single_factory = (isinstance(ops, tuple) and len(ops) > 1 and isinstance(ops[0], str)
                       and all(isinstance(v, int | float) for v in ops[1:]))  # ("leaky_relu", 0.1)
     if isinstance(ops, Op | str) or single_factory:
-        raise ArgumentError(f"ops must be a sequence of one op per operand ({n}), got {ops!r}")
+        raise OpTypeError(f"ops must be a sequence of one op per operand ({n}), got {ops!r}")
     try:
         ops = list(ops)
     except TypeError:
-        raise ArgumentError(f"ops must be a sequence of one op per operand ({n}), got {ops!r}") from None
+        raise OpTypeError(f"ops must be a sequence of one op per operand ({n}), got {ops!r}") from None
     if len(ops) != n:
-        raise OptionError(f"ops has {len(ops)} entries for {n} operand(s)")
+        raise OpError(f"ops has {len(ops)} entries for {n} operand(s)")
     return [as_op(o, f"ops[{i}]") for i, o in enumerate(ops)]
 
 
@@ -227,8 +228,7 @@ def _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrap, ari
 
 
 def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, arith):
-    """einsum on native arrays of one backend: a view of the one operand, or the contraction program
-    writing `out` or a result laid out for `order`."""
+    """einsum on native arrays of one backend: a view, a cast into `out`, or the contraction program."""
     casting, order = options["casting"], options["order"]
     xp = backends.xp_of(backend)
     if len(arrays) == 1 and out is None and ops is None and op_out is None and arith == (None, None):
@@ -237,6 +237,20 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
             return v
     arrays = _cast_numpy_only_operands(arrays, dtype, casting)
     _refuse_numpy_only_types(operands, arrays, dtype, out)
+    if out is not None and dtype is not None and not _same_dtype(dtype, out.dtype):
+        # numpy: dtype= is the type of the computation, and `out` receives it under the casting rule
+        if not (np.can_cast(out.dtype, dtype, casting) and np.can_cast(dtype, out.dtype, casting)):
+            # numpy's einsum reads and writes `out` in the computation's type: both casts must be allowed
+            raise DtypeError(f"out has dtype {out.dtype} but dtype={np.dtype(dtype)}: numpy's rule asks for casts "
+                             f"both ways between them under casting={casting!r} (pass casting='same_kind' or "
+                             f"'unsafe' to allow it)")
+        r = _run(operands, arrays, backend, None, dtype, optimize, ops, op_out, {**options, "order": "K"}, arith)
+        if tuple(out.shape) != tuple(r.shape):
+            raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {tuple(r.shape)}")
+        if out.size:
+            _check_no_self_overlap(out, "out")
+        xp.copyto(out, r, casting="unsafe")
+        return out
     prog = _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith)
     ndim = len(prog.out_shape)
     axes = None
