@@ -94,7 +94,7 @@ def is_complex(short: str) -> bool:
 
 def is_exact(short: str) -> bool:
     """Whether `short` is an integer or bool type (computed in its own kind, never in floating point)."""
-    return short[0] in "iub"
+    return short == "b1" or short[0] in "iu"
 
 
 def promote(*shorts: str) -> str:
@@ -150,8 +150,14 @@ def _kind(short: str) -> str:
 
 
 def _can_cast(src: str, dst: str, casting: str) -> bool:
-    if "bf16" in (src, dst):  # (numpy knows bfloat16 only through ml_dtypes: half-precision casts allowed)
-        return casting == "unsafe" or not is_exact(dst) and (casting != "safe" or src == dst or src == "bf16")
+    if "bf16" in (src, dst):  # (numpy knows bfloat16 only through ml_dtypes: its rules, written out)
+        if src == dst or casting == "unsafe":
+            return True
+        if casting in ("no", "equiv"):
+            return False
+        if casting == "safe":
+            return dst in ("f32", "f64", "c64", "c128") if src == "bf16" else src in ("b1", "i8", "u8")
+        return not is_exact(dst) and not (is_complex(src) and not is_complex(dst))  # same_kind
     return bool(np.can_cast(_NUMPY_OF[src], _NUMPY_OF[dst], casting))
 
 

@@ -36,6 +36,7 @@ def execute(plan: Plan, a: np.ndarray, b: np.ndarray, c: np.ndarray | None, d: n
     ka, kb = (b, a) if plan.part.swapped else (a, b)
     if d.size == 0:
         return
+    # (1) and (2): the product of the kernel's A and B (see the module docstring)
     digits = None if plan.problem.semiring is not None else _digits(plan, c is not None and beta != 0)
     if digits is None:
         r = _gathered_product(plan, ka, kb, acc)

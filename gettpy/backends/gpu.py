@@ -32,17 +32,16 @@ _SM: dict = {}
 
 
 def _target() -> tuple[int, bool]:
-    """(SM count, whether wgmma kernels run) of the current device: wgmma needs compute capability 9.0."""
+    """(SM count, whether wgmma kernels run) of the current device's Target (plan/target.py)."""
     import cupy
 
-    dev = cupy.cuda.Device()
-    t = _SM.get(dev.id)
+    dev = cupy.cuda.Device().id
+    t = _SM.get(dev)
     if t is None:
-        try:
-            n = int(dev.attributes["MultiProcessorCount"])
-        except Exception:  # noqa: BLE001
-            n = SM_COUNT
-        t = _SM[dev.id] = (n, str(dev.compute_capability) == "90")
+        from ..plan.target import device_target
+
+        tg = device_target()
+        t = _SM[dev] = (tg.sm_count, tg.wgmma)
     return t
 
 

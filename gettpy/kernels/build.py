@@ -247,10 +247,13 @@ def _private_dir(path: str, create: bool) -> str | None:
 
 
 def _warn_entry(path: str, why: str) -> None:
-    """One warning per entry (and per process) that is ignored and rebuilt."""
-    if path not in _warned_entries:
-        _warned_entries.add(path)
-        warnings.warn(f"gettpy: ignoring kernel cache entry {path} ({why}); the kernel is rebuilt",
+    """One warning per cache folder and process for the entries that are ignored and rebuilt (a cache of
+    another format would otherwise warn once per kernel)."""
+    root = os.path.dirname(os.path.dirname(path))
+    if root not in _warned_entries:
+        _warned_entries.add(root)
+        warnings.warn(f"gettpy: ignoring kernel cache entry {path} ({why}); the kernel is rebuilt, and so is any "
+                      f"other entry of {root} that fails these checks (without a further warning)",
                       RuntimeWarning, stacklevel=4)
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 FORMAT = 1
 #: the largest tuning database read (bytes)
-MAX_DB_BYTES = 64 << 20
+MAX_DB_BYTES = 256 << 20
 
 #: parsed files: path -> ((device, inode, size, mtime_ns), entries)
 _PARSED: dict[str, tuple[tuple, dict]] = {}
@@ -85,10 +85,10 @@ class TuningDB:
         sig = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode)
         hit = _PARSED.get(path)
         if hit is not None and hit[0] == sig:
-            return dict(hit[1])
+            return hit[1]  # (shared between instances: `record` copies before it changes one)
         entries = self._parse_file(path, st, sig)
         _PARSED[path] = (sig, entries)
-        return dict(entries)
+        return entries
 
     def _ignore(self, sig: tuple, why: str, result: dict) -> dict:
         if (str(self.path), sig, why) not in _WARNED:
@@ -142,7 +142,7 @@ class TuningDB:
     def record(self, key: str, config: dict, ms: float) -> None:
         """Store the best configuration of a problem and write the file atomically."""
         entry = {"config": config, "ms": float(ms), "when": time.strftime("%Y-%m-%dT%H:%M:%S")}
-        self._entries[key] = entry
+        self._entries = {**self._entries, key: entry}
         merged = self._read() | self._entries  # keep what other processes wrote meanwhile
         self._entries = merged
         payload = {"format": FORMAT, "device": self.device_name, "cc": self.cc, "entries": merged}

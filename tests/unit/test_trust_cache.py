@@ -208,3 +208,19 @@ def test_foreign_owner_folder_is_refused(kcache, monkeypatch):
     with pytest.warns(RuntimeWarning, match="owned by uid"):
         k = B.build_source("owned", "k", ARCH)
     assert not k.from_cache and k.cubin == _expected("owned")
+
+
+def test_many_untrusted_entries_warn_once(kcache):
+    """A cache of another format (or a poisoned one) warns once per process, not once per kernel."""
+    _, calls = kcache
+    srcs = [f"kernel {i}" for i in range(5)]
+    for s in srcs:
+        _build_quiet(s)
+        with open(_path(s), "r+b") as f:
+            f.write(b"OLDFORMAT")
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        got = [B.build_source(s, "k", ARCH) for s in srcs]
+    assert [k.cubin for k in got] == [_expected(s) for s in srcs] and not any(k.from_cache for k in got)
+    assert len([w for w in rec if "kernel cache" in str(w.message)]) == 1
+    assert all(_build_quiet(s).from_cache for s in srcs)
