@@ -11,10 +11,11 @@ modes), each operand becomes a strided numpy view with one axis per digit, and n
    not merge into one matrix axis or BLAS cannot take the strides: at most the operand's own size);
 3. alpha, beta * op_c(C) and op_d, then the result is written through D's view.
 
-Maps that do not nest (none the planner builds today) and semirings are gathered through the maps
-(`gather_matrix`). Only the arithmetic is numpy's (matmul; its einsum for a stack of dot products): which
-elements meet comes from the plan's maps alone, so this executor is the end-to-end check of the planner and
-the layouts, and the executor on machines without a GPU.
+Maps that do not nest (none the planner builds today) and semirings (whose ⊗ need not distribute over ⊕,
+so nothing is summed first) are gathered through the maps (`gather_matrix`) in blocks of k. Only the
+arithmetic is numpy's (matmul; its einsum for a stack of dot products): which elements meet comes from the
+plan's maps alone, so this executor is the end-to-end check of the planner and the layouts, and the
+executor on machines without a GPU.
 """
 from __future__ import annotations
 
