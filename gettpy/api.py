@@ -62,10 +62,18 @@ def _is_array(x) -> bool:
     return all(hasattr(x, a) for a in ("shape", "dtype", "strides")) and not isinstance(x, type)
 
 
+_ARRAY_TYPES: set = set()  # the types seen to be arrays (a repeated call checks a set membership only)
+
+
 def _require_array(x, what: str) -> None:
     """A DtypeError (a TypeError) unless `x` is a numpy or CuPy array."""
+    t = type(x)
+    if t in _ARRAY_TYPES:
+        return
     if not _is_array(x):
-        raise DtypeError(f"{what} must be a numpy or CuPy array, got {type(x).__name__}")
+        raise DtypeError(f"{what} must be a numpy or CuPy array, got {t.__name__}")
+    if len(_ARRAY_TYPES) < 64:
+        _ARRAY_TYPES.add(t)
 
 
 def _self_overlapping(extents, strides) -> bool:
@@ -255,6 +263,7 @@ class ContractionPlan:
             and B have different types: they are contracted in their common type.
         compute: short name of the compute type (alpha and beta are typed against it).
         d_overlaps: D's descriptor makes distinct elements share memory (`contract` refuses to write it).
+        gpu_error: why CuPy arrays cannot run this plan (a type the GPU kernel lacks), "" when they can.
     """
 
     plan: Schedule
@@ -267,6 +276,7 @@ class ContractionPlan:
     cast_b: np.dtype | None = None
     compute: str = ""
     d_overlaps: bool = False
+    gpu_error: str = ""
 
     @property
     def workspace_size(self) -> int:
@@ -349,11 +359,23 @@ def plan(desc_a: TensorDescriptor, modes_a: str | Sequence, desc_b: TensorDescri
     return ContractionPlan(cached_schedule(problem), desc_a, desc_b, desc_c, desc_d,
                            preference or PlanPreference(), cast if desc_a.dtype != ins else None,
                            cast if desc_b.dtype != ins else None, problem.compute,
-                           _self_overlapping(desc_d.extents, desc_d.strides))
+                           _self_overlapping(desc_d.extents, desc_d.strides), _gpu_error(problem))
+
+
+def _gpu_error(problem: ContractionProblem) -> str:
+    """The DtypeError message `contract` raises for CuPy arrays of this problem ("" where the GPU runs it)."""
+    for t in (problem.a, problem.b, problem.c, problem.d):
+        try:
+            check_gpu(t.dtype, f"operand {t.name}")
+        except DtypeError as e:
+            return str(e)
+    return ""
 
 
 def _scalar(v, what: str, compute: str):
     """`v` as a Python number of the compute type's kind, or a DtypeError naming `what` (alpha / beta)."""
+    if (type(v) is float or type(v) is int) and compute in _REAL_FLOAT:  # (the common case, fast)
+        return float(v)
     if isinstance(v, np.ndarray) and v.ndim == 0 or isinstance(v, np.generic):
         v = v.item()
     if isinstance(v, bool) or not isinstance(v, numbers.Number):
@@ -370,6 +392,9 @@ def _scalar(v, what: str, compute: str):
         v = int(v) % 2**64  # (wrapped into the 64-bit compute type, as numpy's integer arithmetic wraps)
         return v - 2**64 if acc == "i64" and v >= 2**63 else int(bool(v)) if acc == "b1" else v
     return complex(v) if is_complex(acc) else float(v)
+
+
+_REAL_FLOAT = frozenset({"f32", "f64", *TF32_MODES})
 
 
 def contract(plan: ContractionPlan, alpha: Scalar, a: Array, b: Array, beta: Scalar, c: Array | None, d: Array,
@@ -411,11 +436,8 @@ def contract(plan: ContractionPlan, alpha: Scalar, a: Array, b: Array, beta: Sca
     plan.desc_d.matches(d, "D", ptrs["D"])
     if beta != 0:
         plan.desc_c.matches(c, "C")
-    if name == "cupy":
-        p = plan.plan.problem
-        for t in (p.a, p.b, p.c, p.d):
-            if t is not None:
-                check_gpu(t.dtype, f"operand {t.name}")
+    if name == "cupy" and plan.gpu_error:
+        raise DtypeError(plan.gpu_error)
     if plan.d_overlaps:
         raise LayoutError(f"D: its strides {plan.desc_d.strides} make distinct elements share memory (a stride 0 "
                           f"or overlapping strides); gettpy cannot write such an output")
@@ -523,7 +545,10 @@ class Contraction:
         p = self._plan or self.plan()
         result = self.execute()  # the heuristic plan's result: the reference for every candidate
         ref = result.copy()
-        trials = tune_problem(p.plan.problem, backends.array_module_name(self.a), self.a, self.b, ref,
+        xp = backends.xp_of(backends.array_module_name(self.a))
+        a = self.a if p.cast_a is None else xp.ascontiguousarray(self.a, dtype=p.cast_a)  # (the plan's types)
+        b = self.b if p.cast_b is None else xp.ascontiguousarray(self.b, dtype=p.cast_b)
+        trials = tune_problem(p.plan.problem, backends.array_module_name(self.a), a, b, ref,
                               samples=samples, top=top, reps=reps)
         self._plan = None  # re-planned from the cache, which now holds the tuned candidate
         return trials

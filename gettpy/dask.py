@@ -19,6 +19,8 @@ This module imports Dask; ``import gettpy`` does not (install the ``dask`` extra
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import partial
 
@@ -30,11 +32,11 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("gettpy.dask needs Dask: pip install 'gettpy[dask]' (dask[array])") from exc
 
-from .dtypes import ITEMSIZE, TF32_MODES, numpy_dtype, resolve, short_name
+from .dtypes import ITEMSIZE, TF32_MODES, check_gpu, numpy_dtype, resolve, short_name
 from .einsum import _ops_for, _resolve_extents
 from .einsum import einsum as _einsum
 from .errors import DtypeError, GettpyError, ShapeError, SubscriptError
-from .ops import as_op, as_semiring, identity
+from .ops import _SEMIRINGS, as_op, as_semiring, identity
 from .subscripts import LETTERS, parse
 
 __all__ = ["einsum", "suggest_chunks", "ChunkSuggestion"]
@@ -54,16 +56,59 @@ def _unwrap(x):
     return x
 
 
-def _block_einsum(*blocks, subscripts, n_split, ops, op_out, semiring, kernel_dtype, compute):
+@dataclass(frozen=True, slots=True)
+class _Arith:
+    """What every task of one layer applies: the ops of its operands, op_out, the semiring. `token` (set
+    where a custom op or semiring is among them) lets a worker process keep one instance of them: a custom
+    op or semiring is part of plan keys through its numpy twin's identity, and each task's arguments are
+    unpickled anew on a distributed worker, which would plan every task again."""
+
+    ops: tuple
+    op_out: object
+    semiring: object
+    token: str | None = None
+
+
+_INTERNED: OrderedDict = OrderedDict()
+_INTERNED_LOCK = threading.Lock()
+INTERNED_SIZE = 256
+
+
+def _arith(ops, op_out, semiring) -> _Arith:
+    ops = tuple(ops)
+    custom = any(o is not None and not o.builtin for o in (*ops, op_out)) or (
+        semiring is not None and all(semiring is not b for b in _SEMIRINGS.values()))
+    # tokenize hashes the twins' pickled code and closures: equal tokens, identical behaviour
+    return _Arith(ops, op_out, semiring, dask.base.tokenize(ops, op_out, semiring) if custom else None)
+
+
+def _interned(a: _Arith) -> _Arith:
+    """The first instance of `a` this process saw under its token (a itself when it has none)."""
+    if a.token is None:
+        return a
+    with _INTERNED_LOCK:
+        hit = _INTERNED.get(a.token)
+        if hit is not None:
+            _INTERNED.move_to_end(a.token)
+            return hit
+        _INTERNED[a.token] = a
+        if len(_INTERNED) > INTERNED_SIZE:
+            _INTERNED.popitem(last=False)
+        return a
+
+
+def _block_einsum(*blocks, subscripts, n_split, arith, kernel_dtype, compute):
     """One task: gettpy.einsum on one block of each operand; one extent-1 axis per split contracted mode."""
-    r = _einsum(subscripts, *(_unwrap(b) for b in blocks), ops=ops, op_out=op_out, semiring=semiring,
-                dtype=kernel_dtype, casting="unsafe", compute=compute)
+    arith = _interned(arith)
+    r = _einsum(subscripts, *(_unwrap(b) for b in blocks), ops=list(arith.ops), op_out=arith.op_out,
+                semiring=arith.semiring, dtype=kernel_dtype, casting="unsafe", compute=compute)
     return r.reshape(r.shape + (1,) * n_split) if n_split else r
 
 
-def _semiring_reduce(x, axis, keepdims, semiring, **_):
+def _semiring_reduce(x, axis, keepdims, arith, **_):
     """⊕ over `axis` of a block of partial results, through gettpy's one-operand reduction
     (⊕_z x ⊗ one = ⊕_z x), so that the CPU and the GPU executor each reduce their own blocks."""
+    semiring = _interned(arith).semiring
     axis = (axis,) if isinstance(axis, int) else tuple(a % x.ndim for a in axis)
     if all(x.shape[a] == 1 for a in axis):  # one partial along every reduced axis: ⊕ of one value is itself
         return x if keepdims else x.reshape(tuple(e for i, e in enumerate(x.shape) if i not in axis))
@@ -74,10 +119,10 @@ def _semiring_reduce(x, axis, keepdims, semiring, **_):
     return r
 
 
-def _block_finish(x, op_out, out_dtype):
+def _block_finish(x, arith, out_dtype):
     """op_out (in x's type) and the cast to the result type, after the reduction over blocks."""
     sub = LETTERS[:x.ndim]
-    return _einsum(f"{sub}->{sub}", x, op_out=op_out, dtype=out_dtype, casting="unsafe")
+    return _einsum(f"{sub}->{sub}", x, op_out=_interned(arith).op_out, dtype=out_dtype, casting="unsafe")
 
 
 # ------------------------------------------------------------------------------------------ front end
@@ -155,7 +200,7 @@ def _path(inputs, output, ext, optimize) -> list[tuple[int, ...]]:
 
 
 @dataclass(frozen=True, slots=True)
-class _Arith:
+class _Layer:
     semiring: object
     compute: str | None
     split_every: object
@@ -167,7 +212,7 @@ def _meta(library: str, ndim: int, dtype):
     return xp.empty((0,) * ndim, dtype=dtype)
 
 
-def _contract(xs, in_modes, out_modes, sym, ops, op_out, step_dtype, acc_dtype, arith: _Arith):
+def _contract(xs, in_modes, out_modes, sym, ops, op_out, step_dtype, acc_dtype, layer: _Layer):
     """One blockwise layer contracting `xs` (one or two Dask arrays) into `out_modes`, then the tree
     reduction over the contracted modes that are split into several chunks. Returns (array, fused):
     `fused` when op_out was applied inside the block tasks (no reduction followed them)."""
@@ -183,19 +228,19 @@ def _contract(xs, in_modes, out_modes, sym, ops, op_out, step_dtype, acc_dtype, 
     pairs = [a for x, t in zip(xs, in_modes, strict=True) for a in (x, tuple(sym[m] for m in t))]
     out_ind = tuple(sym[m] for m in (*out_modes, *split))
     r = da.blockwise(_block_einsum, out_ind, *pairs, adjust_chunks={sym[m]: 1 for m in split}, token="gettpy-einsum",
-                     dtype=kernel_dtype, meta=_meta(arith.library, len(out_ind), kernel_dtype),
-                     subscripts=sub, n_split=len(split), ops=ops, op_out=op_out if fused else None,
-                     semiring=arith.semiring, kernel_dtype=kernel_dtype, compute=arith.compute)
+                     dtype=kernel_dtype, meta=_meta(layer.library, len(out_ind), kernel_dtype),
+                     subscripts=sub, n_split=len(split), arith=_arith(ops, op_out if fused else None, layer.semiring),
+                     kernel_dtype=kernel_dtype, compute=layer.compute)
     if not split:
         return r, fused
     axes = tuple(range(len(out_modes), len(out_ind)))
-    if arith.semiring is None:
-        r = r.sum(axis=axes, split_every=arith.split_every, dtype=acc_dtype)
+    if layer.semiring is None:
+        r = r.sum(axis=axes, split_every=layer.split_every, dtype=acc_dtype)
     else:
-        red = partial(_semiring_reduce, semiring=arith.semiring)
+        red = partial(_semiring_reduce, arith=_arith((), None, layer.semiring))
         r = da.reduction(r, chunk=red, combine=red, aggregate=red, axis=axes, keepdims=False, dtype=acc_dtype,
-                         split_every=arith.split_every, concatenate=True, name="gettpy-semiring-reduce",
-                         meta=_meta(arith.library, len(out_modes), acc_dtype))
+                         split_every=layer.split_every, concatenate=True, name="gettpy-semiring-reduce",
+                         meta=_meta(layer.library, len(out_modes), acc_dtype))
     return r, False
 
 
@@ -284,6 +329,9 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
     # another type the result is computed in dtype= and cast as it is stored into out
     res = resolve([x.dtype for x in arrays], dtype, None if out is None else out.dtype, casting)
     in_s, out_s = res.inputs, res.stage or res.output
+    if library == "cupy":
+        for s_ in {in_s, out_s}:
+            check_gpu(s_, "einsum on CuPy-chunked Dask arrays")
     out_dt = numpy_dtype(out_s) if out_s != "bf16" else (out.dtype if out is not None else arrays[0].dtype)
     acc_dt = np.dtype(np.float32) if out_s in _HALF else out_dt  # partial results of split contracted modes
     step_dt = out_dt if dtype is not None or in_s == out_s else acc_dt
@@ -299,7 +347,7 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
         raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {out_shape}")
     arrays = _unify_chunks(arrays, subs.inputs, ext, rechunk)
     sym = _symbols(subs)
-    arith = _Arith(sr, compute, split_every, library)
+    layer = _Layer(sr, compute, split_every, library)
 
     # the pairwise steps: slots 0..n-1 are the operands, each step appends its intermediate
     slots = list(zip(arrays, subs.inputs, ops_in, strict=True))
@@ -317,13 +365,13 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
             modes = tuple(m for m in dict.fromkeys(m for _, t, _ in picked for m in t) if m in keep)
         r, fused = _contract([x for x, _, _ in picked], [t for _, t, _ in picked], modes, sym,
                              [o for _, _, o in picked], op_d if last and not op_d.is_identity else None,
-                             out_dt if last else step_dt, acc_dt, arith)
+                             out_dt if last else step_dt, acc_dt, layer)
         slots.append((r, modes, identity))
     if len(slots) != 1:
         raise GettpyError(f"the contraction path left {len(slots)} operands; it must end in one")
     result = slots[0][0]
     if (not op_d.is_identity and not fused) or result.dtype != out_dt:
-        result = result.map_blocks(_block_finish, op_out=op_d, out_dtype=out_dt, dtype=out_dt,
+        result = result.map_blocks(_block_finish, arith=_arith((), op_d, None), out_dtype=out_dt, dtype=out_dt,
                                    meta=_meta(library, result.ndim, out_dt))
     if out is None:
         return result

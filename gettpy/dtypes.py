@@ -1,8 +1,8 @@
 """The element types gettpy contracts, their short names, and dtype resolution in one place.
 
 Short names are what plans, kernel specs and the benchmark use: ``f16``, ``bf16``, ``f32``, ``f64``,
-``c64``, ``c128``; the integer types ``i8`` ... ``i64``, ``u8`` ... ``u64`` and ``b1`` (bool) run on the
-CPU executor (the GPU kernel takes the types in `GPU_DTYPES`).
+``c64``, ``c128``; the integer types ``i8`` ... ``i64``, ``u8`` ... ``u64`` and ``b1`` (bool). The GPU kernel
+takes the types in `GPU_DTYPES` (all of them: integers and bool on its SIMT path, backends/gpu_exact.py).
 
 Every front end (einsum, `plan`, `Contraction`, `contract`) and the ContractionProblem itself take their
 types from this module:
@@ -53,7 +53,8 @@ NUMPY_ACCUMULATE = {"f32": np.float32, "f64": np.float64, "c64": np.complex64, "
                     "i64": np.int64, "u64": np.uint64, "b1": np.bool_}
 #: the storage types the GPU kernel contracts; a backend that gains a type adds it here (the front ends
 #: refuse the others for CuPy arrays with a DtypeError before planning)
-GPU_DTYPES = {"f16", "bf16", "f32", "f64", "c64", "c128"}
+GPU_DTYPES = {"f16", "bf16", "f32", "f64", "c64", "c128",
+              "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "b1"}  # (integers, bool: backends/gpu_exact.py)
 _SUPPORTED = "float16, bfloat16, float32, float64, complex64, complex128, int8-int64, uint8-uint64 and bool"
 
 
@@ -93,7 +94,7 @@ def is_complex(short: str) -> bool:
 
 def is_exact(short: str) -> bool:
     """Whether `short` is an integer or bool type (computed in its own kind, never in floating point)."""
-    return short[0] in "iub"
+    return short == "b1" or short[0] in "iu"
 
 
 def promote(*shorts: str) -> str:
@@ -149,8 +150,14 @@ def _kind(short: str) -> str:
 
 
 def _can_cast(src: str, dst: str, casting: str) -> bool:
-    if "bf16" in (src, dst):  # (numpy knows bfloat16 only through ml_dtypes: half-precision casts allowed)
-        return casting == "unsafe" or not is_exact(dst) and (casting != "safe" or src == dst or src == "bf16")
+    if "bf16" in (src, dst):  # (numpy knows bfloat16 only through ml_dtypes: its rules, written out)
+        if src == dst or casting == "unsafe":
+            return True
+        if casting in ("no", "equiv"):
+            return False
+        if casting == "safe":
+            return dst in ("f32", "f64", "c64", "c128") if src == "bf16" else src in ("b1", "i8", "u8")
+        return not is_exact(dst) and not (is_complex(src) and not is_complex(dst))  # same_kind
     return bool(np.can_cast(_NUMPY_OF[src], _NUMPY_OF[dst], casting))
 
 

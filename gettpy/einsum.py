@@ -28,8 +28,8 @@ from .errors import (
     LayoutError,
     OpError,
     OpTypeError,
+    PathError,
     ShapeError,
-    SubscriptError,
 )
 from .interop import caller_stream, to_native, wrapper_for
 from .layouts.descriptor import pointer_alignment
@@ -150,7 +150,12 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
             may have another dtype where `casting` allows the casts between the two both ways (numpy's
             rule: the computation runs in `dtype` and `out` receives it).
         dtype: type of the result (and of the computation); for float16/bfloat16 inputs, float32
-            keeps the inputs in half precision and writes a float32 result.
+            keeps the inputs in half precision and writes a float32 result. Types follow numpy
+            (`gettpy.dtypes.resolve`): the operands' and `out`'s result type, complex kept until the final
+            cast into `out`, the accumulation never narrower than the result. Integer and bool operands
+            run on the CPU executor with numpy's result types: integer sums wrap around in the result type
+            as numpy's do, and a bool einsum is the logical or of ands; the GPU kernel takes the types in
+            `gettpy.dtypes.GPU_DTYPES` (a DtypeError for CuPy arrays of others).
         optimize: opt_einsum's path strategy for three or more operands: True (= "auto"), False or None
             (left to right), a strategy name ("greedy", "optimal", "dp", "branch-2", "random-greedy",
             ...), numpy's ``(name, memory_limit)`` pair, an opt_einsum PathOptimizer, or an explicit
@@ -637,24 +642,25 @@ def _explicit_path(optimize) -> bool:
 def _check_path(optimize, n: int) -> list[tuple[int, ...]]:
     """The steps of an explicit path ``["einsum_path", (i, j), ...]`` for `n` operands, checked as numpy
     does: each step names one or more distinct operands among those then alive (the inputs left, then
-    each step's result appended last), and the path ends in one tensor. A SubscriptError otherwise."""
+    each step's result appended last), and the path ends in one tensor. A PathError otherwise (a
+    SubscriptError, and the RuntimeError numpy raises for a path that leaves operands)."""
     steps, live = [], n
     for j, step in enumerate(optimize[1:]):
         try:
             idx = tuple(operator.index(i) for i in step)
         except TypeError:
-            raise SubscriptError(f"optimize: path step {j} {step!r} is not a tuple of operand positions") from None
+            raise PathError(f"optimize: path step {j} {step!r} is not a tuple of operand positions") from None
         if not idx:
-            raise SubscriptError(f"optimize: path step {j} is empty")
+            raise PathError(f"optimize: path step {j} is empty")
         if len(set(idx)) != len(idx):
-            raise SubscriptError(f"optimize: path step {j} {step!r} repeats an operand")
+            raise PathError(f"optimize: path step {j} {step!r} repeats an operand")
         bad = [i for i in idx if not 0 <= i < live]
         if bad:
-            raise SubscriptError(f"optimize: path step {j} {step!r} names operand {bad[0]}, but only {live} "
+            raise PathError(f"optimize: path step {j} {step!r} names operand {bad[0]}, but only {live} "
                                  f"operand(s) are left at that step")
         steps.append(idx)
         live -= len(idx) - 1
     if live != 1:
-        raise SubscriptError(f"optimize: the explicit path leaves {live} operands uncontracted (of {n}); it must "
+        raise PathError(f"optimize: the explicit path leaves {live} operands uncontracted (of {n}); it must "
                              f"contract every operand into one result")
     return steps

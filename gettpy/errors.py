@@ -54,5 +54,6 @@ class OpError(GettpyError, ValueError):
     """An op or semiring specification is unknown or malformed (a name, a parameter, a numpy twin)."""
 
 
+
 class OpTypeError(OpError, TypeError):
     """`ops` is not a sequence of one op per operand (a TypeError, as a wrong argument type is in numpy)."""

@@ -73,7 +73,7 @@ def execute_without_ab(name: str, schedule, c, d, beta, stream=None) -> None:
     Computed in the schedule's compute type with the ops' numpy twins (CuPy dispatches numpy's functions on
     its arrays) and cast into D through its own strides.
     """
-    p = schedule.problem if isinstance(schedule, Schedule) else schedule.problem
+    p = schedule.problem  # (a Schedule or a bare Plan: both carry the problem)
     xp = xp_of(name)
     ext = dict(p.extents)
     acc = NUMPY_ACCUMULATE[accumulate_type(p.compute)]

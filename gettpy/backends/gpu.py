@@ -22,6 +22,7 @@ from ..kernels.spec import ITEMSIZE, KernelSpec, TileConfig
 from ..layouts.descriptor import pointer_alignment
 from ..plan.plan import Plan
 from ..plan.tiles import SM_COUNT, kernel_spec
+from .gpu_exact import EXACT_PROBLEM_COMPUTE
 
 _SPECS: dict = {}
 _SPECS_BY_ID: dict = {}
@@ -31,17 +32,16 @@ _SM: dict = {}
 
 
 def _target() -> tuple[int, bool]:
-    """(SM count, whether wgmma kernels run) of the current device: wgmma needs compute capability 9.0."""
+    """(SM count, whether wgmma kernels run) of the current device's Target (plan/target.py)."""
     import cupy
 
-    dev = cupy.cuda.Device()
-    t = _SM.get(dev.id)
+    dev = cupy.cuda.Device().id
+    t = _SM.get(dev)
     if t is None:
-        try:
-            n = int(dev.attributes["MultiProcessorCount"])
-        except Exception:  # noqa: BLE001
-            n = SM_COUNT
-        t = _SM[dev.id] = (n, str(dev.compute_capability) == "90")
+        from ..plan.target import device_target
+
+        tg = device_target()
+        t = _SM[dev] = (tg.sm_count, tg.wgmma)
     return t
 
 
@@ -204,10 +204,9 @@ class _Launcher:
         self.vals = (ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), acc(), acc())
         self.tma, self.tma_of, self.tma_ptrs = None, (), (None, None)
         if spec.tile.tma:  # (the tensor maps follow beta, re-encoded when a data pointer changes: A's, B's, B's
-            #  half-atom map with half_atom, D's with TMA stores)
-            self.tma = (*spec.tma_geometries, *((spec.tma_half_geometry,) if spec.tile.half_atom else ()),
-                        *((spec.tma_store_geometry,) if spec.tile.tma_store else ()))
-            self.tma_of = (0, 1) + ((1,) if spec.tile.half_atom else ()) + ((3,) if spec.tile.tma_store else ())
+            #  half-atom map with half_atom)
+            self.tma = (*spec.tma_geometries, *((spec.tma_half_geometry,) if spec.tile.half_atom else ()))
+            self.tma_of = (0, 1) + ((1,) if spec.tile.half_atom else ())
             self.vals += tuple((ctypes.c_ubyte * 128)() for _ in self.tma)
         self.has_ws = spec.workspace_bytes > 0
         if self.has_ws:  # (stream-K: the workspace comes last)
@@ -262,6 +261,10 @@ def execute(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None) -> None:
         from .gpu_complex import execute_complex
 
         return execute_complex(plan, a, b, c, d, alpha, beta, stream=stream)
+    if plan.problem.compute in EXACT_PROBLEM_COMPUTE:  # integer / bool: the SIMT kernel on integers (gpu_exact)
+        from .gpu_exact import execute_exact
+
+        return execute_exact(plan, a, b, c, d, alpha, beta, stream=stream)
     if plan.M == 0 or plan.N == 0 or plan.batch == 0:
         return
     if isinstance(alpha, complex | np.complexfloating) or isinstance(beta, complex | np.complexfloating):

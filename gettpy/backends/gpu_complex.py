@@ -1,4 +1,12 @@
-"""Complex contractions on the GPU: each one is run as real GETT launches of one real plan.
+"""Complex contractions on the GPU: one launch of the complex GETT kernel, or real launches of one real plan.
+
+The complex kernel (`execute_fused`, `fused_spec`) is the SIMT path on complex elements: the loaders read the
+interleaved complex64 / complex128 values in place through the layout maps (strides in complex elements, 8- or
+16-byte copies), each thread keeps its accumulators as complex numbers of the compute type (complex64 sums in
+float32, complex128 in float64) and a multiply-add is four real FMAs in registers; conj on A, B or C is applied
+as the values are read, alpha and beta are complex run-time arguments. It runs every complex plan whose D is
+complex and whose operands are aligned to their element size; the others (and the CPU emulation) take the real
+launches below.
 
 A complex64 tensor is a float32 tensor with doubled strides: its real plane starts at the data pointer, its
 imaginary plane one float later (CuPy's and numpy's ``x.real`` / ``x.imag`` are exactly these views). With
@@ -22,19 +30,22 @@ kernel reads an element of C, then writes the same element of D, so in place is 
   complex compute type, packed in the order of D's strides (its own real plan, `real_plan(problem,
   strides)`), then ``D = alpha P + beta op_c(C)`` is one elementwise expression of the array library.
 
-Supported ops: identity and conj on A, B and C, identity on D; any other op raises a KernelError naming
-the operand (the CPU executor applies every op to complex numpy arrays).
+Supported ops (both ways): identity and conj on A, B and C, identity on D; any other op raises a KernelError
+naming the operand (the CPU executor applies every op to complex numpy arrays).
 """
 from __future__ import annotations
 
 import contextlib
 import functools
+import warnings
 
 from ..dtypes import ITEMSIZE, is_complex, numpy_dtype
 from ..errors import KernelError
+from ..kernels.spec import KernelSpec, TileConfig
 from ..ops import identity
 from ..plan.plan import Plan, make_plan
 from ..plan.problem import ContractionProblem, TensorInfo
+from . import gpu_simt
 
 #: the real type of each complex short name
 REAL = {"c64": "f32", "c128": "f64"}
@@ -155,6 +166,8 @@ def execute_complex(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None, ru
     check_ops(problem, c_used)
     if plan.M == 0 or plan.N == 0 or plan.batch == 0:
         return
+    if run is None and xp is None and execute_fused(plan, a, b, c, d, alpha, beta, stream):
+        return  # (one launch of the complex kernel)
     if xp is None:
         import cupy as xp
     if run is None:
@@ -211,5 +224,94 @@ def execute_complex(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None, ru
         dv[...] = p if d_complex else p.real
 
 
-__all__ = ["execute_complex", "real_plan", "real_problem", "check_ops"]
 
+
+# ------------------------------------------------------------------------------------------------ one launch
+#: simt tiles of the complex kernel (bm, bn, bk, stages, tm, tn) per compute type, largest first: `fused_tile`
+#: takes the first whose grid fills the device several times over (gpu_simt.pick_tile; a thread's tm x tn complex
+#: accumulators: 32, 16, 8 or 4 of them)
+FUSED_TILES = {
+    "c64": ((128, 64, 16, 3, 8, 4), (64, 64, 16, 3, 4, 4), (32, 64, 16, 3, 2, 4), (32, 32, 16, 3, 2, 2)),
+    "c128": ((64, 64, 8, 3, 4, 4), (32, 64, 8, 3, 2, 4), (32, 32, 8, 3, 2, 2)),
+}
+_FUSED_SPECS: dict = {}
+
+
+def fused_tile(plan: Plan, sm_count: int = gpu_simt.DEFAULT_SM_COUNT) -> TileConfig:
+    """The complex kernel's tile for `plan` (gpu_simt.pick_tile over FUSED_TILES)."""
+    return gpu_simt.pick_tile(FUSED_TILES[plan.problem.compute], plan.M, plan.N, plan.batch, sm_count)
+
+
+def _op(op) -> str:
+    return "gett::conj(x)" if op is not None and op.name == "conj" else ""
+
+
+def fused_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None,
+               sm_count: int = gpu_simt.DEFAULT_SM_COUNT) -> KernelSpec:
+    """The complex kernel's KernelSpec of a complex `plan` (read_c: beta != 0 and a C given).
+
+    Raises:
+        KernelError: a real compute type, a real D, or an op other than identity / conj (on D: identity).
+    """
+    p = plan.problem
+    if p.compute not in REAL:
+        raise KernelError(f"fused_spec: compute type {p.compute} is not complex")
+    if not is_complex(p.d.dtype):
+        raise KernelError(f"operand D: the complex kernel writes a complex D, not {p.d.dtype}")
+    check_ops(p, read_c)
+    op_a, op_b, op_c, _ = plan.ops
+    lc = plan.layout_c if read_c else None
+    return gpu_simt.simt_spec(tile or fused_tile(plan, sm_count), plan.layout_a, plan.layout_b, lc, plan.layout_d,
+                              (plan.kernel_a.dtype, plan.kernel_b.dtype, p.c.dtype if read_c else None, p.d.dtype),
+                              p.compute, (plan.M, plan.N, plan.K, plan.batch),
+                              (_op(op_a), _op(op_b), _op(op_c) if read_c else "", ""))
+
+
+def _fused_spec_for(plan: Plan, read_c: bool) -> KernelSpec | None:
+    """The (cached) complex kernel of `plan`, built; None where it does not apply or does not compile (a
+    RuntimeWarning then: the real launches compute the same)."""
+    sm = gpu_simt.sm_count()
+    key = (id(plan), read_c, sm)
+    hit = _FUSED_SPECS.get(key)
+    if hit is not None and hit[0] is plan:
+        return hit[1]
+    spec = None
+    if is_complex(plan.problem.d.dtype):
+        from ..kernels.build import build
+
+        try:
+            spec = fused_spec(plan, read_c, sm_count=sm)
+            build(spec)
+        except KernelError as e:
+            first = (str(e).strip().splitlines() or [""])[0][:160]
+            warnings.warn(f"gettpy: the complex kernel did not compile ({first}); running this contraction as real "
+                          f"launches", RuntimeWarning, stacklevel=4)
+            spec = None
+    if len(_FUSED_SPECS) > 4096:
+        _FUSED_SPECS.clear()
+    _FUSED_SPECS[key] = (plan, spec)  # holds the plan: its id cannot be reused meanwhile
+    return spec
+
+
+def execute_fused(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None) -> bool:
+    """D = alpha * op_a(A) op_b(B) + beta * op_c(C) for a complex plan in one launch of the complex kernel.
+
+    Returns False (nothing launched) where the kernel does not apply: a real D, or an operand whose data
+    pointer is not aligned to its element size (a complex view of a real buffer).
+    """
+    import numpy as np
+
+    read_c = c is not None and beta != 0 and plan.layout_c is not None
+    spec = _fused_spec_for(plan, read_c)
+    if spec is None:
+        return False
+    ka, kb = (b, a) if plan.part.swapped else (a, b)
+    ptrs = tuple(int(x.data.ptr) for x in (ka, kb, d)) + ((int(c.data.ptr),) if read_c else ())
+    if not gpu_simt.aligned(spec, ptrs):
+        return False
+    gpu_simt.launch(spec, ptrs[0], ptrs[1], ptrs[3] if read_c else 0, ptrs[2], alpha, beta,
+                    np.complex64 if spec.compute == "c64" else np.complex128, stream)
+    return True
+
+
+__all__ = ["execute_complex", "execute_fused", "fused_spec", "fused_tile", "real_plan", "real_problem", "check_ops"]

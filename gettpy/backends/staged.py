@@ -43,6 +43,15 @@ def _pack(xp, x, t: TensorInfo, pk: TensorInfo, ext):
     return xp.array(t.op(view.astype(acc)).astype(x.dtype), order="C", copy=True)
 
 
+def _pack_padded(xp, x, t: TensorInfo, pk: TensorInfo, ext, pad):
+    """`_pack` into a zero-filled buffer of the pad extents: the packed copy fills its leading corner."""
+    dense = _pack(xp, x, t, pk, ext)
+    modes = tuple(reversed(pk.modes))
+    buf = xp.zeros(tuple(pad[m] for m in modes), dtype=dense.dtype)
+    buf[tuple(slice(0, ext[m]) for m in modes)] = dense  # (same order on both sides: a coalesced copy)
+    return buf
+
+
 def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
     """D = op_d(alpha op_a(A) op_b(B) + beta op_c(C)) through the schedule's stages."""
     p = schedule.problem
@@ -50,8 +59,18 @@ def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
         core(schedule.core, a, b, c, d, alpha, beta)
         return
     ext = dict(p.extents)
-    # (1) pack the inputs that would otherwise be gathered element by element
-    if schedule.pack_a is not None and schedule.pack_b is not None and xp.__name__ == "cupy":
+    if schedule.inner is not None:
+        _run_fold(schedule, xp, core, a, b, c, d, alpha, beta, ext)
+        return
+    # (1) pack the inputs that would otherwise be gathered element by element (zero-filled to the pad
+    #     extents where the schedule has them)
+    if schedule.pad_ext:
+        pad = dict(schedule.pad_ext)
+        if schedule.pack_a is not None:
+            a = _pack_padded(xp, a, p.a, schedule.pack_a, ext, pad)
+        if schedule.pack_b is not None:
+            b = _pack_padded(xp, b, p.b, schedule.pack_b, ext, pad)
+    elif schedule.pack_a is not None and schedule.pack_b is not None and xp.__name__ == "cupy":
         from ..kernels.permute import permute_copy_pair  # (small packs: one launch for both)
 
         a, b = permute_copy_pair(*_pack_args(xp, a, p.a, schedule.pack_a, ext),
@@ -70,7 +89,16 @@ def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
     ws = xp.empty(tuple(wext[m] for m in reversed(w.modes)), dtype=numpy_dtype(w.dtype))
     if math.prod(ws.shape) == 0:
         return
-    if schedule.split_mode is not None:
+    if schedule.split_mode is not None and schedule.tail is not None:
+        # (split-K over an extent the slices do not divide: one more slice, the tail's, after the core's)
+        ws = xp.empty((ws.shape[0] + 1,) + ws.shape[1:], dtype=ws.dtype)
+        core(schedule.core, a, b, None, ws[:-1], alpha, 0.0)
+        ta, tb = (_tail_view(xp, x, t, schedule, ext) for x, t in ((a, schedule.tail.problem.a),
+                                                                     (b, schedule.tail.problem.b)))
+        # (the last slice as the tail's D: its axes in the order of the tail's D modes, fastest first, as
+        #  every run() takes its output; a view, also where it is 0-d)
+        run(schedule.tail, xp, core, ta, tb, None, ws[-1, ...].T, alpha, 0.0)
+    elif schedule.split_mode is not None:
         core(schedule.core, a, b, None, ws, alpha, 0.0)  # C and op_d come after the sum
     else:
         core(schedule.core, a, b, c, ws, alpha, beta)
@@ -82,12 +110,53 @@ def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
         modes = modes[1:]
     ws = ws.transpose(tuple(modes.index(m) for m in p.d.modes))
     if schedule.split_mode is not None:
-        if c is not None and beta != 0 and p.c is not None:
-            ct = c.transpose(tuple(p.c.modes.index(m) for m in p.d.modes))
-            ws = ws + ws.dtype.type(beta) * p.c.op(ct.astype(ws.dtype))
-        ws = p.d.op(ws)
+        ws = _epilogue(p, ws, c, beta)
     # (4) copy into D through its own strides (the cast to D's type happens here)
     _into(xp, d, ws)
+
+
+def _epilogue(p, ws, c, beta):
+    """beta * op_c(C) and op_d on a summed workspace `ws` (axes in D's mode order), in its accumulate type."""
+    if c is not None and beta != 0 and p.c is not None:
+        ct = c.transpose(tuple(p.c.modes.index(m) for m in p.d.modes))
+        ws = ws + ws.dtype.type(beta) * p.c.op(ct.astype(ws.dtype))
+    return p.d.op(ws)
+
+
+def _packed_out(xp, t: TensorInfo, ext):
+    """A fresh array laid out as the packed workspace `t`, its axes in t's mode order (fastest first)."""
+    return xp.empty(tuple(ext[m] for m in reversed(t.modes)), dtype=numpy_dtype(t.dtype)).T
+
+
+def _run_fold(schedule: Schedule, xp, core, a, b, c, d, alpha, beta, ext) -> None:
+    """A diagonal fold (plan/fold.py): the folded GEMM's schedule into its workspace, the diagonal summed, the
+    tail's sums added, then the epilogue and the copy into D."""
+    inner, (_, k1a, k1b) = schedule.inner, schedule.fold
+    wd = inner.problem.d
+    w = _packed_out(xp, wd, dict(inner.problem.extents))
+    run(inner, xp, core, a, b, None, w, alpha, 0.0)  # (the inputs' memory read through the folded modes)
+    ws = xp.trace(w, axis1=wd.modes.index(k1a), axis2=wd.modes.index(k1b))
+    modes = tuple(m for m in wd.modes if m not in (k1a, k1b))
+    if schedule.tail is not None:
+        td = schedule.tail.problem.d
+        tw = _packed_out(xp, td, dict(schedule.tail.problem.extents))
+        ta, tb = (_tail_view(xp, x, t, schedule, ext) for x, t in ((a, schedule.tail.problem.a),
+                                                                     (b, schedule.tail.problem.b)))
+        run(schedule.tail, xp, core, ta, tb, None, tw, alpha, 0.0)
+        ws = ws + tw.transpose(tuple(td.modes.index(m) for m in modes))
+    ws = ws.transpose(tuple(modes.index(m) for m in schedule.problem.d.modes))
+    _into(xp, d, _epilogue(schedule.problem, ws, c, beta))
+
+
+def _tail_view(xp, x, t: TensorInfo, schedule: Schedule, ext):
+    """The part of input `x` (laid out as `t`, the tail's view of it) that a split schedule's tail reads: from
+    index `schedule.tail_from` of the split mode on; `x` itself when the mode is not one of its modes."""
+    mode = schedule.tail_mode
+    if mode not in t.modes:
+        return x
+    order = tuple(reversed(t.modes))
+    view = _view(xp, x, t, t.modes, ext)
+    return view[tuple(slice(schedule.tail_from, None) if m == mode else slice(None) for m in order)]
 
 
 def _into(xp, d, ws) -> None:

@@ -1,9 +1,9 @@
-"""Render a KernelSpec into CUDA source: gett.cuh pasted verbatim + a prelude + one extern "C" wrapper.
+"""Render a KernelSpec into CUDA source: the template's headers pasted verbatim + a prelude + one extern "C" wrapper.
 
 The prelude is a `Cfg` struct of compile-time constants: element types, extents, tile sizes, the
 layout maps as `gett::Map<gett::Term<div, mod, stride, wrap>...>` types (so that every division and
-modulus is by a constant), vector widths, smem orientations, op functors and flags. Pasting the header
-text (instead of -I) makes the header part of the disk cache key.
+modulus is by a constant), vector widths, smem orientations, op functors and flags. Pasting the headers'
+text (instead of -I) makes every header part of the disk cache key.
 """
 from __future__ import annotations
 
@@ -12,13 +12,23 @@ import hashlib
 from importlib import resources
 
 from ..layouts.descriptor import DimMap
-from .spec import CUDA_TYPE, REG_SPLIT_REGS, KernelSpec
+from .spec import CUDA_TYPE, EXACT_COMPUTE, REG_SPLIT_REGS, KernelSpec
+
+#: the CUDA headers of the template, in the order they are pasted (package data, one concern each): gett.cuh (overview,
+#: includes), the layout map, element types and conversions, PTX copies / barriers / TMA, the tile loader, tensor-core
+#: primitives; then gett::Gett, whose class body is composed of its configuration, tile schedulers, the schedule
+#: driver (run), the warp-specialised wgmma k-loops, the epilogues and one tile's mainloop + epilogue; then gett::Rows
+HEADERS = ("gett.cuh", "gett_map.cuh", "gett_elements.cuh", "gett_ptx.cuh", "gett_loader.cuh", "gett_mma.cuh",
+           "gett_kernel.cuh", "gett_schedule.cuh", "gett_run.cuh", "gett_wgmma_loop.cuh", "gett_epilogue.cuh",
+           "gett_tile.cuh", "gett_rows.cuh")
 
 
 @functools.cache
 def header_text() -> str:
-    """The text of gett.cuh (package data)."""
-    return resources.files(__package__).joinpath("gett.cuh").read_text()
+    """The template's text: HEADERS pasted in order, all but the first inside namespace gett (package data)."""
+    files = resources.files(__package__)
+    first, *rest = (files.joinpath(h).read_text() for h in HEADERS)
+    return first + "\nnamespace gett {\n\n" + "".join(rest) + "\n}  // namespace gett\n"
 
 
 def render_map(dm: DimMap) -> str:
@@ -43,13 +53,15 @@ def render_op(name: str, expr: str) -> str:
             f"  }};")
 
 
-def render_semiring(sr: tuple[str, ...]) -> str:
-    """The Cfg::SR struct: the sum over k (fma for the ordinary one, else the semiring's add(acc, mul))."""
+def render_semiring(sr: tuple[str, ...], exact: bool = False) -> str:
+    """The Cfg::SR struct: the sum over k (fma for the ordinary one, acc + x * y on an integer compute type, else
+    the semiring's add(acc, mul))."""
     if not sr:
+        madd = "return acc + x * y;" if exact else "return fma(x, y, acc);"
         return ("  struct SR {\n    static constexpr bool kStandard = true;\n"
                 "    template <class T> __device__ __forceinline__ static T zero() { return T(0); }\n"
                 "    template <class T> __device__ __forceinline__ static T madd(T acc, T x, T y) "
-                "{ return fma(x, y, acc); }\n  };")
+                f"{{ {madd} }}\n  }};")
     add, mul, zero = sr
     return ("  struct SR {\n    static constexpr bool kStandard = false;\n"
             f"    template <class T> __device__ __forceinline__ static T zero() {{ return {zero}; }}\n"
@@ -59,9 +71,8 @@ def render_semiring(sr: tuple[str, ...]) -> str:
 
 def render_wgmma(spec: KernelSpec) -> str:
     """Cfg::Wgmma: one wgmma.mma_async m64n{bn}k16 with its bn / 2 fp32 accumulators; Cfg::WgmmaTail the same
-    m64n{WG_NT}k16 for the tiles of a warp-specialised grid's narrow columns (KernelSpec.wg_tail_n: the last, partial
-    column's N % bn rounded up to 16, or a balanced grid's bn - 8; the tile's columns from WG_NT on are not computed),
-    else Wgmma again (empty off wgmma).
+    m64n{WG_NT}k16 for the tiles of a warp-specialised grid's last, partial column (KernelSpec.wg_tail_n: N % bn
+    rounded up to 16; the tile's columns from WG_NT on are not computed), else Wgmma again (empty off wgmma).
 
     A and B come from shared-memory descriptors; the transpose flags say which of them is MN-major.
     """
@@ -126,14 +137,11 @@ def render_prelude(spec: KernelSpec) -> str:
         f"QUAD_D = {_b(spec.quad_d)}, EPI_CHUNK = {_b(spec.epi_chunk)};",
         f"  static constexpr int EPI_COLS = {spec.epi_cols if spec.epi_chunk else 0};",
         f"  static constexpr bool REG_SPLIT = {_b(t.reg_split)}, SERP = {_b(t.serpentine)}, "
-        f"TMA_STORE = {_b(t.tma_store)}, PINGPONG = {_b(t.pingpong)}, REST_LAST = {_b(t.rest_last)};",
-        f"  static constexpr bool SHARE_A = {_b(t.share_a)}, HALF_ATOM = {_b(t.half_atom)};",
+        f"HALF_ATOM = {_b(t.half_atom)};",
         f"  static constexpr int ROWS = {t.rows}, ROWS_RUN = {t.rows_run}, ROWS_PITCH = "
         f"{spec.rows_pitch if t.rows else 0}, ROWS_DV = {spec.rows_dvec if t.rows else 1};",
         f"  static constexpr long long ROWS_P = {(spec.rows_p or 1) if t.rows else 1}LL;",
         f"  static constexpr int L2_PREFETCH = {t.l2_prefetch};",
-        f"  static constexpr long long WIDE_COLS = {spec.wide_cols}LL;",
-        f"  static constexpr int TURN = {spec.raster_turn};",
         f"  static constexpr bool RES_A = {_b(t.resident_a)}, FRAG_OP_A = {_b(t.frag_op_a)}, "
         f"FRAG_OP_B = {_b(t.frag_op_b)};",
         f"  static constexpr int LOAD_REGS = {REG_SPLIT_REGS[0]}, COMPUTE_REGS = {REG_SPLIT_REGS[1]};",
@@ -153,7 +161,7 @@ def render_prelude(spec: KernelSpec) -> str:
         render_op("OpB", spec.op_b),
         render_op("OpC", spec.op_c),
         render_op("OpD", spec.op_d),
-        render_semiring(spec.semiring),
+        render_semiring(spec.semiring, spec.compute in EXACT_COMPUTE),
         render_wgmma(spec),
         "};",
     ]
@@ -173,15 +181,14 @@ def render(spec: KernelSpec) -> tuple[str, str]:
     name = kernel_name(spec)
     prelude = render_prelude(spec)
     # (TMA tiles take the two tensor maps as __grid_constant__ parameters after beta, then B's half-atom map with
-    #  half_atom, and D's with TMA stores)
+    #  half_atom)
     t = spec.tile
     maps = (",\n     const __grid_constant__ gett::TmaDesc tmA, const __grid_constant__ gett::TmaDesc tmB"
-            if t.tma else "") + (", const __grid_constant__ gett::TmaDesc tmBh" if t.half_atom else "") + (
-        ", const __grid_constant__ gett::TmaDesc tmD" if t.tma_store else "")
+            if t.tma else "") + (", const __grid_constant__ gett::TmaDesc tmBh" if t.half_atom else "")
     # (stream-K tiles take their workspace last)
     ws = ",\n     void* __restrict__ ws" if spec.sk_tiles else ""
-    # (run's optional arguments: tmA, tmB, ws, tmD, tmBh, the last ones left to their defaults where not given)
-    given = [("&tmA", t.tma), ("&tmB", t.tma), ("ws", spec.sk_tiles), ("&tmD", t.tma_store), ("&tmBh", t.half_atom)]
+    # (run's optional arguments: tmA, tmB, ws, tmBh, the last ones left to their defaults where not given)
+    given = [("&tmA", t.tma), ("&tmB", t.tma), ("ws", spec.sk_tiles), ("&tmBh", t.half_atom)]
     last = max((i + 1 for i, (_, on) in enumerate(given) if on), default=0)
     args = "".join(f", {a if on else 'nullptr'}" for a, on in given[:last])
     cluster = f" __cluster_dims__({spec.tile.cluster}, 1, 1)" if spec.tile.cluster > 1 else ""

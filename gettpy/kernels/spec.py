@@ -9,7 +9,9 @@ Two compute paths:
     * "mma":  f16/bf16 inputs, mma.sync.m16n8k16 with fp32 accumulation (TileConfig.wm/wn > 0), or on
               sm_90a warpgroup wgmma.mma_async (TileConfig.wgmma: 64 x bn per warpgroup), or as a row-stream
               tile (TileConfig.rows, `path` "rows": gett.cuh's Rows, whole k-major rows of a long narrow GEMM);
-    * "simt": f32/f64 inputs, register-tiled FFMA/DFMA (TileConfig.tm/tn > 0).
+    * "simt": f32/f64 inputs, register-tiled FFMA/DFMA (TileConfig.tm/tn > 0); also complex64/complex128
+              (compute "c64" / "c128": interleaved elements read in place, four real FMAs a complex multiply-add)
+              and integers / bool (compute "u32" / "u64": unsigned multiply-adds that wrap, D keeping the low bits).
 """
 from __future__ import annotations
 
@@ -20,10 +22,20 @@ from ..errors import KernelError
 from ..layouts.descriptor import DimMap
 
 #: CUDA type of each short dtype name the kernels handle
-CUDA_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "f64": "double"}
-ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8}
+CUDA_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "f64": "double", "c64": "gett::cfloat",
+             "c128": "gett::cdouble", "i8": "signed char", "i16": "short", "i32": "int", "i64": "long long",
+             "u8": "unsigned char", "u16": "unsigned short", "u32": "unsigned", "u64": "unsigned long long",
+             "b1": "bool"}
+ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "c64": 8, "c128": 16, "i8": 1, "i16": 2, "i32": 4, "i64": 8,
+            "u8": 1, "u16": 2, "u32": 4, "u64": 8, "b1": 1}
 MMA_DTYPES = ("f16", "bf16")
-SIMT_DTYPES = ("f32", "f64")
+#: the complex types: simt tiles only, compute "c64" or "c128", a complex D
+COMPLEX_DTYPES = ("c64", "c128")
+#: the integer and bool types: simt tiles only, compute "u32" or "u64" (every operand integer or bool)
+EXACT_DTYPES = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "b1")
+#: the compute types of integer / bool contractions: unsigned, so that sums and products wrap (numpy's overflow)
+EXACT_COMPUTE = ("u32", "u64")
+SIMT_DTYPES = ("f32", "f64", *COMPLEX_DTYPES, *EXACT_DTYPES)
 #: shared memory a CTA may have on the H100 (227 KB)
 SMEM_LIMIT = 227 * 1024
 #: the parts a row-stream tile (TileConfig.rows) may cut K into
@@ -65,12 +77,6 @@ class TileConfig:
             sk_ctas tiles, KernelSpec.sk_tiles) are dealt out as equal shares of their k-tiles to sk_ctas
             CTAs (as many as run at once), the tiles cut between CTAs summed through a workspace
             (KernelSpec.workspace_bytes). Not persistent, no semiring.
-        sk_split: with sk_ctas, the aligned form (0 = off): only the grid's last partial wave of sk_ctas
-            tiles runs as shares, each tile cut into sk_split equal k-slices, one CTA each, so that the
-            concurrent CTAs on tiles of one row (column) read the same k-slice of A (B) together and share
-            it in L2 (the shares of the plain form start at every k-offset: on the TMA tiles of #12 / #20
-            that ran 0.45 -> 0.55 ms, results/v10_h100/call8/). Measured no faster than no stream-K either
-            (#12 0.448 -> 0.450 ms, results/v12_h100/call1/): an option, not the heuristic's.
         cluster: CTAs per thread-block cluster along m (1 or 2; TMA tiles only): the two CTAs of a cluster
             take tiles m, m + 1 of one column (the tile rows rounded up to even, a CTA past M computing
             nothing), and each loads half of their shared B stage with a TMA multicast into both, so
@@ -79,23 +85,16 @@ class TileConfig:
         half_atom: (TMA tiles over an mn-major B, bn = 64 j + 32) each tile's last column atom, of which the tile uses
             32 columns, is loaded as a box of those 32 columns through a second map of B (gettpy.kernels.tma.
             half_atom_geometry), which the TMA unit lands where the 64-column box puts them, instead of a box that
-            also brings the next tile's first 32 columns from L2 (gett.cuh's HALF_ATOM). TCCG #12's 256 x 160 tiles
-            then bring 52 KB a stage, not 56: 1% less energy and time under the H100's power cap
-            (tccg/results/v29_h100/call5/). The heuristic takes it where it applies.
-        share_a: (clusters of two) the two CTAs of a cluster take tiles n, n + 1 of one row instead and share their A
-            stage (each loads half of A's boxes with a TMA multicast into both, and the whole of its own B), so that A
-            crosses from L2 once per pair; where the tile columns are odd in number, the last column's tiles pair along
-            m and share B as above (gett.cuh's SHARE_A). TCCG #12's 256 x 160 tiles: 20 rows of 16 pairs and 10 pairs
-            of its 16-wide last column, 330 pairs on 66 clusters; each CTA reads 16 + 24 KB from L2 a k-tile instead
-            of 32 + 12. An option, not the heuristic's: #12 spent 1% more energy a call so under the power cap
-            (tccg/results/v29_h100/call1/).
+            also brings the next tile's first 32 columns from L2 (gett.cuh's HALF_ATOM). 256 x 160 tiles then bring
+            52 KB a stage, not 56: 1% less energy and time under the H100's power cap. The heuristic takes it where it
+            applies.
         chunked: (persistent warp-specialised tiles, D stored along n, or a 2-byte D along m, no C) each computing
             warp stages its accumulator rows, 16 at a time and KernelSpec.epi_cols columns at a time, in a region of
             its own in the A or B buffer of the tile's last stage and stores them from there, with no barrier between
             the warps, and releases that stage after its stores: no staging tile of its own, so the pipeline keeps
             all of its stages while the next tile's loads run during the stores (gett.cuh's EPI_CHUNK). Along m, the
             region holds the rows column by column (stmatrix .trans) and the stores are 16-byte vectors along m: the
-            heuristic does not take it (TCCG #12 on that partition, tccg/results/v28_h100/call16/).
+            heuristic does not take it (measured slower than the staging tile there).
         l2_prefetch: the L2 prefetch size of the cp.async copies in bytes (PTX .level::prefetch_size; 0 =
             no hint, 64, 128 or 256): the L2 fetches the aligned block around each copy's bytes from DRAM,
             so a row read one k-tile at a time arrives whole. TMA tiles set theirs in the tensor maps.
@@ -108,49 +107,18 @@ class TileConfig:
             loaded from shared memory, instead of to each stage in shared memory between the stage's wait and
             the CTA's barrier. Each warp applies it to the columns it reads: bm / wm times per value.
         frag_op_a: the same for an op on A (bn / wn times per value), with no resident panel (which takes the
-            op once itself). A tuner option: on the H100 it ran TCCG #3 / #7's narrow tiles (eight warps
-            repeating each A fragment) slower than A's transformed stages (tccg/results/v16_h100/call1/).
+            op once itself). A tuner option: on the H100 it ran narrow tiles (eight warps repeating each A
+            fragment) slower than A's transformed stages.
         serpentine: (persistent warp-specialised tiles) a CTA walks the k-tiles of every other tile of its own
             backwards, so that a tile begins on the k-slabs the CTA's previous tile ended on, which the L2 may
             still hold (gett.cuh's SERP).
-        tma_store: (chunked TMA tiles, 2-byte D) each computing warp stages its 16 rows of all bn columns,
-            64-byte swizzled, and one lane stores them with the TMA unit (cp.async.bulk.tensor, boxes of 16 x 32
-            through D's tensor map, gettpy.kernels.tma.store_geometry) instead of the warp's own 16-byte stores:
-            the warp waits only until the unit has read its region, not for D's bytes to reach the L2
-            (gett.cuh's TMA_STORE). An option, not the heuristic's: on TCCG #12 it ran as many cycles as the
-            warps' own stores (tccg/results/v23_h100/call2/).
-        pingpong: (persistent warp-specialised tiles with a chunked epilogue) the two computing warpgroups take the
-            CTA's tiles in turn, each a whole tile of bm rows (64 or 128) instead of half of one, so that one
-            warpgroup's epilogue runs while the other's wgmmas do; a warpgroup starts a tile's k-loop once the
-            other has issued its wgmmas of the tile before (gett.cuh's PINGPONG). Tiles of bm x bn then hold the
-            accumulators that 2 bm x bn cooperative tiles do. An option, not the heuristic's: on TCCG #12 its 128 x 160
-            tiles ran 1.53x the time of the cooperative 256 x 160 (the 128-row tiles' loads, not the turns: the
-            cooperative 128 x 160 ran 1.72x; tccg/results/v25_h100/call1-call4).
-        balanced: (persistent warp-specialised TMA tiles with a chunked epilogue, no TMA stores, no ping-pong) where
-            N is not a multiple of bn, the ceil(N / bn) tile columns are bn or bn - 8 wide instead of bn and one
-            narrow rest: the first KernelSpec.wide_cols columns bn, the others bn - 8 (a narrower wgmma, the stage's
-            last 8 columns unused), and each raster group's columns are turned by KernelSpec.raster_turn, so that a
-            CTA taking one tile a group gets as few wide tiles as can be (gett.cuh's WIDE_COLS, TURN). TCCG #12: 15
-            columns of 160 and 18 of 152 instead of 32 of 160 and one of 16; each of its 132 CTAs then takes at most
-            3 wide tiles of its 5, not 5. An option, not the heuristic's: on the H100 #12 ran 1.007-1.010x the time of
-            the unbalanced grid (tccg/results/v26_h100/call1b/): its narrow tiles load the same three 64-column atoms
-            of B and the same A, and take about as long as the wide ones.
-        rest_last: (persistent warp-specialised tiles, no clusters, no ping-pong) the walk's last, partial round
-            (tiles - tiles % grid of the whole rounds, then the rest) goes to the last CTAs, from the last down,
-            instead of the first (gett.cuh's REST_LAST). Where the walk ends on a partial tile row, its tiles then go
-            to the CTAs that took that row's first tiles in the round before, not to CTAs that took whole tiles: TCCG
-            #12 on 256 x 160 with m = a (20 tile rows and one of 16 rows, 32 columns: 672 tiles on 132 CTAs) gives 20
-            CTAs 4 whole tiles and one or two tails instead of 12 CTAs 5 whole tiles and a tail. An option, not the
-            heuristic's: that #12 ran 0.474 ms under the power cap against the heuristic's 0.439, two tails costing
-            more than a whole tile (tccg/results/v28_h100/call16/).
         rows: a row-stream tile (0 = off; else the parts K is cut into, one warp each per 16-row block): a long
             narrow GEMM whose wide input A is read in whole k-major rows, bm rows a unit (rows_run values of m's first
             part by bm / rows_run of its second, KernelSpec.rows_p), each unit landed by 1-d bulk copies (sm_90) in
             a ring of `stages`, multiplied with mma.sync by a B held in shared memory and registers for the whole
             launch (bn >= N, at most 32), and stored through a staging tile in runs of rows_run values along m
-            (gett.cuh's Rows). Persistent; wm = 16, wn = bn, bk = 16; 32 x (bm / 16) x rows threads. TCCG #2 f16 on
-            the H100: 0.0255-0.0270 ms against the warp-specialised wgmma tile's 0.0275-0.0280 and torch.einsum's
-            0.0275-0.0284 (plan/tiles.py `_row_stream`, tccg/results/v30_h100/).
+            (gett.cuh's Rows). Persistent; wm = 16, wn = bn, bk = 16; 32 x (bm / 16) x rows threads. Chosen by
+            plan/tiles.py `_row_stream` for long narrow GEMMs, where it streams A faster than a wgmma tile.
         rows_run: (row-stream tiles) values of m's first part a unit takes (a divisor of bm): D's vector along m.
     """
 
@@ -170,7 +138,6 @@ class TileConfig:
     tma: bool = False
     min_blocks: int = 1
     sk_ctas: int = 0
-    sk_split: int = 0
     cluster: int = 1
     chunked: bool = False
     l2_prefetch: int = 0
@@ -178,11 +145,6 @@ class TileConfig:
     frag_op_b: bool = False
     frag_op_a: bool = False
     serpentine: bool = False
-    tma_store: bool = False
-    pingpong: bool = False
-    balanced: bool = False
-    rest_last: bool = False
-    share_a: bool = False
     half_atom: bool = False
     rows: int = 0
     rows_run: int = 8
@@ -196,32 +158,23 @@ class TileConfig:
             raise KernelError(f"TileConfig {self}: give either a warp tile (wm, wn) or a thread tile (tm, tn)")
         if self.ws and not self.wgmma:
             raise KernelError(f"TileConfig {self}: warp-specialised tiles are wgmma tiles")
-        if self.ws and self.bm % (64 if self.pingpong else 128):
-            raise KernelError(f"TileConfig {self}: warp-specialised tiles need bm a multiple of 128 (of 64 with "
-                              f"pingpong)")
-        if self.pingpong and not (self.ws and self.persistent and self.chunked and self.bm <= 128):
-            raise KernelError(f"TileConfig {self}: ping-pong warpgroups are for persistent warp-specialised tiles "
-                              f"with a chunked epilogue and bm of 64 or 128 (one warpgroup's rows)")
+        if self.ws and self.bm % 128:
+            raise KernelError(f"TileConfig {self}: warp-specialised tiles need bm a multiple of 128")
         if not 1 <= self.min_blocks <= 2048 // max(self.threads, 1):
             raise KernelError(f"TileConfig {self}: min_blocks={self.min_blocks} CTAs of {self.threads} threads do "
                               f"not fit on an SM (2048 threads)")
         if self.sk_ctas < 0 or self.sk_ctas and self.persistent:
             raise KernelError(f"TileConfig {self}: stream-K needs sk_ctas >= 0 and a tile that is not persistent")
-        if self.sk_split < 0 or self.sk_split and not self.sk_ctas:
-            raise KernelError(f"TileConfig {self}: sk_split={self.sk_split} needs stream-K (sk_ctas > 0)")
         if self.cluster not in (1, 2) or self.cluster == 2 and (
                 not self.tma or self.sk_ctas or self.group_m < 2 or self.group_m % 2 or self.bn % 16):
             raise KernelError(f"TileConfig {self}: cluster={self.cluster}: 1, or 2 for a TMA tile with bn a multiple "
                               f"of 16, an even group_m and no stream-K")
-        if self.share_a and (self.cluster != 2 or self.balanced):
-            raise KernelError(f"TileConfig {self}: share_a pairs the tiles of a cluster of two (cluster=2, here "
-                              f"{self.cluster}) on a grid of equal columns (balanced=False)")
         if self.half_atom and (not self.tma or self.bn % 64 != 32):
             raise KernelError(f"TileConfig {self}: half_atom loads a TMA tile's half-used last column atom (tma=True, "
                               f"bn = 64 j + 32, here {self.bn})")
         if self.reg_split and not self.tma:
             raise KernelError(f"TileConfig {self}: a warp-specialised tile of more than 128 accumulators a computing "
-                              f"thread (bm / 128 * bn > 256, with pingpong bm / 64 * bn) needs TMA loaders (tma=True), "
+                              f"thread (bm / 128 * bn > 256) needs TMA loaders (tma=True), "
                               f"which leave it their registers")
         if self.chunked and not (self.persistent and self.ws):
             raise KernelError(f"TileConfig {self}: a chunked epilogue is for persistent warp-specialised tiles")
@@ -236,20 +189,11 @@ class TileConfig:
             raise KernelError(f"TileConfig {self}: a resident A panel applies A's op itself; give frag_op_a=False")
         if self.serpentine and not (self.persistent and self.ws):
             raise KernelError(f"TileConfig {self}: serpentine k-walks are for persistent warp-specialised tiles")
-        if self.tma_store and not (self.chunked and self.tma):
-            raise KernelError(f"TileConfig {self}: TMA stores of D are for chunked epilogues on TMA tiles")
         if self.tma and not self.ws:
             raise KernelError(f"TileConfig {self}: TMA loads feed warp-specialised tiles (ws=True)")
-        if self.balanced and not (self.chunked and self.tma and not self.tma_store and not self.pingpong):
-            raise KernelError(f"TileConfig {self}: balanced tile columns are for chunked epilogues on TMA tiles, "
-                              f"without TMA stores or ping-pong warpgroups")
-        if self.rest_last and not (self.persistent and self.ws and self.cluster == 1 and not self.pingpong):
-            raise KernelError(f"TileConfig {self}: rest_last is for persistent warp-specialised tiles without clusters "
-                              f"or ping-pong warpgroups")
         if self.rows:
             others = (self.wgmma or self.ws or self.tma or self.cluster > 1 or self.sk_ctas or self.chunked
-                      or self.resident_a or self.frag_op_a or self.frag_op_b or self.serpentine or self.pingpong
-                      or self.balanced or self.rest_last or self.l2_prefetch)
+                      or self.resident_a or self.frag_op_a or self.frag_op_b or self.serpentine or self.l2_prefetch)
             if (self.rows not in ROWS_PARTS or not self.persistent or others or self.wm != 16 or self.wn != self.bn
                     or self.bk != 16 or self.bn % 8 or not 8 <= self.bn <= 32 or self.bm % 16
                     or self.rows_run not in (1, 2, 4, 8, 16) or self.bm % self.rows_run):
@@ -279,22 +223,22 @@ class TileConfig:
 
     @property
     def reg_split(self) -> bool:
-        """A warp-specialised tile of more than 128 accumulators a computing thread (bm / 128 x bn > 256, with
-        pingpong bm / 64 x bn > 256): its loading warpgroup hands registers to the computing ones with setmaxnreg
-        (gett.cuh's REG_SPLIT; REG_SPLIT_REGS: the loaders' and the computing threads' counts after it)."""
+        """A warp-specialised tile of more than 128 accumulators a computing thread (bm / 128 x bn > 256): its loading
+        warpgroup hands registers to the computing ones with setmaxnreg (gett.cuh's REG_SPLIT; REG_SPLIT_REGS: the
+        loaders' and the computing threads' counts after it)."""
         return self.ws and (self.wg_rows // 64) * self.bn > 256
 
     @property
     def wg_rows(self) -> int:
         """Tile rows a computing warpgroup of a warp-specialised tile holds accumulators for (gett.cuh's MW): half
-        the tile's, or with pingpong the whole tile's."""
-        return self.bm if self.pingpong else self.bm // 2
+        the tile's."""
+        return self.bm // 2
 
     @property
     def stage_warps(self) -> int:
         """Computing warps of a warp-specialised tile that read each stage (gett.cuh's CONSUMER_WARPS): the 8 of both
-        warpgroups, or with pingpong the 4 of one; a chunked epilogue stages in one region of the stage each."""
-        return 4 if self.pingpong else 8
+        warpgroups; a chunked epilogue stages in one region of the stage each."""
+        return 8
 
     @property
     def threads(self) -> int:
@@ -356,7 +300,10 @@ class KernelSpec:
     Attributes:
         tile: TileConfig. M, N, K, batch: GEMM extents (compile-time constants of the kernel).
         a, b: the kernel's inputs (after the planner's swap). c: C's maps, or None.
-        d: the output. compute: "f32" or "f64" accumulate type.
+        d: the output. compute: "f32" or "f64" accumulate type, or "c64" / "c128" (simt tiles, a complex D; A, B
+            and C real or complex, a real one read as x + 0i), or "u32" / "u64" for integer and bool operands (simt
+            tiles; every sum and product wraps, and D keeps the low bits: numpy's wrap-around in D's type; a bool D
+            is sum != 0).
         op_a, op_b, op_c, op_d: CUDA expressions in x of type T; "" for identity.
         read_c: False specialises for beta == 0 (C is never read).
         index64: 64-bit offsets and coordinates.
@@ -403,7 +350,7 @@ class KernelSpec:
             raise KernelError("stream-K tiles sum partial tiles with +: not for a semiring or K = 0")
         for name, t in (("A", self.a.dtype), ("B", self.b.dtype), ("D", self.d.dtype)):
             if t not in CUDA_TYPE:
-                raise KernelError(f"operand {name}: dtype {t!r} has no GPU kernel (f16, bf16, f32, f64)")
+                raise KernelError(f"operand {name}: dtype {t!r} has no GPU kernel ({', '.join(CUDA_TYPE)})")
         if self.c is not None and self.c.dtype not in CUDA_TYPE:
             raise KernelError(f"operand C: dtype {self.c.dtype!r} has no GPU kernel")
         if self.read_c and self.c is None:
@@ -415,8 +362,26 @@ class KernelSpec:
                 raise KernelError(f"mma path needs A and B both f16 or both bf16, got {self.a.dtype}, {self.b.dtype}")
             if self.compute != "f32":
                 raise KernelError(f"mma path accumulates in f32, not {self.compute}")
-        if self.compute not in ("f32", "f64"):
+        if self.compute not in ("f32", "f64", *COMPLEX_DTYPES, *EXACT_COMPUTE):
             raise KernelError(f"compute type {self.compute!r} not supported on the GPU")
+        exact = [n for n, t in (("A", self.a.dtype), ("B", self.b.dtype), ("C", self.c and self.c.dtype),
+                                ("D", self.d.dtype)) if t is not None and (t in EXACT_DTYPES) != (
+                                    self.compute in EXACT_COMPUTE)]
+        if exact:
+            raise KernelError(f"operand {exact[0]}: integer and bool operands go with an integer compute type (u32 or "
+                              f"u64) and only with one, here {self.compute}")
+        if self.compute in EXACT_COMPUTE and (self.tile.mma or self.semiring or self.tf32):
+            raise KernelError(f"integer compute type {self.compute}: a simt tile, no semiring, no tf32")
+        cplx = [n for n, t in (("A", self.a.dtype), ("B", self.b.dtype), ("C", self.c and self.c.dtype),
+                               ("D", self.d.dtype)) if t in COMPLEX_DTYPES]
+        if self.compute in COMPLEX_DTYPES:
+            t = self.tile
+            if (t.mma or t.sk_ctas or t.persistent or t.resident_a or self.semiring
+                    or self.d.dtype not in COMPLEX_DTYPES):
+                raise KernelError(f"complex compute type {self.compute}: a simt tile (not persistent, no stream-K, no "
+                                  f"resident panel, no semiring) and a complex D (here {self.d.dtype}) are needed")
+        elif cplx:
+            raise KernelError(f"operand {cplx[0]}: a complex operand needs a complex compute type, not {self.compute}")
         t = self.tile
         for name, op, tmn in (("A", self.a, t.bm), ("B", self.b, t.bn)):
             tc = t.bk if op.kmajor else tmn
@@ -442,21 +407,13 @@ class KernelSpec:
                     raise KernelError(f"operand {name}: a warp-specialised tile's 128 loading threads copy 16-byte "
                                       f"vectors, not {op.vec * ITEMSIZE[op.dtype]}-byte ones (the operand has no "
                                       f"16-byte run along the tile); give another tile")
-        if t.tma_store:
-            from .tma import store_geometry
-
-            if store_geometry(self.d, self.batch) is None or t.bn % 32:
-                raise KernelError(f"tile {t}: no TMA stores of D here (D of type {self.d.dtype}, its n and m each one "
-                                  f"stride term, n contiguous and byte strides multiples of 16, and bn a multiple of "
-                                  f"32, here {t.bn}, are needed); give tma_store=False")
         if t.chunked and (self.read_c or self.d.run or self.a.vs != 1 or self.b.vs != 1 or self.K == 0
                           or not self.epi_cols or ITEMSIZE[self.d.dtype] not in ((2, 4) if self.d.ncontig else (2,))):
             raise KernelError(f"tile {t}: a chunked epilogue stores a 2- or 4-byte D along n, or a 2-byte D along m, "
                               f"with no C, K > 0, each computing warp staging 16 rows of 16 "
                               f"columns or more in the last stage (here C is read, D's layout has it in runs, the "
                               f"tile's slots are permuted, K = 0, D's type is {self.d.dtype} along "
-                              f"{'n' if self.d.ncontig else 'm'}, or no such regions fit); give chunked=False (and "
-                              f"pingpong=False)")
+                              f"{'n' if self.d.ncontig else 'm'}, or no such regions fit); give chunked=False")
         if t.resident_a:
             rows = _whole_ktiles(self.K, t.bk)
             why = [w for bad, w in (
@@ -535,13 +492,13 @@ class KernelSpec:
     @property
     def tma_geometries(self) -> tuple:
         """(A, B): the operands' tensor maps without pointers (gettpy.kernels.tma.TmaGeometry; B's boxes of
-        half the tile in a cluster, and A's with share_a), None where there is no TMA."""
+        half the tile in a cluster), None where there is no TMA."""
         if not self.tile.tma:
             return None, None
         from .tma import geometry
 
         t = self.tile
-        return (geometry(self.a, t.bm // (2 if t.share_a else 1), t.bk, self.batch),
+        return (geometry(self.a, t.bm, t.bk, self.batch),
                 geometry(self.b, t.bn // t.cluster, t.bk, self.batch))
 
     @property
@@ -553,16 +510,6 @@ class KernelSpec:
         from .tma import half_atom_geometry
 
         return half_atom_geometry(self.b, self.tile.bn, self.tile.bk, self.batch)
-
-    @property
-    def tma_store_geometry(self):
-        """D's tensor map without its pointer (gettpy.kernels.tma.store_geometry) with TileConfig.tma_store, else
-        None."""
-        if not self.tile.tma_store:
-            return None
-        from .tma import store_geometry
-
-        return store_geometry(self.d, self.batch)
 
     @property
     def tma_splits(self) -> tuple[int, int]:
@@ -588,22 +535,18 @@ class KernelSpec:
     @property
     def sk_tiles(self) -> int:
         """Tiles run as stream-K shares (0 without stream-K): the last partial wave of sk_ctas tiles
-        plus one full wave, or every tile when there are fewer; with sk_split, the partial wave only."""
+        plus one full wave, or every tile when there are fewer."""
         g = self.tile.sk_ctas
         if not g:
             return 0
         nt = self.tiles * self.batch
-        if self.tile.sk_split:
-            return nt % g if nt > g else nt
         return min(nt, nt % g + g)
 
     @property
     def sk_ctas(self) -> int:
         """Stream-K CTAs: the tile's sk_ctas, at most one per k-iteration of the stream-K tiles (so that
-        each has a share; 0 without stream-K); with sk_split, sk_split per stream-K tile."""
+        each has a share; 0 without stream-K)."""
         kt = -(-self.K // self.tile.bk)
-        if self.tile.sk_split:
-            return self.sk_tiles * min(self.tile.sk_split, kt)
         return min(self.tile.sk_ctas, self.sk_tiles * kt)
 
     @property
@@ -614,8 +557,6 @@ class KernelSpec:
             return self.rows_units
         if self.tile.cluster > 1:
             cols = math.ceil(self.N / self.tile.bn)
-            if self.tile.share_a:  # (pairs of columns on every row; an odd last column's tiles in pairs of rows)
-                return (math.ceil(self.M / self.tile.bm) * (cols - cols % 2) + cols % 2 * self.tile_rows) * self.batch
             return self.tile_rows * cols * self.batch
         return self.tiles * self.batch - self.sk_tiles + self.sk_ctas
 
@@ -635,7 +576,7 @@ class KernelSpec:
         """Bytes of the launch's workspace (stream-K: counters, then two accumulator tiles per CTA)."""
         if not self.sk_tiles:
             return 0
-        acc = 8 if self.compute == "f64" else 4
+        acc = ITEMSIZE[self.compute]
         return self.sk_flag_bytes + self.sk_ctas * 2 * self.tile.bm * self.tile.bn * acc
 
     @property
@@ -665,19 +606,14 @@ class KernelSpec:
 
     @property
     def epi_cols(self) -> int:
-        """Columns of a chunked epilogue's chunk (gett.cuh's EPI_COLS): each of the 8 computing warps (the 4 of a
-        ping-pong warpgroup, the stage's only readers) stages 16 tile rows of that many columns (+ pad, values of D's
-        type, or f32 with a C; with D along m, column by column, each 16 rows + pad) in a region of its own in the
-        last stage's A or B buffer; bn, or the largest multiple of 16 that divides bn (and D's vector along n) for
-        which the regions fit. 0 where none do. With TileConfig.tma_store, bn: unpadded rows (the swizzle spreads
-        them over the banks), if the regions fit, else 0."""
+        """Columns of a chunked epilogue's chunk (gett.cuh's EPI_COLS): each of the 8 computing warps stages 16 tile
+        rows of that many columns (+ pad, values of D's type, or f32 with a C; with D along m, column by column, each
+        16 rows + pad) in a region of its own in the last stage's A or B buffer; bn, or the largest multiple of 16
+        that divides bn (and D's vector along n) for which the regions fit. 0 where none do."""
         t = self.tile
         warps = t.stage_warps
         te, pad = _epi_item_pad(t, self.b, self.d.ncontig, self.compute, self.d.dtype, self.read_c)
         sa, sb = _stage_bytes(t, self.a, t.bm), _stage_bytes(t, self.b, t.bn)
-        if t.tma_store:
-            region = 16 * t.bn * te
-            return t.bn if sa // region + sb // region >= warps else 0
         for c in range(t.bn - t.bn % 16, 0, -16):
             region = (16 * (c + pad) if self.d.ncontig else c * (16 + pad)) * te
             if t.bn % c == 0 and (c % self.d.vec == 0 or not self.d.ncontig) and sa // region + sb // region >= warps:
@@ -686,55 +622,15 @@ class KernelSpec:
 
     @property
     def wg_tail_n(self) -> int:
-        """Columns the wgmmas of a warp-specialised grid's narrow tile columns compute (gett.cuh's WG_NT,
-        Cfg::WgmmaTail): with wide_cols, bn - 8 (the balanced columns' narrow width); else for the last column, N % bn
-        rounded up to 16 where N is not a multiple of bn, else bn. (#12 f16's 33rd column of 160 holds 16: its tiles
-        ran ten times the tensor-core work they needed. Its kernel's cycles and clock did not change with this on the
-        H100, results/v24_h100/call5/: less work, not a measured gain.)"""
+        """Columns the wgmmas of a warp-specialised grid's last tile column compute (gett.cuh's WG_NT,
+        Cfg::WgmmaTail): N % bn rounded up to 16 where N is not a multiple of bn, else bn (a narrow last column then
+        runs no tensor-core work past its columns)."""
         t, rest = self.tile, self.N % self.tile.bn
-        if self.wide_cols:
-            return t.bn - 8
         # (B's vectors of vs > 1 put tile columns in permuted slots, whole groups of vs * vec at a time: the first
         #  WG_NT slots hold the first columns only where the rest is whole groups)
         if not (t.wgmma and t.ws) or rest == 0 or rest % (self.b.vs * self.b.vec):
             return t.bn
         return min(t.bn, -(-rest // 16) * 16)
-
-    @property
-    def wide_cols(self) -> int:
-        """TileConfig.balanced: the tile columns of bn before the others of bn - 8 (gett.cuh's WIDE_COLS): the fewest
-        with which ceil(N / bn) columns cover N. 0 (every column bn, the last one the rest) without balanced, where
-        N is a multiple of bn, where every column would be wide or every one narrow, where B's mn dimension is a split
-        map (its boxes must not straddle a slab) or where B's vectors of vs > 1 put other columns in the first bn - 8
-        slots."""
-        t = self.tile
-        if not t.balanced or self.N % t.bn == 0 or self.tma_splits[1] or (t.bn - 8) % (self.b.vs * self.b.vec):
-            return 0
-        cols, narrow = -(-self.N // t.bn), t.bn - 8
-        wide = -(-(self.N - cols * narrow) // 8)
-        return wide if 0 < wide < cols else 0
-
-    @property
-    def raster_turn(self) -> int:
-        """Columns by which each raster group's tile columns are turned past the group before's on a persistent
-        warp-specialised grid (gett.cuh's TURN): 1, or with wide_cols the step of `balance`."""
-        return self.balance[0] if self.wide_cols else 1
-
-    @property
-    def balance(self) -> tuple[int, int, int]:
-        """(turn, wide, groups) of a balanced grid (wide_cols > 0) where each CTA takes one tile of each raster group,
-        as a grid of group_m x columns CTAs does: the turn step (prime to the columns; the smallest of the best) that
-        leaves the fewest wide columns among any CTA's tiles, that fewest, and the raster groups (each CTA's tiles).
-        #12 balanced: (5, 3, 5)."""
-        t, wide = self.tile, self.wide_cols
-        cols = -(-self.N // t.bn)
-        groups = -(-self.tile_rows // t.group_m)
-
-        def most(step: int) -> int:
-            return max(sum((j + step * g) % cols < wide for g in range(groups)) for j in range(cols))
-
-        turn = min((s for s in range(1, cols) if math.gcd(s, cols) == 1), key=lambda s: (most(s), s))
-        return turn, most(turn), groups
 
     @property
     def direct_d(self) -> bool:
@@ -764,7 +660,7 @@ def rows_split(mn: DimMap, k: int) -> int | None:
     """P such that an operand's m map (`mn`, rows of K = `k` elements) is m = i + P j with offset(i) + j k: its last
     term (divisor P) has stride k and runs to the end, every other term lies within i < P. None where there is none.
 
-    >>> rows_split(DimMap(92352, (1, 312), (312, 296), (92352, 312)), 312)   # TCCG #2's A[d, c, a], m = (a, c)
+    >>> rows_split(DimMap(92352, (1, 312), (312, 296), (92352, 312)), 312)   # A[d, c, a] (312 x 296 x 312), m = (a, c)
     312
     """
     if not mn.strides:
@@ -807,7 +703,7 @@ def _epi_item_pad(tile: TileConfig, b: OperandSpec, d_ncontig: bool, compute: st
                   read_c: bool) -> tuple[int, int]:
     """(bytes of a staged value, values of padding a staging row) of the epilogue tile (gett.cuh's TE and
     EPAD): D's values where D is narrower than the accumulators and no C is read, else accumulators."""
-    acc = 8 if compute == "f64" else 4
+    acc = ITEMSIZE[compute]  # (the accumulator: f32, f64, c64 or c128)
     item = ITEMSIZE[d_dtype] if not read_c and ITEMSIZE[d_dtype] < acc else acc
     odd = not tile.mma and not d_ncontig and _group(tile.tn, b) > 1 and b.vs == 1
     return item, 1 if odd else (32 if tile.mma and item >= 4 else 16) // item

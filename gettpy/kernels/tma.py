@@ -21,13 +21,7 @@ loads that atom through a second map of the operand whose boxes are 32 columns w
 those columns, and the other half is left unwritten (the TMA unit's behaviour, checked on the H100), so
 the wgmma descriptors read the same layout and the stage brings 4 KB less from L2.
 
-The chunked epilogue of a tile with TileConfig.tma_store writes D through a map as well
-(`store_geometry`): D's n is its innermost, stride-1 dimension, m the next, the batch last; a box is
-16 rows of 32 values (64 bytes, the 64-byte swizzle's row), which each computing warp stages for a
-cp.async.bulk.tensor store. The TMA unit leaves out what lies past N or M, so a ragged last tile
-column needs no test of its own.
-
-`geometry` and `store_geometry` (pure) decide whether and how; `encode` builds the map's 128 bytes for a
+`geometry` (pure) decides whether and how; `encode` builds the map's 128 bytes for a
 data pointer with NVIDIA's driver bindings (needs a GPU driver).
 """
 from __future__ import annotations
@@ -37,15 +31,13 @@ import math
 from dataclasses import dataclass
 
 from ..layouts.descriptor import DimMap
-from .spec import ITEMSIZE, OperandSpec, OutputSpec
+from .spec import ITEMSIZE, OperandSpec
 
 #: elements of the 128-byte swizzle's rows (2-byte elements) and the largest box edge
 SWIZZLE_ELEMS = 64
 MAX_BOX = 256
 #: columns of a half-used last column atom's box (TileConfig.half_atom)
 HALF_ATOM_COLS = 32
-#: a D store box: (columns along n, rows along m) of 2-byte values, 64-byte swizzled (gett.cuh's TMA_STORE)
-STORE_BOX = (32, 16)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +50,7 @@ class TmaGeometry:
     strides: tuple[int, ...]
     box: tuple[int, ...]
     split: int = 0  # (k-major only) the mn dimension as two dims at this extent; 0: one dim
-    swizzle: int = 128  # bytes of the swizzle's rows: 128 (the loads) or 64 (D's stores)
+    swizzle: int = 128  # bytes of the swizzle's rows (the loads' tiles: 128)
 
     @property
     def rank(self) -> int:
@@ -145,20 +137,6 @@ def _batched(dtype: str, dims: list, strides: list, box: list, batch: int, batch
     return TmaGeometry(dtype, tuple(dims), tuple(strides), tuple(box), split, swizzle)
 
 
-def store_geometry(d: OutputSpec, batch: int) -> TmaGeometry | None:
-    """The tensor map through which a chunked epilogue stores D in boxes of STORE_BOX, or None where D does
-    not fit one: a type other than f16/bf16, D stored along m, n not stride 1, m or the batch of several
-    stride terms, a byte stride that is not a positive multiple of 16."""
-    item = ITEMSIZE[d.dtype]
-    if d.dtype not in ("f16", "bf16") or not d.ncontig:
-        return None
-    s_n, s_m, s_b = _stride(d.n), _stride(d.m), _stride(d.b)
-    if None in (s_n, s_m, s_b) or d.n.extent > 1 and s_n != 1:
-        return None
-    return _batched(d.dtype, [max(d.n.extent, 1), max(d.m.extent, 1)], [s_m * item], list(STORE_BOX), batch,
-                    s_b * item, swizzle=64)
-
-
 def encode(g: TmaGeometry, ptr: int) -> bytes:
     """The 128 bytes of the tensor map of `g` over the data at device pointer `ptr` (16-byte aligned)."""
     import ctypes
@@ -184,4 +162,4 @@ def encode(g: TmaGeometry, ptr: int) -> bytes:
     return ctypes.string_at(tmap.getPtr(), 128)
 
 
-__all__ = ["HALF_ATOM_COLS", "STORE_BOX", "TmaGeometry", "encode", "geometry", "half_atom_geometry", "store_geometry"]
+__all__ = ["HALF_ATOM_COLS", "TmaGeometry", "encode", "geometry", "half_atom_geometry"]

@@ -16,8 +16,8 @@ by the first modes of the order (0 unless the first mode has stride 1). The best
 that moves the most bytes gets its long run when runs conflict. Ties go to the earlier candidate.
 
 Interleaving (`split_m`, `split_n`). When the output's stride-1 mode x is in a set and the input that
-holds the set has its own stride-1 mode y in it too (x != y: e.g. #6 of TCCG,
-``abcde-efbad-cf``, D runs along a, A along e), no order gives both a run. The planner then cuts x into
+holds the set has its own stride-1 mode y in it too (x != y: e.g. ``D[a,b,c,d,e] = A[e,f,b,a,d] B[c,f]``
+in column-major order, D runs along a, A along e), no order gives both a run. The planner then cuts x into
 x_lo (extent `split`, first) and x_hi (after y): a tile of 128 coordinates covers x_lo x (128 / x_lo)
 values of y, D is stored in runs of x_lo and the input is read in vectors along y (a map term with
 divisor x_lo, which the kernel's loader copies into consecutive shared-memory slots). x_lo holds at
@@ -36,6 +36,7 @@ import math
 from dataclasses import dataclass
 
 from .problem import ContractionProblem, TensorInfo
+from .target import DEFAULT_TARGET
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +58,7 @@ class Partition:
 
     def traded(self) -> Partition:
         """This partition with A and B trading roles: m and n (and their cuts) exchanged, the transpose flag flipped
-        (the other orientation of the same GEMM; tccg.tile_probe's --swap)."""
+        (the other orientation of the same GEMM)."""
         return Partition(self.n, self.m, self.k, self.b, not self.swapped, self.split_n, self.split_m)
 
 
@@ -96,15 +97,16 @@ SMALL_INPUT = 4
 WRITE_BOUND_K, WRITE_BOUND_MN = 32, 1024
 
 #: narrow_kmajor_wide: the narrow side's extents (a multiple of 8 in between), the least K, and the least wide
-#: side (one 256-row tile for each of the H100's 132 SMs)
-NARROW_SIDE, NARROW_KMAJOR_K, NARROW_WIDE = (17, 32), 256, 256 * 132
+#: side (one 256-row tile for each SM of the default target)
+NARROW_SIDE, NARROW_KMAJOR_K, NARROW_WIDE = (17, 32), 256, 256 * DEFAULT_TARGET.sm_count
 
 
 def narrow_kmajor_wide(p: ContractionProblem, mset, nset, kset, bset, ext: dict[str, int]) -> str | None:
     """"a" or "b": the wide input of a long narrow GEMM (one side in NARROW_SIDE, the other at least NARROW_WIDE)
     of 2-byte tensor-core inputs (f16 / bf16, f32 accumulation) with no op on either, no batch and K >=
     NARROW_KMAJOR_K, whose wide input has its stride-1 mode among the summed ones (it is read k-major); None
-    otherwise. TCCG #2 (``abc-dca-bd``: M = 92352 along a and c, N = 24, K = 312 along d)."""
+    otherwise. E.g. column-major ``D[a,b,c] = A[d,c,a] B[b,d]`` with a, c of ~300, b = 24 and d ~300: M ~ 10^5
+    along a and c, N = 24, K along d, A read k-major."""
     if bset or p.a.dtype != p.b.dtype or p.a.dtype not in ("f16", "bf16") or p.semiring is not None \
             or p.compute != "f32" or not (p.a.op.is_identity and p.b.op.is_identity):
         return None
@@ -126,8 +128,8 @@ SHORT_RUN_BYTES = 128
 def output_leads(part_m: tuple[str, ...], part_n: tuple[str, ...], d: TensorInfo, ext: dict[str, int]):
     """(x_m, x_n): the output modes that should lead the m and n orders (None: no preference).
 
-    The output's stride-1 mode leads its set. When the output's run along that set is short (TCCG's
-    ccsd_t #32: 24 elements of ``a`` in n, then ``b`` with stride 24 in m), the mode that continues the
+    The output's stride-1 mode leads its set. When the output's run along that set is short (e.g. 24
+    elements of ``a`` in n, then ``b`` with stride 24 in m), the mode that continues the
     run leads the other set, so a tile stores whole runs of both modes at once (the runs of neighbouring
     rows of the tile are adjacent in memory).
     """
@@ -243,10 +245,9 @@ def partition(p: ContractionProblem) -> Partition:
     extent = lambda modes: math.prod(ext[m] for m in modes)  # noqa: E731
     write_bound = extent(kset) <= WRITE_BOUND_K and min(extent(mset), extent(nset)) >= WRITE_BOUND_MN
     if write_bound and not (split_m or split_n):
-        # write-bound (K <= 32, large M and N; TCCG's ccsd_t): the autotuner measured 1.2x on the H100
-        # with D's stride-1 set as the kernel's M (#33, #34, #40: results/v4_h100/tune), i.e. the
-        # opposite transpose flag; a probe of both flags over #31-#48 found the flipped one faster on
-        # 15 of the 18 (by 2-14%) and slower on #38 (11%)
+        # write-bound (K <= 32, large M and N: each output element is stored after a few k-tiles): measured
+        # on the H100, D's stride-1 set as the kernel's M (the opposite transpose flag) ran up to 1.2x faster
+        # on most such shapes (2-14%; one in eighteen 11% slower)
         swapped = unit_in_n and not unit_in_m
     wide = None if split_m or split_n else narrow_kmajor_wide(p, mset, nset, kset, bset, ext)
     if wide is not None:

@@ -1,48 +1,53 @@
 """Schedule: a plan plus the staging around it — packing an input, split-K.
 
-GETT reads every tensor in place, and for most contractions that is the fastest way. Two shapes
+GETT reads every tensor in place, and for most contractions that is the fastest way. Some shapes
 are not, and the schedule stages them around the one GEMM kernel (the "core" plan):
 
 * **pack an input** when it has no stride-1 run along either of its GEMM dimensions (every element
   would be a scalar gather, ~16x the sectors of a 16-byte load, re-read by every CTA of its row or
   column): one copy into a packed layout whose fastest modes are the k modes in the core's order
   (m/n first when K is not a multiple of the vector width), costing one read and one write;
-* **split-K** when the output is too small to give the machine a wave of CTAs but K is long (TCCG's
-  #13 and #14: 312 x 296 outputs, K ~ 10^5): the slowest k mode of extent E is cut into E/S and a new
-  batch mode of extent S; the core writes S partial results into a float32/float64 workspace, summed
-  afterwards, then beta * op_c(C) and op_d are applied (in the accumulate type) on the way into D
-  through D's own strides (the workspace is packed, n fastest).
+* **zero-fill a pack to whole vectors** (`_padded_k`) when a compute-bound tensor-core GEMM packs its
+  inputs anyway and the leading k mode's extent is not a multiple of the 16-byte vector: the packs are
+  k-major with that mode rounded up (zeros add nothing), so the core reads aligned vectors on its fastest
+  tiles instead of single elements;
+* **split-K** when the output is too small to give the machine a wave of CTAs but K is long (outputs of
+  a few hundred by a few hundred over K ~ 10^5, or a dot product): a k mode of extent E is cut into
+  slices and a new batch mode; the core writes the partial results into a float32/float64 workspace,
+  summed afterwards, then beta * op_c(C) and op_d are applied (in the accumulate type) on the way into D
+  through D's own strides (the workspace is packed, n fastest). Where no divisor of the extents gives
+  enough slices, plan/splitk.py sizes the slices by a model of the target and a tail schedule covers the
+  values the slices leave (`Schedule.tail`).
 
 Packing pays only when the gathered operand is re-read (by at least `PACK_MIN_REREADS` CTA rows or
-columns): measured on the H100 (tccg/PERFORMANCE.md), a once-read 150 MB operand (#6) is cheaper to
-gather than to copy with CuPy's strided copy, and staging a scattered output through a workspace and a
-CuPy copy made #8 five times slower, so outputs are written in place except for split-K and:
+columns): measured on the H100, a once-read operand of 150 MB is cheaper to gather than to copy with
+CuPy's strided copy, and staging a scattered output through a workspace and a CuPy copy was five times
+slower, so outputs are written in place except for split-K and:
 
 * **stage an interleaved output** (`_stage_interleaved`) when it is a third of its input's size or less
-  (a sixth where its pieces are whole 32-byte sectors; #1, #3, #4): the core writes a workspace in the
-  input's order, and the tiled copy moves it into D.
+  (a sixth where its pieces are whole 32-byte sectors): the core writes a workspace in the input's order,
+  and the tiled copy moves it into D.
 
 * **pack a small, slot-permuted input** when the kernel would read it with vectors along a non-leading
   map term (a tile 2-D over two modes) although it is at least `SMALL_PACK` times smaller than the
-  output and re-read by many CTAs (ccsd_t's #32 family): one small copy makes its tiles k-major.
+  output and re-read by many CTAs (write-bound shapes with K of a few dozen): one small copy makes its
+  tiles k-major.
 
 * **pack a compute-bound shape's 2-byte input with short runs** (shorter than `PACK_RUN` along the
-  direction the kernel reads it, and re-read by many CTAs; TCCG's #20-#30): one copy into a dense
-  k-major layout costs less than the tiles' scattered reads of it, and with both inputs packed the core
-  runs on TMA tiles (#28 and #30, whose other input is gathered and packed anyway, ran at 0.75-0.80x of
-  their time with only that one packed when leaky_relu packed both, results/v8_h100/final_1/).
+  direction the kernel reads it, and re-read by many CTAs: e.g. runs of 72 of a 6-mode tensor): one copy
+  into a dense k-major layout costs less than the tiles' scattered reads of it, and with both inputs
+  packed the core runs on TMA tiles (measured on the H100: 0.75-0.80x of the time with one of two such
+  inputs packed).
 
 * **pre-apply an input's op** when the input has a unary op and is re-read by at least
   `OP_PACK_MIN_REREADS` CTA rows or columns: the pack applies the op once per element and the core
   reads op(A) with no op, instead of every CTA transforming its tiles again (measured on the H100:
-  leaky_relu on A and B made #12 and #20-#30 1.7-2.2x slower when fused; transforming in the kernel
-  instead of packing for the memory-bound shapes made #15, #18, #19 1.9-2.0x and ccsd_t 1.2-1.3x their
-  no-op time, against 1.1-1.25x with the packs, results/v8_h100/final_1/), and any pack made for
-  another reason applies the op on the way. Only for f16, f32 and f64 inputs; the pack computes the op
-  in the kernel's compute type and rounds to the input type, as the fused path does. Not for an A whose
-  panel the kernel keeps resident in shared memory (plan/tiles.py's panel_fits): the panel takes the op
-  once per CTA, with no launch (H100, leaky_relu on A, B and D: #2 f16 1.088 -> 1.041x its no-op time,
-  results/v16_h100/call1/).
+  leaky_relu on A and B fused made compute-bound GEMMs 1.7-2.2x slower; transforming in the kernel
+  instead of packing made memory-bound shapes 1.2-2.0x their no-op time, against 1.1-1.25x with the
+  packs), and any pack made for another reason applies the op on the way. Only for f16, f32 and f64
+  inputs; the pack computes the op in the kernel's compute type and rounds to the input type, as the
+  fused path does. Not for an A whose panel the kernel keeps resident in shared memory (plan/tiles.py's
+  panel_fits): the panel takes the op once per CTA, with no launch (about 4% faster than the pack).
 
 The CPU executor runs the same schedule (the packing and reductions through numpy), so CI checks
 the transformations end to end; the GPU backend runs them with CuPy.
@@ -52,10 +57,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from ..dtypes import ITEMSIZE as ITEMSIZE_OF
 from ..dtypes import accumulate_type
+from ..errors import ShapeError
 from ..ops import identity
+from .fold import FOLD, FOLD_A, FOLD_B, MIN_GAIN, fold_candidate, fold_gain, folded_problem, peak_kind
 from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
+from .splitk import best_slices, choose_cut
+from .target import DEFAULT_TARGET, Target
 
 #: tensors smaller than this are never staged (a copy costs a launch)
 MIN_STAGE_ELEMS = 4096
@@ -65,12 +75,11 @@ PACK_MIN_REREADS = 2
 OP_PACK_MIN_REREADS = 8
 #: pack an input read with slot-permuted vectors (and re-read by OP_PACK_MIN_REREADS CTA rows / columns)
 #: when it is this many times smaller than the output: its tiles become k-major and unpermuted, and the
-#: epilogue's staging rows stop landing on a few banks (#32: 48 -> ~40 us on the H100, where the fused
-#: leaky_relu run, which packs these inputs for the op, was faster than no op)
+#: epilogue's staging rows stop landing on a few banks (measured on the H100: about 1.2x faster)
 SMALL_PACK = 16
 #: pack a 2-byte input of a compute-bound shape, re-read by OP_PACK_MIN_REREADS CTA rows / columns, whose
-#: contiguous runs along the direction the kernel reads it are shorter than this (elements): the #20
-#: family's 72-element runs (H100: #20-#27 2.19 -> 1.80-1.95x floor, #29 2.21 -> 1.98x)
+#: contiguous runs along the direction the kernel reads it are shorter than this (elements; runs of 72 of
+#: 6-mode tensors: 2.2 -> 1.8-2.0x their floor on the H100)
 PACK_RUN = 256
 #: split-K only when the plain grid has fewer CTAs than this fraction of the SMs ...
 SPLIT_MAX_WAVE = 0.5
@@ -87,23 +96,21 @@ SPLIT_MAX_SLICES = 4096
 
 SPLIT_SUFFIX = "~split"
 #: the f32 (simt) split core's candidate tiles, unless the plain tile is a short-side one (kept):
-#: (bm, bn, bk, stages, tm, tn, CTAs per SM, FMA cost). 128 x 64 against 128 x 128 on the H100
-#: (results/v9_h100/split_f32_13.txt): #13 825 -> 649 us (74 slices), #14 909 -> 714 us (26 slices); 128
-#: threads of 8 x 8, 3 CTAs per SM and 4 stages rather than 256 of 8 x 4 (results/v10_h100/call7/
-#: split_14.txt): #14 719 -> 660 us. 64 x 64 of 64 threads of 8 x 8, 6 CTAs per SM, for M, N = 296 / 312
-#: (padded to 320 x 320 rather than 384 x 320): #13 641 -> 597 us on 74 slices, #14 660 -> 608 on 52
-#: (results/v11_h100/call1-3/); its FMAs cost about 10% more in the model (the measured times over it)
+#: (bm, bn, bk, stages, tm, tn, CTAs per SM, FMA cost). Measured on the H100 for outputs of about 300 x 300
+#: over K ~ 10^5: 128 x 64 about 1.27x faster than 128 x 128; 128 threads of 8 x 8, 3 CTAs per SM and 4
+#: stages 1.09x faster than 256 of 8 x 4; 64 x 64 of 64 threads, 6 CTAs per SM, 1.08x faster again where
+#: it pads less (M, N of 296 / 312 padded to 320, not 384); its FMAs cost about 10% more in the model (the
+#: measured times over it)
 SIMT_SPLIT_TILES = ((128, 64, 16, 4, 8, 8, 3, 1.0), (64, 64, 16, 3, 8, 8, 6, 1.10))
 #: the f32 split core on an sm_90 device: the f64 tensor cores (tiles.DMMA_TILE's path) on 64 x 64 tiles of
 #: 4 warps of 32 x 32, 3 CTAs per SM, over at least SPLIT_DMMA_MIN_WAVES waves of those slots (H100,
-#: results/v19_h100/call3/, packs + core + sum: #14 611 -> 473 us on 52 slices of c, 26 / 78 slices 478 /
-#: 475, 39 slices (2.5 waves) 498; #13 553 -> 548 on 74 slices of c, 37 slices (2.3 waves) 579; bk 32 / 3
-#: stages and 128 x 64 / 64 x 128 tiles slower)
+#: packs + core + sum of outputs of about 300 x 300: up to 1.3x faster than the simt split; fewer than 3
+#: waves, bk 32 / 3 stages and 128 x 64 / 64 x 128 tiles slower)
 DMMA_SPLIT_TILE = (64, 64, 16, 4, 32, 32, 3)
 SPLIT_DMMA_MIN_WAVES = 3
 #: stream-K on a split core (its CTA slots as stream-K CTAs, `tiles._stream_k`) only where this many
-#: waves of tiles come first: #13 on 64 x 64, 74 slices (2.3 waves of 792 slots) 597 -> 550 us; #14,
-#: 52 slices (1.6 waves: every tile shared) 608 -> 715 us, 78 slices (2.5 waves) 637 -> 685 (call2, call3)
+#: waves of tiles come first (measured on the H100: 2.3 waves 1.09x faster with stream-K; 1.6 waves, where
+#: every tile is shared, 1.18x slower)
 SPLIT_SK_MIN_WAVES = 2
 #: the simt split's time model (`_simt_slices`): f32 FMAs per microsecond of one SM (about 2/3 of 128 per
 #: clock at 1.75 GHz), bytes per microsecond of the workspace's traffic (the H100's copy bandwidth), the
@@ -129,6 +136,16 @@ class Schedule:
         stage_d: the split-K workspace the core writes (modes fastest first, packed), or None when the
             core writes D in place.
         split_mode: the workspace mode summed away after the core (split-K), or None.
+        tail: split-K over an extent the slices do not divide: the schedule of the rest of the split k mode
+            (indices `tail_from` on, of the problem's inputs or their packs), whose output is one more slice of
+            the workspace (written after the core's); None when the slices cover the mode.
+        tail_from: the first index of the split k mode that `tail` covers.
+        pad_ext: the extents of the packs where they exceed the problem's ((mode, extent) pairs of every mode,
+            sorted; () when none do): the packs are zero-filled beyond the problem's extents (`_padded_k`).
+        fold: (k mode, k1a, k1b) of a diagonal fold (plan/fold.py), () without: `inner` is then the schedule of
+            the folded GEMM, whose output `stage_d` is summed over its diagonal (k1a = k1b) into D, the tail
+            (over the values of the k mode from `tail_from` on, output packed in the accumulate type) added;
+            `core` is inner's core, for inspection.
     """
 
     problem: ContractionProblem
@@ -137,6 +154,18 @@ class Schedule:
     pack_b: TensorInfo | None = None
     stage_d: TensorInfo | None = None
     split_mode: str | None = None
+    tail: Schedule | None = None
+    tail_from: int = 0
+    pad_ext: tuple[tuple[str, int], ...] = ()
+    fold: tuple[str, ...] = ()
+    inner: Schedule | None = None
+
+    @property
+    def tail_mode(self) -> str | None:
+        """The k mode whose values from `tail_from` on the tail covers (None without a tail)."""
+        if self.tail is None:
+            return None
+        return self.fold[0] if self.fold else self.split_mode[:-len(SPLIT_SUFFIX)]
 
     @property
     def staged(self) -> bool:
@@ -145,10 +174,20 @@ class Schedule:
     @property
     def workspace_bytes(self) -> int:
         """Bytes of the temporaries (packed inputs and output workspace)."""
-        ext, core_ext = dict(self.problem.extents), dict(self.core.problem.extents)
+        ext, core_ext = dict(self.pad_ext or self.problem.extents), dict(self.core.problem.extents)
         packs = sum(t.itemsize * math.prod(ext[m] for m in t.modes) for t in (self.pack_a, self.pack_b) if t)
         stage = self.stage_d
-        return packs + (0 if stage is None else stage.itemsize * math.prod(core_ext[m] for m in stage.modes))
+        if self.inner is not None:  # (the folded GEMM's output, its own temporaries, the tail's output and its)
+            inner_ext = dict(self.inner.problem.extents)
+            ws = stage.itemsize * math.prod(inner_ext[m] for m in stage.modes) + self.inner.workspace_bytes
+            if self.tail is not None:
+                tail, tail_ext = self.tail.problem.d, dict(self.tail.problem.extents)
+                ws += tail.itemsize * math.prod(tail_ext[m] for m in tail.modes) + self.tail.workspace_bytes
+            return packs + ws
+        ws = 0 if stage is None else stage.itemsize * math.prod(core_ext[m] for m in stage.modes)
+        if self.tail is not None:  # (its slice of the workspace, and its own temporaries)
+            ws += ws // max(1, core_ext[self.split_mode]) + self.tail.workspace_bytes
+        return packs + ws
 
 
 def packed(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int], dtype: str | None = None,
@@ -202,8 +241,8 @@ def _size(t: TensorInfo, ext) -> int:
 def _mn_first(plan: Plan, tile) -> bool:
     """Whether the packs of `plan` run m / n fastest: a compute-bound simt (f32 / f64) core, whose
     register tiles load mn-contiguous shared-memory rows as vectors but a k-major tile's as scalars
-    (compute-bound by the tensor-core measure, which the square #12 / #20-#30 pass: the f32 one would
-    pack the small k-major inputs of #14, #15, #18 and #19 too, unmeasured)."""
+    (compute-bound by the tensor-core measure, which large square GEMMs pass; the f32 measure would also
+    pack small k-major inputs of memory-bound shapes, unmeasured)."""
     from .tiles import compute_bound
 
     return tile.tm > 0 and compute_bound(plan.M, plan.N, plan.K)
@@ -249,7 +288,8 @@ def _tile(plan: Plan, sm_count: int, f64_cores: bool = True):
 def _split_candidates(plan: Plan, ext):
     """(k mode, slices) that split-K may cut: the mode's extent a multiple of the slices, each slice keeping
     SPLIT_MIN_K of K, and a cut stride-1 mode keeping runs that are whole 16-byte vectors (a multiple of 8)
-    and at least SPLIT_MIN_RUN long (#13: runs of 24 of d were slower than slices of c). Slowest mode first."""
+    and at least SPLIT_MIN_RUN long (slices cutting runs to 24 measured slower than slices of another mode).
+    Slowest mode first."""
     unit = {m for t in (plan.problem.a, plan.problem.b) for m, st in zip(t.modes, t.strides, strict=True) if st == 1}
     most = min(SPLIT_MAX_SLICES, plan.K // SPLIT_MIN_K)  # (K // s >= SPLIT_MIN_K  <=>  s <= K // SPLIT_MIN_K)
     for mode in reversed(plan.part.k):  # prefer the slowest k mode
@@ -276,14 +316,15 @@ def _divisors(e: int, most: int) -> list[int]:
 
 def _simt_split_tiles(plan: Plan, sm_count: int, f64_cores: bool = True):
     """The f32 simt split core's candidate tiles as (TileConfig, FMA cost): SIMT_SPLIT_TILES, or the plain
-    tile where it is a short-side one, or with f64_cores DMMA_SPLIT_TILE; [] for the other paths."""
+    tile where it is a short-side or a narrow one (a side of 32 or less: the wide split tiles would pad that
+    side 2-4 times more), or with f64_cores DMMA_SPLIT_TILE; [] for the other paths."""
     from ..kernels.spec import TileConfig
     from .tiles import short_side, tf32_mode
 
     t = _tile(plan, sm_count, f64_cores)
     if t.mma or plan.problem.compute != "f32":
         return []
-    if short_side(t):
+    if short_side(t) or min(t.bm, t.bn) <= 32:
         return [(t, 1.0)]
     if f64_cores and tf32_mode(plan.problem.compute, plan.kernel_a.dtype, plan.kernel_b.dtype) == 2:
         bm, bn, bk, st, wm, wn, blocks = DMMA_SPLIT_TILE
@@ -299,10 +340,9 @@ def _simt_slices(plan: Plan, tiles, sm_count: int, ext, splits=None):
     summed / SPLIT_BYTES_PER_US, over the choices whose grid has at least SPLIT_SIMT_MIN_WAVES waves of the
     tile's CTA slots (fewer hide too little latency; where none has, the most slices on the first tile);
     the fewest slices within SPLIT_TOLERANCE of the best. The tile gets stream-K CTAs where its grid has
-    SPLIT_SK_MIN_WAVES waves and ends in a partial one (`tiles._stream_k`). On the H100 (results/v9_h100/
-    split_f32_*.txt, v11_h100/call1-3/) it picks the fastest split measured: #19 on 72 x 128: 6 slices (135
-    us) < 9 (154) < 8 (158) < 4 (180-188); #13: 64 x 64, 74 slices (550 with stream-K) < 128 x 64, 74 (641);
-    #14: 64 x 64, 52 (608) < 128 x 64, 26 (660)."""
+    SPLIT_SK_MIN_WAVES waves and ends in a partial one (`tiles._stream_k`). On the H100 it picked the
+    fastest of the splits measured for a 72 x 5184 output (6 slices of 72 x 128 tiles against 4, 8 or 9) and
+    for outputs of about 300 x 300 over K ~ 10^5 (64 x 64 tiles against 128 x 64, 1.1-1.2x)."""
     from .tiles import _stream_k
 
     ws = plan.M * plan.N * plan.batch * 8  # (bytes per slice: an f32 written, then read by the sum)
@@ -318,7 +358,7 @@ def _simt_slices(plan: Plan, tiles, sm_count: int, ext, splits=None):
         return None
     cands = [(tc, ms) for tc in tiles for ms in every
              if per(tc[0]) * ms[1] >= _split_min_waves(tc[0]) * sm_count * max(1, tc[0].min_blocks)]
-    if not cands:  # (a small output: as many slices as there may be; #19 on 4 slices took 184 us, unsplit 340)
+    if not cands:  # (a small output: as many slices as there may be; 4 slices measured 1.8x faster than none)
         (t, _), (mode, s) = tiles[0], max(every, key=lambda ms: ms[1])
     else:
         best = min(map(time_us, cands))
@@ -344,8 +384,8 @@ def _split_factor(plan: Plan, sm_count: int, ext, f64_cores: bool = True):
     if simt:
         return _simt_slices(plan, simt, sm_count, ext)
     # enough slices for two waves of the widest tile (128 x 128): the split core then runs on it
-    # (H100, results/v7_h100/split_probe.txt: #13 224 -> 120 us with 37 slices of c on 128x128 wgmma
-    # tiles instead of 13 slices of d on 128x64 mma.sync tiles; #14 247 -> 150 us with 26 slices)
+    # (measured on the H100 for outputs of about 300 x 300 over K ~ 10^5: 1.6-1.9x faster than fewer
+    # slices on 128 x 64 mma.sync tiles)
     wide = math.ceil(plan.M / SPLIT_TILE) * math.ceil(plan.N / SPLIT_TILE) * plan.batch
     want = max(2, math.ceil(2 * sm_count / wide))
     best = min(_split_candidates(plan, ext), key=lambda ms: abs(math.log(ms[1] / want)), default=None)
@@ -375,16 +415,14 @@ def _split_problem(problem: ContractionProblem, mode: str, s: int, w_order: tupl
 def _stage_interleaved(plan: Plan, prob: ContractionProblem, pa, pb, ext) -> TensorInfo | None:
     """The workspace an interleaved output is staged through, or None.
 
-    Where the planner interleaves D's stride-1 mode with an input's (#1, #3, #4: D and the input run
-    along different modes of one GEMM dimension), each tile writes D in 16- or 32-byte pieces. Alone on
-    the H100 those kernels take 29-34 us, back to back 46-65 us (Nsight Compute, results/v9_h100/
-    ncu_warm/): the scattered pieces' write-back is the cost. So the core writes a packed workspace whose
-    modes run in the input's order (its reads and writes then both run along one mode), and a tiled copy
-    moves it into D: for memory-bound shapes with no C, that input not packed (the other may be: #1's small
-    input, packed for its op), and that input STAGE_D_RATIO
-    times D's size or more (the copy moves D twice more), twice that where D's pieces are whole 32-byte
-    sectors (results/v9_h100/stage_d/: f16 #3 2.52 -> 1.98x floor, #4 2.57 -> 2.12, #1 1.95 -> 1.60, f32
-    #1 1.94 -> 1.59; f32 #3 / #4, 32-byte pieces and 3 times D, were 4-10% slower staged)."""
+    Where the planner interleaves D's stride-1 mode with an input's (D and the input run along different
+    modes of one GEMM dimension), each tile writes D in 16- or 32-byte pieces. On the H100 such kernels
+    took 1.5-2x longer back to back than alone: the scattered pieces' write-back is the cost. So the core
+    writes a packed workspace whose modes run in the input's order (its reads and writes then both run
+    along one mode), and a tiled copy moves it into D: for memory-bound shapes with no C, that input not
+    packed (the other may be, e.g. a small input packed for its op), and that input STAGE_D_RATIO times D's
+    size or more (the copy moves D twice more), twice that where D's pieces are whole 32-byte sectors
+    (measured on the H100: 1.2-1.3x faster staged; with 32-byte pieces and 3 times D, 4-10% slower)."""
     part, d = plan.part, prob.d
     if not (part.split_m or part.split_n) or prob.c is not None or _size(d, ext) == 0:
         return None
@@ -402,19 +440,151 @@ def _stage_interleaved(plan: Plan, prob: ContractionProblem, pa, pb, ext) -> Ten
     return packed(TensorInfo("workspace", d.modes, (0,) * len(d.modes), d.dtype, op=d.op), order, ext)
 
 
-def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, tile=None,
-                  split: tuple[str, int] | None = None, f64_cores: bool = True) -> Schedule:
+def _padded_k(plan: Plan, t, a, b, ext, heavy: bool, sm_count: int):
+    """Extents with the core's leading k mode rounded up to whole 16-byte vectors, where the packs of a
+    compute-bound tensor-core GEMM should hold it zero-filled; None where they should not.
+
+    An extent that is not a multiple of the vector width (an odd K) leaves every k-major row of a pack
+    misaligned, so the core would read both inputs element by element, far below the tensor pipe's rate.
+    Zero-filling the pack to whole vectors costs only the margin's bytes when the inputs are packed anyway
+    (each holder of the mode packed: `a` and `b` are (input, its pack or itself)), and the core then runs
+    the aligned tiles (k-major 16-byte vectors, TMA); the zeros add nothing to the sums. Only where the
+    grid is not split (the split paths cut the unpadded mode) and the tile is a tensor-core one (the simt
+    tiles' packs run m / n fastest)."""
+    if not (heavy and t.mma and plan.part.k):
+        return None
+    k0 = plan.part.k[0]
+    vec = 16 // max(a[0].itemsize, b[0].itemsize)
+    if ext[k0] % vec == 0:
+        return None
+    if any(k0 in info.modes and new is info for info, new in (a, b)):  # (a holder read in place)
+        return None
+    if not any(new is not info for info, new in (a, b)):
+        return None
+    if math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch < SPLIT_MAX_WAVE * sm_count:
+        return None
+    pext = dict(ext)
+    pext[k0] = -(-ext[k0] // vec) * vec
+    return pext
+
+
+def _remainder_cut(plan: Plan, ext, split, sm_count: int, f64_cores: bool, target: Target):
+    """(k mode, q, S): split-K of a long K over a small output where the slices need not divide the mode
+    (plan/splitk.py), when the divisor split (`split`, from `_split_factor`) is absent or leaves the machine
+    less than SPLIT_MAX_WAVE full; None otherwise."""
+    p = plan.problem
+    if not plan.part.k or p.semiring is not None or plan.K < 2 * SPLIT_MIN_K:
+        return None
+    t = _tile(plan, sm_count, f64_cores)
+    tiles = math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch
+    if tiles >= SPLIT_MAX_WAVE * sm_count or split is not None and tiles * split[1] >= SPLIT_MAX_WAVE * sm_count:
+        return None
+    acc = ITEMSIZE_OF[accumulate_type(p.compute)]
+    target = replace(target, sm_count=sm_count)
+    slices = best_slices(plan.M, plan.N, plan.K, plan.batch, (p.a.itemsize, p.b.itemsize), acc, (t.bm, t.bn),
+                         target)
+    unit = {m for x in (p.a, p.b) for m, st in zip(x.modes, x.strides, strict=True) if abs(st) == 1}
+    cut = choose_cut(plan.part.k, ext, unit, plan.K, slices) if slices >= 2 else None
+    if cut is None or split is not None and split[1] >= cut[2]:
+        return None
+    return cut
+
+
+def _remainder_schedule(problem, prob, pa, pb, part, tile, ext, cut, w_order, sm_count, f64_cores, target):
+    """The split-K schedule of `_remainder_cut`'s (mode, q, S): the core over the mode's first S x q values in
+    S slices, and a tail schedule over the rest (one more workspace slice)."""
+    mode, q, s = cut
+    head_ext = dict(ext)
+    head_ext[mode] = q * s
+    head = replace(prob, extents=tuple(sorted(head_ext.items())))
+    head_plan = make_plan(head, part, tile)
+    simt = _simt_slices(head_plan, _simt_split_tiles(head_plan, sm_count, f64_cores), sm_count, head_ext,
+                        [(mode, s)])
+    core_problem, w, out = _split_problem(head, mode, s, w_order)
+    core = make_plan(core_problem, None, tile if tile is not None else (simt[2] if simt else None))
+    rest = ext[mode] - q * s
+    if not rest:
+        return Schedule(problem, core, pa, pb, w, out)
+    tail = _tail_schedule(prob, mode, q * s, ext, w_order, w.dtype, sm_count, f64_cores, target)
+    return Schedule(problem, core, pa, pb, w, out, tail, q * s)
+
+
+def _tail_schedule(prob: ContractionProblem, mode: str, start: int, ext, w_order, acc: str, sm_count: int,
+                   f64_cores: bool, target: Target) -> Schedule:
+    """The schedule of `prob` over the values of k mode `mode` from `start` on (its inputs read from there: their
+    alignment lowered to the offset's), into a packed `acc` workspace with the modes `w_order`."""
+    tail_ext = dict(ext)
+    tail_ext[mode] = ext[mode] - start
+
+    def shifted(t: TensorInfo) -> TensorInfo:
+        if mode not in t.modes:
+            return t
+        off = start * abs(t.stride_of()[mode]) * t.itemsize
+        return replace(t, align=min(t.align, off & -off) if off else t.align)
+
+    d = packed(TensorInfo("workspace", w_order, (0,) * len(w_order), acc), w_order, tail_ext)
+    tail_problem = ContractionProblem(shifted(prob.a), shifted(prob.b), None, d, tuple(sorted(tail_ext.items())),
+                                      prob.compute)
+    return make_schedule(tail_problem, sm_count, f64_cores=f64_cores, target=target)
+
+
+def _fold_schedule(problem: ContractionProblem, plan: Plan, t, ext, sm_count: int, f64_cores: bool,
+                   target: Target) -> Schedule | None:
+    """The diagonal fold of a long sum over a tiny output (plan/fold.py) where `fold_gain` says it pays; None
+    otherwise. Its GEMM is planned as a problem of its own (split-K where K is long), the values of the folded
+    mode past the last whole FOLD as a tail."""
+    p = problem
+    if p.semiring is not None or not plan.part.k:
+        return None
+    if math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch >= SPLIT_MAX_WAVE * sm_count:
+        return None
+    mode = fold_candidate(p, plan.part.k, 2 * FOLD * SPLIT_MIN_K)
+    if mode is None:
+        return None
+    acc = accumulate_type(p.compute)
+    part = plan.part
+    d_order = (mode + FOLD_B,) + part.n + (mode + FOLD_A,) + part.m + part.b
+    try:
+        inner_problem, k1a, k1b = folded_problem(p, mode, d_order, acc)
+    except ShapeError:  # (the folded GEMM's FOLD^2 more products would leave 64-bit indexing: no fold)
+        return None
+    # (the folded GEMM reads k with a stride of FOLD: on simt tiles, which take A and B m / n-major, not on the
+    #  f64 tensor cores, which would read f32 inputs k-major element by element)
+    folded_tile = _tile(make_plan(inner_problem), sm_count, False)
+    gain = fold_gain(plan.M, plan.N, plan.K, plan.batch, max(p.a.itemsize, p.b.itemsize), (t.bm, t.bn),
+                     (folded_tile.bm, folded_tile.bn), peak_kind(plan.kernel_a.dtype, p.compute, target),
+                     replace(target, sm_count=sm_count))
+    if gain < MIN_GAIN:
+        return None
+    inner = make_schedule(inner_problem, sm_count, f64_cores=False, target=target)
+    done = ext[mode] // FOLD * FOLD
+    tail = None
+    if done < ext[mode]:
+        tail = _tail_schedule(p, mode, done, ext, part.n + part.m + part.b, acc, sm_count, f64_cores, target)
+    return Schedule(problem, inner.core, stage_d=inner_problem.d, tail=tail, tail_from=done, fold=(mode, k1a, k1b),
+                    inner=inner)
+
+
+def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part=None, tile=None,
+                  split: tuple[str, int] | None = None, f64_cores: bool = True,
+                  target: Target = DEFAULT_TARGET) -> Schedule:
     """The schedule of `problem` (see the module docstring for the stagings): heuristic, or around the
     partition and tile of an autotuner candidate; `split` = (k mode, slices) forces that split-K
-    (the mode's extent must be a multiple of the slices; tccg/split_probe.py). f64_cores: the target runs
+    (the mode's extent must be a multiple of the slices). f64_cores: the target runs
     f32 GEMMs on f64 tensor cores (an sm_90 device: tiles.DMMA_TILE, DMMA_SPLIT_TILE); False keeps f32 on
-    simt tiles and their packs."""
+    simt tiles and their packs. target: the device planned for (its SM count unless `sm_count` is given)."""
+    if sm_count is None:
+        sm_count = target.sm_count
     plan = make_plan(problem, part, tile)
     ext = dict(problem.extents)
     ka, kb = plan.kernel_a, plan.kernel_b  # the kernel's A and B (the problem's, possibly swapped)
     va, vb = 16 // ka.itemsize, 16 // kb.itemsize
     new_ka, new_kb = ka, kb
     t = _tile(plan, sm_count, f64_cores)
+    if part is None and tile is None and split is None:
+        folded = _fold_schedule(problem, plan, t, ext, sm_count, f64_cores, target)
+        if folded is not None:
+            return folded
     # (how many CTA columns read each A element, and CTA rows each B element)
     rereads_a, rereads_b = math.ceil(plan.N / t.bn), math.ceil(plan.M / t.bm)
     from .tiles import compute_bound, panel_fits, tf32_mode
@@ -423,9 +593,9 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
     mn_first = _mn_first(plan, t)
     dmma = t.mma and tf32_mode(problem.compute, ka.dtype, kb.dtype) == 2
     sides = (("a", ka, rereads_a, plan.layout_a, t.bm, va), ("b", kb, rereads_b, plan.layout_b, t.bn, vb))
-    # (short-run packs: tensor-core inputs only -- on the H100 they made the f32 simt cases 1.17 -> 1.35x;
-    #  beside a gathered input's pack they made #28 / #30 1.75 -> 1.93x on mma.sync tiles, but on the TMA
-    #  tiles that two packed inputs get now, the pair ran at 0.75-0.80x of one pack, results/v8_h100/final_1)
+    # (short-run packs: tensor-core inputs only -- on the H100 they made f32 simt shapes 1.15x slower;
+    #  beside a gathered input's pack they were 1.1x slower on mma.sync tiles, but on the TMA tiles that
+    #  two packed inputs get, the pair ran at 0.75-0.80x of one pack)
     for which, info, rereads, lay, tmn, vec in sides:
         if _size(info, ext) < MIN_STAGE_ELEMS:
             continue
@@ -444,6 +614,11 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
                 or rereads >= PACK_MIN_REREADS and _gathered(lay, (mn, "k"), tmn)):
             new = packed(info, _pack_order(plan, mn, vec, mn_first), ext, apply_op=can_op)  # (the op once)
             new_ka, new_kb = (new, new_kb) if which == "a" else (new_ka, new)
+    pext = _padded_k(plan, t, (ka, new_ka), (kb, new_kb), ext, heavy and not mn_first and split is None, sm_count)
+    if pext is not None:  # (the packs k-major, the leading k mode zero-filled to whole vectors)
+        new_ka, new_kb = (packed(ka, _pack_order(plan, mn, 1), pext, apply_op=x.op.is_identity and
+                                 not ka.op.is_identity) if x is not ka else x
+                          for ka, x, mn in ((ka, new_ka, "m"), (kb, new_kb, "n")))
     if plan.part.swapped:
         new_a, new_b = new_kb, new_ka
     else:
@@ -451,8 +626,13 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
     pa = new_a if new_a is not problem.a else None
     pb = new_b if new_b is not problem.b else None
     prob = replace(problem, a=new_a, b=new_b)
+    if pext is not None:
+        prob = replace(prob, extents=tuple(sorted(pext.items())))
     if pa or pb:
-        pa, pb, prob = _core_order(problem, prob, pa, pb, part, tile, ext, sm_count, f64_cores)
+        pa, pb, prob = _core_order(problem, prob, pa, pb, part, tile, pext or ext, sm_count, f64_cores)
+    if pext is not None:  # (the core over the packs' extents, whichever order _core_order left them in)
+        core = make_plan(replace(prob, extents=tuple(sorted(pext.items()))), part, tile)
+        return Schedule(problem, core, pa, pb, pad_ext=tuple(sorted(pext.items())))
     w_order = plan.part.n + plan.part.m + plan.part.b
     on_packs = make_plan(prob, part, tile) if (pa or pb) else plan
     if split is not None:
@@ -464,6 +644,10 @@ def make_schedule(problem: ContractionProblem, sm_count: int = 132, part=None, t
         split = (mode, slices, simt[2] if simt else None)
     else:
         split = _split_factor(on_packs, sm_count, ext, f64_cores)
+        rem = _remainder_cut(on_packs, ext, split, sm_count, f64_cores, target)
+        if rem is not None:
+            return _remainder_schedule(problem, prob, pa, pb, part, tile, ext, rem, w_order, sm_count, f64_cores,
+                                       target)
     if split is not None:
         core_problem, w, out = _split_problem(prob, split[0], split[1], w_order)
         if tile is None:  # (f32: the split core's own tile)

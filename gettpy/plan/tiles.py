@@ -2,8 +2,8 @@
 
 `choose_tile` picks a TileConfig from the GEMM shape alone:
 
-* a narrow side (N <= 32, or M <= 32 after the planner's swap; TCCG's intensli group has N = 24 with
-  M ~ 10^5..10^6) gets a narrow tile on that side and a wide one (256 for the mma path) on the other,
+* a narrow side (N <= 32, or M <= 32 after the planner's swap; e.g. N = 24 with M ~ 10^5..10^6) gets a narrow tile on
+  that side and a wide one (256 for the mma path) on the other,
   so no work is wasted on padding and the big operand is streamed once, in whole sectors, by many CTAs;
 * otherwise the widest tile that still fills the machine: 128x128 (mma) when that gives at least
   one CTA per SM, then 128x64 / 64x128, then 64x64 (memory-bound shapes need CTAs in flight more
@@ -43,8 +43,10 @@ from ..layouts.descriptor import OperandLayout
 from ..ops import cuda_literal
 from .partition import NARROW_KMAJOR_K, NARROW_SIDE, NARROW_WIDE
 from .plan import Plan
+from .target import DEFAULT_TARGET
 
-SM_COUNT = 132  # H100 SXM
+#: the SM count plans are made for without a device (the default target's)
+SM_COUNT = DEFAULT_TARGET.sm_count
 #: flops per byte (2-byte elements, A, B and D moved once) above which a GEMM is compute-bound on the
 #: H100 (~790 TFLOP/s over ~2.8 TB/s)
 COMPUTE_BOUND_INTENSITY = 280
@@ -57,22 +59,20 @@ LONG_K = 1024
 #: output elements per input element from which a one-k-tile mma.sync shape is write-bound (persistent tiles)
 WRITE_BOUND = 16
 #: K up to which an f32 (simt) shape takes 64x64 tiles: its CTAs are mostly epilogue (D written once per
-#: 2K flops), and more, smaller CTAs per SM overlap one's stores with another's FMAs (tccg/tile_probe.py
-#: on the H100, results/v8_h100/probe_f32.txt: ccsd_t #31-#33, K = 24, 0.112-0.123 ms on 128x128x16/2,
-#: 0.085-0.089 ms on 64x64x8/3)
+#: 2K flops), and more, smaller CTAs per SM overlap one's stores with another's FMAs (measured on the H100
+#: with K = 24: 1.3-1.4x faster on 64x64x8/3 than on 128x128x16/2)
 SIMT_SHORT_K = 32
 
 #: f32 inputs of a compute-bound GEMM on an sm_90 device (compute f32 or f64, no TF32 mode): the f64 tensor
-#: cores (KernelSpec.tf32 = 2), which the H100 runs faster than its f32 FMA units (cuBLAS 5184^3: DGEMM
-#: 4.81 ms, SGEMM 6.19 ms; results/v19_h100/call1/). 4 warps of 64 x 32 (f64 accumulators: 128 registers a
-#: thread), 2 CTAs per SM, bk 32 in 3 stages: against the f32 simt heuristic's core, #20 5.90 -> 5.27 ms, #21
-#: 5.78 -> 5.52, #28 5.71 -> 5.37, #12 5.53 -> 5.43 (call2/, the pack of any input not k-contiguous not timed)
+#: cores (KernelSpec.tf32 = 2), which the H100 runs faster than its f32 FMA units (cuBLAS at 5184^3: DGEMM
+#: 1.29x faster than SGEMM). 4 warps of 64 x 32 (f64 accumulators: 128 registers a thread), 2 CTAs per SM,
+#: bk 32 in 3 stages: 1.02-1.12x faster than the f32 simt heuristic's core on square GEMMs of ~5000
 DMMA_TILE = TileConfig(128, 64, 32, 3, wm=64, wn=32, min_blocks=2)
 # (bm, bn, wm, wn) of the mma path, (bm, bn, tm, tn) of the simt path
 _MMA_WIDE = [(128, 128, 64, 32), (128, 64, 64, 32), (64, 128, 32, 64), (64, 64, 32, 32)]
 # (narrow side 17..32: 256 wide, so that an interleaved pair (16 of the output's mode x 8 of the input's
-#  y, 128 coordinates) is read as 16 of y: 32-byte runs, whole sectors; tccg/tile_probe.py on the H100,
-#  results/v7_h100/probe_narrow.txt: #6 0.271 -> 0.183 ms, #7 0.307 -> 0.206, #3 0.071 -> 0.065)
+#  y, 128 coordinates) is read as 16 of y: 32-byte runs, whole sectors; measured on the H100 for N = 24:
+#  1.1-1.5x faster than 128 wide)
 _MMA_NARROW_N = {16: (128, 16, 32, 16), 32: (256, 32, 32, 32)}
 _MMA_NARROW_M = {16: (16, 128, 16, 32), 32: (32, 256, 32, 32)}
 _SIMT_WIDE = {"f32": [(128, 128, 8, 8), (128, 64, 8, 4), (64, 128, 4, 8), (64, 64, 4, 4)],
@@ -92,14 +92,14 @@ _SIMT_NARROW_M = {16: (16, 128, 1, 8), 32: (32, 128, 2, 8)}
 def _short_side_k(K: int, ctas: int, sm_count: int = SM_COUNT) -> bool:
     """Whether an f32 short-side tile (M x 128 or 128 x N, 64 < M, N < 128) suits a K: a short K; or a grid
     of at least a wave of them; or a K long enough that the schedule splits it (plan/schedule.py's split-K
-    counts slices from this tile's grid). Unsplit, #19 (72 x 5184 x 5184: 41 such tiles) was slower than
-    on 64 x 64 tiles: 0.346 -> 0.368 ms (results/v8_h100/probe_7.txt)."""
+    counts slices from this tile's grid). Unsplit, a 72 x 5184 x 5184 GEMM (41 such tiles) was 6% slower
+    than on 64 x 64 tiles (H100)."""
     return K <= 256 or ctas >= sm_count or K >= LONG_K
 
 
 def _short_side_bk(K: int) -> int:
-    """bk of the f32 short-side tiles: 8 for a short K (#9-#11, K = 72), 16 for a long one (#19's split
-    core, K = 864: 138.4 -> 134.5 us, results/v9_h100/split_f32_19.txt)."""
+    """bk of the f32 short-side tiles: 8 for a short K (e.g. K = 72), 16 for a long one (a split core of
+    K = 864: 3% faster on the H100)."""
     return 8 if K <= 256 else 16
 
 
@@ -137,10 +137,9 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
     simt32 = not mma and dtype == "f32"
     short = lambda side, other: 64 < side < 128 and side % 8 == 0 and other >= 16 * side  # noqa: E731
     if simt32 and 16 < min(M, N) < 32 and min(M, N) % 8 == 0 and max(M, N) >= 16 * min(M, N):
-        # f32, a narrow side between tile sizes (#1-#8: M = 24): the tile exactly that wide, 8 threads
-        # across it (tccg/tile_probe.py on the H100, results/v9_h100/probe_f32_24.txt, against 32 x 128:
-        # K >= 256 on 24 x 128 with 3 x 4 threads, #1 103 -> 89 us, #2 97 -> 80; a short K on 24 x 256 with
-        # 3 x 8, #3 109 -> 96, #5 99 -> 78, #6 284 -> 249)
+        # f32, a narrow side between tile sizes (e.g. 24): the tile exactly that wide, 8 threads across it
+        # (measured on the H100 against 32 x 128: K >= 256 on 24 x 128 with 3 x 4 threads 1.16-1.21x faster;
+        # a short K on 24 x 256 with 3 x 8 1.13-1.27x)
         side, t = min(M, N), min(M, N) // 8
         wide, tw, stages = (128, 4, 4) if K >= 256 else (256, 8, 3)
         if M < N:
@@ -151,13 +150,11 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
     elif M <= 32:
         bm, bn, x, y = (_MMA_NARROW_M if mma else _SIMT_NARROW_M)[16 if M <= 16 else 32]
     elif simt32 and short(M, N) and _short_side_k(K, ctas(M, 128), sm_count):
-        # a short M between tile sizes (ao2mo #9-#11: M = 72, K = 72): one tile row of M x 128, each of
-        # 8 x 32 threads M / 8 rows x 4 columns, not 128 rows of which 56 are padding (tccg/tile_probe.py on
-        # the H100, results/v8_h100/probe_f32_2.txt: #9 0.263 -> 0.237 ms, #10 0.240 -> 0.128 ms)
+        # a short M between tile sizes (e.g. M = 72): one tile row of M x 128, each of 8 x 32 threads M / 8
+        # rows x 4 columns, not 128 rows of which 56 are padding (measured on the H100: 1.1-1.9x faster)
         return TileConfig(M, 128, _short_side_bk(K), 3, tm=M // 8, tn=4)
     elif simt32 and short(N, M) and _short_side_k(K, ctas(128, N), sm_count):
-        # (the same with N short: #9 0.261 -> 0.148 ms on 128 x 72, results/v8_h100/probe_7.txt; a long
-        #  K, #19, was slower so: 0.346 -> 0.368 ms)
+        # (the same with N short: 1.8x faster on 128 x 72; with a long K, unsplit, 6% slower: `_short_side_k`)
         return TileConfig(128, N, _short_side_bk(K), 3, tm=4, tn=N // 8)
     else:
         cands = _MMA_WIDE if mma else _SIMT_WIDE["f64" if dtype == "f64" else "f32"]
@@ -168,9 +165,8 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
                 and ctas(c[0], c[1]) >= sm_count]
         if fits and not mma and dtype == "f32":
             # f32: the least padded work, smaller tiles charged SIMT_TILE_COST (M or N = 296 / 312 on 64
-            # rather than 128: 384 -> 320; tccg/tile_probe.py on the H100, results/v9_h100/probe_f32_15.txt:
-            # #15 0.590 -> 0.519 ms on 64 x 128, #16 0.494 -> 0.457 on 128 x 64, #17 -8%, #18 -12%; #12
-            # and #20, 5136 / 5184 square, keep 128 x 128, measured faster than 128 x 64 by 1-5%)
+            # rather than 128: 384 -> 320, 8-14% faster on the H100; square GEMMs of ~5000 keep 128 x 128,
+            # measured faster than 128 x 64 by 1-5%)
             padded = lambda c: (math.ceil(M / c[0]) * c[0] * math.ceil(N / c[1]) * c[1]  # noqa: E731
                                 * SIMT_TILE_COST[(c[0] < 128) + (c[1] < 128)])
             pick = min(fits, key=padded)
@@ -179,36 +175,34 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
         bm, bn, x, y = pick
     if mma:
         if (bm, bn) == (128, 128) and K >= 64 and min(vec_a, vec_b) >= 2 and wgmma and not tf32:
-            # warpgroup MMA (tccg/tile_probe.py on the H100, results/v6_h100/probe.log): compute-bound
-            # shapes 256x128x64 with 4 stages (#12 0.98 -> 0.51 ms, #20 1.17 -> 0.85 ms against the best
-            # mma.sync tile); memory-bound ones 128x128x64 with 3 (two CTAs per SM; #10 0.073 -> 0.068,
-            # #15 0.124 -> 0.106 ms)
+            # warpgroup MMA (measured on the H100): compute-bound shapes 256x128x64 with 4 stages (1.4-1.9x
+            # faster than the best mma.sync tile); memory-bound ones 128x128x64 with 3 (two CTAs per SM;
+            # 1.07-1.17x)
             if compute_bound(M, N, K) and ctas(256, 128) >= sm_count:
                 return TileConfig(256, 128, 64, 4, wm=64, wn=128, wgmma=True)
             if M >= TALL * N and 128 < N <= 512 and ctas(256, 128) >= sm_count:
-                # tall and skinny (#16: 92352 x 312): 256 rows per tile (results/v7_h100/probe_mid.txt:
-                # #16 0.115 -> 0.097 ms; #15, the same shape with M and N exchanged, was slower with
-                # 256 on its short M or its long N; #9, N = 72, slower too: 0.055 -> 0.067 ms)
+                # tall and skinny (e.g. 92352 x 312): 256 rows per tile (1.19x faster on the H100; the same
+                # shape with M and N exchanged was slower with 256 on its short M or its long N, and N = 72
+                # 1.2x slower)
                 return TileConfig(256, 128, 64, 3, wm=64, wn=128, wgmma=True)
             return TileConfig(128, 128, 64, 3, wm=64, wn=128, wgmma=True)
         if (wgmma and not tf32 and (bm, bn) != (128, 128) and K >= LONG_K and min(vec_a, vec_b) >= 2
-                and ctas(128, 64) >= sm_count / 2):
+                and min(M, N) > 32 and ctas(128, 64) >= sm_count / 2):  # (a side of 32 or less: the narrow tile
+            #  pads less; 128 x 64 over a dot product's 1 x 1 output is 8192 products a k for one)
             # too few CTAs for 128x128 but a long K: 128x64 warpgroup tiles, 8 stages, even if under a
-            # wave (results/v7_h100/probe_mid.txt: #19, 5184 x 72 x 5184, 0.080 -> 0.051 ms against
-            # the 64x64 mma.sync tile that fills the machine; a CTA per SM streams its K, so a deeper
-            # pipeline keeps more loads in flight: 4 -> 8 stages 52.5 -> 44.3 us, 6 stages 45.1,
-            # results/v9_h100/probe_19.txt)
+            # wave (measured on the H100 for 5184 x 72 x 5184: 1.6x faster than the 64x64 mma.sync tile
+            # that fills the machine; a CTA per SM streams its K, so a deeper pipeline keeps more loads in
+            # flight: 8 stages 1.19x faster than 4, 6 stages 1.16x)
             return TileConfig(128, 64, 64, 8, wm=64, wn=64, wgmma=True)
         if (bm, bn) == (128, 128) and K >= 64 and min(vec_a, vec_b) >= 2:  # (scalar gathers: too many loads)
-            # 4 warps of 64x64 and bk = 64 beat 8 warps of 64x32 (tccg/tile_probe.py on the H100: #12
-            # 1.36 -> 0.97 ms, #20 1.40 -> 1.24, #21 1.47 -> 1.23, #26 1.49 -> 1.22), and the autotuner
-            # chose it for the memory-bound #10, #11, #15, #17 too (K = 72..312; results/v4_h100/tune)
+            # 4 warps of 64x64 and bk = 64 beat 8 warps of 64x32 (measured on the H100: 1.13-1.4x faster on
+            # compute-bound GEMMs), and the autotuner chose it for memory-bound shapes with K = 72..312 too
             return TileConfig(128, 128, 32 if tf32 else 64, 3, wm=64, wn=64)  # (tf32: 4-byte elements)
         bk = 16 if K <= 16 else 32
         if min(bm, bn) <= 32 and 32 < K < 64 and K % 16 == 0 and min(vec_a, vec_b) >= 2 and not tf32:
-            # a narrow tile over a short K that bk 32 would cut into 1.5 k-tiles (#7: K = 48): one k-tile of
-            # K, each row of the inputs read whole, none zero-filled (tccg/tile_probe.py on the H100,
-            # results/v11_h100/call10/: #7 0.236 -> 0.196 ms; bk 16, three k-tiles, 0.216). Vector reads
+            # a narrow tile over a short K that bk 32 would cut into 1.5 k-tiles (e.g. K = 48): one k-tile of
+            # K, each row of the inputs read whole, none zero-filled (measured on the H100: 1.2x faster; bk
+            # 16, three k-tiles, 1.09x). Vector reads
             # only: scalar gathers (and tf32's element-wise m/n-major loads) of 48 k would exceed the
             # loader's 32 copies per thread
             bk = K
@@ -219,8 +213,8 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
     if bk == 16 and K % 8 == 0 and 4 * math.ceil(K / 16) * 16 > 5 * K:
         bk = 8  # (over a quarter of the k-tiles' columns would be zero-fill: K = 24 -> 3 tiles of 8, not 2 of 16)
     kt = max(1, math.ceil(K / bk))
-    # (a few k-tiles: one stage more than there are, so the prologue issues every load at once; ccsd_t #33
-    #  0.0845 -> 0.0800 ms on 64x64x8 with 4 stages for its 3 k-tiles, results/v8_h100/probe_f32_2.txt)
+    # (a few k-tiles: one stage more than there are, so the prologue issues every load at once; 5% faster on
+    #  the H100 on 64x64x8 with 4 stages for 3 k-tiles)
     stages = kt + 1 if kt <= 3 and bm * bn <= 64 * 64 else max(2, min(3, kt))
     return TileConfig(bm, bn, bk, stages, tm=x, tn=y)
 
@@ -281,9 +275,9 @@ def _store_run(ld: OperandLayout, ncontig: bool, vec: int, tile: TileConfig) -> 
 
 def _run_aligned(tile: TileConfig, ld: OperandLayout) -> TileConfig:
     """A heuristic mma.sync tile whose side along D's short stride-1 run is cut to a multiple of
-    the run (ccsd_t: runs of 24, tile 128 -> 96), so that every tile starts on a run and the epilogue
+    the run (e.g. runs of 24, tile 128 -> 96), so that every tile starts on a run and the epilogue
     stores whole runs; the tile unchanged where that does not apply."""
-    if tile.wgmma or not tile.mma:  # (simt: the cut 96x128 f32 tile measured slower, #31 2.1 -> 2.7x floor)
+    if tile.wgmma or not tile.mma:  # (simt: the cut 96x128 f32 tile measured 1.3x slower)
         return tile
     for store in ("m", "n"):
         run = _d_run(ld, store)
@@ -297,8 +291,7 @@ def _run_aligned(tile: TileConfig, ld: OperandLayout) -> TileConfig:
             w = next((w for w in (new // 2, new) if w % gran == 0 and new % w == 0), 0)
             kw = {"bm": new, "wm": w} if store == "m" else {"bn": new, "wn": w}
             if store == "m" and tile.bn % 64 == 0:
-                # four warps of w x 64 (results/v7_h100/probe_ccsd.txt: #32 55.5 -> 51.2 us, #38 55.4 ->
-                # 51.1 us against eight of w x 32)
+                # four warps of w x 64 (measured on the H100: 1.08x faster than eight of w x 32)
                 kw["wn"] = 64
             if w:
                 try:
@@ -313,12 +306,10 @@ def _run_aligned(tile: TileConfig, ld: OperandLayout) -> TileConfig:
 def _kmajor_lines(tile: TileConfig, plan: Plan) -> TileConfig:
     """A narrow mma.sync tile (one side of 32 or less) whose wide side's input is read k-major in 16-byte
     vectors gets bk 64, 3 stages, where K >= 128: a k-tile then reads each row of that input as one
-    128-byte line, not two 64-byte halves at different times (tccg/tile_probe.py on the H100,
-    results/v9_h100/probe_f16_1.txt: #2 40.2 -> 35.2 us; #1, whose wide input is read mn-major, 48.9 ->
-    49.6-50.7, so not there); the tile unchanged otherwise. It is also persistent: #2's tiles have 5
-    k-tiles each, and the next tile's loads then run during this one's epilogue (round-robin tile probes,
-    results/v14_h100/call7/, call8/: 34.6 -> 33.3 and 34.6 -> 33.4 us; smaller persistent tiles, which
-    balance the 132 CTAs better, were slower: 32 x 64 43.5 us, 32 x 128 36.8).
+    128-byte line, not two 64-byte halves at different times (measured on the H100: 1.14x faster; with the
+    wide input read mn-major 1-4% slower, so not there); the tile unchanged otherwise. It is also persistent:
+    with a few k-tiles a tile, the next tile's loads then run during this one's epilogue (4% faster; smaller
+    persistent tiles, which balance the CTAs better, were slower).
 
     The f32 narrow simt tile of a long K over such an input takes `_narrow_simt_wave` instead."""
     if not tile.mma or tile.wgmma or tile.bk != 32 or plan.K < 128 or min(tile.bm, tile.bn) > 32:
@@ -348,21 +339,18 @@ NARROW_WAVE_THREADS = 384
 
 def _narrow_simt_wave(tile: TileConfig, plan: Plan, sm_count: int = SM_COUNT) -> TileConfig:
     """The f32 narrow simt tile of a long K (`choose_tile`'s 24 x 128 x 16, 3 x 4 threads) whose wide side
-    reads its input k-major in 16-byte vectors (TCCG #2) becomes one wave of wide tiles, one CTA per SM,
+    reads its input k-major in 16-byte vectors (e.g. M ~ 10^5 by N = 24) becomes one wave of wide tiles, one CTA per SM,
     where that side is at least 128 x sm_count long: side x W x 16 / 3 with two rows of side/2 x 4 thread
     tiles, W the least multiple of 64 (whole warps) that covers the wide side in sm_count tiles, or in a
     multiple of sm_count where W would pass NARROW_WAVE_THREADS threads. A shorter wide side takes 32 x 128 x
-    32 / 3 with 4 x 4 threads, the narrow side padded to 32 (results/v11_h100/call3/, call4/: #2 77.4 -> 69.9
-    us end to end before this rule; 24 x 128 x 32 and 32 x 128 x 16 no faster; #1, wide input mn-major, 73.2
-    -> 75.8, so not there). The tile unchanged otherwise.
+    32 / 3 with 4 x 4 threads, the narrow side padded to 32 (1.1x faster end to end on the H100; 24 x 128 x 32
+    and 32 x 128 x 16 no faster; with the wide input read mn-major 3% slower, so not there). The tile unchanged
+    otherwise.
 
-    Measured on the H100 (round-robin tile probes of #2's core, results/v18_h100/call2/, call3/): 24 x 704 x
-    16 / 3 (352 threads, 132 tiles) 0.0612 / 0.0626 ms against 0.0733 / 0.0739 for the earlier rule's 32 x
-    128 x 32 / 3 of 4 x 4 threads (24 rows padded to 32; results/v11_h100/call3/, call4/), 0.836 / 0.847;
-    2 stages 0.857, 4 stages 0.89, bk 8 0.87-0.89, no L2 prefetch 1.027, 256 B 0.868, 6 x 8 thread tiles
-    0.868, 24 x 768 (121 CTAs) 0.887, 24 x 384 (two CTAs an SM, 241 tiles) 0.864; the 24-row tiles of more
-    CTAs, 24 x 128 / 6 stages 0.969 (64 threads) to 24 x 256 of 24 x 4 threads 1.41 (results/v18_h100/
-    call1/)."""
+    Measured on the H100 (round-robin tile probes of the core, N = 24, M ~ 10^5): 24 x 704 x 16 / 3 (352
+    threads, one tile an SM) 0.84x the time of 32 x 128 x 32 / 3 of 4 x 4 threads (24 rows padded to 32);
+    2 stages 0.86, 4 stages 0.89, bk 8 0.87-0.89, no L2 prefetch 1.03, 256 B 0.87, 6 x 8 thread tiles 0.87,
+    fewer CTAs than SMs 0.89, two CTAs an SM 0.86; 24-row tiles of more CTAs 0.97 to 1.41."""
     side, long_side = (tile.bm, plan.N) if tile.bm < tile.bn else (tile.bn, plan.M)
     if (tile.mma or tile.bk != 16 or plan.K < 256 or not 16 < side < 32 or max(tile.bm, tile.bn) != 128
             or plan.problem.compute != "f32" or plan.kernel_a.dtype != "f32" or plan.kernel_b.dtype != "f32"
@@ -381,17 +369,15 @@ def _narrow_simt_wave(tile: TileConfig, plan: Plan, sm_count: int = SM_COUNT) ->
 
 def _narrow_ws(tile: TileConfig, plan: Plan) -> TileConfig:
     """On sm_90, a long narrow GEMM with its wide input read k-major on the kernel's M (where the partitioner
-    puts it: plan/partition.py `narrow_kmajor_wide`, TCCG #2) runs on a persistent warp-specialised wgmma tile
+    puts it: plan/partition.py `narrow_kmajor_wide`) runs on a persistent warp-specialised wgmma tile
     of 256 x 32 x 64, 4 stages, fed by cp.async loaders with the narrow tiles' L2 prefetch (NARROW_PREFETCH);
     the tile unchanged otherwise (and on other devices, where the swapped plan keeps a narrow mma.sync tile).
 
-    Measured on the H100 (round-robin tile probes of #2's cores, results/v17_h100/call5/, call6/), against the
-    heuristic's narrow mma.sync tile on the other transpose flag (32 x 256 x 64 / 3, persistent, A's panel
-    resident: 0.0325 / 0.0318 ms before / after in f16, 0.0333 / 0.0335 in f16 -> f32): f16 0.0298 (5 stages
-    0.0308, not persistent 0.0312, prefetch 256 B 0.0319, 64 B 0.0317), f16 -> f32 0.0321; 128 x 32 tiles of
-    6-8 stages 0.0327-0.0338; the swapped plan's own mma.sync tile 0.0330. Nsight Compute (call4/) had the
-    mma.sync tile at 60% of DRAM bandwidth against 67% for cuBLAS's warp-specialised kernel of 7 stages,
-    which read the same bytes."""
+    Measured on the H100 (round-robin tile probes, M ~ 10^5, N = 24, K ~ 300), against the heuristic's narrow
+    mma.sync tile on the other transpose flag (32 x 256 x 64 / 3, persistent, A's panel resident): f16 0.93x
+    its time (5 stages 0.96x, not persistent 0.97x, other prefetch sizes 0.99x), f16 -> f32 0.96x; 128 x 32
+    tiles of 6-8 stages 1.02-1.05x. Nsight Compute had the mma.sync tile at 60% of DRAM bandwidth against 67%
+    for cuBLAS's warp-specialised kernel of 7 stages, which read the same bytes."""
     p, ta = plan.problem, plan.kernel_a
     if not (tile.mma and not tile.wgmma and not tile.tma and ta.dtype == plan.kernel_b.dtype
             and ta.dtype in ("f16", "bf16") and p.compute == "f32" and p.semiring is None and plan.batch == 1):
@@ -407,12 +393,10 @@ def _narrow_ws(tile: TileConfig, plan: Plan) -> TileConfig:
 
 
 def _persistent(tile: TileConfig, M: int, N: int, K: int) -> TileConfig:
-    """The heuristic tile made persistent where that measured faster on the H100 (tccg/tile_probe.py,
-    results/v8_h100/probe_persistent.txt): mma.sync tiles of one k-tile whose output outweighs the inputs
-    WRITE_BOUND times (ccsd_t: the next tile's loads then run during this tile's stores; #31 38.1 -> 36.0
-    us, #32 37.7 -> 34.0, #33 35.6 -> 32.6, #38 36.7 -> 35.5), and the tall wgmma tile (#16 82.9 -> 76.7
-    us). Not elsewhere: the 128x128 wgmma tiles (#9 54.7 -> 65.8 us, #15 93.9 -> 99.9), the narrow
-    tiles (#3, #6 2-4% slower) and the simt tiles (f32 ccsd_t 87.6 -> 97.2 us) were slower persistent.
+    """The heuristic tile made persistent where that measured faster on the H100: mma.sync tiles of one
+    k-tile whose output outweighs the inputs WRITE_BOUND times (the next tile's loads then run during this
+    tile's stores; 3-10% faster), and the tall wgmma tile (8%). Not elsewhere: the 128x128 wgmma tiles (6-20%
+    slower), the narrow tiles (2-4% slower) and the simt tiles (11% slower) were slower persistent.
     (`_kmajor_lines` makes its narrow tile persistent itself, and `_chunked_epilogue` the 256 x 160 TMA
     tile where D allows: both rules need what this one is not given, the input's layout and D's.)"""
     one_k = tile.mma and not tile.wgmma and 0 < K <= tile.bk and M * N >= WRITE_BOUND * K * (M + N)
@@ -430,10 +414,8 @@ TMA_LOAD_WEIGHT = 64
 def _tma_cost(M: int, N: int, batch: int, bm: int, bn: int, cluster: int, sm_count: int) -> int:
     """Predicted time of a TMA tile shape, in arbitrary units: waves of CTAs (tile rows rounded up to whole
     clusters) times the time of one tile, which does bm x bn work and loads bm + bn per k-step
-    (TMA_LOAD_WEIGHT: with 64 the model ranks the measured shapes as they ran, tccg/tile_probe.py on the H100,
-    results/v13_h100/call1/, call3/, call4/: #12 256 x 160 0.411-0.417 ms, 128 x 224 0.416-0.421, 128 x 256
-    0.425-0.430; #20, 41 tile rows, 128 x 240 0.392-0.396, 128 x 208 0.392-0.397, 128 x 256 0.410-0.420,
-    128 x 224 0.426, 256 x 160 0.431)."""
+    (TMA_LOAD_WEIGHT: with 64 the model ranks the shapes measured on the H100 as they ran, for square GEMMs
+    of ~5000 and for 41 tile rows, where the five shapes were up to 10% apart)."""
     rows = -(-M // bm)
     ctas = -(-rows // cluster) * cluster * -(-N // bn) * batch
     return -(-ctas // sm_count) * (bm * bn + TMA_LOAD_WEIGHT * (bm + bn))
@@ -441,20 +423,17 @@ def _tma_cost(M: int, N: int, batch: int, bm: int, bn: int, cluster: int, sm_cou
 
 def _tma_tile(plan: Plan, tile: TileConfig, sm_count: int = SM_COUNT) -> TileConfig:
     """The compute-bound wgmma tile as a TMA-fed warp-specialised tile with 4 stages where both inputs have
-    tensor maps (tccg/tile_probe.py on the H100, results/v8_h100/probe_tma.txt: 128 x 256 #12 0.501 -> 0.443
-    ms, #20 0.470 -> 0.415, #21 0.466 -> 0.444 against the 256x128x64 / 4 cp.async tile; warp specialisation
-    with cp.async loads was slower, probe_ws.txt); the tile unchanged otherwise.
+    tensor maps (measured on the H100 for compute-bound GEMMs: 128 x 256 1.05-1.13x faster than the 256x128x64
+    / 4 cp.async tile; warp specialisation with cp.async loads was slower); the tile unchanged otherwise.
 
     Its shape is the TMA_SHAPES one of least `_tma_cost`: whole waves of tiles that waste little of the
-    last (#12: 660 tiles of 256 x 160 are 5 waves of 132, 840 of 128 x 256 are 6.4; #20: 902 of 128 x 240
-    are 6.8, 861 of 128 x 256 are 6.5). Where the tile rows pair up (an even number of them), the tile
-    runs in clusters of two CTAs that multicast their shared B stage (TileConfig.cluster): #12 128 x 256
-    0.444 -> 0.421 ms (results/v12_h100/call5/), 128 x 224 0.475 -> 0.421 (v13_h100/call1/). Not with an
-    odd number: #20's 41 rows, padded to 42, ran even (0.408 -> 0.411).
+    last (e.g. 660 tiles of 256 x 160 are 5 waves of 132 SMs, 840 of 128 x 256 are 6.4). Where the tile rows
+    pair up (an even number of them), the tile runs in clusters of two CTAs that multicast their shared B stage
+    (TileConfig.cluster): 1.05-1.13x faster on the H100. Not with an odd number: padded by a row, it ran even.
 
     B's mn dimension may be two stride terms that the tiles straddle, read in boxes of fewer rows
-    (kernels/tma.py); A's may not. Measured against the cp.async tile (results/v21_h100/call9/, call11/,
-    boxes_probe.py): five shapes of C = A[d, c, a] B[d, b] or A[d, a, c] B[b, d] with a of 40-104, B's boxes
+    (kernels/tma.py); A's may not. Measured against the cp.async tile on the H100: five shapes of C = A[d, c, a] B[d,
+    b] or A[d, a, c] B[b, d] with a of 40-104, B's boxes
     of 8-40 rows, ran 1.20-1.46x faster; A[d, c, a] as A (boxes of 8 rows, 128 x 240, no cluster) ran 1.14x
     slower."""
     from ..kernels.tma import geometry
@@ -476,8 +455,8 @@ def _tma_tile(plan: Plan, tile: TileConfig, sm_count: int = SM_COUNT) -> TileCon
         # (a cluster loads B in boxes of half the tile when B is k-major)
         if math.ceil(plan.M / bm) % 2 == 0 and maps(ops[1], bn // 2, False) is not None:
             new = dataclasses.replace(new, cluster=2)
-        # (an mn-major B's half-used last column atom as a box of its 32 columns: #12 under the power cap 0.4298 /
-        #  0.4319 -> 0.4246 / 0.4284 ms, 297 / 299 -> 294 / 297 mJ a call, results/v29_h100/call5/)
+        # (an mn-major B's half-used last column atom as a box of its 32 columns: 1% faster and 1% less energy a
+        #  call under the H100's power cap)
         if bn % 64 == 32 and not ops[1].kmajor:
             new = dataclasses.replace(new, half_atom=True)
         cost = _tma_cost(plan.M, plan.N, plan.batch, bm, bn, new.cluster, sm_count)
@@ -488,20 +467,17 @@ def _tma_tile(plan: Plan, tile: TileConfig, sm_count: int = SM_COUNT) -> TileCon
 
 def _min_blocks(tile: TileConfig, a: OperandSpec, b: OperandSpec, heavy: bool = False) -> TileConfig:
     """A heuristic f32 simt tile with its registers capped for more CTAs per SM (TileConfig.min_blocks),
-    where that measured faster on the H100 (tccg/tile_probe.py, results/v9_h100/probe_f32_b*.txt): 64 x 64
-    for 4 (ccsd_t #31 93.2 -> 85.9 us, #33 80.7 -> 79.8), 128 x 64 / 64 x 128 for 3 (#16 459 -> 436 us,
-    #15 520 -> 516), 128 x 128 for 2 where neither input is read k-major (#20 6.54 -> 6.28 ms; with
-    k-major fragments the 128 registers spill: #12, #21, #28 1-3% slower, so those take 128 x 64 tiles
-    for 2). The caps of 64 and 80 registers leave 8-24 bytes of spills in some of these kernels
+    where that measured faster on the H100: 64 x 64 for 4 (1-8%), 128 x 64 / 64 x 128 for 3 (1-5%), 128 x 128
+    for 2 where neither input is read k-major (4%; with k-major fragments the 128 registers spill: 1-3%
+    slower, so those take 128 x 64 tiles for 2). The caps of 64 and 80 registers leave 8-24 bytes of spills in some of
+    these kernels
     (L1-resident; measured faster with them).
 
     A compute-bound (`heavy`) 128 x 128 tile with neither input k-major becomes 128 x 64 with 128 threads of
     8 x 8, 3 CTAs per SM and 4 stages: the same FMAs per shared load, and 168 registers, with which ptxas
     puts the FFMAs' sources in different register banks far more often than under the 128-register cap of
-    two 256-thread CTAs (the H100's dispatch stalls: results/v10_h100/call4/probe_order.txt, #20 6.16 -> 5.89 ms,
-    #21 6.01 -> 5.75, #12 5.90 -> 5.53 with stream-K); compute-bound 128 x 64 and 64 x 128 tiles take the
-    same threads (call5/probe_15_18.txt: #15 0.533 -> 0.495 ms, #16 0.443 -> 0.408, #17 0.445 -> 0.406, #18 0.536
-    -> 0.499)."""
+    two 256-thread CTAs (the H100's dispatch stalls: 4-7% faster on square GEMMs of ~5000); compute-bound
+    128 x 64 and 64 x 128 tiles take the same threads (7-9% faster)."""
     if tile.mma or tile.tm == 0 or tile.threads != 256 or (a.dtype, b.dtype) != ("f32", "f32"):
         return tile  # (f64 tiles need their registers)
     n = {(64, 64): 4, (128, 64): 3, (64, 128): 3}.get((tile.bm, tile.bn), 0)
@@ -512,8 +488,7 @@ def _min_blocks(tile: TileConfig, a: OperandSpec, b: OperandSpec, heavy: bool = 
     if (tile.bm, tile.bn) == (128, 128) and not (a.kmajor or b.kmajor):
         n = 2
     elif (tile.bm, tile.bn) == (128, 128):
-        # a k-major input: 128 x 64 with 2 CTAs per SM (probe_kmajor_caps.txt: #12 6.77 -> 6.60 ms, #21 / #23
-        # 7.18 -> 7.05, #26 7.24 -> 7.14, #28 7.31 -> 7.08, #29 7.46 -> 7.41)
+        # a k-major input: 128 x 64 with 2 CTAs per SM (1-3% faster on the H100)
         return dataclasses.replace(tile, bn=64, tn=4, min_blocks=2)
     return dataclasses.replace(tile, min_blocks=n) if n else tile
 
@@ -523,10 +498,8 @@ def _stream_k(tile: TileConfig, M: int, N: int, K: int, batch: int, sm_count: in
     """A heuristic simt tile of a compute-bound shape (the caller's test) with stream-K CTAs
     (TileConfig.sk_ctas: one per CTA slot of the device, sm_count x min_blocks) where the grid has at
     least `min_waves` waves of those slots and ends in a partial one (its waves less than SK_WAVE_FILL
-    full on average: #20's 3321 tiles of 128 x 64 on 396 slots are 8.39 waves, 93%; on the H100 5.91 ->
-    5.75 ms, results/v10_h100/call9/probe_f32_sk.txt; #12's 8.18 waves are within noise, 5.43 -> 5.48).
-    Not for the TMA warp-specialised tensor-core tiles: measured slower there (results/v10_h100/call8/,
-    call11/)."""
+    full on average: e.g. 3321 tiles of 128 x 64 on 396 slots are 8.39 waves, 93%; 3% faster on the H100;
+    8.18 waves were within noise). Not for the TMA warp-specialised tensor-core tiles: measured slower there."""
     if tile.mma or tile.persistent or math.ceil(K / tile.bk) < SK_MIN_KTILES:
         return tile
     slots = sm_count * tile.min_blocks
@@ -619,8 +592,8 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
         spec = dataclasses.replace(spec, tile=dataclasses.replace(tile, persistent=True, chunked=True, group_m=4,
                                                                   serpentine=True))
     if chosen and tile.persistent and spec.smem_bytes > SMEM_LIMIT:
-        # (a heuristic persistent tile whose epilogue tile does not fit beside its pipeline: #16 with
-        #  f32 output ran on the safe fallback tile, 1.53 -> 2.64x floor)
+        # (a heuristic persistent tile whose epilogue tile does not fit beside its pipeline, e.g. with an f32
+        #  output, would fall back to the safe tile, 1.7x slower)
         spec = dataclasses.replace(spec, tile=dataclasses.replace(tile, persistent=False))
     if chosen:
         spec = _narrow_copies(spec)
@@ -634,19 +607,17 @@ ROW_STREAM = (64, 4, 4)
 
 
 def _row_stream(spec: KernelSpec, plan: Plan, read_c: bool) -> KernelSpec:
-    """On sm_90, the long narrow GEMM of `_narrow_ws` (TCCG #2) on a row-stream tile (TileConfig.rows: whole k-major
+    """On sm_90, the long narrow GEMM of `_narrow_ws` on a row-stream tile (TileConfig.rows: whole k-major
     rows of the wide input in units of 64 rows, landed by 1-d bulk copies in A's memory order, 16 warps on mma.sync,
     K in 4 parts) where its wide input's rows are K contiguous values (kernels/spec.py `rows_split`); units of 8
     values of m's first part where that part divides by 8 (D's 16-byte vectors along m), else 1; 4 stages, fewer where
     they do not fit in shared memory. The spec unchanged otherwise.
 
-    Measured on the H100 (tccg/results/v30_h100/): a grid-stride copy kernel reads #2's 57.6 MB input in 0.0201 ms
-    (2.86 TB/s, `stream_probe.py`, call1/), while the warp-specialised wgmma tile ran #2 in 0.0275-0.0280 ms
-    (torch.einsum 0.0277-0.0279). The prototype `rows_kernel.cu` (`rows_probe.py`, call2a-call2c/, against those two
-    in the same process): 4 warps of 16 rows 0.0293 ms (B's fragments in registers), 8 warps with K in 2 parts
-    0.0261-0.0262, 16 warps with K in 4 parts 0.0252 (3 stages 0.0254; 5 KB copies; 2.5 KB copies or units of 128
-    rows slower). This kernel, end to end (`python -m tccg`): f16 0.0261 ms against torch's 0.0284, f16 -> f32 0.0289
-    against 0.0377 (call3/); in the v30 headlines 0.0270 and 0.0255 against 0.0275 and 0.0283 in the single pass."""
+    Measured on the H100 for M ~ 10^5, N = 24, K ~ 300 (a 57.6 MB wide input): a grid-stride copy kernel reads the
+    input at 2.86 TB/s, 1.37x faster than the warp-specialised wgmma tile ran the GEMM (as fast as torch.einsum). A
+    prototype with 4 warps of 16 rows (B's fragments in registers) was 1.05x slower than that tile, 8 warps with K
+    in 2 parts 1.06x faster, 16 warps with K in 4 parts 1.10x faster (3 stages alike; smaller copies or units of 128
+    rows slower). This kernel, end to end: f16 1.09x faster than torch, f16 -> f32 1.3x."""
     if spec.tile != NARROW_WS_TILE:
         return spec
     p = rows_split(plan.layout_a.dim("m"), plan.K)
@@ -672,19 +643,19 @@ NARROW_WS_TILE = TileConfig(256, 32, 64, 4, wm=64, wn=32, wgmma=True, ws=True, p
 
 
 def _narrow_copies(spec: KernelSpec) -> KernelSpec:
-    """The heuristic's narrow cp.async tiles (a side of 32 or less: TCCG's intensli #1-#8, M = 24) copy with an
+    """The heuristic's narrow cp.async tiles (a side of 32 or less, e.g. M = 24) copy with an
     L2 prefetch of NARROW_PREFETCH bytes, and on the mma.sync path they keep A's panel resident in shared
     memory on a persistent tile, where the kernel takes one (TileConfig.resident_a), and apply an op on B to
     B's fragments (TileConfig.frag_op_b).
 
-    Measured on the H100, round-robin tile probes of the core kernels (results/v15_h100/call1/, call2/):
-    - 128 B on the heuristic's tiles: f16 #2 / #5-#8 0.946-0.966 of their time, the other 26 cp.async cores
-      0.978-1.013 (geomean 0.990); f32 #3, #4, #6-#8 0.936-0.964, #2 / #5 1.005 / 1.003, but the simt
-      compute-bound 128 x 64 tiles of #20-#30 1.001-1.050. 256 B: f16 1.035 on geomean, #16-#19 1.12-1.15.
-    - persistent + resident + 128 B, f16: #2 0.956, #5 0.773, #6 0.687, #8 0.691 (persistent alone 0.96-1.15,
-      resident alone 0.99-1.00); f32 (simt): 1.02 on geomean, so not there.
+    Measured on the H100, round-robin tile probes of the core kernels:
+    - 128 B on the heuristic's narrow tiles: f16 0.946-0.966 of their time, other cp.async cores 0.978-1.013
+      (geomean 0.990); f32 narrow tiles 0.936-1.005, but compute-bound simt 128 x 64 tiles 1.001-1.050, so
+      narrow tiles only. 256 B: 1.035 on geomean, up to 1.15 on tall shapes.
+    - persistent + resident + 128 B, f16 narrow tiles: 0.69-0.96 (persistent alone 0.96-1.15, resident alone
+      0.99-1.00); f32 (simt): 1.02 on geomean, so not there.
     With an op on B, the mma.sync tiles apply it to B's fragments (TileConfig.frag_op_b): leaky_relu on A, B and
-    D, f16 #2 0.934, #5 0.906, #6 0.955, #8 0.950 of the stage transform's time (results/v15_h100/call4/).
+    D, 0.91-0.96 of the stage transform's time.
     """
     t = spec.tile
     if t.wgmma or t.tma or min(t.bm, t.bn) > 32:
@@ -710,19 +681,14 @@ def panel_fits(tile: TileConfig, M: int, batch: int, a_kmajor: bool) -> bool:
 def _chunked_epilogue(spec: KernelSpec) -> bool:
     """Whether the heuristic's TMA tile of 256 x 160 becomes persistent with a chunked epilogue (each warp's rows
     staged and stored through a region of the last stage, all 160 columns at once; TileConfig.chunked) and raster
-    groups of 4: where D is a 2-byte type stored along n and no C is read. #12 f16 (round-robin tile probes on
-    the H100, results/v14_h100/call12/, call13/): one-tile CTAs 0.4414 / 0.4392 ms, persistent in groups of 8
-    0.4154 / 0.4297, of 4 0.4039 / 0.4153 (the chunks then staged 64 rows at a time in A's stage); a 4-byte D,
-    staged 32 rows at a time, ran no faster (f16 -> f32: 0.4427 -> 0.4426), nor did the persistent 128 x 240
-    tiles of #20 (0.4383 -> 0.4505: one-tile CTAs kept there). The barrier-free per-warp staging (v20) took
-    #12's kernel from 568,774 to 566,059 cycles (results/v20_h100/call2/, call3/). Its CTAs walk every other tile's
-    k-tiles backwards (TileConfig.serpentine: each starts on the k-slabs the CTA's last tile ended on, which the wave's
-    CTAs, in step, have just read): Nsight Compute on the H100, plain / serpentine / serpentine / plain in one
-    process, twice, 569,880 / 565,430 and 576,290 / 569,074 cycles on average, the L2 hit rate 84-87% / 87-89%
-    (results/v22_h100/call6/, when a CTA kept its tile column from one raster group to the next); interleaved timing
-    0.9987x (call5/). Since v25 each group's columns are turned by one (gett.cuh's tile_coords), so a CTA's next
-    tile is in the next column, whose B slabs a neighbouring CTA has just ended on (0.992-0.996x,
-    results/v25_h100/call6/)."""
+    groups of 4: where D is a 2-byte type stored along n and no C is read. Measured on the H100 (round-robin tile
+    probes, f16 GEMM of ~5000 square): persistent in groups of 4 0.92-0.95x the time of one-tile CTAs, groups of 8
+    0.94-0.98x (the chunks then staged 64 rows at a time in A's stage); a 4-byte D, staged 32 rows at a time, ran
+    no faster, nor did persistent 128 x 240 tiles (one-tile CTAs kept there). Its CTAs walk every other tile's
+    k-tiles backwards (TileConfig.serpentine: each starts on the k-slabs the CTA's last tile ended on, which the
+    wave's CTAs, in step, have just read): Nsight Compute had 1% fewer cycles and an L2 hit rate 2-3 points
+    higher. Each raster group's columns are turned by one (gett.cuh's tile_coords), so a CTA's next tile is in
+    the next column, whose B slabs a neighbouring CTA has just ended on (0.992-0.996x)."""
     t = spec.tile
     return (t.tma and (t.bm, t.bn) == (256, 160) and not t.persistent and not spec.read_c and spec.d.ncontig
             and not spec.d.run and ITEMSIZE[spec.d.dtype] == 2 and spec.K > 0 and spec.epi_cols == t.bn)

@@ -24,6 +24,7 @@ from ..kernels.spec import TileConfig
 from .partition import Partition, partition
 from .plan import Plan, make_plan
 from .problem import ContractionProblem
+from .target import DEFAULT_TARGET, Target
 
 #: candidate tiles (mma path for f16/bf16, simt path otherwise)
 MMA_TILES = [(128, 128, 64, 3, 64, 64), (128, 128, 32, 4, 64, 32), (128, 256, 32, 3, 64, 64),
@@ -39,9 +40,6 @@ WGMMA_TILES = [(128, 128, 3, ""), (256, 128, 4, ""), (256, 128, 3, ""), (128, 64
                (256, 128, 4, "t"), (256, 128, 3, "p"), (128, 256, 4, "c"), (128, 240, 4, "t"), (128, 208, 4, "t"),
                (256, 160, 4, "c"), (128, 224, 4, "c")]
 PERSISTENT_MMA_TILES = [(96, 128, 32, 2, 48, 64), (128, 128, 32, 2, 64, 32), (32, 256, 32, 3, 32, 32)]
-#: H100 figures the model uses (measured in tccg/results): copy bandwidth, fp16 / fp32 peak
-BANDWIDTH_GBS, PEAK_TFLOPS = {"mma": 2800.0, "simt": 2800.0}, {"mma": 750.0, "simt": 52.0}
-SM_COUNT = 132
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,9 +194,9 @@ def valid(problem: ContractionProblem, c: Candidate) -> bool:
     return True
 
 
-def predicted_ms(plan: Plan, tile: TileConfig) -> float:
-    """The cheap model of the module docstring (milliseconds on an H100)."""
-    path = "mma" if tile.mma else "simt"
+def predicted_ms(plan: Plan, tile: TileConfig, target: Target = DEFAULT_TARGET) -> float:
+    """The cheap model of the module docstring (milliseconds on `target`)."""
+    path = "mma" if tile.mma else "simt64" if plan.problem.compute == "f64" else "simt32"
     tiles_m, tiles_n = math.ceil(plan.M / tile.bm), math.ceil(plan.N / tile.bn)
     ctas = tiles_m * tiles_n * plan.batch
 
@@ -210,12 +208,12 @@ def predicted_ms(plan: Plan, tile: TileConfig) -> float:
     a = plan.layout_a.itemsize * plan.M * plan.K * plan.batch * tiles_n * waste(plan.layout_a, ("m", "k"))
     b = plan.layout_b.itemsize * plan.K * plan.N * plan.batch * tiles_m * waste(plan.layout_b, ("k", "n"))
     d = plan.layout_d.itemsize * plan.M * plan.N * plan.batch * waste(plan.layout_d, ("m", "n"))
-    mem_ms = (a + b + d) / (BANDWIDTH_GBS[path] * 1e6)
+    mem_ms = target.copy_us(a + b + d) / 1e3
     eff = min(1.0, (tile.bm * tile.bn) / (128 * 128)) * 0.35  # mma.sync from smem reaches ~1/3 of peak
     if tile.wgmma:
-        eff *= 2.0  # (warpgroup MMA: 0.55-0.75 of peak on the H100, tccg/PERFORMANCE.md)
-    flop_ms = plan.flops / (PEAK_TFLOPS[path] * 1e9 * max(eff, 0.05))
-    waves = math.ceil(ctas / SM_COUNT) / max(ctas / SM_COUNT, 1e-9)
+        eff *= 2.0  # (warpgroup MMA: 0.55-0.75 of peak, measured on the H100)
+    flop_ms = plan.flops / (target.peak(path) * 1e9 * max(eff, 0.05))
+    waves = math.ceil(ctas / target.sm_count) / max(ctas / target.sm_count, 1e-9)
     return max(mem_ms, flop_ms) * max(1.0, waves)
 
 

@@ -22,7 +22,6 @@ from gettpy.kernels import build as B  # noqa: E402
 from gettpy.kernels.render import render  # noqa: E402
 from gettpy.kernels.report import compile_suite, format_rows  # noqa: E402
 from gettpy.kernels.spec import ITEMSIZE, TileConfig  # noqa: E402
-from gettpy.layouts.descriptor import build_dim_map  # noqa: E402
 from gettpy.plan import ContractionProblem, TensorInfo, make_plan  # noqa: E402
 from gettpy.plan.tiles import kernel_spec  # noqa: E402
 
@@ -559,48 +558,6 @@ def test_frag_ops_compile(cache):
             TileConfig(64, 64, 16, 3, tm=4, tn=4, **kw)
 
 
-def test_tma_store_geometry_and_rules(cache):
-    """TileConfig.tma_store: D's tensor map addresses every coordinate where D's own maps do (each (n, m, b) of a
-    small batched D enumerated), boxes of 16 rows x 32 values, 64-byte swizzle; #12's chunked 256 x 160 tile and a
-    batched one compile with the third map; refused without a chunked TMA tile, for a 4-byte D, for D along m,
-    for bn not a multiple of 32."""
-    import dataclasses
-
-    from gettpy.errors import KernelError
-    from gettpy.kernels.tma import store_geometry
-    from gettpy.layouts.emulate import gett_offset
-
-    chunk = TileConfig(256, 160, 64, 4, wm=64, wn=160, wgmma=True, ws=True, tma=True, persistent=True, cluster=2,
-                       chunked=True, tma_store=True)
-    spec = kernel_spec(tccg_plan("ab-ac-cb", (1616, 1024, 280), "f16"), False, tile=chunk)
-    g = spec.tma_store_geometry
-    assert g.dims == (spec.N, spec.M) and g.box == (32, 16) and g.swizzle == 64 and spec.epi_cols == 160
-    src = render(spec)[0]
-    assert "tmD" in src and "TMA_STORE = true" in src and B.build(spec, ARCH).report.spill_stores == 0
-    t128 = TileConfig(128, 128, 64, 4, wm=64, wn=128, wgmma=True, ws=True, tma=True, persistent=True, chunked=True,
-                      tma_store=True)
-    bspec = kernel_spec(tccg_plan("zab-zac-zcb", (72, 40, 64, 3), "f16", order="C"), False, tile=t128)
-    bg = bspec.tma_store_geometry
-    assert len(bg.dims) == 3 and bg.box == (32, 16, 1) and B.build(bspec, ARCH).report.spill_stores == 0
-    d, item = bspec.d, ITEMSIZE[bspec.d.dtype]
-    n, m, b = np.meshgrid(np.arange(bspec.N), np.arange(bspec.M), np.arange(bspec.batch), indexing="ij")
-    want = gett_offset(d.n, n) + gett_offset(d.m, m) + gett_offset(d.b, b)
-    got = n + m * (bg.strides[0] // item) + b * (bg.strides[1] // item)
-    assert np.array_equal(want, got)
-    assert len(np.unique(got)) == got.size  # (one element per coordinate)
-    with pytest.raises(KernelError, match="chunked epilogues on TMA tiles"):
-        dataclasses.replace(chunk, chunked=False)
-    with pytest.raises(KernelError, match="no TMA stores"):  # (a 4-byte D)
-        kernel_spec(tccg_plan("ab-ac-cb", (1616, 1024, 280), "f16", out="f32"), False, tile=chunk)
-    with pytest.raises(KernelError, match="no TMA stores"):  # (bn 240: not whole 32-wide boxes)
-        kernel_spec(tccg_plan("ab-ac-cb", (1616, 1024, 280), "f16"), False,
-                    tile=dataclasses.replace(t128, bn=240, wn=240, cluster=2))
-    assert store_geometry(dataclasses.replace(spec.d, ncontig=False), 1) is None  # (D along m)
-    assert store_geometry(dataclasses.replace(spec.d, dtype="f32"), 1) is None
-    two = build_dim_map((8, 16), (1, 1616 * 8))  # (n as two stride terms)
-    assert store_geometry(dataclasses.replace(spec.d, n=two), 1) is None
-
-
 def test_wgmma_tail_column(cache):
     """KernelSpec.wg_tail_n: a warp-specialised wgmma grid whose N is not a multiple of bn runs its last tile column
     on an m64n{N % bn, rounded up to 16}k16 wgmma (Cfg::WgmmaTail); whole columns, and tiles that are not warp
@@ -682,105 +639,6 @@ def test_quad_direct_stores(cache):
         assert "shfl.sync.bfly" not in ptx and "st.global.v4" not in ptx
 
 
-def test_balanced_columns(cache):
-    """TileConfig.balanced: #12 f16's heuristic tile balanced (N = 5136 on 160-wide tiles: 32 and a rest of 16) has
-    15 tile columns of 160 and 18 of 152, which cover N exactly, and its raster groups turned by 5. Walking the 660
-    tiles as gett.cuh's tile_coords does (4-row groups, the clusters' pairs, 132 CTAs taking tiles c, c + 132, ...),
-    every (row, column) is one tile, and no CTA takes more than 3 wide tiles of its 5 (turned by one, some took 5).
-    The kernel holds both wgmma widths and compiles with no spills. The heuristic does not take it (an option: slower
-    on #12); the options it needs are checked; where N is a multiple of bn, or every column would be narrow, the grid
-    stays as it was."""
-    import dataclasses
-    import re
-    from collections import Counter
-
-    plan = tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16")
-    heur = kernel_spec(plan, False)
-    assert not heur.tile.balanced and (heur.wide_cols, heur.wg_tail_n, heur.raster_turn) == (0, 16, 1)
-    spec = kernel_spec(plan, False, tile=dataclasses.replace(heur.tile, balanced=True))
-    t = spec.tile
-    assert (t.balanced, spec.wide_cols, spec.wg_tail_n, spec.raster_turn) == (True, 15, 152, 5)
-    assert spec.balance == (5, 3, 5)
-    cols, wide = -(-spec.N // t.bn), spec.wide_cols
-    widths = [t.bn] * wide + [spec.wg_tail_n] * (cols - wide)
-    assert sum(widths) == spec.N == 5136 and (cols, spec.M // t.bm) == (33, 20)
-    starts = [sum(widths[:j]) for j in range(cols)]
-
-    def origin(tile):  # (gett.cuh's tile_coords for this grid: one batch, whole clusters, group_m rows a group)
-        width = t.group_m * cols
-        first = tile // width * t.group_m
-        size = min(t.group_m, spec.M // t.bm - first)
-        tm, tn = first + tile % width % size, (tile % width // size + tile // width * spec.raster_turn) % cols
-        return tm, tn
-
-    seen = Counter(origin(i) for i in range(spec.grid))
-    assert spec.grid == 660 and set(seen.values()) == {1} and len(seen) == 660
-    per_cta = [[origin(i)[1] for i in range(c, 660, 132)] for c in range(132)]
-    assert max(sum(j < wide for j in js) for js in per_cta) == 3
-    assert max(sum(widths[j] for j in js) for js in per_cta) == 3 * 160 + 2 * 152
-    assert starts[wide] == 15 * 160 and starts[-1] + widths[-1] == spec.N
-    shapes = Counter(re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m64n\d+k16)", B.ptx(spec, ARCH)))
-    assert shapes == {"m64n160k16": 10, "m64n152k16": 10}
-    src = render(spec)[0]
-    assert "WIDE_COLS = 15LL;" in src and "TURN = 5;" in src
-    k = B.build(spec, ARCH)
-    assert k.report.spill_stores == 0 and k.report.registers <= 168
-    # (a whole N, or every column narrower, or TileConfig.balanced off: no balanced columns)
-    for n, tail in ((5120, 160), (1456, 16)):  # (1456: ten columns of 152 would hold it)
-        other = kernel_spec(tccg_plan("ab-ac-cb", (n, 5120, 5136), "f16"), False, tile=t)
-        assert (other.N, other.wide_cols, other.raster_turn, other.wg_tail_n) == (n, 0, 1, tail)
-    assert dataclasses.replace(spec, tile=dataclasses.replace(t, balanced=False)).wide_cols == 0
-    for bad in (dict(chunked=False), dict(tma_store=True)):
-        with pytest.raises(KernelError, match="balanced"):
-            dataclasses.replace(t, **bad)
-    with pytest.raises(KernelError, match="balanced"):
-        TileConfig(128, 128, 64, 4, wm=64, wn=128, wgmma=True, ws=True, persistent=True, chunked=True, balanced=True)
-
-
-def test_pingpong_tile(cache):
-    """TileConfig.pingpong: the two computing warpgroups of a persistent warp-specialised tile take its tiles in turn,
-    each a whole tile of bm (64 or 128) rows. The options it needs are checked; a warpgroup's accumulators (bm / 64 x
-    bn / 2 a thread) decide the register split, and the chunked epilogue's regions are the 4 of one warpgroup.
-    #12's 128 x 160 ping-pong tile in five stages renders PINGPONG, turns the warpgroups with named barriers (an arrival
-    after a tile's last wgmmas, a wait before the next tile's first) and compiles with no spills in 227 KB."""
-    import dataclasses
-    import re
-
-    from gettpy.kernels.spec import SMEM_LIMIT
-
-    kw = dict(wm=64, wgmma=True, ws=True, persistent=True, chunked=True, pingpong=True)
-    assert TileConfig(128, 160, 64, 5, wn=160, tma=True, **kw).reg_split  # (2 x 80 = 160 accumulators a thread)
-    assert not TileConfig(128, 128, 64, 5, wn=128, **kw).reg_split  # (128)
-    assert not TileConfig(64, 256, 64, 5, wn=256, **kw).reg_split  # (one 64-row block of 256: 128)
-    assert not TileConfig(256, 128, 64, 4, wm=64, wn=128, wgmma=True, ws=True).reg_split  # (cooperative: 128)
-    for bad in (dict(chunked=False), dict(persistent=False, chunked=False), dict(bm=256, bn=128, wn=128)):
-        args = dict(bm=128, bn=128, bk=64, stages=4, wn=128) | kw | bad
-        with pytest.raises(KernelError, match="ping-pong|chunked"):
-            TileConfig(**args)
-    with pytest.raises(KernelError, match="multiple of 128"):  # (64 rows: a ping-pong warpgroup's, not two halves)
-        TileConfig(64, 256, 64, 4, wm=64, wn=256, wgmma=True, ws=True, persistent=True, chunked=True)
-
-    heur = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)
-    assert heur.tile.bm == 256 and not heur.tile.pingpong
-    tile = dataclasses.replace(heur.tile, bm=128, stages=5, pingpong=True)
-    spec = dataclasses.replace(heur, tile=tile)
-    assert spec.smem_bytes <= SMEM_LIMIT and spec.epi_chunk
-    # (a region of 16 rows x (160 + 8) halves: 3 in A's 16 KB, 4 in B's 24 KB; the 8 of a cooperative tile would not
-    #  fit, so the cooperative 128 x 160 tile stages fewer columns at a time)
-    assert spec.epi_cols == 160
-    assert dataclasses.replace(spec, tile=dataclasses.replace(tile, pingpong=False)).epi_cols == 80
-    src = render(spec)[0]
-    assert "PINGPONG = true" in src and "PINGPONG = false" in render(heur)[0]
-    # (the cooperative kernel: one 256-thread barrier before its epilogue; ping-pong: a warpgroup's wait for its turn
-    #  and its own barrier before its epilogue, and the arrival that hands the turn on)
-    text, coop = B.ptx(spec, ARCH), B.ptx(heur, ARCH)
-    assert re.search(r"bar\.arrive\s", text) and not re.search(r"bar\.arrive\s", coop)
-    n_sync = [len(re.findall(r"bar\.sync\s", t)) for t in (text, coop)]
-    assert n_sync[0] >= 2 and n_sync[0] > n_sync[1], n_sync
-    k = B.build(spec, ARCH)
-    assert k.report.spill_stores == 0 and k.report.registers <= 168
-
-
 @pytest.mark.parametrize("contraction,extents", [
     ("ab-ac-cb", (5136, 5120, 5136)),  # (#12)
     ("abc-dca-bd", (312, 24, 296, 312)),  # (#2)
@@ -837,29 +695,6 @@ def test_chunked_epilogue_along_m(cache):
         kernel_spec(flipped("f16", out="f32"), False, tile=tile)
 
 
-def test_rest_last(cache):
-    """TileConfig.rest_last (the walk's last partial round to the last CTAs): compiles for #12 on the flipped partition
-    without clusters (the next-tile rule in the PTX: no spills, wgmmas pipelined), and is refused with clusters or
-    on tiles that are not persistent and warp-specialised."""
-    import dataclasses
-
-    from gettpy.plan.partition import partition
-
-    plan = tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16")
-    flipped = make_plan(plan.problem, part=partition(plan.problem).traded())
-    tile = TileConfig(256, 160, 64, 4, wm=64, wn=160, wgmma=True, ws=True, tma=True, persistent=True, chunked=True,
-                      group_m=4, rest_last=True)
-    spec = kernel_spec(flipped, False, tile=tile)
-    assert "REST_LAST = true" in render(spec)[0] and spec.grid == 21 * 32
-    r = B.build(spec, ARCH).report
-    assert r.spill_stores == 0 and not r.wgmma_serial
-    plain = kernel_spec(flipped, False, tile=dataclasses.replace(tile, rest_last=False))
-    assert "REST_LAST = false" in render(plain)[0]
-    for bad in (dict(cluster=2), dict(persistent=False, chunked=False), dict(ws=False, tma=False, chunked=False)):
-        with pytest.raises(KernelError, match="rest_last"):
-            dataclasses.replace(tile, **bad)
-
-
 def test_half_atom(cache):
     """TileConfig.half_atom: the heuristic takes it for #12 (256 x 160, B mn-major in three column atoms, the last half
     used) and for nothing else of the suite's kind; B's second map is its own with boxes of 32 columns (rank 3 with a
@@ -876,7 +711,7 @@ def test_half_atom(cache):
     assert g.box == (HALF_ATOM_COLS, 64) and gb.box == (64, 64) and (g.dims, g.strides) == (gb.dims, gb.strides)
     src = render(spec)[0]
     assert "HALF_ATOM = true" in src and "gett::TmaDesc tmB, const __grid_constant__ gett::TmaDesc tmBh)" in src
-    assert "&tmA, &tmB, nullptr, nullptr, &tmBh);" in src
+    assert "&tmA, &tmB, nullptr, &tmBh);" in src  # (run's arguments: tmA, tmB, the stream-K workspace, tmBh)
     r = B.build(spec, ARCH).report
     assert r.spill_stores == 0 and not r.wgmma_serial
     plain = kernel_spec(plan, False, tile=dataclasses.replace(spec.tile, half_atom=False))
@@ -900,35 +735,11 @@ def test_half_atom(cache):
                                                   half_atom=True))
 
 
-def test_share_a(cache):
-    """TileConfig.share_a (a cluster's pair along n sharing A): #12 keeps 660 CTAs (20 rows of 16 pairs, and 10 pairs of
-    its 16-wide last column's rows), A's boxes are half the tile's rows, the kernel compiles with no spills and
-    pipelined wgmmas; an even number of columns has no last-column pairs (M = 5136 with an odd number of tile rows
-    needs no padding row then). Refused without clusters of two and on balanced grids."""
-    import dataclasses
-
-    plan = tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16")
-    tile = dataclasses.replace(kernel_spec(plan, False).tile, share_a=True)
-    spec = kernel_spec(plan, False, tile=tile)
-    assert spec.grid == 20 * 32 + 20 and spec.tma_geometries[0].box == (64, 128)
-    assert "SHARE_A = true" in render(spec)[0]
-    r = B.build(spec, ARCH).report
-    assert r.spill_stores == 0 and not r.wgmma_serial
-    even = kernel_spec(tccg_plan("ab-ac-cb", (5120, 5136, 5136), "f16"), False, tile=tile)
-    tm, tn = -(-even.M // 256), -(-even.N // 160)
-    assert even.grid == (tm * (tn - tn % 2) + tn % 2 * (tm + tm % 2)) * even.batch
-    for bad in (dict(cluster=1), dict(balanced=True)):
-        with pytest.raises(KernelError, match="share_a"):
-            dataclasses.replace(tile, **bad)
-
-
 def test_header_edit_changes_cache_key():
     spec = kernel_spec(tccg_plan("ab-ac-cb", (40, 24, 8), "f32"), False)
     src, _ = render(spec)
     assert "gett_offset" in src and "#include <cuda_fp16.h>" in src
     assert B.cache_key(src, ARCH) != B.cache_key(src.replace("gett_offset", "gett_offset "), ARCH)
-
-
 
 
 # ------------------------------------------- the heuristic's kernels of tests/unit/test_heuristics.py compile

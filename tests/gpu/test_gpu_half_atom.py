@@ -1,8 +1,8 @@
 """GPU tests of TileConfig.half_atom: a TMA tile over an mn-major B whose width is 64 j + 32 loads its last column atom
 as a box of the 32 columns it uses, through a second map of B (gettpy.kernels.tma.half_atom_geometry), and expects 4 KB
 less a stage. Every case is checked against numpy float64 (run_forced, D poisoned first): with and without clusters (the
-atoms shared out between the pair, B multicast; share_a: B loaded whole by each CTA), persistent walks with the chunked
-epilogue, balanced tile columns, partial last tiles whose half atom is live (its columns past N zero-filled) or not, N a
+atoms shared out between the pair, B multicast), persistent walks with the chunked
+epilogue, partial last tiles whose half atom is live (its columns past N zero-filled) or not, N a
 whole number of tiles, a batch (rank-3 maps), bf16 and f32 outputs. Skipped without an sm_90 device.
 """
 from __future__ import annotations
@@ -28,9 +28,6 @@ CASES = [  # (id, A, B, D modes, extents, tile, dtypes in/out)
     # (a last column of 152: its half atom live, its columns past N (152-159) zero-filled)
     ("256x160_c2_partial_atom", "ki", "kj", "ij", {"i": 1000, "j": 2072, "k": 520},
      dict(bm=256, bn=160, cluster=2, group_m=4, persistent=True, chunked=True), ("f16", "f16")),
-    # (pairs sharing A: each CTA loads B whole, its last atom through the block map)
-    ("256x160_share_a", "ik", "kj", "ij", {"i": 1300, "j": 3896, "k": 136},
-     dict(bm=256, bn=160, cluster=2, group_m=4, persistent=True, chunked=True, share_a=True), ("f16", "f16")),
     # (no cluster, one tile a CTA, N a whole number of tiles, C read)
     ("128x160_grid", "ik", "kj", "ij", {"i": 520, "j": 1280, "k": 712}, dict(bm=128, bn=160), ("f16", "f32")),
     # (64 + 32 columns: the first atom is the half-used one)
@@ -38,9 +35,6 @@ CASES = [  # (id, A, B, D modes, extents, tile, dtypes in/out)
     # (192 + 32 columns in clusters: part 1 of the pair loads atom 1 and the half atom 3)
     ("128x224_c2", "ki", "jk", "ji", {"i": 1104, "j": 1800, "k": 264}, dict(bm=128, bn=224, cluster=2),
      ("f16", "f16")),
-    # (balanced columns: 160 and 152 wide, the narrow tiles' half atom bringing the next tile's first 8 columns too)
-    ("256x160_balanced", "ik", "kj", "ij", {"i": 1300, "j": 3896, "k": 136},
-     dict(bm=256, bn=160, cluster=2, group_m=4, persistent=True, chunked=True, balanced=True), ("f16", "f16")),
     # (a batch: rank-3 maps, the half atom's box one batch deep; a last column of 104)
     ("256x160_batch", "bik", "bkj", "bij", {"b": 3, "i": 300, "j": 904, "k": 136}, dict(bm=256, bn=160, cluster=2),
      ("f16", "f16")),

@@ -154,20 +154,6 @@ def test_persistent_chunked_epilogue_along_m(name, la, lb, ld, ext, tile, dts, o
     _walks(spec)
 
 
-@pytest.mark.parametrize("name,la,lb,ld,ext,tile,dts,order,op", [ALONG_M[1], ALONG_M[2]],
-                         ids=[ALONG_M[1][0], ALONG_M[2][0]])
-def test_persistent_rest_last(name, la, lb, ld, ext, tile, dts, order, op, rng):
-    """TileConfig.rest_last: the walk's last partial round taken by the last CTAs, from the last down; every tile
-    stored once (D poisoned first, every value against float64), on grids with a rest (asserted)."""
-    from gettpy.backends import gpu
-    from gettpy.kernels.build import get_function
-
-    t = _p(**tile, wgmma=True, ws=True, tma=True, chunked=True, rest_last=True)
-    spec = run_forced(rng, la, lb, ld, ext, t, dts[0], dts[1], order=order, alpha=0.75, swap=True)
-    grid = gpu.launch_grid(spec, get_function(spec))
-    assert spec.tile.rest_last and spec.grid % grid and spec.grid > grid, (spec.grid, grid)
-
-
 SERPENTINE = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out)
     # (8 tile rows x 25 columns = 200 tiles on 132 CTAs: some walk two, the second backwards; K = 200: the partial
     #  k-tile comes first on the backward walk)
@@ -253,37 +239,6 @@ def test_persistent_k0_scales_c(rng):
     _walks(spec)
 
 
-TMA_STORE = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, order, op on D, batch mode)
-    # (7 tile rows of 256 padded to 8; 26 columns of 160, the last 16 wide: boxes past N left out, the rest clipped)
-    ("256x160_c2_ragged", "ik", "jk", "ij", {"i": 1700, "j": 4016, "k": 336},
-     dict(bm=256, bn=160, bk=64, stages=4, wm=64, wn=160, cluster=2, serpentine=True), ("f16", "f16"), "C", False),
-    # (TCCG #12's layout, column-major, with a ragged last column and a partial last k-tile)
-    ("256x160_c2_F", "ac", "cb", "ab", {"a": 1616, "b": 4096, "c": 280},
-     dict(bm=256, bn=160, bk=64, stages=4, wm=64, wn=160, cluster=2), ("f16", "f16"), "F", False),
-    # (a batch: rank-3 maps; bf16, an op on D; 128-row tiles, rows past M in the last tile row; 128 x 128 is the
-    #  widest 128-row tile whose stages hold 8 regions of 16 unpadded rows)
-    ("128x128_bf16_batch_op", "zki", "zjk", "zji", {"z": 3, "i": 1000, "j": 1064, "k": 200},
-     dict(bm=128, bn=128, bk=64, stages=4, wm=64, wn=128), ("bf16", "bf16"), "C", True),
-]
-
-
-@pytest.mark.parametrize("alpha", [0.75, 1.0], ids=["scaled", "alpha1"])
-@pytest.mark.parametrize("name,la,lb,ld,ext,tile,dts,order,op", TMA_STORE, ids=[c[0] for c in TMA_STORE])
-def test_persistent_tma_store(name, la, lb, ld, ext, tile, dts, order, op, alpha, rng):
-    """The chunked epilogue with D stored through the TMA unit (TileConfig.tma_store): each warp's 16 rows staged
-    64-byte swizzled and stored as boxes of 16 x 32 through D's tensor map, which clips them at N and M; clusters, a
-    serpentine walk, a batch, alpha and an op on D, against float64."""
-    from gettpy import ops
-
-    t = _p(**tile, wgmma=True, ws=True, tma=True, chunked=True, tma_store=True)
-    spec = run_forced(rng, la, lb, ld, ext, t, dts[0], dts[1], order=order, alpha=alpha,
-                      ops=(None, None, None, ops.leaky_relu(0.2) if op else None))
-    g = spec.tma_store_geometry
-    assert spec.epi_chunk and spec.epi_cols == t.bn and g.box[:2] == (32, 16) and g.dims[:2] == (spec.N, spec.M)
-    assert (spec.batch > 1) == (len(g.dims) == 3)
-    _walks(spec)
-
-
 TAIL = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, order, wgmma columns of the last tile column)
     # (#12's tile: 25 columns of 160 + one of 16, B mn-major, clusters, a chunked epilogue, serpentine k-walks)
     ("256x160_c2_mnmajor_16", "ik", "kj", "ij", {"i": 1700, "j": 4016, "k": 200},
@@ -318,85 +273,3 @@ def test_persistent_tail_column(name, la, lb, ld, ext, tile, dts, order, nt, rng
     text = ptx(spec)
     assert f".m64n{nt}k16." in text and f".m64n{spec.tile.bn}k16." in text
     _walks(spec)
-
-
-BALANCED = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, order, wide columns, turn)
-    # (TCCG #12's layout and heuristic tile at K = 200: 20 tile rows, 15 columns of 160 and 18 of 152, raster groups of
-    #  4 rows turned by 5; on the H100's 132 CTAs 5 tiles each)
-    ("12_layout", "ac", "cb", "ab", {"a": 5136, "b": 5120, "c": 200},
-     dict(bm=256, bn=160, bk=64, stages=4, wm=64, wn=160, tma=True, cluster=2, chunked=True, serpentine=True,
-          group_m=4), ("f16", "f16"), "F", 15, 5),
-    # (8 columns of 160 and 18 of 152 covering N = 4016, 7 tile rows padded to 8 for the pairs, groups of 2 rows)
-    ("256x160_c2_mnmajor_g2", "ik", "kj", "ij", {"i": 1700, "j": 4016, "k": 200},
-     dict(bm=256, bn=160, bk=64, stages=4, wm=64, wn=160, tma=True, cluster=2, chunked=True, serpentine=True,
-          group_m=2), ("f16", "f16"), "C", 8, 5),
-    # (B k-major, a batch of 2, 6 columns of 240 and 5 of 232 whose last holds 228 (N = 2596), a partial tile row)
-    ("128x240_c2_kmajor_batch", "zik", "zjk", "zij", {"z": 2, "i": 1960, "j": 2596, "k": 136},
-     dict(bm=128, bn=240, bk=64, stages=4, wm=64, wn=240, tma=True, cluster=2, chunked=True), ("f16", "f16"), "C",
-     6, 1),
-]
-
-
-@pytest.mark.parametrize("alpha", [0.75, 1.0], ids=["scaled", "alpha1"])
-@pytest.mark.parametrize("name,la,lb,ld,ext,tile,dts,order,wide,turn", BALANCED, ids=[c[0] for c in BALANCED])
-def test_persistent_balanced_columns(name, la, lb, ld, ext, tile, dts, order, wide, turn, alpha, rng):
-    """Balanced tile columns (TileConfig.balanced): the first wide_cols columns bn wide, the others bn - 8 on the
-    narrower wgmma, whose stage also holds the next tile's first 8 columns (not stored by it), raster groups turned
-    by KernelSpec.raster_turn; mn-major and k-major B, clusters, serpentine k-walks, a batch, a last column past N;
-    every value of D against float64 (D is poisoned first: a column no tile stores, or a narrow tile's zeros stored
-    over its neighbour's first columns, shows up here). The kernel's PTX holds both wgmma widths."""
-    from gettpy.kernels.build import ptx
-
-    t = _p(**tile, wgmma=True, ws=True, balanced=True)
-    spec = run_forced(rng, la, lb, ld, ext, t, dts[0], dts[1], order=order, alpha=alpha)
-    assert (spec.wide_cols, spec.raster_turn, spec.wg_tail_n) == (wide, turn, t.bn - 8)
-    text = ptx(spec)
-    assert f".m64n{t.bn - 8}k16." in text and f".m64n{t.bn}k16." in text
-    _walks(spec)
-
-
-PINGPONG = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, order)
-    # (TCCG #12's layout on its ping-pong tile: 11 tile rows of 128 padded to 12 for the pairs (the padding row's tiles
-    #  issue no wgmma but still take their turns), 26 columns of 160 (the last 16 wide, on the narrow wgmma), 16 k-tiles
-    #  (the last partial) going three times round the 5 stages, clusters, serpentine k-walks; 312 tiles: 2 or 3 a CTA)
-    ("128x160_c2_F", "ac", "cb", "ab", {"a": 4016, "b": 1300, "c": 1000},
-     dict(bm=128, bn=160, bk=64, stages=5, wm=64, wn=160, tma=True, cluster=2, serpentine=True), ("f16", "f16"), "F"),
-    ("128x160_c2_F_tma_store", "ac", "cb", "ab", {"a": 4016, "b": 1000, "c": 200},
-     dict(bm=128, bn=160, bk=64, stages=5, wm=64, wn=160, tma=True, cluster=2, tma_store=True), ("f16", "f16"), "F"),
-    # (cp.async loaders; 1960 = 15 x 128 + 40 rows: the last tile row's second 64-row block issues no wgmma; 12 k-tiles;
-    #  bf16)
-    ("128x128_cp_async_bf16", "ik", "kj", "ij", {"i": 1960, "j": 3000, "k": 712},
-     dict(bm=128, bn=128, bk=64, stages=5, wm=64, wn=128), ("bf16", "bf16"), "C"),
-    # (64-row tiles, one 64-row block a warpgroup; TMA with a batch (rank-3 maps); 9 k-tiles; f32 D, staged as 4-byte
-    #  values)
-    ("64x256_f32out_batch", "zki", "zjk", "zij", {"z": 3, "i": 1000, "j": 1064, "k": 520},
-     dict(bm=64, bn=256, bk=64, stages=5, wm=64, wn=256, tma=True), ("f16", "f32"), "C"),
-]
-
-
-def _tiles_per_cta(spec) -> set[int]:
-    """How many tiles the CTAs of a persistent grid walk (blockIdx.x, + gridDim.x, ... below spec.grid, which counts a
-    cluster's padding tiles)."""
-    from gettpy.backends import gpu
-    from gettpy.kernels.build import get_function
-
-    grid = gpu.launch_grid(spec, get_function(spec))
-    return {len(range(c, spec.grid, grid)) for c in range(grid)}
-
-
-@pytest.mark.parametrize("alpha", [0.75, 1.0], ids=["scaled", "alpha1"])
-@pytest.mark.parametrize("name,la,lb,ld,ext,tile,dts,order", PINGPONG, ids=[c[0] for c in PINGPONG])
-def test_persistent_pingpong(name, la, lb, ld, ext, tile, dts, order, alpha, rng):
-    """Ping-pong warpgroups (TileConfig.pingpong): the CTA's tiles taken in turn by its two computing warpgroups, each
-    a whole tile, their k-loops ordered by named barriers and their stages released by one warpgroup's 4 warps; TMA
-    and cp.async loaders, clusters with a padding tile row, serpentine walks, TMA stores, partial tile rows, columns and
-    k-tiles, k-loops several times round the stages, CTAs ending on either warpgroup, a batch, alpha; every value of D
-    against float64."""
-    t = _p(**tile, wgmma=True, ws=True, chunked=True, pingpong=True)
-    spec = run_forced(rng, la, lb, ld, ext, t, dts[0], dts[1], order=order, alpha=alpha)
-    assert spec.epi_chunk and spec.tile.pingpong
-    _walks(spec)
-    if name == "128x160_c2_F":
-        counts = _tiles_per_cta(spec)
-        assert -(-spec.K // 64) > 2 * spec.tile.stages and -(-spec.M // 128) % 2 == 1, (spec.K, spec.M)
-        assert any(n % 2 for n in counts) and any(n % 2 == 0 for n in counts), counts

@@ -4,8 +4,7 @@ of their k-tiles to sk_ctas CTAs, and a tile cut between CTAs is summed by the C
 Each case asserts that some tile really is cut (its k-tiles shared by several CTAs), then checks the
 result against numpy float64 (run_forced): simt f32 / f64, mma.sync, wgmma and warp-specialised wgmma (TMA
 and cp.async loaders) f16, partial tiles in m, n and k, a batch mode, C read with alpha / beta, ops, more
-stream-K CTAs than k-iterations, and the aligned form (TileConfig.sk_split: each tile of the last partial
-wave cut into equal k-slices). The cut tiles' sums run in CTA order whichever CTA arrives last, so two
+stream-K CTAs than k-iterations. The cut tiles' sums run in CTA order whichever CTA arrives last, so two
 launches give the same bits.
 """
 from __future__ import annotations
@@ -17,10 +16,10 @@ from harness import run_forced
 pytestmark = pytest.mark.gpu
 
 
-def _tile(sk, split=0, **kw):
+def _tile(sk, **kw):
     from gettpy.kernels.spec import TileConfig
 
-    return TileConfig(**kw, sk_ctas=sk, sk_split=split)
+    return TileConfig(**kw, sk_ctas=sk)
 
 
 def _cut(spec) -> bool:
@@ -62,31 +61,6 @@ def test_stream_k(name, la, lb, ld, ext, tile, sk, dts, order, rng):
     spec = run_forced(rng, la, lb, ld, ext, _tile(sk, **tile), dts[0], dts[1], order=order, with_c=True,
                       alpha=1.5, beta=-0.5)
     assert spec.sk_tiles > 0 and _cut(spec), (spec.sk_tiles, spec.grid)
-
-
-SPLIT_CASES = [  # (id, A, B, D modes, extents, tile kwargs, sk_ctas, sk_split, dtypes in/out, order)
-    ("ws_tma", "ik", "jk", "ij", {"i": 700, "j": 1100, "k": 1000},
-     dict(bm=128, bn=256, wm=64, wn=256, tma=True, **WS), 7, 2, ("f16", "f16"), "C"),
-    ("ws_tma_f32out_odd_split", "ki", "kj", "ij", {"i": 904, "j": 600, "k": 1300},
-     dict(bm=256, bn=128, wm=64, wn=128, tma=True, **WS), 7, 3, ("f16", "f32"), "C"),
-    ("ws_cp_async", "ik", "jk", "ij", {"i": 500, "j": 700, "k": 904},
-     dict(bm=128, bn=128, wm=64, wn=128, **WS), 5, 4, ("f16", "f16"), "C"),
-    ("simt_f32", "ik", "kj", "ij", {"i": 1000, "j": 700, "k": 1000},
-     dict(bm=128, bn=128, bk=16, stages=3, tm=8, tn=8), 9, 3, ("f32", "f32"), "F"),
-]
-
-
-@pytest.mark.parametrize("name,la,lb,ld,ext,tile,sk,split,dts,order", SPLIT_CASES, ids=[c[0] for c in SPLIT_CASES])
-def test_stream_k_aligned(name, la, lb, ld, ext, tile, sk, split, dts, order, rng):
-    """The aligned form: the tiles of the last partial wave of sk_ctas, each cut into `split` k-slices."""
-    spec = run_forced(rng, la, lb, ld, ext, _tile(sk, split, **tile), dts[0], dts[1], order=order, with_c=True,
-                      alpha=1.5, beta=-0.5)
-    nt = spec.tiles * spec.batch
-    assert spec.sk_tiles == nt % sk > 0 and spec.sk_ctas == spec.sk_tiles * split and _cut(spec)
-    kt = -(-spec.K // spec.tile.bk)
-    # every share lies in one tile (no CTA walks on into the next)
-    assert all((c * kt) // split // kt == ((c + 1) * kt // split - 1) // kt
-               for c in range(spec.sk_ctas)), spec
 
 
 def test_ws_dead_warpgroup(rng):

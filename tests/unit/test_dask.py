@@ -364,3 +364,27 @@ def test_random_contractions_match_numpy(case):
     got = gdask.einsum(subs, *[da.from_array(x, chunks=c) for x, c in zip(xs, chunks, strict=True)],
                        split_every=2).compute(scheduler="sync")
     _close(got, np.einsum(subs, *xs), np.einsum(subs, *[np.abs(x) for x in xs]))
+
+
+def test_custom_ops_keep_one_instance_per_worker_process():
+    """A distributed worker unpickles every task's arguments anew; a custom op (part of plan keys through
+    its twin's identity) must come back as one instance per process, or every task is planned again."""
+    cloudpickle = pytest.importorskip("cloudpickle")
+    from gettpy import ops
+
+    def twin(s):
+        return lambda x: s * x
+
+    sq = ops.custom("(T(2) * x)", numpy=twin(2.0))
+    arith = gdask._arith([sq, ops.identity], None, None)
+    t1, t2 = (cloudpickle.loads(cloudpickle.dumps(arith)) for _ in range(2))  # two tasks' arguments
+    assert t1.ops[0] != t2.ops[0]  # distinct twins: distinct plan keys, unless interned
+    assert gdask._interned(t1) is gdask._interned(t2)
+    # a twin that behaves differently is another op: never interned to the first
+    other = gdask._arith([ops.custom("(T(2) * x)", numpy=twin(3.0)), ops.identity], None, None)
+    assert other.token != arith.token
+    assert gdask._interned(cloudpickle.loads(cloudpickle.dumps(other))).ops[0].numpy(1.0) == 3.0
+    # built-in ops and semirings compare by name: nothing to intern
+    assert gdask._arith([ops.relu, ops.leaky_relu(0.2)], ops.neg, ops.max_plus).token is None
+    assert gdask._arith([], None, ops.semiring("(a > b ? a : b)", "(x < y ? x : y)", -np.inf, np.inf,
+                                               np.maximum, np.minimum)).token is not None

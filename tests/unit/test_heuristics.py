@@ -254,35 +254,24 @@ def test_stream_k_heuristic():
         assert s.tile.mma or fill >= SK_WAVE_FILL or math.ceil(s.K / s.tile.bk) < SK_MIN_KTILES
 
 
-@pytest.mark.parametrize("nt,g,kt,split", [(1681, 264, 324, 0), (361, 264, 324, 0), (7, 5, 3, 0), (6, 50, 5, 0),
-                                           (40, 7, 63, 0), (9, 9, 1, 0), (100, 33, 2, 0), (840, 132, 81, 2),
-                                           (820, 132, 81, 4), (861, 132, 81, 3), (40, 7, 63, 5), (6, 50, 5, 8),
-                                           (100, 33, 2, 3)])
-def test_stream_k_shares(nt, g, kt, split):
+@pytest.mark.parametrize("nt,g,kt", [(1681, 264, 324), (361, 264, 324), (7, 5, 3), (6, 50, 5), (40, 7, 63), (9, 9, 1),
+                                     (100, 33, 2)])
+def test_stream_k_shares(nt, g, kt):
     """gett.cuh's stream-K arithmetic, enumerated: every k-iteration of the stream-K tiles belongs to one
     CTA (sk_begin), sk_cta_of finds it, each cut tile's contributors are c_lo..c_hi, and the two slots per
-    CTA (its share starting inside a tile, its share ending inside one) are never used by two tiles. The
-    aligned form (split > 0): the partial wave's tiles only, each in min(split, kt) slices of one tile."""
+    CTA (its share starting inside a tile, its share ending inside one) are never used by two tiles."""
     from gettpy.kernels.spec import KernelSpec, TileConfig
 
     spec = kernel_spec(tccg_plan("ab-ac-cb", (64 * nt, 64, kt * 8), "f32", order="F"), False,
-                       tile=TileConfig(64, 64, 8, 2, tm=4, tn=4, sk_ctas=g, sk_split=split))
+                       tile=TileConfig(64, 64, 8, 2, tm=4, tn=4, sk_ctas=g))
     assert isinstance(spec, KernelSpec)
-    if split:
-        assert spec.sk_tiles == (nt % g if nt > g else nt)
-        assert spec.sk_ctas == spec.sk_tiles * min(split, kt)
-        assert spec.grid == nt - spec.sk_tiles + spec.sk_ctas
-    else:
-        assert spec.sk_tiles == min(nt, nt % g + g)
-        assert spec.sk_ctas == min(g, spec.sk_tiles * kt)  # (at most one CTA per k-iteration: each has a share)
+    assert spec.sk_tiles == min(nt, nt % g + g)
+    assert spec.sk_ctas == min(g, spec.sk_tiles * kt)  # (at most one CTA per k-iteration: each has a share)
     sk = spec.sk_tiles
     iters = sk * kt
     g = spec.sk_ctas
     begin = [c * iters // g for c in range(g + 1)]
     assert all(begin[c] < begin[c + 1] for c in range(g))
-    if split:  # (each share inside one tile, the slices of a tile equal to within one k-tile)
-        assert all(begin[c] // kt == (begin[c + 1] - 1) // kt for c in range(g))
-        assert max(begin[c + 1] - begin[c] for c in range(g)) - min(begin[c + 1] - begin[c] for c in range(g)) <= 1
     owner = [None] * iters
     for c in range(g):
         for it in range(begin[c], begin[c + 1]):

@@ -179,10 +179,11 @@ def test_bad_op_specs_are_value_errors(bad):
 
 
 @pytest.mark.parametrize("bad", [("leaky_relu", 0.1), 5, ops.relu, [ops.relu], [None, None, None]])
-def test_bad_ops_sequences_are_value_errors(bad):
+def test_bad_ops_sequences_are_gettpy_type_or_value_errors(bad):
     a, b, _ = _arrays()
-    with pytest.raises(OpError, match="ops"):
+    with pytest.raises(GettpyError, match="ops") as e:
         gettpy.einsum("ik,kj->ij", a, b, ops=bad)
+    assert isinstance(e.value, TypeError | ValueError)
 
 
 def test_bad_semiring_is_a_value_error():
@@ -255,8 +256,9 @@ def test_incomplete_explicit_path_raises_like_numpy():
     x = np.ones((2, 2))
     with pytest.raises(RuntimeError):  # numpy's own kind; gettpy's errors are ValueError / TypeError kinds
         np.einsum("ij,jk,kl->", x, 2 * x, 3 * x, optimize=["einsum_path", (0, 1)])
-    with pytest.raises(SubscriptError, match="uncontracted"):
+    with pytest.raises(SubscriptError, match="uncontracted") as e:
         gettpy.einsum("ij,jk,kl->", x, 2 * x, 3 * x, optimize=["einsum_path", (0, 1)])
+    assert isinstance(e.value, RuntimeError)  # numpy's kind too
 
 
 @pytest.mark.parametrize("path", [["einsum_path", (0, 1, 2)], ["einsum_path", (2, 0, 1)],

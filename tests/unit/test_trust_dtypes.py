@@ -253,6 +253,11 @@ def test_promote_and_compute_of():
     assert dtypes.compute_of("b1", "b1", None, "b1") == "b1"
 
 
+def test_exact_kinds():
+    assert [s for s in dtypes.ITEMSIZE if dtypes.is_exact(s)] == ["i8", "i16", "i32", "i64", "u8", "u16", "u32",
+                                                                  "u64", "b1"]
+
+
 def test_gpu_dtype_hook():
     assert {"f16", "bf16", "f32", "f64", "c64", "c128"} <= dtypes.GPU_DTYPES
     for s in ("f32", "c128"):

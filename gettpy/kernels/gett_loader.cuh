@@ -1,0 +1,264 @@
+// gett_loader.cuh — the loader policy: one operand's tile, global -> shared, through its maps (cp.async or TMA)
+// (namespace gett; pasted by kernels/render.py)
+// ------------------------------------------------------------------------------------------------
+// TileLoader: one operand's (TMN x TBK) tile, global -> shared, through its maps.
+//   KMAJOR: the smem tile is [TMN][TBK + PAD] (k contiguous) else [TBK][TMN + PAD] (mn contiguous).
+//   V: elements per copy along the smem-contiguous dimension (V > 1 only along a vectorisable dim).
+//   SW: 0 = padded rows (PITCH = TC + 16 bytes, conflict-free for ldmatrix); 1 = wgmma's 128-byte
+//     swizzle (2-byte elements): atoms of 8 rows x 64 elements (1024 bytes), the 16-byte chunk j of
+//     row r stored at chunk j ^ (r % 8). K-major tiles have TC == 64 (one atom wide); MN-major tiles
+//     are cut into column atoms (TC rounded up to 64), each TS rows deep.
+//   L2P: the copies' L2 prefetch size (copy_async; 0 = none).
+//   VS (mn-contiguous tiles): the vector runs along the map term with divisor VS, i.e. its elements are
+//     the coordinates l, l + VS, ..., l + (V-1)*VS of the tile (a tile 2-D over two modes). They land in
+//     consecutive smem slots: coordinate l sits at slot perm(l) (below); VS == 1 is the identity.
+// Each thread owns ITERS vectors; the mn offsets and predicates of its vectors are hoisted (init),
+// the k offsets are evaluated per k-tile.
+// ------------------------------------------------------------------------------------------------
+template <int V, int VS>
+struct SlotPerm {
+  static constexpr bool kIdentity = VS == 1;
+  // slot p = j + V * r  <->  tile coordinate l = r % VS + VS * (j + V * (r / VS))
+  __device__ __forceinline__ static int coord(int p) {
+    if constexpr (VS == 1) return p;
+    const int j = p % V, r = p / V;
+    return r % VS + VS * (j + V * (r / VS));
+  }
+  // first coordinate of the vector that fills slots [V * r, V * r + V)
+  __device__ __forceinline__ static int vector_coord(int r) {
+    if constexpr (VS == 1) return r * V;
+    return r % VS + VS * V * (r / VS);
+  }
+};
+
+template <class T, int TMN, int TBK, int V, bool KMAJOR, int THREADS, long long EXT_MN, long long EXT_K,
+          class MapMN, class MapK, class I, class U, int VS = 1, int SW = 0, int L2P = 0>
+struct TileLoader {
+  static constexpr int TC = KMAJOR ? TBK : TMN;  // smem-contiguous extent
+  static constexpr int TS = KMAJOR ? TMN : TBK;  // strided extent
+  static constexpr int PAD = SW ? 0 : 16 / int(sizeof(T));
+  // (swizzled mn-major tiles hold whole column atoms: a tile 224 wide takes 4 atoms, the wgmma reading
+  //  the first 224 columns; the copies fill TC columns, a TMA box the whole last atom)
+  static constexpr int TCA = SW && !KMAJOR ? (TC + 63) / 64 * 64 : TC;
+  static constexpr int PITCH = TCA + PAD;
+  static constexpr int STAGE_ELEMS = TS * PITCH;
+  // (k-major TMA boxes of a map that holds half the tile's rows, as a cluster's maps do, ROWS of a split map)
+  template <int ROWS>
+  static constexpr int HALF_BOXES = ROWS ? ROWS : KMAJOR ? TMN / 2 : 0;
+  static constexpr int LV = TC / V;  // vectors per smem row
+  static constexpr int NV = LV * TS;
+  static constexpr int ITERS = (NV + THREADS - 1) / THREADS;
+  static constexpr bool EVEN = NV % THREADS == 0;
+  static constexpr bool FULL_MN = EXT_MN % TMN == 0;
+  static constexpr bool FULL_K = EXT_K % TBK == 0;
+  static constexpr int BYTES = V * int(sizeof(T));
+  static constexpr bool ASYNC = BYTES >= 4;
+  static_assert(TC % V == 0, "vector width must divide the tile");
+  static_assert(BYTES <= 16, "at most 16-byte vectors");
+  static_assert(ITERS <= 32, "too many loads per thread for the predicate mask");
+  static_assert(VS == 1 || (!KMAJOR && TMN % (VS * V) == 0), "vector step VS needs an mn-contiguous tile");
+  static_assert(!SW || (sizeof(T) == 2 && TS % 8 == 0 && (KMAJOR ? TC == 64 : TC % 16 == 0)),
+                "the 128-byte swizzle holds 2-byte elements in atoms of 8 rows x 64");
+  using Perm = SlotPerm<KMAJOR ? 1 : V, KMAJOR ? 1 : VS>;
+  // wgmma descriptor strides (bytes): LBO between 64-wide column atoms (MN-major; unused K-major),
+  // SBO between groups of 8 rows
+  static constexpr unsigned WG_LBO = KMAJOR ? 16u : unsigned(TS * 128), WG_SBO = 1024u;
+
+  // element offset in a stage of (strided row sl, contiguous column c); a vector never crosses a
+  // 16-byte chunk, so it stays contiguous under the swizzle
+  __device__ __forceinline__ static int slot(int sl, int c) {
+    if constexpr (!SW) {
+      return sl * PITCH + c;
+    } else {
+      const int w = c & 63;
+      return (c >> 6) * (TS * 64) + sl * 64 + (((w >> 3) ^ (sl & 7)) << 3) + (w & 7);
+    }
+  }
+  // element offset of the unswizzled start of the (mn0.., k0..) sub-tile a wgmma reads (mn0 % 64 ==
+  // 0, k0 % 16 == 0): the hardware applies the swizzle to the address bits itself
+  __device__ __forceinline__ static int wg_start(int mn0, int k0) {
+    return KMAJOR ? mn0 * 64 + k0 : (mn0 >> 6) * (TS * 64) + k0 * 64;
+  }
+
+  I mn_off[ITERS];
+  unsigned mn_ok;  // bit i: vector i of this thread is inside the tile and inside the mn extent
+
+  __device__ __forceinline__ static T* at(T* s, int k, int mn) {
+    return KMAJOR ? s + mn * PITCH + k : s + k * PITCH + mn;
+  }
+
+  __device__ __forceinline__ void init(int tid, U mn0) {
+    mn_ok = 0;
+#pragma unroll
+    for (int i = 0; i < ITERS; ++i) {
+      const int idx = tid + i * THREADS;
+      const int cv = idx % LV, sl = idx / LV;
+      const U g = mn0 + U(KMAJOR ? sl : Perm::vector_coord(cv));
+      const bool ok = (EVEN || idx < NV) && (FULL_MN || g < U(EXT_MN));
+      mn_off[i] = ok ? gett_offset<I>(g, MapMN{}) : I(0);
+      mn_ok |= (ok ? 1u : 0u) << i;
+    }
+  }
+
+  // (1) issue the copies of k-tile k0 into `stage` (zero-filled outside the extents)
+  __device__ __forceinline__ void load(T* stage, const T* base, int tid, U k0) const {
+#pragma unroll
+    for (int i = 0; i < ITERS; ++i) {
+      const int idx = tid + i * THREADS;
+      if (!EVEN && idx >= NV) continue;
+      const int cv = idx % LV, sl = idx / LV;
+      const U gk = k0 + U(KMAJOR ? cv * V : sl);
+      const bool ok = ((mn_ok >> i) & 1u) && (FULL_K || gk < U(EXT_K));
+      const I off = ok ? I(mn_off[i] + gett_offset<I>(gk, MapK{})) : I(0);
+      T* dst = stage + slot(sl, cv * V);
+      if constexpr (ASYNC) {
+        copy_async<BYTES, !(FULL_MN && FULL_K), L2P>(dst, base + off, ok);
+      } else {  // 1- or 2-byte gather (no 4-byte cp.async): guarded load, plain shared store
+        static_assert(BYTES == 1 || BYTES == 2, "non-async copies are 1- or 2-byte words");
+        using W = typename Cond<BYTES == 1, unsigned char, unsigned short>::type;
+        W v = 0;
+        if (ok) v = __ldg(reinterpret_cast<const W*>(base + off));
+        *reinterpret_cast<W*>(dst) = v;
+      }
+    }
+  }
+
+  // (1') TMA: the stage as boxes of the operand's tensor map (dims innermost first: the smem-contiguous
+  //      dimension, the other, the batch): one box of 64 x TS (k-major) or one box of 64 x 64 per column atom
+  //      (mn-major), each landing in the swizzled layout `slot` describes; zero-filled outside the tensor.
+  //      SPLIT > 0 (k-major): the mn dimension is two dims of the map, rows mn % SPLIT and slabs mn / SPLIT,
+  //      read in boxes of ROWS rows (ROWS divides both the tile's rows and SPLIT: no box straddles two slabs,
+  //      kernels/tma.py), each one ROWS x 128-byte piece of the stage
+  // (a box's coordinates: the smem-contiguous dimension, the other (cut at SPLIT), the batch)
+  template <long long SPLIT>
+  __device__ __forceinline__ static void box_coords(int (&c)[4], U inner, U outer, U bz) {
+    static_assert(SPLIT == 0 || KMAJOR, "split mn dimensions on k-major tiles");
+    c[0] = int(inner);
+    if constexpr (SPLIT > 0) {
+      c[1] = int(outer % U(SPLIT));
+      c[2] = int(outer / U(SPLIT));
+      c[3] = int(bz);
+    } else {
+      c[1] = int(outer);
+      c[2] = int(bz);
+      c[3] = 0;
+    }
+  }
+  // (k-major: the rows [r0, r0 + n) of the stage as boxes of ROWS rows, or one box where ROWS == 0)
+  template <int R, long long SPLIT, int ROWS>
+  __device__ __forceinline__ static void kmajor_boxes(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0,
+                                                      U k0, U bz, int r0, int n, unsigned short mask) {
+    constexpr int BR = ROWS > 0 ? ROWS : TS;
+    static_assert(BR % 8 == 0, "boxes of whole swizzle atoms");
+    int c[4];
+#pragma unroll
+    for (int r = r0; r < r0 + n; r += BR) {
+      box_coords<SPLIT>(c, k0, mn0 + U(r), bz);
+      if (mask) tma_box_mc<R>(stage + r * 64, map, bar, c, mask);
+      else tma_box<R>(stage + r * 64, map, bar, c);
+    }
+  }
+  // (mn-major, HALF: kernels/tma.py's half_atom_geometry) the tile's last column atom, of whose 64 columns it uses
+  // TMN % 64 = 32, as a box of those columns through `half`, B's map with boxes of 32 columns (which land in the first
+  // half of each 128-byte row, as the 64-column box's would); false for the other atoms
+  template <int R, bool HALF>
+  __device__ __forceinline__ static bool half_box(T* stage, const TmaDesc* half, unsigned long long* bar, U mn0, U k0,
+                                                  U bz, int a, unsigned short mask) {
+    if constexpr (HALF) {
+      static_assert(!KMAJOR && TMN % 64 == 32, "a half-used last column atom");
+      if (a != TCA / 64 - 1) return false;
+      int c[4];
+      box_coords<0>(c, mn0 + U(64 * a), k0, bz);
+      if (mask) tma_box_mc<R>(stage + a * TS * 64, half, bar, c, mask);
+      else tma_box<R>(stage + a * TS * 64, half, bar, c);
+      return true;
+    } else {
+      return false;
+    }
+  }
+  template <int RANK, long long SPLIT, int ROWS, bool HALF = false>
+  __device__ __forceinline__ static void tma(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
+                                             U bz, const TmaDesc* half = nullptr) {
+    static_assert(SW && (KMAJOR ? TC == 64 : TS == 64), "TMA boxes fill 128-byte-swizzled stages");
+    static_assert(ROWS == 0 || (KMAJOR && TS % ROWS == 0), "k-major boxes that fill the tile's rows");
+    constexpr int R = RANK + (SPLIT > 0 ? 1 : 0);
+    int c[4];
+    if constexpr (KMAJOR) {
+      kmajor_boxes<R, SPLIT, ROWS>(stage, map, bar, mn0, k0, bz, 0, TS, 0);
+    } else {
+#pragma unroll
+      for (int a = 0; a < TCA / 64; ++a) {
+        if (!live_atom(mn0, a) || half_box<R, HALF>(stage, half, bar, mn0, k0, bz, a, 0)) continue;
+        box_coords<0>(c, mn0 + U(64 * a), k0, bz);
+        tma_box<R>(stage + a * TS * 64, map, bar, c);
+      }
+    }
+  }
+  // (cluster of two) this CTA's half (part 0 or 1) of the stage's boxes, multicast into both CTAs: the
+  //      k-major rows are cut in halves (the map's box is TMN / 2 rows, or ROWS of a split map), the mn-major
+  //      boxes share out by column atom (alternately)
+  template <int RANK, long long SPLIT, int ROWS, bool HALF = false>
+  __device__ __forceinline__ static void tma_half(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
+                                                  U bz, unsigned part, const TmaDesc* half = nullptr) {
+    static_assert(SW && (KMAJOR ? TC == 64 && TS % 16 == 0 : TS == 64), "halves of whole atoms");
+    static_assert(ROWS == 0 || (KMAJOR && (TS / 2) % ROWS == 0), "k-major boxes that fill the half's rows");
+    constexpr int R = RANK + (SPLIT > 0 ? 1 : 0);
+    int c[4];
+    if constexpr (KMAJOR) {
+      kmajor_boxes<R, SPLIT, ROWS ? ROWS : TS / 2>(stage, map, bar, mn0, k0, bz, int(part) * (TS / 2), TS / 2,
+                                                   (unsigned short)3);
+    } else {  // (part p: the atoms p, p + 2, ...; an odd count leaves part 0 one more)
+#pragma unroll
+      for (int a = 0; a < TCA / 64; ++a)
+        if ((a & 1) == int(part) && live_atom(mn0, a) && !half_box<R, HALF>(stage, half, bar, mn0, k0, bz, a, 3)) {
+          box_coords<0>(c, mn0 + U(64 * a), k0, bz);
+          tma_box_mc<R>(stage + a * TS * 64, map, bar, c, (unsigned short)3);
+        }
+    }
+  }
+  // (mn-major) whether column atom a of the tile at mn0 holds any coordinate inside the extent: the others are
+  // not loaded (their columns feed only accumulators past M or N, which are never stored: a narrow operand's tile
+  // then loads only the atoms it uses)
+  __device__ __forceinline__ static bool live_atom(U mn0, int a) {
+    return EXT_MN % TCA == 0 || mn0 + U(64 * a) < U(EXT_MN);
+  }
+  // the bytes the stage's boxes bring for the tile at mn0 (HALF: the last atom's box half of the others')
+  template <bool HALF = false>
+  __device__ __forceinline__ static unsigned tx_bytes(U mn0) {
+    static_assert(!HALF || (!KMAJOR && TMN % 64 == 32), "a half-used last column atom");
+    constexpr unsigned HALF_LESS = HALF ? unsigned(TS * 32 * int(sizeof(T))) : 0u;
+    if constexpr (KMAJOR || EXT_MN % TCA == 0) {
+      return unsigned(TS * TCA * int(sizeof(T))) - HALF_LESS;
+    } else {
+      unsigned n = 0;
+#pragma unroll
+      for (int a = 0; a < TCA / 64; ++a) n += live_atom(mn0, a) ? 1u : 0u;
+      return n * unsigned(TS * 64 * int(sizeof(T))) - (live_atom(mn0, TCA / 64 - 1) ? HALF_LESS : 0u);
+    }
+  }
+
+  // (2) apply the operand's op to the elements this thread copied into `stage`; elements with
+  //     k >= K are set to 0 (so op(0) != 0 cannot leak into the sum).
+  template <class Op>
+  __device__ __forceinline__ void transform(T* stage, int tid, U k0) const {
+#pragma unroll
+    for (int i = 0; i < ITERS; ++i) {
+      const int idx = tid + i * THREADS;
+      if (!EVEN && idx >= NV) continue;
+      const int cv = idx % LV, sl = idx / LV;
+      const U gk = k0 + U(KMAJOR ? cv * V : sl);
+      // one vector load and one vector store per copy (the copy's destination is V-aligned)
+      Pack<T, V>* pp = reinterpret_cast<Pack<T, V>*>(stage + slot(sl, cv * V));
+      Pack<T, V> v = *pp;
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        using CT = decltype(to_f(v.e[e]));
+        const bool kin = FULL_K || (KMAJOR ? gk + U(e) : gk) < U(EXT_K);
+        const CT x = Op::template apply<CT>(to_f(v.e[e]));
+        v.e[e] = from_acc<T>(kin ? x : CT(0));
+      }
+      *pp = v;
+    }
+  }
+};
+

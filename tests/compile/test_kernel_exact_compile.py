@@ -1,0 +1,77 @@
+"""NVRTC compiles of the integer kernel (gettpy.backends.gpu_exact) for sm_90, no GPU needed: 1-, 2-, 4- and 8-byte
+and bool operands, element-wise gathers (odd extents) and 16-byte vectors, both memory orders, C read, every listed
+tile; no register spills or stack. Skipped without cuda-bindings' NVRTC or the CUDA headers."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("cuda.bindings.nvrtc")
+
+from gettpy.backends.gpu_exact import EXACT_TILES, exact_kernel_spec  # noqa: E402
+from gettpy.kernels import build as B  # noqa: E402
+from gettpy.kernels.spec import ITEMSIZE, TileConfig  # noqa: E402
+from gettpy.layouts.descriptor import build_operand_layout  # noqa: E402
+
+try:
+    B.include_dir()
+except Exception:  # noqa: BLE001
+    pytest.skip("no CUDA headers (nvidia-cuda-runtime wheel) for NVRTC", allow_module_level=True)
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("GETTPY_CACHE_DIR", str(tmp_path))
+
+
+def _strides(shape, order):
+    out, acc = [0] * len(shape), 1
+    for d in (range(len(shape)) if order == "F" else reversed(range(len(shape)))):
+        out[d] = acc
+        acc *= shape[d]
+    return tuple(out)
+
+
+def _spec(sub, ext, dts, order="C", tile=None, c=None):
+    (a, b), d = sub.split("->")[0].split(","), sub.split("->")[1]
+    groups = {"m": tuple(x for x in d if x in a and x not in b), "n": tuple(x for x in d if x in b and x not in a),
+              "k": tuple(x for x in a if x in b and x not in d), "b": tuple(x for x in d if x in a and x in b)}
+
+    def lay(name, modes, dims, dt):
+        st = dict(zip(modes, _strides([ext[m] for m in modes], order), strict=True))
+        return build_operand_layout(name, {g: groups[g] for g in dims}, ext, st, ITEMSIZE[dt])
+
+    la, lb, ld = lay("A", a, "mkb", dts[0]), lay("B", b, "nkb", dts[1]), lay("D", d, "mnb", dts[2])
+    lc = lay("C", d, "mnb", c) if c else None
+    size = {g: int(np.prod([ext[m] for m in ms])) for g, ms in groups.items()}
+    return exact_kernel_spec(la, lb, lc, ld, (dts[0], dts[1], c, dts[2]), (size["m"], size["n"], size["k"], size["b"]),
+                             tile)
+
+
+def _check(spec):
+    r = B.build(spec, "sm_90").report
+    assert r.spill_stores == 0 and r.spill_loads == 0 and r.stack == 0, (spec.tile, r)
+    assert 0 < r.registers <= 65536 // spec.tile.threads
+
+
+DTS = [("i8", "i8", "i8"), ("u8", "u8", "u32"), ("i16", "i16", "i16"), ("i32", "i32", "i32"), ("i64", "i64", "i64"),
+       ("u64", "u32", "u64"), ("b1", "b1", "b1"), ("i8", "i32", "i32")]
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("dts", DTS, ids=["-".join(d) for d in DTS])
+def test_types_compile(dts, order):
+    for ext in ({"i": 37, "j": 29, "k": 33}, {"i": 64, "j": 128, "k": 96}):  # (gathers, then vectors)
+        _check(_spec("ik,kj->ij", ext, dts, order, c=dts[2]))
+
+
+TILES = [(c, t) for c, ts in EXACT_TILES.items() for t in ts]
+
+
+@pytest.mark.parametrize("compute,t", TILES, ids=[f"{c}-{t[0]}x{t[1]}" for c, t in TILES])
+def test_every_tile_compiles(compute, t):
+    dt = "i32" if compute == "u32" else "i64"
+    spec = _spec("bik,bkj->bij", {"b": 3, "i": 300, "j": 260, "k": 77}, (dt, dt, dt), "F",
+                 TileConfig(*t[:4], tm=t[4], tn=t[5]))
+    assert spec.compute == compute
+    _check(spec)

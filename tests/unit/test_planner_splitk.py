@@ -1,0 +1,204 @@
+"""Split-K of a long K over a small output, sized by the model (gettpy/plan/splitk.py), for any extent:
+shapes that are in no benchmark (prime and odd K, both memory orders, views, several k modes, dot products
+and matrix-vector products), planned and run end to end on the CPU executor against numpy in float64."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import gettpy
+from gettpy.plan.cache import cached_schedule, clear_plan_cache
+from gettpy.plan.problem import ContractionProblem, TensorInfo
+from gettpy.plan.schedule import SPLIT_SUFFIX, make_schedule
+from gettpy.plan.splitk import MIN_RUN, SLICE_ALIGN, best_slices, choose_cut, cut, split_model_us
+from gettpy.plan.target import DEFAULT_TARGET, H100_SXM, Target
+
+TOL = {np.float16: 2e-3, np.float32: 2e-5, np.float64: 1e-12}
+
+
+def _problem(eq: str, shapes, dtype: str, order: str = "C") -> ContractionProblem:
+    """The problem of 'ab,bc->ac' on dense tensors in `order` (C: last mode fastest)."""
+    lhs, out = eq.split("->")
+    ins = lhs.split(",")
+    ext = {m: e for modes, shp in zip(ins, shapes, strict=True) for m, e in zip(modes, shp, strict=True)}
+
+    def info(name, modes):
+        seq = modes[::-1] if order == "C" else modes
+        st, acc = {}, 1
+        for m in seq:
+            st[m] = acc
+            acc *= ext[m]
+        return TensorInfo(name, tuple(modes), tuple(st[m] for m in modes), dtype)
+
+    return ContractionProblem(info("A", ins[0]), info("B", ins[1]), None, info("D", out), tuple(sorted(ext.items())))
+
+
+def _covered(s) -> int:
+    """Values of the split mode that a split schedule's core and tails cover together."""
+    mode = s.split_mode[:-len(SPLIT_SUFFIX)]
+    ext = dict(s.core.problem.extents)
+    total = ext[mode] * ext[s.split_mode]
+    if s.tail is not None:
+        tail_ext = dict(s.tail.problem.extents)
+        total += _covered(s.tail) if s.tail.split_mode is not None and s.tail.split_mode.startswith(mode) \
+            else tail_ext[mode]
+    return total
+
+
+# (einsum, shapes, dtype, order, k mode that is split): the extents divide into no good slice count (dot
+# products, whose tiles pad most, fold instead: test_planner_fold.py)
+SPLIT_CASES = [
+    ("ik,kj->ij", [(62, 1_700_011), (1_700_011, 55)], "f16", "C", "k"),
+    ("ik,kj->ij", [(62, 1_700_011), (1_700_011, 55)], "f16", "F", "k"),
+    ("ik,kj->ij", [(62, 1_700_011), (1_700_011, 55)], "f32", "C", "k"),
+    ("ik,kj->ij", [(31, 999_983), (999_983, 17)], "f64", "F", "k"),
+    ("ik,k->i", [(300, 200_003), (200_003,)], "f16", "C", "k"),
+    ("ik,k->i", [(300, 200_003), (200_003,)], "f32", "F", "k"),
+    ("abk,kc->abc", [(7, 9, 2 * 400_009), (2 * 400_009, 13)], "f16", "C", "k"),
+    ("akl,lkc->ac", [(29, 3, 333_337), (333_337, 3, 11)], "f32", "C", "l"),
+]
+
+
+@pytest.mark.parametrize("eq,shapes,dtype,order,mode", SPLIT_CASES)
+def test_long_k_splits_any_extent(eq, shapes, dtype, order, mode):
+    """A long K over a small output is split into at least a wave of CTAs whatever its extent's factors; the
+    slices and the tail cover the mode exactly once, and a cut stride-1 mode keeps whole aligned vectors."""
+    p = _problem(eq, shapes, dtype, order)
+    s = make_schedule(p)
+    assert s.split_mode == mode + SPLIT_SUFFIX
+    ext = dict(p.extents)
+    assert _covered(s) == ext[mode]
+    core_ext = dict(s.core.problem.extents)
+    assert core_ext[s.split_mode] >= DEFAULT_TARGET.sm_count // 2  # (enough CTAs to stream K)
+    unit = {m for t in (p.a, p.b) for m, st in zip(t.modes, t.strides, strict=True) if st == 1}
+    if mode in unit:
+        assert core_ext[mode] % SLICE_ALIGN == 0 and core_ext[mode] >= MIN_RUN
+    if s.tail is not None:
+        assert s.tail_from == core_ext[mode] * core_ext[s.split_mode]
+        assert s.tail.problem.d.dtype == s.stage_d.dtype  # (one more slice of the accumulate-type workspace)
+
+
+# (einsum, shapes): small enough to run on the CPU executor, long enough in K to split with a tail
+RUN_CASES = [
+    ("ik,kj->ij", [(5, 3001), (3001, 7)]),
+    ("ki,kj->ij", [(4099, 3), (4099, 5)]),
+    ("k,k->", [(20011,), (20011,)]),
+    ("ik,k->i", [(9, 4099), (4099,)]),
+    ("k,kj->j", [(5003,), (5003, 6)]),
+    ("kab,bkc->ac", [(1037, 3, 5), (5, 1037, 4)]),
+    ("zik,zkj->zij", [(2, 3, 2053), (2, 2053, 4)]),
+]
+
+
+@pytest.mark.parametrize("eq,shapes", RUN_CASES)
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("layout", ["C", "F", "view"])
+def test_split_with_tail_runs(eq, shapes, dtype, layout):
+    """gettpy.einsum on the CPU executor equals numpy in float64 where the split leaves a tail, for C- and
+    F-ordered inputs and strided views (every other element along the first axis)."""
+    rng = np.random.default_rng(7)
+    ops = []
+    for shp in shapes:
+        x = rng.standard_normal(shp).astype(dtype)
+        if layout == "F":
+            x = np.asfortranarray(x)
+        elif layout == "view":
+            big = rng.standard_normal((2 * shp[0],) + tuple(shp[1:])).astype(dtype)
+            big[::2] = x
+            x = big[::2]
+        ops.append(x)
+    got = gettpy.einsum(eq, *ops)
+    ref = np.einsum(eq, *[o.astype(np.float64) for o in ops])
+    scale = np.einsum(eq, *[np.abs(o.astype(np.float64)) for o in ops])
+    assert np.all(np.abs(np.asarray(got, np.float64) - ref) <= TOL[dtype] * np.maximum(scale, 1))
+
+
+def test_split_with_tail_is_what_runs():
+    """The run cases do take a split with a tail (the test above exercises the tail, not a plain GEMM)."""
+    clear_plan_cache()
+    p = _problem("ik,kj->ij", [(5, 3001), (3001, 7)], "f32")
+    s = cached_schedule(p, "numpy")
+    assert s.split_mode is not None and s.tail is not None and s.tail_from > 0
+
+
+def test_split_with_c_beta_and_op():
+    """Split-K with a tail applies beta * C and the output op once, after the slices are summed."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((6, 3001)).astype(np.float32)
+    b = rng.standard_normal((3001, 5)).astype(np.float32)
+    c = rng.standard_normal((6, 5)).astype(np.float32)
+    con = gettpy.Contraction("ik,kj->ij", a, b, c=c, op_out="relu")
+    got = con.execute(alpha=0.5, beta=2.0)
+    ref = np.maximum(0.5 * a.astype(np.float64) @ b.astype(np.float64) + 2.0 * c, 0)
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("extent,slices,unit,want", [
+    (1_700_011, 264, True, (6432, 264)),     # a stride-1 mode: q a multiple of 8, the rest a tail
+    (1_700_011, 264, False, (6432, 264)),
+    (1000, 3, False, (328, 3)),              # q rounded down to whole vectors where it costs little
+    (90, 3, False, (30, 3)),                 # a short q: not rounded
+    (100, 2, True, None),                    # a stride-1 mode too short for two runs of MIN_RUN
+    (130, 2, True, (64, 2)),
+    (5, 1, False, None),
+])
+def test_cut(extent, slices, unit, want):
+    assert cut(extent, slices, unit) == want
+    if want is not None:
+        q, s = want
+        assert q * s <= extent < q * (s + 1) + q
+
+
+def test_choose_cut_prefers_slowest_mode():
+    ext = {"a": 64, "b": 10_007}
+    assert choose_cut(("a", "b"), ext, {"a"}, 64 * 10_007, 100)[0] == "b"
+    # the slowest mode is too short for half the slices: the faster one gives more
+    ext = {"a": 40_009, "b": 3}
+    assert choose_cut(("a", "b"), ext, set(), 3 * 40_009, 200)[0] == "a"
+
+
+@pytest.mark.parametrize("M,N,K,want_split", [
+    (62, 55, 1_700_011, True),   # long K, one tile: split to fill the machine
+    (1, 1, 10_000_019, True),
+    (4096, 4096, 4096, False),   # a full grid: no split
+    (64, 64, 300, False),        # too short a K for slices of MIN_SLICE_K
+])
+def test_best_slices(M, N, K, want_split):
+    s = best_slices(M, N, K, 1, (2, 2), 4, (64, 64), H100_SXM)
+    assert (s > 1) == want_split
+    if want_split:  # the chosen count is no worse than unsplit or a few more / fewer slices
+        t = lambda x: split_model_us(M, N, K, 1, (2, 2), 4, (64, 64), x, H100_SXM)  # noqa: E731
+        assert t(s) <= min(t(1), t(max(2, s // 2)), t(2 * s))
+
+
+def test_slices_follow_the_target():
+    """A target with fewer SMs needs fewer slices for the same shape (the model reads the target)."""
+    small = Target("half", (9, 0), 66, H100_SXM.smem_per_sm, H100_SXM.smem_per_block, H100_SXM.copy_gbs,
+                   H100_SXM.peaks, True, True, True, True)
+    big = best_slices(62, 55, 1_700_011, 1, (2, 2), 4, (64, 64), H100_SXM)
+    few = best_slices(62, 55, 1_700_011, 1, (2, 2), 4, (64, 64), small)
+    assert few < big
+    assert math.isclose(big / few, 2, rel_tol=0.1)
+    p = _problem("ik,kj->ij", [(62, 1_700_011), (1_700_011, 55)], "f16")
+    assert dict(make_schedule(p, target=small).core.problem.extents)["k" + SPLIT_SUFFIX] < \
+        dict(make_schedule(p).core.problem.extents)["k" + SPLIT_SUFFIX]
+
+
+@pytest.mark.parametrize("shapes", [[(17, 319_996), (319_996, 19)], [(9, 319_996), (319_996, 40)]])
+def test_nested_tail_runs(shapes):
+    """A tail long enough to split again (its own slices and tail) writes its slice of the parent's workspace
+    through the axes of its own output modes: the result equals numpy in float64 (M != N, so an axis order
+    mix-up cannot pass)."""
+    clear_plan_cache()
+    p = _problem("ik,kj->ij", shapes, "f32")
+    s = cached_schedule(p, "numpy")
+    assert not s.fold and s.tail is not None and s.tail.split_mode is not None  # (the nested case)
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal(shapes[0]).astype(np.float32)
+    b = rng.standard_normal(shapes[1]).astype(np.float32)
+    got = gettpy.einsum("ik,kj->ij", a, b)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    scale = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
+    assert np.all(np.abs(got - ref) <= 2e-5 * scale)
