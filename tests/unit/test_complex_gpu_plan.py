@@ -274,8 +274,8 @@ def test_zero_k_gives_beta_c(rng):
 def test_staged_schedule_runs_complex_core(force_staging, alpha, beta, rng):
     """A staged schedule (packed gathered inputs, split-K workspace of the complex type) around the complex core.
 
-    A is not aligned to its element (a complex64 view 4 bytes into a float32 buffer): the plan runs as real launches,
-    whose schedule packs a gathered input (one that the one-launch kernel reads, aligned, stays in place)."""
+    A is not aligned to its element (a complex64 view 4 bytes into a float32 buffer): the schedule packs it (an
+    aligned copy; an aligned input of this size would be read in place)."""
     subs = "ab,cad->dcb"
     x = nonzero(rng, (32, 18), np.complex64)
     buf = np.empty(2 * x.size + 2, np.float32)

@@ -1,11 +1,12 @@
 """The schedules of complex contractions, and the CPU executor's results on them.
 
-Complex plans that run on the one-launch complex kernel (a complex D, every pointer aligned to its element) read
-A and B in place: their schedules have no packs and no staged output, in both memory orders, on views, odd
-extents, batch modes and tensor contractions (operands large enough, and re-read enough, that the real kernels'
-rules would pack them). A pack appears only where the sector model says a gathered operand's re-reads cost more
-than the copy; the real-launch fallback (a real D, an operand not aligned to its element) keeps the real rules.
-Every case also runs on the CPU executor (numpy arrays, the same schedules) against numpy in complex128.
+Complex plans for the one-launch complex kernel (a complex D, C and D aligned to their elements) read A and B in
+place: their schedules have no packs and no staged output, in both memory orders, on views, odd extents, batch
+modes and tensor contractions (operands large enough, and re-read enough, that the real kernels' rules would pack
+them). A pack appears only where the sector model says a gathered operand's re-reads cost more than the copy, or
+to realign an input not aligned to its element; the real-launch fallback (a real D, a D not aligned to its
+element) keeps the real rules. Every case also runs on the CPU executor (numpy arrays, the same schedules)
+against numpy in complex128.
 """
 from __future__ import annotations
 
@@ -190,21 +191,45 @@ def test_fetch_ratio_model():
 
 
 # ------------------------------------------------------------------------------------------ the real-launch fallback
-@pytest.mark.parametrize("what", ["real D", "under-aligned A"])
+@pytest.mark.parametrize("what", ["real D", "under-aligned D"])
 def test_fallback_keeps_the_real_rules(what):
-    """A complex plan that runs as real launches (a real D, or an operand aligned below its element) is not a
-    one-launch plan, and keeps the real rules: an odd-extent GEMM's operands (no 16-byte vectors) are packed."""
+    """A complex plan that runs as real launches (a real D, or a D aligned below its element) is not a one-launch
+    plan, and keeps the real rules: an odd-extent GEMM's operands (no 16-byte vectors) are packed."""
     m, k, n = 515, 515, 515
-    align_a = 4 if what == "under-aligned A" else 16
-    d_type = "float32" if what == "real D" else "complex64"
-    da = _desc((m, k), (k, 1), "complex64", align_a)
-    dd = _desc((m, n), (n, 1), d_type)
-    s = gettpy.plan(da, "ik", _desc((k, n), (n, 1), "complex64"), "kj", dd, "ij").plan
+    dd = _desc((m, n), (n, 1), "float32") if what == "real D" else _desc((m, n), (n, 1), "complex64", 4)
+    s = gettpy.plan(_desc((m, k), (k, 1), "complex64"), "ik", _desc((k, n), (n, 1), "complex64"), "kj", dd,
+                    "ij").plan
     assert not sched.one_launch(s.problem)
     assert s.pack_a is not None or s.pack_b is not None
-    aligned = gettpy.plan(_desc((m, k), (k, 1), "complex64"), "ik",
-                          _desc((k, n), (n, 1), "complex64"), "kj", _desc((m, n), (n, 1), "complex64"), "ij").plan
+    aligned = gettpy.plan(_desc((m, k), (k, 1), "complex64"), "ik", _desc((k, n), (n, 1), "complex64"), "kj",
+                          _desc((m, n), (n, 1), "complex64"), "ij").plan
     assert sched.one_launch(aligned.problem) and not aligned.staged
+
+
+def _under_aligned(x):
+    """A copy of complex64 `x` whose data pointer is 4 bytes past an 8-byte boundary (inside a float32 buffer)."""
+    buf = np.zeros(2 * x.size + 2, np.float32)
+    y = buf[1:-1].view(np.complex64).reshape(x.shape)
+    y[...] = x
+    return y
+
+
+@pytest.mark.parametrize("shape,packs", [((131, 67), True), ((37, 23), False)])
+def test_under_aligned_input_packed(shape, packs, rng):
+    """An input not aligned to its element: packed (an aligned copy the one launch can read) where it has at least
+    MIN_STAGE_ELEMS elements, else left to the real launches; the CPU executor gives numpy's result either way."""
+    a = _under_aligned(_values(rng, shape, np.complex64))
+    b = _values(rng, (shape[1], 97), np.complex64)
+    out = np.full((shape[0], 97), np.nan, np.complex64)
+    assert int(a.ctypes.data) % 8 == 4
+    s = _schedule("ik,kj->ij", a, b, out)
+    assert sched.one_launch(s.problem) and s.pack_b is None and s.stage_d is None
+    assert (s.pack_a is not None) == packs
+    if packs:
+        assert s.core.problem.a.align % 8 == 0
+    got = gettpy.einsum("ik,kj->ij", a, b, out=out)
+    _close(got, np.einsum("ik,kj->ij", a.astype(np.complex128), b.astype(np.complex128)),
+           _magnitude("ik,kj->ij", a, b), np.complex64)
 
 
 def test_packed_schedule_runs_on_cpu(rng):
