@@ -206,6 +206,19 @@ def test_fallback_keeps_the_real_rules(what):
     assert sched.one_launch(aligned.problem) and not aligned.staged
 
 
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+def test_real_output_on_cpu(rng):
+    """complex64 operands into a float32 D through plan / contract on the CPU: D is the real part of the product."""
+    a, b = _values(rng, (131, 67), np.complex64), _layout(_values(rng, (67, 97), np.complex64), "F")
+    d = np.full((131, 97), np.nan, np.float32)
+    desc = TensorDescriptor.of
+    p = gettpy.plan(desc(a), "ik", desc(b), "kj", desc(d), "ij")
+    assert not sched.one_launch(p.plan.problem)
+    gettpy.contract(p, 1.0, a, b, 0.0, None, d)
+    ref = a.astype(np.complex128) @ b.astype(np.complex128)
+    assert np.abs(d - ref.real).max() <= TOL[np.complex64] * (_magnitude("ik,kj->ij", a, b).max() + 1.0)
+
+
 def _under_aligned(x):
     """A copy of complex64 `x` whose data pointer is 4 bytes past an 8-byte boundary (inside a float32 buffer)."""
     buf = np.zeros(2 * x.size + 2, np.float32)
