@@ -49,14 +49,15 @@ slower, so outputs are written in place except for split-K and:
   fused path does. Not for an A whose panel the kernel keeps resident in shared memory (plan/tiles.py's
   panel_fits): the panel takes the op once per CTA, with no launch (about 4% faster than the pack).
 
-Complex plans for the one-launch complex kernel (`one_launch`: a complex compute type and D, C and D aligned
-to their elements) read A and B in place through the layout maps, whatever their strides: none of the rules
-above applies to them (they were measured on the real kernels' loaders, shared-memory fragments and epilogue),
-and no output is staged for interleaving. An input is packed only where the sector model of `_fused_pack_pays`
-says its re-reads fetch more bytes than the copy costs (a large input gathered element by element and re-read
-by many CTAs), or where its pointer is not aligned to its element (the copy is aligned). Split-K and the
-diagonal fold stage them as any plan. The other complex plans (a real D, a C or D not aligned to its element)
-run as real launches over the planes (backends/gpu_complex.py) and keep the rules above.
+Complex plans that run on the one-launch complex kernel (`one_launch`: a complex compute type and D, every
+operand's pointer aligned to its element) read A and B in place through the layout maps, whatever their strides:
+none of the rules above applies to them (they were measured on the real kernels' loaders, shared-memory
+fragments and epilogue), and no output is staged for interleaving. An input is packed only where the sector
+model of `_fused_pack_pays` says its re-reads fetch more bytes than the copy costs (a large input gathered
+element by element and re-read by many CTAs). Split-K and the diagonal fold stage them as any plan. The other
+complex plans (a real D, an operand not aligned to its element) run as real launches over the planes
+(backends/gpu_complex.py) and keep the rules above, except that a complex input not aligned to its element is
+never packed (the copy kernels load whole elements; the real launches read its planes in place).
 
 The CPU executor runs the same schedule (the packing and reductions through numpy), so CI checks
 the transformations end to end; the GPU backend runs them with CuPy.
@@ -250,14 +251,12 @@ def _size(t: TensorInfo, ext) -> int:
 
 
 def one_launch(problem: ContractionProblem) -> bool:
-    """Whether a complex `problem` is planned for the one-launch complex kernel (backends/gpu_complex.py's
-    `execute_fused`): a complex compute type and D, and C and D aligned to their elements (the kernel's element
-    copies). Its schedule reads the inputs in place (`_fused_pack_pays`), except that an input not aligned to its
-    element is packed (an aligned copy: one launch more, instead of the real launches over every plane) where it
-    has at least MIN_STAGE_ELEMS elements; a smaller one makes the contraction run as real launches."""
+    """Whether a complex `problem` runs on the one-launch complex kernel (backends/gpu_complex.py's
+    `execute_fused`): a complex compute type and D, and every operand's pointer aligned to its element (the
+    kernel's element copies). Its schedule reads the inputs in place (`_fused_pack_pays`)."""
     if not (is_complex(problem.compute) and is_complex(problem.d.dtype)):
         return False
-    return all(t.align % t.itemsize == 0 for t in (problem.c, problem.d) if t is not None)
+    return all(t.align % t.itemsize == 0 for t in (problem.a, problem.b, problem.c, problem.d) if t is not None)
 
 
 def _fetch_ratio(dm, itemsize: int, span: int) -> float:
@@ -666,12 +665,13 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
         if _size(info, ext) < MIN_STAGE_ELEMS:
             continue
         mn = "m" if which == "a" else "n"
-        if fused:  # (the complex kernel: in place unless under-aligned or the sector model says the copy pays)
-            if info.align % info.itemsize or (rereads >= PACK_MIN_REREADS
-                                              and _fused_pack_pays(lay, mn, info, ext, rereads, tmn, t.bk, target)):
+        if fused:  # (the complex kernel: in place unless the sector model says the copy pays)
+            if rereads >= PACK_MIN_REREADS and _fused_pack_pays(lay, mn, info, ext, rereads, tmn, t.bk, target):
                 new = packed(info, _pack_order(plan, mn, vec), ext)
                 new_ka, new_kb = (new, new_kb) if which == "a" else (new_ka, new)
             continue
+        if is_complex(info.dtype) and info.align % info.itemsize:
+            continue  # (the real launches read its planes in place; a copy would load elements it is not aligned to)
         can_op = not info.op.is_identity and info.dtype in ("f16", "f32", "f64")  # (a pack can apply the op)
         read = _read(lay, mn, info.dtype, t)
         panel = which == "a" and panel_fits(t, plan.M, plan.batch, read.kmajor)  # (the panel takes the op)

@@ -1,7 +1,7 @@
 """GPU tests of the complex schedules: einsum, Contraction and plan / contract on complex CuPy arrays run one launch
 of the complex kernel on the operands in place (no pack, no staged output), in both memory orders, on views, odd
 extents, a batch mode and tensor modes, with conj, complex alpha and beta and a C read; a large gathered operand
-re-read by many CTAs is packed first, and so is an input not aligned to its element; a real D takes the real
+re-read by many CTAs is packed first; an input not aligned to its element and a real D take the real
 launches. Results against numpy in complex128 on the same values; outputs start as NaN. Skipped without a CUDA
 device."""
 from __future__ import annotations
@@ -134,22 +134,22 @@ def test_large_gathered_operand_packed(rng, seen):
     _close(got, np.einsum("ik,kj->ij", ha.astype(np.complex128), hb), _mag("ik,kj->ij", ha, hb), np.complex64)
 
 
-def test_under_aligned_input_packed_then_one_launch(rng, seen):
-    """A complex64 A 4 bytes into a float32 buffer (not aligned to its element): packed into an aligned copy, then
-    one launch; numpy's result."""
+def test_under_aligned_input_takes_real_launches(rng, seen):
+    """A complex64 A 4 bytes into a float32 buffer (not aligned to its element, written as float32): not packed,
+    the one launch refused, the real launches give numpy's result."""
     import cupy as cp
 
     ha, hb = _values(rng, (131, 67), np.complex64), _values(rng, (67, 97), np.complex64)
     buf = cp.zeros(2 * ha.size + 2, cp.float32)
+    buf[1:-1] = cp.asarray(ha.view(np.float32).ravel())
     a = buf[1:-1].view(cp.complex64).reshape(ha.shape)
-    a[...] = cp.asarray(ha)
     assert a.data.ptr % 8 == 4
     got = gettpy.einsum("ik,kj->ij", a, cp.asarray(hb))
-    assert seen["fused"] == [True] and seen["copies"] == 1, seen
+    assert True not in seen["fused"], seen
     _close(got, np.einsum("ik,kj->ij", ha.astype(np.complex128), hb), _mag("ik,kj->ij", ha, hb), np.complex64)
 
 
-@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+@pytest.mark.filterwarnings("ignore:Casting complex values to real")
 def test_real_output_takes_real_launches(rng, seen):
     """complex64 operands into a float32 D (plan / contract): the real launches over the planes (the one launch
     refused); D is the real part of numpy's product."""
