@@ -124,12 +124,14 @@ def test_contraction_and_contract_one_launch(dtype, rng, seen):
 
 
 def test_large_gathered_operand_packed(rng, seen):
-    """Every 4th element of a larger array along both modes, re-read by many CTA columns: packed, then one launch."""
+    """A of 1024 x 1024 complex64 read with 4 elements between neighbours along both modes (one element a sector),
+    re-read by the CTA columns of a 2048-wide B: packed, then one launch; numpy's result."""
     import cupy as cp
 
-    big = _values(rng, (1024, 1024), np.complex64)
-    ha, hb = big[::4, ::4], _values(rng, (256, 2048), np.complex64)
-    got = gettpy.einsum("ik,kj->ij", cp.asarray(big)[::4, ::4], cp.asarray(hb))
+    hbuf = _values(rng, (4 * 1024 * 1024,), np.complex64)
+    ha, hb = hbuf[::4].reshape(1024, 1024), _values(rng, (1024, 2048), np.complex64)
+    a = cp.lib.stride_tricks.as_strided(cp.asarray(hbuf), shape=(1024, 1024), strides=(4 * 1024 * 8, 4 * 8))
+    got = gettpy.einsum("ik,kj->ij", a, cp.asarray(hb))
     assert seen["fused"] == [True] and seen["copies"] == 1, seen
     _close(got, np.einsum("ik,kj->ij", ha.astype(np.complex128), hb), _mag("ik,kj->ij", ha, hb), np.complex64)
 

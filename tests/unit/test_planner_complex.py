@@ -242,16 +242,28 @@ def test_under_aligned_input_read_in_place(shape, rng):
            _magnitude("ik,kj->ij", a, b), np.complex64)
 
 
-def test_packed_schedule_runs_on_cpu(rng):
-    """A schedule that packs a gathered complex64 input (every 4th element of a larger array along both modes,
-    re-read by many CTA columns): the CPU executor's packs and core give numpy's result."""
+@pytest.fixture
+def free_packs(monkeypatch):
+    """The pack step's fixed cost (FUSED_PACK_US) set to 0, plan caches emptied before and after: small gathered
+    inputs get the packs that large ones get at the real cost."""
+    from gettpy.plan.cache import clear_plan_cache
+
+    monkeypatch.setattr(sched, "FUSED_PACK_US", 0.0)
+    clear_plan_cache()
+    yield
+    clear_plan_cache()
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_packed_schedule_runs_on_cpu(free_packs, dtype, rng):
+    """A schedule that packs a gathered complex input (every 4th element of a larger array along both modes,
+    re-read by many CTA columns): the CPU executor's pack and core give numpy's result."""
     subs = "ik,kj->ij"
-    big = _values(rng, (1024, 1024), np.complex64)
+    big = _values(rng, (1024, 1024), dtype)
     a = big[::4, ::4]
-    b = _values(rng, (256, 2048), np.complex64)
-    out = np.full((256, 2048), np.nan, np.complex64)
+    b = _values(rng, (256, 2048), dtype)
+    out = np.full((256, 2048), np.nan, dtype)
     s = _schedule(subs, a, b, out)
     assert sched.one_launch(s.problem) and s.pack_a is not None and s.pack_b is None and s.stage_d is None
     got = gettpy.einsum(subs, a, b, out=out)
-    _close(got, np.einsum(subs, a.astype(np.complex128), b.astype(np.complex128)), _magnitude(subs, a, b),
-           np.complex64)
+    _close(got, np.einsum(subs, a.astype(np.complex128), b.astype(np.complex128)), _magnitude(subs, a, b), dtype)
