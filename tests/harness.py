@@ -430,7 +430,7 @@ def run_forced(rng, modes_a, modes_b, modes_d, ext, tile, dt_in="f16", dt_out="f
     for i in (0, 1):  # ops on A and B are applied in shared memory: op(x) is rounded to the input type
         if fns[i] is not None:
             fns[i] = (lambda f: lambda x: rounded(f(x), dt_in))(fns[i])
-    ref, scale = reference(modes_a, modes_b, modes_d, ha, hb, hc, alpha, beta, fns)
+    ref, scale = reference_modes(modes_a, modes_b, modes_d, ha, hb, hc, alpha, beta, fns)
     check(host_values(d, dt_out), ref, scale, dt_out, f"{modes_a},{modes_b}->{modes_d} {ext} {tile}")
     return spec
 
