@@ -33,7 +33,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("gettpy.dask needs Dask: pip install 'gettpy[dask]' (dask[array])") from exc
 
 from .dtypes import ITEMSIZE, TF32_MODES, check_gpu, numpy_dtype, resolve, short_name
-from .einsum import _check_path, _explicit_path, _ops_for, _resolve_extents
+from .einsum import _check_path, _explicit_steps, _ops_for, _resolve_extents
 from .einsum import einsum as _einsum
 from .errors import ArgumentError, DtypeError, GettpyError, OptionError, PathError, ShapeError, SubscriptError
 from .ops import _SEMIRINGS, as_op, as_semiring, identity
@@ -181,8 +181,9 @@ def _unify_chunks(arrays, inputs, ext, rechunk: bool):
 
 def _path(inputs, output, ext, optimize) -> list[tuple[int, ...]]:
     """opt_einsum's pairwise order of the operands (by their full extents)."""
-    if _explicit_path(optimize):  # (checked as gettpy.einsum checks it: every step's operands alive, distinct)
-        path = _check_path(optimize, len(inputs))
+    steps = _explicit_steps(optimize)
+    if steps is not None:  # (checked as gettpy.einsum checks it: every step's operands alive, distinct)
+        path = _check_path(steps, len(inputs))
         if len(inputs) > 2:
             return path
     if len(inputs) <= 2:
