@@ -235,6 +235,8 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
         v = _single_view(operands, arrays, dtype, order, backend)
         if v is not None:
             return v
+    # byte-swapped operands (numpy's '>f8' on a little-endian machine): the same values in native order
+    arrays = [x if getattr(x.dtype, "isnative", True) else x.astype(x.dtype.newbyteorder("=")) for x in arrays]
     arrays = _cast_numpy_only_operands(arrays, dtype, casting)
     _refuse_numpy_only_types(operands, arrays, dtype, out)
     if out is not None and dtype is not None and not _same_dtype(dtype, out.dtype):
