@@ -59,7 +59,8 @@ Scalar: TypeAlias = int | float | complex | np.number
 
 
 def _is_array(x) -> bool:
-    return all(hasattr(x, a) for a in ("shape", "dtype", "strides")) and not isinstance(x, type)
+    # (numpy scalars have shape, dtype and strides but no memory to read or write)
+    return all(hasattr(x, a) for a in ("shape", "dtype", "strides")) and not isinstance(x, type | np.generic)
 
 
 _ARRAY_TYPES: set = set()  # the types seen to be arrays (a repeated call checks a set membership only)

@@ -40,3 +40,25 @@ def test_huge_int_alpha_on_integers_wraps():
     out = np.zeros((2, 2), np.int32)
     gettpy.Contraction("ij,jk->ik", x, x, out=out).execute(alpha=2**100 + 3)
     assert (out.astype(np.int64) == (2 * (2**100 + 3)) % 2**32).all()
+
+
+@pytest.mark.parametrize("which", ["a", "b", "d"])
+def test_numpy_scalar_operand_is_a_dtype_error(which):
+    # a numpy scalar has shape, dtype and strides but no memory: it raised a raw AttributeError
+    x = np.ones((), np.float64)
+    p = gettpy.plan(TD.of(x), "", TD.of(x), "", TD.of(x), "")
+    args = {"a": x, "b": x, "d": np.zeros((), np.float64)}
+    args[which] = np.float64(2.0)
+    with pytest.raises(DtypeError, match=which.upper()):
+        gettpy.contract(p, 1.0, args["a"], args["b"], 0.0, None, args["d"])
+
+
+def test_numpy_scalar_in_contraction_is_a_dtype_error():
+    with pytest.raises(DtypeError):
+        gettpy.Contraction("i,i->", np.float64(1.0), np.ones(1)).execute()
+
+
+def test_zero_d_arrays_contract():
+    x, y, d = np.array(3.0), np.array(4.0), np.zeros(())
+    gettpy.contract(gettpy.plan(TD.of(x), "", TD.of(y), "", TD.of(d), ""), 2.0, x, y, 0.0, None, d)
+    assert d == 24.0
