@@ -100,6 +100,7 @@ def contract_expression(subscripts: str, *shapes, optimize="auto", **kwargs):
     def run(*arrays, **kw):
         if len(arrays) != len(want):
             raise ShapeError(f"contract_expression({subscripts!r}) takes {len(want)} operands, got {len(arrays)}")
+        arrays = [x if hasattr(x, "shape") else np.asarray(x) for x in arrays]  # (lists, scalars: as einsum)
         for i, (x, sh) in enumerate(zip(arrays, want, strict=True)):
             if tuple(x.shape) != sh:
                 raise ShapeError(f"operand {i}: shape {tuple(x.shape)}, the expression was built for {sh}")

@@ -24,3 +24,12 @@ def test_too_many_dimensions_is_a_value_error():
     a = np.ones((1,) * 30)
     with pytest.raises(ValueError):
         gettpy.tensordot(a, a, 0)
+
+
+def test_contract_expression_takes_lists():
+    # nested lists are operands as in einsum (a raw AttributeError escaped)
+    expr = gettpy.contract_expression("ij,jk->ik", (2, 2), (2, 2))
+    a = [[1.0, 2.0], [3.0, 4.0]]
+    np.testing.assert_allclose(expr(a, np.eye(2) * 2), np.array(a) * 2)
+    with pytest.raises(ValueError):
+        expr([[1.0, 2.0]], np.eye(2))
