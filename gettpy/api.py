@@ -59,7 +59,8 @@ Scalar: TypeAlias = int | float | complex | np.number
 
 
 def _is_array(x) -> bool:
-    return all(hasattr(x, a) for a in ("shape", "dtype", "strides")) and not isinstance(x, type)
+    # (numpy scalars have shape, dtype and strides but no memory to read or write)
+    return all(hasattr(x, a) for a in ("shape", "dtype", "strides")) and not isinstance(x, type | np.generic)
 
 
 _ARRAY_TYPES: set = set()  # the types seen to be arrays (a repeated call checks a set membership only)
@@ -374,8 +375,16 @@ def _gpu_error(problem: ContractionProblem) -> str:
 
 def _scalar(v, what: str, compute: str):
     """`v` as a Python number of the compute type's kind, or a DtypeError naming `what` (alpha / beta)."""
-    if (type(v) is float or type(v) is int) and compute in _REAL_FLOAT:  # (the common case, fast)
-        return float(v)
+    try:
+        if (type(v) is float or type(v) is int) and compute in _REAL_FLOAT:  # (the common case, fast)
+            return float(v)
+        return _number(v, what, compute)
+    except OverflowError:  # (an int or Fraction beyond any float: Python's conversion raises)
+        raise DtypeError(f"{what}={v!r} is too large for the plan's compute type "
+                         f"{accumulate_type(compute)}") from None
+
+
+def _number(v, what: str, compute: str):
     if isinstance(v, np.ndarray) and v.ndim == 0 or isinstance(v, np.generic):
         v = v.item()
     if isinstance(v, bool) or not isinstance(v, numbers.Number):

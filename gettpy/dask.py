@@ -33,9 +33,9 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("gettpy.dask needs Dask: pip install 'gettpy[dask]' (dask[array])") from exc
 
 from .dtypes import ITEMSIZE, TF32_MODES, check_gpu, numpy_dtype, resolve, short_name
-from .einsum import _ops_for, _resolve_extents
+from .einsum import _check_path, _explicit_steps, _ops_for, _resolve_extents
 from .einsum import einsum as _einsum
-from .errors import DtypeError, GettpyError, ShapeError, SubscriptError
+from .errors import ArgumentError, DtypeError, GettpyError, OptionError, PathError, ShapeError, SubscriptError
 from .ops import _SEMIRINGS, as_op, as_semiring, identity
 from .subscripts import LETTERS, parse
 
@@ -129,7 +129,7 @@ def _block_finish(x, arith, out_dtype):
 def _chunk_library(x, i: int) -> str:
     mod = type(x._meta).__module__.split(".")[0]
     if mod not in ("numpy", "cupy"):
-        raise GettpyError(f"operand {i}: its chunks are {type(x._meta).__module__}.{type(x._meta).__name__}; "
+        raise ArgumentError(f"operand {i}: its chunks are {type(x._meta).__module__}.{type(x._meta).__name__}; "
                           f"gettpy.dask contracts numpy- or CuPy-chunked Dask arrays")
     return mod
 
@@ -139,7 +139,7 @@ def _as_dask(x, i: int):
         return x
     if hasattr(x, "shape") and hasattr(x, "dtype"):
         return da.from_array(x, chunks=x.shape or (), asarray=False)  # one chunk, same array library
-    raise GettpyError(f"operand {i}: expected a Dask array (or a numpy/CuPy array), got {type(x).__name__}")
+    raise ArgumentError(f"operand {i}: expected a Dask array (or a numpy/CuPy array), got {type(x).__name__}")
 
 
 def _symbols(subs) -> dict[str, str]:
@@ -181,12 +181,15 @@ def _unify_chunks(arrays, inputs, ext, rechunk: bool):
 
 def _path(inputs, output, ext, optimize) -> list[tuple[int, ...]]:
     """opt_einsum's pairwise order of the operands (by their full extents)."""
+    steps = _explicit_steps(optimize)
+    if steps is not None:  # (checked as gettpy.einsum checks it: every step's operands alive, distinct)
+        path = _check_path(steps, len(inputs))
+        if len(inputs) > 2:
+            return path
     if len(inputs) <= 2:
         return [tuple(range(len(inputs)))]
     if optimize is False or optimize is None:
         return [(0, 1)] * (len(inputs) - 1)
-    if isinstance(optimize, list | tuple) and optimize and optimize[0] == "einsum_path":
-        return [tuple(p) for p in optimize[1:]]
     import opt_einsum as oe
 
     sym: dict[str, str] = {}
@@ -285,8 +288,8 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
         A Dask array (chunks of each output mode as the operands'), or `out` after storing into it.
 
     Raises:
-        SubscriptError, ShapeError, DtypeError, GettpyError: at graph-construction time, naming the operand,
-        mode and values at fault.
+        SubscriptError, ShapeError, PathError, DtypeError, ArgumentError: at graph-construction time, naming
+        the operand, mode and values at fault.
     """
     for k in options:
         if k not in _NUMPY_OPTIONS:
@@ -311,14 +314,14 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
                              f"compute_chunk_sizes() first")
     libs = {_chunk_library(x, i) for i, x in enumerate(arrays)}
     if len(libs) > 1:
-        raise GettpyError("operands mix numpy- and CuPy-chunked Dask arrays; move them to one device first")
+        raise ArgumentError("operands mix numpy- and CuPy-chunked Dask arrays; move them to one device first")
     library = libs.pop()
     if out is not None:
         if isinstance(out, da.Array):
-            raise GettpyError("out is a Dask array; Dask arrays are immutable: use the returned array, or pass "
+            raise ArgumentError("out is a Dask array; Dask arrays are immutable: use the returned array, or pass "
                               "a numpy/CuPy/zarr/memmap array to store into")
         if not hasattr(out, "shape") or not hasattr(out, "dtype"):
-            raise GettpyError(f"out must be an array, got {type(out).__name__}")
+            raise ArgumentError(f"out must be an array, got {type(out).__name__}")
     if compute is not None and compute not in TF32_MODES:
         raise DtypeError(f"compute={compute!r}: the opt-in compute types are {', '.join(TF32_MODES)} (float32 "
                          f"operands); leave it None for the default")
@@ -368,7 +371,7 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
                              out_dt if last else step_dt, acc_dt, layer)
         slots.append((r, modes, identity))
     if len(slots) != 1:
-        raise GettpyError(f"the contraction path left {len(slots)} operands; it must end in one")
+        raise PathError(f"the contraction path left {len(slots)} operands; it must end in one")
     result = slots[0][0]
     if (not op_d.is_identity and not fused) or result.dtype != out_dt:
         result = result.map_blocks(_block_finish, arith=_arith((), op_d, None), out_dtype=out_dt, dtype=out_dt,
@@ -453,7 +456,7 @@ def suggest_chunks(subscripts: str, shapes, dtype, memory_bytes: int | None = No
         A ChunkSuggestion.
 
     Raises:
-        GettpyError: when even chunks of one element per mode do not fit.
+        ShapeError: when even chunks of one element per mode do not fit (OptionError: no memory budget left).
     """
     shapes = [tuple(int(e) for e in s) for s in shapes]
     stand_ins = [np.broadcast_to(np.empty((), dtype=np.float64), s) for s in shapes]  # shapes, no memory
@@ -463,7 +466,7 @@ def suggest_chunks(subscripts: str, shapes, dtype, memory_bytes: int | None = No
     acc_item = 4 if item == 2 else item
     budget = (memory_bytes if memory_bytes is not None else _device_memory()) * (1.0 - headroom)
     if budget <= 0:
-        raise GettpyError(f"suggest_chunks: memory_bytes={memory_bytes} with headroom={headroom} leaves nothing")
+        raise OptionError(f"suggest_chunks: memory_bytes={memory_bytes} with headroom={headroom} leaves nothing")
     path = _path(subs.inputs, subs.output, ext, optimize)
     steps = []  # (input mode tuples, output modes, contracted modes) of each pairwise step
     slots = list(subs.inputs)
@@ -519,7 +522,7 @@ def suggest_chunks(subscripts: str, shapes, dtype, memory_bytes: int | None = No
             ranked = [m for m in k_modes if m in splittable and fast(m)] or splittable
         if not ranked:
             if too_big:
-                raise GettpyError(f"suggest_chunks: {subscripts!r} with shapes {shapes} does not fit "
+                raise ShapeError(f"suggest_chunks: {subscripts!r} with shapes {shapes} does not fit "
                                   f"{budget:.3g} bytes even with one element per chunk")
             break
         m = max(ranked, key=lambda m: (chunk[m], m in out_modes))

@@ -235,6 +235,8 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
         v = _single_view(operands, arrays, dtype, order, backend)
         if v is not None:
             return v
+    # byte-swapped operands (numpy's '>f8' on a little-endian machine): the same values in native order
+    arrays = [x if getattr(x.dtype, "isnative", True) else x.astype(x.dtype.newbyteorder("=")) for x in arrays]
     arrays = _cast_numpy_only_operands(arrays, dtype, casting)
     _refuse_numpy_only_types(operands, arrays, dtype, out)
     if out is not None and dtype is not None and not _same_dtype(dtype, out.dtype):
@@ -543,8 +545,8 @@ def _network(infos, output, ext, final: TensorInfo, optimize, sr=None, compute=N
     appearance is kept).
     """
     ones = TensorInfo("ones", (), (), infos[0].dtype, 16)
-    if _explicit_path(optimize):
-        _check_path(optimize, len(infos))  # (one or two operands: checked, then the single step runs)
+    if _explicit_steps(optimize) is not None:
+        _check_path(_explicit_steps(optimize), len(infos))  # (one or two operands: checked, then the single step runs)
     if len(infos) == 1:
         return [_step(infos[0], ones, final, ext, 0, _ONES, None, sr, compute, backend)]
     if len(infos) == 2:
@@ -622,8 +624,8 @@ def _path(infos, output, ext, optimize):
         optimize = "auto"
     elif optimize is False or optimize is None:
         return [(0, 1)] * (len(infos) - 1)
-    elif _explicit_path(optimize):
-        return _check_path(optimize, len(infos))
+    elif _explicit_steps(optimize) is not None:
+        return _check_path(_explicit_steps(optimize), len(infos))
     limit = None
     if isinstance(optimize, tuple) and len(optimize) == 2 and isinstance(optimize[0], str):
         optimize, limit = optimize  # numpy's (strategy, memory limit) form
@@ -637,6 +639,17 @@ def _path(infos, output, ext, optimize):
 def _explicit_path(optimize) -> bool:
     return isinstance(optimize, list | tuple) and bool(optimize) and isinstance(optimize[0], str) \
         and optimize[0] == "einsum_path"
+
+
+def _explicit_steps(optimize) -> list | None:
+    """An explicit path in numpy's spelling ``["einsum_path", (i, j), ...]``, from either numpy's or
+    opt_einsum's (a list of tuples); None when `optimize` is not an explicit path (a strategy name, numpy's
+    (name, memory limit) pair, a bool, a PathOptimizer)."""
+    if _explicit_path(optimize):
+        return list(optimize)
+    if isinstance(optimize, list | tuple) and not any(isinstance(s, str) for s in optimize):
+        return ["einsum_path", *optimize]
+    return None
 
 
 def _check_path(optimize, n: int) -> list[tuple[int, ...]]:

@@ -64,6 +64,12 @@ def tensordot(a, b, axes=2):
                 raise ShapeError(f"tensordot: axis {x} is out of range for {name}, which has {n} dimension(s)")
     ax_a = [x % na for x in ax_a]
     ax_b = [x % nb for x in ax_b]
+    for ax, name in ((ax_a, "A"), (ax_b, "B")):
+        if len(set(ax)) != len(ax):  # (numpy's rule: an axis summed twice is a mistake, not a diagonal)
+            raise ShapeError(f"tensordot: the axes of {name} {ax} repeat an axis; each axis may be contracted once")
+    if na + nb > len(string.ascii_letters):
+        raise ShapeError(f"tensordot: A and B have {na} + {nb} dimensions; gettpy names at most "
+                         f"{len(string.ascii_letters)}")
     letters = iter(string.ascii_letters)
     sa = [next(letters) for _ in range(na)]
     sb = [next(letters) for _ in range(nb)]
@@ -94,6 +100,7 @@ def contract_expression(subscripts: str, *shapes, optimize="auto", **kwargs):
     def run(*arrays, **kw):
         if len(arrays) != len(want):
             raise ShapeError(f"contract_expression({subscripts!r}) takes {len(want)} operands, got {len(arrays)}")
+        arrays = [x if hasattr(x, "shape") else np.asarray(x) for x in arrays]  # (lists, scalars: as einsum)
         for i, (x, sh) in enumerate(zip(arrays, want, strict=True)):
             if tuple(x.shape) != sh:
                 raise ShapeError(f"operand {i}: shape {tuple(x.shape)}, the expression was built for {sh}")

@@ -39,6 +39,8 @@ def tune(subscripts: str, a: Any, b: Any, out: Any = None, dtype: DTypeLike | No
     import importlib
 
     ein = importlib.import_module("gettpy.einsum")
+    # scalars and nested lists are taken as einsum takes them (numpy arrays)
+    a, b = (x if hasattr(x, "shape") and hasattr(x, "dtype") else np.asarray(x) for x in (a, b))
     ein.clear_program_cache()
     kw = {"out": out, "dtype": dtype, "ops": ops, "op_out": op_out}
     result = ein.einsum(subscripts, a, b, **kw)  # the heuristic plan; its result is the reference

@@ -33,7 +33,7 @@ _DIMS = {"A": ("b", "m", "k"), "B": ("b", "k", "n"), "D": ("b", "m", "n")}
 def execute(plan: Plan, a: np.ndarray, b: np.ndarray, c: np.ndarray | None, d: np.ndarray,
             alpha=1.0, beta=0.0) -> None:
     """D = op_d(alpha * op_a(A) op_b(B) + beta * op_c(C)), written into `d` in place."""
-    acc = NUMPY_ACCUMULATE[accumulate_type(plan.problem.compute)]
+    acc = _accumulate(plan, d)
     ka, kb = (b, a) if plan.part.swapped else (a, b)
     if d.size == 0:
         return
@@ -59,7 +59,21 @@ def execute(plan: Plan, a: np.ndarray, b: np.ndarray, c: np.ndarray | None, d: n
     if digits is None:
         scatter_matrix(d, plan.layout_d, ("b", "m", "n"), r.astype(d.dtype, copy=False))
     else:
-        dv[...] = r  # (r broadcasts along the digits neither input moves on)
+        # (r broadcasts along the digits neither input moves on; an op or alpha on a 0-d product gives a
+        #  numpy scalar, which plain assignment refuses to wrap into a narrow integer type: cast as astype)
+        np.copyto(dv, r, casting="unsafe")
+
+
+def _accumulate(plan: Plan, d: np.ndarray):
+    """The numpy type the product is computed in: the plan's accumulate type, except that an integer
+    problem without ops whose D is a narrower integer type computes in D's type. Integer sums, products
+    and the final cast all wrap modulo 2**bits, so the bits D keeps are the same either way, and the
+    inputs are not widened to 64 bits (8 times an int8 operand's memory)."""
+    acc = NUMPY_ACCUMULATE[accumulate_type(plan.problem.compute)]
+    if (np.dtype(acc).kind in "iu" and d.dtype.kind in "iu" and d.dtype.itemsize < np.dtype(acc).itemsize
+            and plan.problem.semiring is None and all(op is None or op.is_identity for op in plan.ops)):
+        return d.dtype.type
+    return acc
 
 
 def _digits(plan: Plan, with_c: bool) -> dict | None:
@@ -152,7 +166,7 @@ def _viewed_product(plan: Plan, ka, kb, acc, digits: dict, into: np.ndarray | No
         return None
     r = _matmul(ga, gb)
     if count != 1:
-        r *= acc(count)
+        r *= np.asarray(count).astype(acc)  # (wrapped into a narrow integer type as the sum would be)
     return r.reshape(out)
 
 
