@@ -61,6 +61,7 @@ from ..dtypes import ITEMSIZE as ITEMSIZE_OF
 from ..dtypes import accumulate_type
 from ..errors import ShapeError
 from ..ops import identity
+from .batch import L2_BYTES, stage_batch_led
 from .fold import FOLD, FOLD_A, FOLD_B, MIN_GAIN, fold_candidate, fold_gain, folded_problem, peak_kind
 from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
@@ -653,7 +654,10 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
         if tile is None:  # (f32: the split core's own tile)
             tile = split[2]
         return Schedule(problem, make_plan(core_problem, None, tile), pa, pb, w, out)
-    w = None if heavy or part is not None or tile is not None else _stage_interleaved(plan, prob, pa, pb, ext)
+    w = None if part is not None or tile is not None else stage_batch_led(
+        on_packs, prob, ext, getattr(target, "l2_bytes", L2_BYTES))
+    if w is None and not (heavy or part is not None or tile is not None):
+        w = _stage_interleaved(plan, prob, pa, pb, ext)
     if w is not None:
         return Schedule(problem, make_plan(replace(prob, d=w)), pa, pb, w, None)
     return Schedule(problem, on_packs, pa, pb, None, None)
