@@ -12,7 +12,7 @@ import pytest
 
 from gettpy.backends import execute
 from gettpy.backends.staged import merge_axes
-from gettpy.plan.batch import L2_BYTES, batch_led, stage_batch_led, workspace_order
+from gettpy.plan.batch import L2_BYTES, batch_led, batch_run, sector_share, stage_batch_led, workspace_order
 from gettpy.plan.plan import make_plan
 from gettpy.plan.problem import ContractionProblem, TensorInfo
 from gettpy.plan.schedule import make_schedule
@@ -41,32 +41,42 @@ def _problem(eq: str, ext: dict[str, int], dtype: str, order: str, with_c: bool 
     return ContractionProblem(info("A", a), info("B", b), c, info("D", out), tuple(sorted(ext.items())))
 
 
-# (einsum, extents, dtype, order, the workspace's modes fastest first or None: D stored in place)
+# (einsum, extents, dtype, order, the workspace's modes fastest first or None: D stored in place, the modes of
+# the packs of A and B fastest first or None: read in place)
 PLAN_TABLE = [
-    # scores of column-major heads: D's stride-1 modes are the batch modes z, h (2 x 12 x 1537^2 f16: 113 MB)
-    ("zhqd,zhkd->zhqk", {"z": 2, "h": 12, "q": 1537, "k": 1537, "d": 72}, "f16", "F", ("q", "k", "z", "h")),
-    # the same in row-major order: k is D's stride-1 mode, stored in place
-    ("zhqd,zhkd->zhqk", {"z": 2, "h": 12, "q": 1537, "k": 1537, "d": 72}, "f16", "C", None),
-    # P V, column-major: D = zhqd has z, h fastest
-    ("zhqk,zhkd->zhqd", {"z": 6, "h": 10, "q": 1203, "k": 1203, "d": 88}, "f32", "F", ("q", "d", "z", "h")),
+    # scores of column-major heads: D's stride-1 modes are the batch modes z, h (2 x 12 x 1537^2 f16: 113 MB);
+    # the inputs are batch-led too (re-read by many CTAs: packed k-major)
+    ("zhqd,zhkd->zhqk", {"z": 2, "h": 12, "q": 1537, "k": 1537, "d": 72}, "f16", "F",
+     ("q", "k", "z", "h"), ("d", "q", "z", "h"), ("d", "k", "z", "h")),
+    # the same in row-major order: k is D's stride-1 mode, d the inputs': all in place
+    ("zhqd,zhkd->zhqk", {"z": 2, "h": 12, "q": 1537, "k": 1537, "d": 72}, "f16", "C", None, None, None),
+    # P V, column-major: D = zhqd has z, h fastest; P (A) is read by one CTA column (d = 88 <= one tile), so
+    # only its batch-led layout makes it packed
+    ("zhqk,zhkd->zhqd", {"z": 6, "h": 16, "q": 1203, "k": 1203, "d": 88}, "f16", "F",
+     ("q", "d", "z", "h"), ("q", "k", "z", "h"), ("d", "k", "z", "h")),
+    ("zhqk,zhkd->zhqd", {"z": 6, "h": 10, "q": 1203, "k": 1203, "d": 88}, "f32", "F",
+     ("q", "d", "z", "h"), ("q", "k", "z", "h"), ("d", "k", "z", "h")),
     # sequence-major heads, column-major (z fastest, then q: the batch run is one mode)
-    ("zqhd,zkhd->zhqk", {"z": 3, "h": 14, "q": 1111, "k": 1111, "d": 72}, "f16", "F", ("q", "k", "z", "h")),
-    # a batched GEMM with the batch mode last in row-major order (b fastest in D), f64 (four to a sector)
-    ("mkb,knb->mnb", {"b": 21, "m": 613, "n": 577, "k": 301}, "f64", "C", ("n", "m", "b")),
-    # ... in column-major order m leads D: in place
-    ("mkb,knb->mnb", {"b": 21, "m": 613, "n": 577, "k": 301}, "f64", "F", None),
+    ("zqhd,zkhd->zhqk", {"z": 3, "h": 14, "q": 1111, "k": 1111, "d": 72}, "f16", "F",
+     ("q", "k", "z", "h"), ("d", "q", "z", "h"), ("d", "k", "z", "h")),
+    # a batched GEMM with the batch mode last in row-major order (b fastest everywhere), f64 (four to a sector)
+    ("mkb,knb->mnb", {"b": 21, "m": 613, "n": 577, "k": 301}, "f64", "C",
+     ("n", "m", "b"), ("m", "k", "b"), ("n", "k", "b")),
     # a batch-led D that fits in the L2 share (21 x 133 x 129 f16: 0.7 MB): in place
-    ("mkb,knb->mnb", {"b": 21, "m": 133, "n": 129, "k": 301}, "f16", "C", None),
+    ("mkb,knb->mnb", {"b": 21, "m": 133, "n": 129, "k": 301}, "f16", "C", None, ("m", "k", "b"), ("n", "k", "b")),
     # a batch mode of extent 1 in front does not count: m leads D among the live modes
-    ("bmk,bkn->bmn", {"b": 1, "m": 3001, "n": 2999, "k": 64}, "f16", "F", None),
+    ("bmk,bkn->bmn", {"b": 1, "m": 3001, "n": 2999, "k": 64}, "f16", "F", None, ("k", "m", "b"), None),
 ]
 
 
-@pytest.mark.parametrize("eq,ext,dtype,order,want", PLAN_TABLE)
-def test_chosen_workspace(eq, ext, dtype, order, want):
+def _modes(t):
+    return None if t is None else t.modes
+
+
+@pytest.mark.parametrize("eq,ext,dtype,order,want,want_a,want_b", PLAN_TABLE)
+def test_chosen_plan(eq, ext, dtype, order, want, want_a, want_b):
     s = make_schedule(_problem(eq, ext, dtype, order))
-    got = None if s.stage_d is None else s.stage_d.modes
-    assert got == want
+    assert (_modes(s.stage_d), _modes(s.pack_a), _modes(s.pack_b)) == (want, want_a, want_b)
     if want is not None:
         assert s.split_mode is None and s.tail is None
         # the core writes the workspace: dense, its first mode stride 1, the tile's store direction
@@ -77,6 +87,26 @@ def test_chosen_workspace(eq, ext, dtype, order, want):
             acc *= ext[m]
         assert s.core.problem.d == w
         assert w.modes[0] in s.core.part.m + s.core.part.n
+
+
+# (tensor modes, order, extents of z, h, dtype) -> batch run, sector share
+RUN_TABLE_SHARE = [
+    ("zhqk", "F", (5, 3), "f16", 15, 15),
+    ("zhqk", "F", (5, 7), "f16", 35, 16),
+    ("zhqk", "F", (5, 7), "f64", 35, 4),
+    ("zhqk", "C", (5, 7), "f16", 1, 1),
+    ("qzhk", "F", (5, 7), "f16", 1, 1),     # q (not a batch mode) is stride 1
+    ("zqhk", "F", (2, 7), "f16", 2, 2),     # z then q: the run stops at q
+    ("hzqk", "F", (1, 9), "f32", 9, 8),     # z of extent 1 skipped
+]
+
+
+@pytest.mark.parametrize("modes,order,zh,dtype,run,share", RUN_TABLE_SHARE)
+def test_batch_run_and_share(modes, order, zh, dtype, run, share):
+    ext = {"z": zh[0], "h": zh[1], "q": 37, "k": 41}
+    t = TensorInfo("T", tuple(modes), _strides(modes, ext, order), dtype)
+    assert batch_run(t, ("z", "h"), ext) == run
+    assert sector_share(t, ("z", "h"), ext) == share
 
 
 def test_with_c_stays_in_place():
@@ -144,7 +174,7 @@ def test_merge_axes(shape, src, dst, want):
 
 
 # (einsum, extents, dtype, order): staged on the CPU executor (the L2 share made small so that small shapes stage)
-RUN_TABLE = [
+STAGED_RUNS = [
     ("zhqd,zhkd->zhqk", {"z": 3, "h": 5, "q": 37, "k": 29, "d": 9}, "f16", "F"),
     ("zhqk,zhkd->zhqd", {"z": 2, "h": 7, "q": 31, "k": 23, "d": 11}, "f32", "F"),
     ("zqhd,zkhd->zhqk", {"z": 3, "h": 4, "q": 19, "k": 41, "d": 13}, "f16", "F"),
@@ -152,12 +182,13 @@ RUN_TABLE = [
 ]
 
 
-@pytest.mark.parametrize("eq,ext,dtype,order", RUN_TABLE)
+@pytest.mark.parametrize("eq,ext,dtype,order", STAGED_RUNS)
 def test_staged_run_matches_float64(eq, ext, dtype, order, monkeypatch):
     monkeypatch.setattr(schedule_mod, "L2_BYTES", 0)
     p = _problem(eq, ext, dtype, order)
     s = make_schedule(p)
     assert s.stage_d is not None and s.stage_d.modes[0] in s.core.part.m + s.core.part.n
+    assert s.pack_a is not None or s.pack_b is not None  # (the inputs are batch-led too)
     rng = np.random.default_rng(7)
     lhs, out = eq.split("->")
     ma, mb = lhs.split(",")
