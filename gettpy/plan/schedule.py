@@ -49,6 +49,11 @@ slower, so outputs are written in place except for split-K and:
   fused path does. Not for an A whose panel the kernel keeps resident in shared memory (plan/tiles.py's
   panel_fits): the panel takes the op once per CTA, with no launch (about 4% faster than the pack).
 
+* **stage a batch-led output, pack a batch-led input** (plan/batch.py) when the tensor's stride-1 mode is a
+  batch mode, so that each CTA, one batch index, touches one element per sector, and the tensor is too large
+  for the L2 cache to gather its sectors: the core writes a workspace led by the tile's own modes (the tiled
+  copy then moves it into D), and the input is packed k-major, whatever its re-reads.
+
 The CPU executor runs the same schedule (the packing and reductions through numpy), so CI checks
 the transformations end to end; the GPU backend runs them with CuPy.
 """

@@ -65,3 +65,30 @@ def test_staged_core_compiles_without_spills(nvrtc, eq, ext, dtype, order):
     k = nvrtc.build(spec, "sm_90")
     assert k.report.spills == 0
     assert k.report.stack == 0 or spec.path != "mma"
+
+
+# (workspace extents fastest first, D's strides of them in elements, itemsize): the copies into batch-led outputs
+COPIES = [
+    ((1537, 1537, 2, 12), (24, 24 * 1537, 1, 2), 2),       # scores: workspace (q, k, z, h), D = zhqk column-major
+    ((1203, 88, 6, 16), (96, 96 * 1203, 1, 6), 2),         # P V: workspace (q, d, z, h)
+    ((577, 613, 21), (21, 21 * 577, 1), 8),                # mnb row-major, f64: workspace (n, m, b)
+]
+
+
+@pytest.mark.parametrize("ext,dst,itemsize", COPIES)
+def test_staged_copy_compiles_without_spills(nvrtc, ext, dst, itemsize):
+    from gettpy.backends.staged import merge_axes
+    from gettpy.kernels.build import compile_source
+    from gettpy.kernels.permute import permute_source, plan_permute
+
+    src, acc = [], 1
+    for e in ext:
+        src.append(acc)
+        acc *= e
+    order = sorted(range(len(ext)), key=lambda i: -dst[i])  # (D's axes slowest first, as the copy walks them)
+    shape = merge_axes(tuple(ext[i] for i in order), tuple(src[i] for i in order), tuple(dst[i] for i in order))
+    assert len(shape) == 2  # (the batch modes merge into one axis, and so do the workspace's two GEMM modes)
+    p = plan_permute(shape, (1, shape[0]), itemsize)
+    assert p is not None and p.to >= 16 // itemsize
+    cubin, log = compile_source(permute_source(p), "gett_permute", "sm_90")
+    assert cubin and "0 bytes spill" in log
