@@ -182,7 +182,10 @@ def _merged(src, dst):
     shape = merge_axes(src.shape, src.strides, dst.strides)
     if shape == src.shape or not shape:
         return src, dst
-    return src.reshape(shape), dst.reshape(shape)
+    s2, d2 = src.reshape(shape), dst.reshape(shape)
+    if s2.data.ptr != src.data.ptr or d2.data.ptr != dst.data.ptr:  # (a copy: the writes would be lost)
+        return src, dst
+    return s2, d2
 
 
 def _into(xp, d, ws) -> None:
