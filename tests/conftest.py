@@ -98,6 +98,10 @@ SMOKE = (
     "test_gpu_complex.py::test_einsum[tccg01_abc-bda-dc-C-complex64]",
     "test_gpu_complex.py::test_einsum[tccg01_abc-bda-dc-F-complex128]",
     "test_gpu_complex.py::test_contraction_alpha_beta_c[plain-complex64]",
+    # the complex kernel (one launch) and the integer / bool kernel
+    "test_kernel_complex_gpu.py::test_einsum_one_launch[gemm_odd-C-c64]",
+    "test_kernel_complex_gpu.py::test_alpha_beta_c[True-F-c128]",
+    "test_kernel_exact_gpu.py::test_einsum_on_cupy", "test_kernel_exact_gpu.py::test_gemm_types[i8-i8-i8-F]",
     # staging copies (pack, row copy, split-K)
     "test_gpu_permute.py::test_gpu_permute_copy[shape0-float16]", "test_gpu_permute.py::test_gpu_rowcopy[float32]",
     "test_gpu_permute.py::test_gpu_permute_copy_pair[dtypes0]",

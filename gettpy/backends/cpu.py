@@ -11,10 +11,11 @@ modes), each operand becomes a strided numpy view with one axis per digit, and n
    not merge into one matrix axis or BLAS cannot take the strides: at most the operand's own size);
 3. alpha, beta * op_c(C) and op_d, then the result is written through D's view.
 
-Maps that do not nest (none the planner builds today) and semirings are gathered through the maps
-(`gather_matrix`). Only the arithmetic is numpy's (matmul; its einsum for a stack of dot products): which
-elements meet comes from the plan's maps alone, so this executor is the end-to-end check of the planner and
-the layouts, and the executor on machines without a GPU.
+Maps that do not nest (none the planner builds today) and semirings (whose ⊗ need not distribute over ⊕,
+so nothing is summed first) are gathered through the maps (`gather_matrix`) in blocks of k. Only the
+arithmetic is numpy's (matmul; its einsum for a stack of dot products): which elements meet comes from the
+plan's maps alone, so this executor is the end-to-end check of the planner and the layouts, and the
+executor on machines without a GPU.
 """
 from __future__ import annotations
 
@@ -214,28 +215,30 @@ def _unit_strides(v: np.ndarray) -> np.ndarray:
     return np.lib.stride_tricks.as_strided(v, strides=v.strides[:-2] + (s1, s2), writeable=v.flags.writeable)
 
 
+#: elements of a k block the gathered product materialises at once: each gathered operand block, and a
+#: semiring's (b, m, k-block, n) product
+GATHER_BLOCK = 1 << 20
+
+
 def _gathered_product(plan: Plan, ka, kb, acc) -> np.ndarray:
-    """The (b, m, n) product of the operands gathered through their maps (semirings; maps that are not digits)."""
+    """The (b, m, n) product of the operands gathered through their maps (semirings; maps that are not digits),
+    in blocks of k: no block of an operand (a stride-0 one included) or of a semiring's products exceeds
+    GATHER_BLOCK elements, beside the (b, m, n) result."""
     op_a, op_b = plan.ops[0], plan.ops[1]
-    ga = op_a(gather_matrix(ka, plan.layout_a, ("b", "m", "k")).astype(acc, copy=False))
-    gb = op_b(gather_matrix(kb, plan.layout_b, ("b", "k", "n")).astype(acc, copy=False))
-    if plan.problem.compute == "tf32":
-        ga, gb = round_tf32(ga), round_tf32(gb)
     sr = plan.problem.semiring
-    return np.matmul(ga, gb) if sr is None else _semiring_matmul(sr, ga, gb, acc)
-
-
-#: elements of the (b, m, k-chunk, n) product block a semiring contraction materialises at once
-SEMIRING_BLOCK = 1 << 22
-
-
-def _semiring_matmul(sr, ga: np.ndarray, gb: np.ndarray, acc) -> np.ndarray:
-    """r[b, m, n] = ⊕_k ga[b, m, k] ⊗ gb[b, k, n], in chunks of k (bounded memory)."""
-    nb, m, k = ga.shape
-    n = gb.shape[2]
-    r = np.full((max(nb, gb.shape[0]), m, n), sr.zero, dtype=acc)
-    step = max(1, SEMIRING_BLOCK // max(1, r.size))
+    nb, m, n, k = plan.batch, plan.M, plan.N, plan.K
+    r = np.full((nb, m, n), 0 if sr is None else sr.zero, dtype=acc)
+    per_k = max(1, nb * m * n) if sr is not None else max(1, nb * m, nb * n)
+    step = max(1, GATHER_BLOCK // per_k)
     for k0 in range(0, k, step):
-        prod = sr.numpy_mul(ga[:, :, k0:k0 + step, None], gb[:, None, k0:k0 + step, :]).astype(acc, copy=False)
-        r = sr.numpy_add(r, sr.reduce(prod, axis=2))
+        window = ("k", k0, min(k, k0 + step))
+        ga = op_a(gather_matrix(ka, plan.layout_a, ("b", "m", "k"), window).astype(acc, copy=False))
+        gb = op_b(gather_matrix(kb, plan.layout_b, ("b", "k", "n"), window).astype(acc, copy=False))
+        if plan.problem.compute == "tf32":
+            ga, gb = round_tf32(ga), round_tf32(gb)
+        if sr is None:
+            r += np.matmul(ga, gb)
+        else:
+            prod = sr.numpy_mul(ga[:, :, :, None], gb[:, None, :, :]).astype(acc, copy=False)
+            r = sr.numpy_add(r, sr.reduce(prod, axis=2))
     return r

@@ -20,14 +20,17 @@ def gett_offset(dm: DimMap, g: np.ndarray) -> np.ndarray:
     return off
 
 
-def operand_offsets(layout: OperandLayout, order: tuple[str, ...]) -> np.ndarray:
-    """Element offsets of every coordinate, as an array with one axis per GEMM dimension in `order`."""
+def operand_offsets(layout: OperandLayout, order: tuple[str, ...], window: tuple[str, int, int] | None = None
+                    ) -> np.ndarray:
+    """Element offsets of every coordinate, as an array with one axis per GEMM dimension in `order`;
+    `window` = (dimension, start, stop) keeps only g in [start, stop) of that dimension."""
     off = np.zeros((1,) * len(order), dtype=np.int64)
     for axis, name in enumerate(order):
         dm = layout.dim(name)
+        lo, hi = (window[1], window[2]) if window is not None and window[0] == name else (0, dm.extent)
         shape = [1] * len(order)
-        shape[axis] = dm.extent
-        off = off + gett_offset(dm, np.arange(dm.extent, dtype=np.int64)).reshape(shape)
+        shape[axis] = hi - lo
+        off = off + gett_offset(dm, np.arange(lo, hi, dtype=np.int64)).reshape(shape)
     return off
 
 
@@ -53,13 +56,16 @@ def flat_memory(arr: np.ndarray) -> tuple[np.ndarray, int]:
     return flat, -lo // item
 
 
-def gather_matrix(arr: np.ndarray, layout: OperandLayout, order: tuple[str, str, str]) -> np.ndarray:
-    """The operand's GEMM view, axes in `order` (e.g. ("b", "m", "k")), read through its layout."""
+def gather_matrix(arr: np.ndarray, layout: OperandLayout, order: tuple[str, str, str],
+                  window: tuple[str, int, int] | None = None) -> np.ndarray:
+    """The operand's GEMM view, axes in `order` (e.g. ("b", "m", "k")), read through its layout (only the
+    coordinates of `window`, see `operand_offsets`)."""
     flat, origin = flat_memory(arr)
-    off = operand_offsets(layout, order)
+    off = operand_offsets(layout, order, window)
     if off.size == 0:
         return np.empty(off.shape, arr.dtype)
-    return flat[off + origin]
+    off += origin  # (a fresh array: no second one of the offsets' size)
+    return flat[off]
 
 
 def scatter_matrix(arr: np.ndarray, layout: OperandLayout, order: tuple[str, str, str], values: np.ndarray) -> None:

@@ -1,4 +1,4 @@
-"""The in-process plan cache: bounded (LRU), keyed by the canonicalised problem.
+"""The in-process plan cache: bounded (LRU), keyed by the canonicalised problem and the target device.
 
 Two problems that differ only in the names of their modes share a plan (the plan's layouts do not
 depend on names). `plan_cache_info()` and `clear_plan_cache()` expose the cache's counters.
@@ -12,6 +12,7 @@ from functools import lru_cache
 from .plan import Plan, make_plan
 from .problem import ContractionProblem
 from .schedule import Schedule, make_schedule
+from .target import DEFAULT_TARGET, Target, device_target
 
 PLAN_CACHE_SIZE = 1024
 
@@ -88,14 +89,21 @@ def _f64_cores(backend: str | None) -> bool:
         return True
 
 
+def _target_of(backend: str | None) -> Target:
+    """The Target the executor's plans are made for: the current GPU's for the GPU executor, the default
+    target (as every other rule of the CPU executor's plans) otherwise."""
+    return device_target() if _executor(backend) == "cupy" else DEFAULT_TARGET
+
+
 @lru_cache(maxsize=PLAN_CACHE_SIZE)
-def _cached_schedule(canonical: ContractionProblem, backend: str | None, f64_cores: bool) -> Schedule:
+def _cached_schedule(canonical: ContractionProblem, backend: str | None, f64_cores: bool,
+                     target: Target) -> Schedule:
     c = _tuned_candidate(canonical, backend)
     if c is not None:
         from .tuner import schedule_of
 
         return schedule_of(canonical, c)
-    return make_schedule(canonical, f64_cores=f64_cores)
+    return make_schedule(canonical, f64_cores=f64_cores, target=target)
 
 
 def cached_schedule(problem: ContractionProblem, backend: str | None = None) -> Schedule:
@@ -106,7 +114,7 @@ def cached_schedule(problem: ContractionProblem, backend: str | None = None) -> 
     The schedule keeps the canonical problem: executors read only its layouts and mode names that
     are consistent within it, never the caller's names.
     """
-    return _cached_schedule(problem.canonical(), backend, _f64_cores(backend))
+    return _cached_schedule(problem.canonical(), backend, _f64_cores(backend), _target_of(backend))
 
 
 def plan_cache_info():

@@ -142,3 +142,18 @@ def test_views_never_gather(sub, make, monkeypatch):
     ref = np.einsum(sub, *(o.astype(np.complex128) if np.iscomplexobj(o) else o.astype(np.float64) for o in ops))
     tol = 1e-5 if ops[0].dtype == np.float32 else 1e-12
     np.testing.assert_allclose(got, ref, rtol=tol, atol=tol)
+
+
+def test_semiring_with_a_one_sided_mode_is_gathered_in_blocks():
+    """A semiring (no pre-reduction: its ⊗ need not distribute) still never gathers a whole stride-0 operand:
+    "ij,jk->i" under max_plus reads A (which lacks k) in k blocks."""
+    rng = np.random.default_rng(8)
+    a, b = rng.standard_normal((100, 100)), rng.standard_normal((100, 1000))
+    want = (a + b.max(axis=1)[None, :]).max(axis=1)  # max_j (a_ij + max_k b_jk)
+    _fresh()
+    gettpy.einsum("ij,jk->i", a, b, semiring="max_plus")
+    got = {}
+    peak = _peak(lambda: got.setdefault("g", gettpy.einsum("ij,jk->i", a, b, semiring="max_plus")))
+    np.testing.assert_allclose(got["g"], want, rtol=1e-14)
+    # (A gathered whole over the k space would be 100 x 100000 doubles, 80 MB)
+    assert peak < 60e6, f"peak {peak / 1e6:.0f} MB"

@@ -1,0 +1,76 @@
+"""How the kernel reads and writes a plan's operands on a tile: the OperandSpec of each input (smem orientation,
+vector width, slot step), D's stride-1 runs, and the ops' CUDA expressions. Shared by the passes (plan/passes.py),
+the lowering (plan/tiles.py) and the schedule's view of an input (plan/schedule.py).
+"""
+from __future__ import annotations
+
+import math
+
+from ..kernels.spec import ITEMSIZE, OperandSpec, TileConfig
+from ..layouts.descriptor import OperandLayout
+from .plan import Plan
+
+
+def _first_stride(layout: OperandLayout, dim: str) -> float:
+    dm = layout.dim(dim)
+    return abs(dm.strides[0]) if dm.strides else math.inf
+
+
+def _op_expr(op) -> str:
+    if op is None or op.is_identity or op.cuda.strip() == "x":
+        return ""
+    return op.cuda
+
+
+def input_spec(layout: OperandLayout, mn: str, dtype: str, tile_mn: int, bk: int, kmajor_only=False) -> OperandSpec:
+    """How the kernel reads an input on a tile of `tile_mn` x `bk`: k-major with k vectors, mn-major with mn
+    vectors (possibly along a non-leading term), or scalar gathers (also the schedule's view of an input)."""
+    vk = min(layout.vector_width("k"), bk)
+    if kmajor_only:  # tf32 fragments are loaded from k-major tiles: k vectors, else 4-byte copies along k
+        return OperandSpec(dtype, layout.dim(mn), layout.dim("k"), layout.dim("b"), max(vk, 1), True, 1)
+    vmn, vs = layout.vector_access(mn, tile_mn)  # possibly along a non-leading term (vs > 1)
+    vs = vs if vmn > 1 else 1
+    if vk > 1 and vk >= vmn:
+        kmajor, vec, vs = True, vk, 1
+    elif vmn > 1:
+        kmajor, vec = False, vmn
+    else:  # scalar gather: threads run along the smaller stride
+        kmajor, vec, vs = _first_stride(layout, "k") <= _first_stride(layout, mn), 1, 1
+    return OperandSpec(dtype, layout.dim(mn), layout.dim("k"), layout.dim("b"), vec, kmajor, vs)
+
+
+def _d_run(ld: OperandLayout, store: str) -> int:
+    """The length of D's stride-1 run along GEMM dimension `store` when it goes on in the other
+    dimension (the other's leading map term has stride == run), else 0."""
+    ds, do = ld.dim(store), ld.dim("n" if store == "m" else "m")
+    if not ds.strides or not do.strides or ds.divisors[0] != 1 or do.divisors[0] != 1 or ds.strides[0] != 1:
+        return 0
+    run = ds.moduli[0]
+    return run if run < ds.extent and do.strides[0] == run and min(do.moduli[0], do.extent) >= 2 else 0
+
+
+def _store_run(ld: OperandLayout, ncontig: bool, vec: int, tile: TileConfig) -> tuple[int, int]:
+    """(run, cont) of D for the epilogue's run-by-run walk (OutputSpec), or (0, 0) where it does not apply:
+    the run must be whole vectors, shorter than the tile and divide it, and `cont` (the continuation's
+    extent, at most the tile) must divide the tile's other side."""
+    store, other = ("n", "m") if ncontig else ("m", "n")
+    ec, es = (tile.bn, tile.bm) if ncontig else (tile.bm, tile.bn)
+    run = _d_run(ld, store)
+    if not run or run >= ec or ec % run or run % vec:
+        return 0, 0
+    do = ld.dim(other)
+    cont = min(do.moduli[0], do.extent, es)
+    return (run, cont) if cont >= 2 and es % cont == 0 else (0, 0)
+
+
+def _kmajor16(plan: Plan, dim: str, width: int, bk: int) -> bool:
+    """Whether the input on the kernel's `dim` ("m": A, "n": B) is read k-major in 16-byte vectors by a tile
+    `width` wide along `dim`, at k-tiles of `bk`."""
+    layout, dtype = (plan.layout_a, plan.kernel_a.dtype) if dim == "m" else (plan.layout_b, plan.kernel_b.dtype)
+    op = input_spec(layout, dim, dtype, width, bk)
+    return op.kmajor and op.vec * ITEMSIZE[dtype] == 16
+
+
+def _wide_kmajor(tile: TileConfig, plan: Plan, bk: int) -> bool:
+    """Whether a narrow tile's wide side reads its input k-major in 16-byte vectors, at k-tiles of `bk`."""
+    return _kmajor16(plan, "m", tile.bm, bk) if tile.bm > tile.bn else _kmajor16(plan, "n", tile.bn, bk)
