@@ -159,6 +159,35 @@ def _tail_view(xp, x, t: TensorInfo, schedule: Schedule, ext):
     return view[tuple(slice(schedule.tail_from, None) if m == mode else slice(None) for m in order)]
 
 
+def merge_axes(shape, src_strides, dst_strides) -> tuple[int, ...]:
+    """The extents of a copy's axes (slowest first) after merging each pair of neighbours that is contiguous
+    in both the source's and the destination's strides (elements or bytes): e.g. two batch modes that lead D and
+    keep their order in a staged workspace become one axis, so the tiled copy's tiles span both."""
+    out, acc_s, acc_d = [], [], []
+    for e, s, t in zip(shape, src_strides, dst_strides, strict=True):
+        if e == 1:
+            continue
+        if out and acc_s[-1] == s * e and acc_d[-1] == t * e:
+            out[-1] *= e
+            acc_s[-1], acc_d[-1] = s, t
+        else:
+            out.append(e)
+            acc_s.append(s)
+            acc_d.append(t)
+    return tuple(out)
+
+
+def _merged(src, dst):
+    """(src, dst) reshaped to `merge_axes`' extents: views of the same memory (both reshapes need no copy)."""
+    shape = merge_axes(src.shape, src.strides, dst.strides)
+    if shape == src.shape or not shape:
+        return src, dst
+    s2, d2 = src.reshape(shape), dst.reshape(shape)
+    if s2.data.ptr != src.data.ptr or d2.data.ptr != dst.data.ptr:  # (a copy: the writes would be lost)
+        return src, dst
+    return s2, d2
+
+
 def _into(xp, d, ws) -> None:
     """d[...] = ws; on the GPU through the tiled copy (`permute_copy`) where D is dense in some order of
     its axes and of ws's dtype (CuPy's strided copy of a permutation moves a few hundred GB/s)."""
@@ -168,7 +197,8 @@ def _into(xp, d, ws) -> None:
         if dv.flags.c_contiguous:
             from ..kernels.permute import permute_copy
 
-            permute_copy(ws.transpose(perm), out=dv)
+            src, dst = _merged(ws.transpose(perm), dv)
+            permute_copy(src, out=dst)
             return
     if ws.dtype != d.dtype:  # the final cast, as numpy's astype: integers wrap, complex into real keeps .real
         ws = (ws.real if ws.dtype.kind == "c" and d.dtype.kind != "c" else ws).astype(d.dtype)

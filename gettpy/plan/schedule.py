@@ -49,6 +49,11 @@ slower, so outputs are written in place except for split-K and:
   fused path does. Not for an A whose panel the kernel keeps resident in shared memory (plan/tiles.py's
   panel_fits): the panel takes the op once per CTA, with no launch (about 4% faster than the pack).
 
+* **stage a batch-led output, pack a batch-led input** (plan/batch.py) when the tensor's stride-1 mode is a
+  batch mode, so that each CTA, one batch index, touches one element per sector, and the tensor is too large
+  for the L2 cache to gather its sectors: the core writes a workspace led by the tile's own modes (the tiled
+  copy then moves it into D), and the input is packed k-major, whatever its re-reads.
+
 Complex plans that run on the one-launch complex kernel (`one_launch`: a complex compute type and D, every
 operand's pointer aligned to its element) read A and B in place through the layout maps, whatever their strides:
 none of the rules above applies to them (they were measured on the real kernels' loaders, shared-memory
@@ -71,6 +76,7 @@ from ..dtypes import ITEMSIZE as ITEMSIZE_OF
 from ..dtypes import accumulate_type, is_complex
 from ..errors import ShapeError
 from ..ops import identity
+from .batch import L2_BYTES, pack_batch_led, stage_batch_led
 from .fold import FOLD, FOLD_A, FOLD_B, MIN_GAIN, fold_candidate, fold_gain, folded_problem, peak_kind
 from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
@@ -691,7 +697,8 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
         # (the f64 tensor-core tiles read both inputs k-major: one not k-contiguous comes as 4-byte copies)
         dmma_scalar = dmma and rereads >= OP_PACK_MIN_REREADS and _read(lay, mn, info.dtype, t, True).vec == 1
         if (op_first or small_permuted or short_runs or simt_kmajor or dmma_scalar
-                or rereads >= PACK_MIN_REREADS and _gathered(lay, (mn, "k"), tmn)):
+                or rereads >= PACK_MIN_REREADS and _gathered(lay, (mn, "k"), tmn)
+                or pack_batch_led(info, plan, ext, getattr(target, "l2_bytes", L2_BYTES))):
             new = packed(info, _pack_order(plan, mn, vec, mn_first), ext, apply_op=can_op)  # (the op once)
             new_ka, new_kb = (new, new_kb) if which == "a" else (new_ka, new)
     pext = _padded_k(plan, t, (ka, new_ka), (kb, new_kb), ext, heavy and not mn_first and split is None, sm_count)
@@ -733,8 +740,10 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
         if tile is None:  # (f32: the split core's own tile)
             tile = split[2]
         return Schedule(problem, make_plan(core_problem, None, tile), pa, pb, w, out)
-    w = (None if heavy or fused or part is not None or tile is not None
-         else _stage_interleaved(plan, prob, pa, pb, ext))
+    w = None if fused or part is not None or tile is not None else stage_batch_led(
+        on_packs, prob, ext, getattr(target, "l2_bytes", L2_BYTES))
+    if w is None and not (heavy or fused or part is not None or tile is not None):
+        w = _stage_interleaved(plan, prob, pa, pb, ext)
     if w is not None:
         return Schedule(problem, make_plan(replace(prob, d=w)), pa, pb, w, None)
     return Schedule(problem, on_packs, pa, pb, None, None)
