@@ -93,8 +93,9 @@ def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
         # (split-K over an extent the slices do not divide: one more slice, the tail's, after the core's)
         ws = xp.empty((ws.shape[0] + 1,) + ws.shape[1:], dtype=ws.dtype)
         core(schedule.core, a, b, None, ws[:-1], alpha, 0.0)
-        ta, tb = (_tail_view(xp, x, t, schedule, ext) for x, t in ((a, schedule.tail.problem.a),
-                                                                     (b, schedule.tail.problem.b)))
+        text = dict(schedule.pad_ext) if schedule.pad_ext else ext  # (a padded pack's tail runs to its margin)
+        ta, tb = (_tail_view(xp, x, t, schedule, text) for x, t in ((a, schedule.tail.problem.a),
+                                                                      (b, schedule.tail.problem.b)))
         # (the last slice as the tail's D: its axes in the order of the tail's D modes, fastest first, as
         #  every run() takes its output; a view, also where it is 0-d)
         run(schedule.tail, xp, core, ta, tb, None, ws[-1, ...].T, alpha, 0.0)

@@ -702,9 +702,13 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
             new = packed(info, _pack_order(plan, mn, vec, mn_first), ext, apply_op=can_op)  # (the op once)
             new_ka, new_kb = (new, new_kb) if which == "a" else (new_ka, new)
     pext = _padded_k(plan, t, (ka, new_ka), (kb, new_kb), ext, heavy and not mn_first and split is None, sm_count)
+    mem_pad = pext is None and not (heavy or fused or part is not None or tile is not None or split is not None)
+    if mem_pad:  # (a memory-bound GEMM: zero-filled k-major packs where the loaders' model says they pay)
+        pext = _padded_k_memory(plan, t, sides, (new_ka, new_kb), ext, target)
+        mem_pad = pext is not None
     if pext is not None:  # (the packs k-major, the leading k mode zero-filled to whole vectors)
         new_ka, new_kb = (packed(ka, _pack_order(plan, mn, 1), pext, apply_op=x.op.is_identity and
-                                 not ka.op.is_identity) if x is not ka else x
+                                 not ka.op.is_identity) if x is not ka or mem_pad else x
                           for ka, x, mn in ((ka, new_ka, "m"), (kb, new_kb, "n")))
     if plan.part.swapped:
         new_a, new_b = new_kb, new_ka
@@ -717,9 +721,44 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
         prob = replace(prob, extents=tuple(sorted(pext.items())))
     if pa or pb:
         pa, pb, prob = _core_order(problem, prob, pa, pb, part, tile, pext or ext, sm_count, f64_cores)
+    if mem_pad:  # (split-K and its tail over the padded extents, the packs zero-filled to them)
+        prob = replace(prob, extents=tuple(sorted(pext.items())))
+        inner = _after_packs(problem, prob, plan, pa, pb, part, tile, split, pext, sm_count, f64_cores, fused,
+                             heavy, target)
+        return replace(inner, pad_ext=tuple(sorted(pext.items())))
     if pext is not None:  # (the core over the packs' extents, whichever order _core_order left them in)
         core = make_plan(replace(prob, extents=tuple(sorted(pext.items()))), part, tile)
         return Schedule(problem, core, pa, pb, pad_ext=tuple(sorted(pext.items())))
+    return _after_packs(problem, prob, plan, pa, pb, part, tile, split, ext, sm_count, f64_cores, fused, heavy,
+                        target)
+
+
+def _padded_k_memory(plan: Plan, t, sides, news, ext, target: Target):
+    """plan/align.py's `padded_k_memory` on make_schedule's view of the inputs: `sides` its (name, kernel
+    input, rereads, layout, tile side, vector) rows, `news` the kernel inputs as staged so far (packs or
+    themselves). None for a semiring, a complex input or no k mode."""
+    from .align import padded_k_memory
+
+    p = plan.problem
+    if not plan.part.k or p.semiring is not None or any(is_complex(x.dtype) for x in (p.a, p.b)):
+        return None
+    rows = []
+    for (which, info, rereads, lay, _, _), new in zip(sides, news, strict=True):
+        mn = "m" if which == "a" else "n"
+        if new is info:
+            vb = _read(lay, mn, info.dtype, t).vec * info.itemsize
+        else:  # (a pack made above: m / n fastest where the leading k extent is not whole vectors)
+            mns = plan.part.m if mn == "m" else plan.part.n
+            lead = mns if new.modes[:1] != plan.part.k[:1] else plan.part.k
+            vb = math.gcd(math.prod(ext[m] for m in lead) * info.itemsize, 16)
+        rows.append((_size(info, ext), info.itemsize, rereads, vb, new is not info))
+    return padded_k_memory(plan.part.k[0], ext, rows, target)
+
+
+def _after_packs(problem, prob, plan, pa, pb, part, tile, split, ext, sm_count, f64_cores, fused, heavy,
+                 target) -> Schedule:
+    """make_schedule's schedule once its packs are chosen (`prob`: the problem on them, `ext` its extents):
+    split-K (forced, by divisors or with a tail), a staged output, or the core alone."""
     w_order = plan.part.n + plan.part.m + plan.part.b
     on_packs = make_plan(prob, part, tile) if (pa or pb) else plan
     if split is not None:

@@ -27,6 +27,15 @@ class Target:
         wgmma, tma, clusters, dmma: whether kernels may use warpgroup MMA, the tensor memory accelerator,
             thread-block clusters and the f64 tensor cores.
         launch_us: the cost of one more kernel launch in a schedule, microseconds.
+        narrow_load_exp, sync_load_frac: how a GEMM loader's streaming rate falls with its vector width
+            (`load_gbs`). Loads of v >= 4 bytes a thread go through cp.async and stream at copy_gbs x (v / 16) **
+            narrow_load_exp: a warp's consecutive elements still fill whole 32-byte sectors, so the bytes moved do
+            not change, and the loss is the instructions issued and in flight per byte. Loads of fewer than 4
+            bytes (one 2-byte element) cannot use cp.async: they are synchronous loads and stores through
+            registers, at sync_load_frac of the copy bandwidth. Calibrated on an H200 against long-K split GEMMs
+            over f16 inputs: 4-byte vectors (m runs of 94) read at about 0.68 of the rate of 16-byte ones (0.49
+            against 0.72 of the memory floor), element loads of k-contiguous rows of odd length at 0.07-0.10 of
+            the floor.
     """
 
     name: str
@@ -41,6 +50,8 @@ class Target:
     clusters: bool
     dmma: bool
     launch_us: float = 4.0
+    narrow_load_exp: float = 0.28
+    sync_load_frac: float = 0.1
 
     def __post_init__(self):
         if self.sm_count < 1 or self.copy_gbs <= 0:
@@ -54,6 +65,17 @@ class Target:
     def copy_us(self, nbytes: float) -> float:
         """Microseconds to move `nbytes` (read or written) at the copy bandwidth."""
         return nbytes / (self.copy_gbs * 1e3)
+
+    def load_gbs(self, vec_bytes: int) -> float:
+        """GB/s at which a GEMM loader streams an input it reads in vectors of `vec_bytes` bytes a thread (16:
+        the copy bandwidth; narrower: a fraction, `narrow_load_exp`; under 4 bytes `sync_load_frac`)."""
+        if vec_bytes < 4:
+            return self.copy_gbs * self.sync_load_frac
+        return self.copy_gbs * min(1.0, vec_bytes / 16) ** self.narrow_load_exp
+
+    def load_us(self, nbytes: float, vec_bytes: int) -> float:
+        """Microseconds for a GEMM loader to read `nbytes` in vectors of `vec_bytes` bytes (`load_gbs`)."""
+        return nbytes / (self.load_gbs(vec_bytes) * 1e3)
 
 
 #: an H100 SXM 80GB (measured: a copy moves 2.9 TB/s read + write, cuBLAS f16 GEMM ~760 TFLOP/s, SGEMM ~52,
