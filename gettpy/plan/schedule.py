@@ -724,7 +724,7 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
     if mem_pad:  # (split-K and its tail over the padded extents, the packs zero-filled to them)
         prob = replace(prob, extents=tuple(sorted(pext.items())))
         inner = _after_packs(problem, prob, plan, pa, pb, part, tile, split, pext, sm_count, f64_cores, fused,
-                             heavy, target)
+                             heavy, target, model_split=True)
         return replace(inner, pad_ext=tuple(sorted(pext.items())))
     if pext is not None:  # (the core over the packs' extents, whichever order _core_order left them in)
         core = make_plan(replace(prob, extents=tuple(sorted(pext.items()))), part, tile)
@@ -756,9 +756,10 @@ def _padded_k_memory(plan: Plan, t, sides, news, ext, target: Target):
 
 
 def _after_packs(problem, prob, plan, pa, pb, part, tile, split, ext, sm_count, f64_cores, fused, heavy,
-                 target) -> Schedule:
+                 target, model_split: bool = False) -> Schedule:
     """make_schedule's schedule once its packs are chosen (`prob`: the problem on them, `ext` its extents):
-    split-K (forced, by divisors or with a tail), a staged output, or the core alone."""
+    split-K (forced, by divisors or with a tail), a staged output, or the core alone. model_split: the slices
+    come from the split model (with a tail) before any divisor split."""
     w_order = plan.part.n + plan.part.m + plan.part.b
     on_packs = make_plan(prob, part, tile) if (pa or pb) else plan
     if split is not None:
@@ -769,8 +770,11 @@ def _after_packs(problem, prob, plan, pa, pb, part, tile, split, ext, sm_count, 
         simt = _simt_slices(on_packs, _simt_split_tiles(on_packs, sm_count, f64_cores), sm_count, ext, [split])
         split = (mode, slices, simt[2] if simt else None)
     else:
-        split = _split_factor(on_packs, sm_count, ext, f64_cores)
-        rem = _remainder_cut(on_packs, ext, split, sm_count, f64_cores, target)
+        # (over zero-filled packs the slices are sized by plan/splitk.py's model first: the padded extent's
+        #  divisors are an accident of the padding)
+        rem = _remainder_cut(on_packs, ext, None, sm_count, f64_cores, target) if model_split else None
+        split = None if rem is not None else _split_factor(on_packs, sm_count, ext, f64_cores)
+        rem = rem or _remainder_cut(on_packs, ext, split, sm_count, f64_cores, target)
         if rem is not None:
             return _remainder_schedule(problem, prob, pa, pb, part, tile, ext, rem, w_order, sm_count, f64_cores,
                                        target)
