@@ -11,10 +11,11 @@ is rounded up to whole vectors and zero-filled (Schedule.pad_ext; zeros add noth
 core, split-K included, on aligned 16-byte loads. `padded_k_memory` prices both with the target's model:
 
 * in place (or as the schedule already stages it: an m / n-first pack of a gathered input), each input costs
-  its pack (one read and one write at the copy bandwidth, plus a launch) and the core's reads of its bytes,
-  once per CTA row / column that reads it, at the loader rate of the vector it is read in;
-* padded, each holder of the mode costs the zero-fill of its buffer, the copy into it and a launch, and the
-  core's reads of the padded bytes at the copy bandwidth;
+  its pack (its read and its write at the loader rate of the copy's vectors, plus a launch) and the core's
+  reads of its bytes, once per CTA row / column that reads it, at the loader rate of the vector it is read in;
+* padded, each holder of the mode costs its zero-filled pack (`padded_pack_us`: the realigning row copy of
+  gettpy.kernels.realign where its rows are contiguous, at the copy bandwidth) and the core's reads of the
+  padded bytes at the copy bandwidth;
 
 and the padded schedule is chosen where it is cheaper by at least PAD_MIN_GAIN.
 """
@@ -22,30 +23,60 @@ from __future__ import annotations
 
 import math
 
+from .problem import TensorInfo
 from .target import Target
 
 #: the padded schedule must predict at most this fraction of the staged-as-is schedule's time
 PAD_MIN_GAIN = 0.8
 
 
-def _vec_bytes(read, itemsize: int) -> int:
-    """Bytes a thread loads at once when the kernel reads an input as `read` (its OperandSpec)."""
-    return max(1, read.vec) * itemsize
+def _size(t: TensorInfo, ext) -> int:
+    return math.prod(ext[m] for m in t.modes)
 
 
-def pack_us(nbytes: float, padded_bytes: float, target: Target) -> float:
-    """Predicted microseconds of a zero-filled pack: the buffer written with zeros, the input read once and
-    written into it, and one launch each."""
-    return target.copy_us(padded_bytes + 2 * nbytes) + 2 * target.launch_us
+def copy_vectors(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int]) -> tuple[int, int]:
+    """(bytes a thread reads, bytes it writes) at once when the pack copies `t` into a dense layout with its
+    modes in `order` (first fastest): the tiled copy's or the row copy's vectors (gettpy.kernels.permute),
+    whole 16-byte vectors for a dense source."""
+    from ..kernels.permute import plan_permute, plan_rowcopy
+
+    st = t.stride_of()
+    modes = tuple(reversed(order))
+    shape, strides = tuple(ext[m] for m in modes), tuple(st[m] for m in modes)
+    p = plan_permute(shape, strides, t.itemsize)
+    if p is not None:
+        return p.wr * t.itemsize, p.ww * t.itemsize
+    rc = plan_rowcopy(shape, strides, t.itemsize)
+    if rc is not None:
+        return rc.w * t.itemsize, rc.w * t.itemsize
+    return 16, 16
 
 
-def side_us(nbytes: float, rereads: int, vec_bytes: int, packed: bool, target: Target) -> float:
-    """Predicted microseconds of one input as the schedule stages it: its pack where `packed` (one read, one
-    write, a launch) and the core's `rereads` reads of it in vectors of `vec_bytes` bytes."""
-    t = target.load_us(nbytes * max(1, rereads), vec_bytes)
-    if packed:
-        t += target.copy_us(2 * nbytes) + target.launch_us
-    return t
+def pack_us(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int], target: Target) -> float:
+    """Predicted microseconds of a dense pack of `t` in `order`: its read and its write at the loader rate of
+    the copy's vectors (`Target.load_gbs`: a copy of single 2-byte elements is issue-bound as a GEMM loader
+    is), and a launch."""
+    n = _size(t, ext) * t.itemsize
+    vr, vw = copy_vectors(t, order, ext)
+    return target.load_us(n, vr) + target.load_us(n, vw) + target.launch_us
+
+
+def padded_pack_us(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int], pext: dict[str, int],
+                   target: Target) -> float:
+    """Predicted microseconds of a zero-filled pack of `t` into `order` over the extents `pext`: the realigning
+    row copy (gettpy.kernels.realign: 16-byte loads and stores, the row read once and the padded row written
+    once) where the source's rows are its first mode's, contiguous, and no op is applied; else the dense pack,
+    a zero-filled buffer and an element-wise copy into it."""
+    from ..kernels.realign import plan_realign
+
+    n, npad = _size(t, ext) * t.itemsize, _size(t, pext) * t.itemsize
+    st = t.stride_of()
+    modes = tuple(reversed(order))
+    if t.op.is_identity and plan_realign(tuple(ext[m] for m in modes), tuple(st[m] for m in modes), t.itemsize,
+                                         pext[order[0]]) is not None:
+        return target.copy_us(n + npad) + target.launch_us
+    return (pack_us(t, order, ext, target) + target.copy_us(npad) + target.load_us(n + npad, t.itemsize)
+            + 2 * target.launch_us)
 
 
 def padded_k_memory(k0: str, ext: dict[str, int], sides, target: Target) -> dict[str, int] | None:
@@ -53,22 +84,25 @@ def padded_k_memory(k0: str, ext: dict[str, int], sides, target: Target) -> dict
     GEMM should read zero-filled k-major packs of its inputs (see the module docstring); None where it should
     not.
 
-    sides: for A and B, (elements, itemsize, rereads, vector bytes as staged now, packed now). Both inputs
-    hold `k0` (it is a k mode), so both are packed padded.
+    sides: for the kernel's A and B, (input, its pack as staged now or None, the pack's mode order (k-major
+    for the padded pack), rereads, vector bytes the core reads it in as staged now). Both inputs hold `k0`
+    (it is a k mode), so both are packed padded.
     """
-    itemsize = max(s[1] for s in sides)
+    itemsize = max(s[0].itemsize for s in sides)
     vec = 16 // itemsize
-    if ext[k0] % vec == 0 or any(s[0] == 0 for s in sides):
-        return None
-    grow = -(-ext[k0] // vec) * vec / ext[k0]
-    now = sum(side_us(n * b, r, v, p, target) for n, b, r, v, p in sides)
-    padded = sum(pack_us(n * b, n * b * grow, target) + target.load_us(n * b * grow * max(1, r), 16)
-                 for n, b, r, _, _ in sides)
-    if padded > PAD_MIN_GAIN * now:
+    if ext[k0] % vec == 0 or any(_size(s[0], ext) == 0 for s in sides):
         return None
     pext = dict(ext)
     pext[k0] = math.ceil(ext[k0] / vec) * vec
-    return pext
+    now = padded = 0.0
+    for info, pk, order, rereads, vb in sides:
+        n = _size(info, ext) * info.itemsize
+        now += target.load_us(n * max(1, rereads), vb)
+        if pk is not None:
+            now += pack_us(info, pk.modes, ext, target)
+        padded += (padded_pack_us(info, order, ext, pext, target)
+                   + target.load_us(_size(info, pext) * info.itemsize * max(1, rereads), 16))
+    return pext if padded <= PAD_MIN_GAIN * now else None
 
 
-__all__ = ["PAD_MIN_GAIN", "pack_us", "padded_k_memory", "side_us"]
+__all__ = ["PAD_MIN_GAIN", "copy_vectors", "pack_us", "padded_k_memory", "padded_pack_us"]

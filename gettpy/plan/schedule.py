@@ -751,7 +751,8 @@ def _padded_k_memory(plan: Plan, t, sides, news, ext, target: Target):
             mns = plan.part.m if mn == "m" else plan.part.n
             lead = mns if new.modes[:1] != plan.part.k[:1] else plan.part.k
             vb = math.gcd(math.prod(ext[m] for m in lead) * info.itemsize, 16)
-        rows.append((_size(info, ext), info.itemsize, rereads, vb, new is not info))
+        order = tuple(m for m in _pack_order(plan, mn, 1) if m in info.modes)
+        rows.append((info, None if new is info else new, order, rereads, vb))
     return padded_k_memory(plan.part.k[0], ext, rows, target)
 
 

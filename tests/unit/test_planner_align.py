@@ -30,30 +30,37 @@ def _problem(eq: str, ext: dict[str, int], dtype: str, order: str) -> Contractio
 
 # (einsum, extents, dtype, order, padded k extent or None)
 PLAN_CASES = [
-    ("mk,nk->mn", dict(m=88, n=37, k=1_200_007), "f16", "C", 1_200_008),  # odd rows: element loads -> pad
+    ("mk,nk->mn", dict(m=88, n=37, k=1_200_007), "f16", "C", 1_200_008),  # odd k rows: element loads -> pad
+    ("mk,nk->mn", dict(m=88, n=37, k=1_200_007), "f16", "F", None),       # m runs of 88: 16-byte vectors
     ("mk,nk->mn", dict(m=88, n=37, k=1_200_000), "f16", "C", None),       # whole vectors: in place
-    ("km,kn->mn", dict(m=77, n=45, k=700_001), "f16", "C", 700_008),       # odd m runs, odd K -> pad
+    ("km,kn->mn", dict(m=77, n=45, k=700_001), "f16", "F", 700_008),       # odd k rows, the other operand order
+    ("km,kn->mn", dict(m=77, n=45, k=700_001), "f16", "C", None),          # k strided: a padded pack transposes
     ("km,kn->mn", dict(m=77, n=45, k=700_002), "f16", "F", None),          # 4-byte k vectors: not worth a copy
     ("mk,nk->mn", dict(m=88, n=37, k=1_200_007), "f32", "C", None),        # 4-byte elements: cp.async, no pad
-    ("ik,kj->ij", dict(i=1031, j=1029, k=843), "f16", "C", None),          # compute-bound: not this rule's
+    ("mk,nk->mn", dict(m=90, n=110, k=2_000_003), "f32", "C", 2_000_004),  # ... but m/n-first packs cost more
 ]
 
 
 @pytest.mark.parametrize("eq,ext,dtype,order,padded", PLAN_CASES)
 def test_align_decision(eq, ext, dtype, order, padded):
     s = make_schedule(_problem(eq, ext, dtype, order))
+    assert s.split_mode is not None  # (a long K over a small output: split-K either way)
     pad = dict(s.pad_ext)
     if padded is None:
-        assert not pad or pad["k"] == ext["k"] or len(ext) == 3 and "i" in ext
-        if "i" not in ext:
-            assert not pad
+        assert not pad
         return
     assert pad["k"] == padded and all(pad[m] == e for m, e in ext.items() if m != "k")
-    assert s.pack_a is not None and s.pack_b is not None and s.split_mode is not None
-    # the split core reads both packs k-major in 16-byte vectors, every slice starting aligned
+    assert s.pack_a is not None and s.pack_b is not None
+    # the split core reads both packs k-major in 16-byte vectors, every slice and the tail starting aligned
     vec = 16 // s.problem.a.itemsize
     assert s.core.layout_a.vector_width("k") == vec and s.core.layout_b.vector_width("k") == vec
     assert dict(s.core.problem.extents)["k"] % vec == 0 and s.tail_from % vec == 0
+
+
+def test_compute_bound_is_not_this_rule():
+    """A compute-bound GEMM with an odd K keeps the unsplit padded packs of its own rule (test_planner_pad)."""
+    s = make_schedule(_problem("ik,kj->ij", dict(i=1031, j=1029, k=843), "f16", "C"))
+    assert dict(s.pad_ext)["k"] == 848 and s.split_mode is None
 
 
 def test_load_model():
@@ -87,3 +94,30 @@ def test_padded_split_runs(eq, mn, k, order, pads):
     ref = np.einsum(eq, *[x.astype(np.float64) for x in ops])
     scale = np.einsum(eq, *[np.abs(x.astype(np.float64)) for x in ops])
     assert np.all(np.abs(np.asarray(got, np.float64) - ref) <= 3e-3 * scale)
+
+
+def test_realign_plan_refusals():
+    """The realigning copy takes views whose last axis is contiguous, into whole 16-byte rows, and nothing else."""
+    from gettpy.kernels.realign import plan_realign
+
+    p = plan_realign((94, 1001), (1001, 1), 2, 1008)
+    assert p is not None and p.rows == 94 and p.vectors == 94 * 1008 * 2 // 16
+    assert plan_realign((94, 1001), (1, 94), 2, 1008) is None      # (k strided: a transpose)
+    assert plan_realign((94, 1001), (1001, 1), 2, 1004) is None    # (rows of 2008 bytes: not whole vectors)
+    assert plan_realign((94, 1001), (1001, 1), 2, 1000) is None    # (shorter than the row)
+    assert plan_realign((0, 1001), (1001, 1), 2, 1008) is None
+
+
+def test_padded_pack_prices():
+    """The zero-filled pack of contiguous rows costs one read and one padded write at the copy bandwidth; of a
+    transposed source, its tiled copy at the copy's vectors plus the fill and the element-wise placement."""
+    from gettpy.plan.align import copy_vectors, padded_pack_us
+
+    t = DEFAULT_TARGET
+    ext, pext = dict(m=94, k=100_001), dict(m=94, k=100_008)
+    rows = TensorInfo("A", ("m", "k"), (100_001, 1), "f16")       # k contiguous
+    cols = TensorInfo("A", ("m", "k"), (1, 94), "f16")            # m contiguous
+    n, npad = 94 * 100_001 * 2, 94 * 100_008 * 2
+    assert padded_pack_us(rows, ("k", "m"), ext, pext, t) == pytest.approx(t.copy_us(n + npad) + t.launch_us)
+    assert copy_vectors(cols, ("k", "m"), ext) == (4, 2)  # (reads along m = 94: 2 elements; writes single elements)
+    assert padded_pack_us(cols, ("k", "m"), ext, pext, t) > 3 * padded_pack_us(rows, ("k", "m"), ext, pext, t)
