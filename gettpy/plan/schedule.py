@@ -707,7 +707,7 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
         pext = _padded_k_memory(plan, t, sides, (new_ka, new_kb), ext, target)
         mem_pad = pext is not None
     if pext is not None:  # (the packs k-major, the leading k mode zero-filled to whole vectors)
-        new_ka, new_kb = (packed(ka, _pack_order(plan, mn, 1), pext, apply_op=x.op.is_identity and
+        new_ka, new_kb = (packed(ka, _pack_order(plan, mn, 1), pext, apply_op=(x.op.is_identity or mem_pad) and
                                  not ka.op.is_identity) if x is not ka or mem_pad else x
                           for ka, x, mn in ((ka, new_ka, "m"), (kb, new_kb, "n")))
     if plan.part.swapped:
@@ -736,12 +736,15 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
 def _padded_k_memory(plan: Plan, t, sides, news, ext, target: Target):
     """plan/align.py's `padded_k_memory` on make_schedule's view of the inputs: `sides` its (name, kernel
     input, rereads, layout, tile side, vector) rows, `news` the kernel inputs as staged so far (packs or
-    themselves). None for a semiring, a complex input or no k mode."""
+    themselves). None for a semiring, a complex input, no k mode or an op that a pack cannot apply (the padded
+    packs apply the inputs' ops, so that the margin holds zeros of op(A) and op(B))."""
     from .align import padded_k_memory
 
     p = plan.problem
     if not plan.part.k or p.semiring is not None or any(is_complex(x.dtype) for x in (p.a, p.b)):
         return None
+    if any(not x.op.is_identity and x.dtype not in ("f16", "f32", "f64") for x in (p.a, p.b)):
+        return None  # (the pack must apply an input's op: op(0) on the zero margin need not be 0)
     rows = []
     for (which, info, rereads, lay, _, _), new in zip(sides, news, strict=True):
         mn = "m" if which == "a" else "n"

@@ -121,3 +121,29 @@ def test_padded_pack_prices():
     assert padded_pack_us(rows, ("k", "m"), ext, pext, t) == pytest.approx(t.copy_us(n + npad) + t.launch_us)
     assert copy_vectors(cols, ("k", "m"), ext) == (4, 2)  # (reads along m = 94: 2 elements; writes single elements)
     assert padded_pack_us(cols, ("k", "m"), ext, pext, t) > 3 * padded_pack_us(rows, ("k", "m"), ext, pext, t)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_padded_packs_apply_the_op(order):
+    """An op on an input of a padded memory-bound schedule is applied by its pack, before the margin's zeros:
+    exp(0) = 1 would add the margin's products if the core applied it after the padding."""
+    from dataclasses import replace
+
+    from gettpy import ops as gops
+
+    eq = "mk,nk->mn" if order == "C" else "km,kn->mn"
+    ext = dict(m=300, n=24, k=100_003)
+    p = _problem(eq, ext, "f16", order)
+    s = make_schedule(replace(p, b=replace(p.b, op=gops.exp)))
+    assert s.pad_ext and s.pack_b.op.is_identity  # (padded, the op applied by B's pack)
+    rng = np.random.default_rng(9)
+    shapes = [tuple(ext[c] for c in x) for x in eq.split("->")[0].split(",")]
+    ops = [(0.1 * rng.standard_normal(sh)).astype(np.float16) for sh in shapes]
+    if order == "F":
+        ops = [np.asfortranarray(x) for x in ops]
+    clear_plan_cache()
+    got = gettpy.einsum(eq, *ops, ops=(None, "exp"))
+    b64 = np.exp(ops[1].astype(np.float64))
+    ref = np.einsum(eq, ops[0].astype(np.float64), b64, optimize=True)
+    scale = np.einsum(eq, np.abs(ops[0].astype(np.float64)), b64, optimize=True)
+    assert np.all(np.abs(np.asarray(got, np.float64) - ref) <= 3e-3 * scale)
