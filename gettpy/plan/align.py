@@ -90,8 +90,8 @@ def padded_k_memory(k0: str, ext: dict[str, int], sides, target: Target) -> dict
     """
     itemsize = max(s[0].itemsize for s in sides)
     vec = 16 // itemsize
-    if ext[k0] % vec == 0 or any(_size(s[0], ext) == 0 for s in sides):
-        return None
+    if ext[k0] % vec == 0 or any(_size(s[0], ext) == 0 or s[2][:1] != (k0,) for s in sides):
+        return None  # (an input that does not lead with the mode, e.g. a broadcast one, cannot be padded along it)
     pext = dict(ext)
     pext[k0] = math.ceil(ext[k0] / vec) * vec
     now = padded = 0.0
