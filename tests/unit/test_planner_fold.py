@@ -30,6 +30,7 @@ def _gpu_schedules_on_the_cpu(monkeypatch):
     cache.clear_plan_cache()
     programs.clear_program_cache()
 
+
 TOL = {np.float16: 3e-3, np.float32: 3e-5, np.float64: 1e-12}
 
 

@@ -32,6 +32,7 @@ def _gpu_schedules_on_the_cpu(monkeypatch):
     cache.clear_plan_cache()
     programs.clear_program_cache()
 
+
 TOL = {np.float16: 2e-3, np.float32: 2e-5, np.float64: 1e-12}
 
 

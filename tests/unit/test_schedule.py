@@ -43,6 +43,7 @@ def _gpu_schedules_on_the_cpu(monkeypatch):
     cache.clear_plan_cache()
     programs.clear_program_cache()
 
+
 einsum_mod = importlib.import_module("gettpy.einsum")  # the module (gettpy.einsum is the function)
 
 
