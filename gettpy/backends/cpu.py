@@ -261,12 +261,13 @@ def _matmul(ga: np.ndarray, gb: np.ndarray, out: np.ndarray | None = None, acc=N
     over the views (a BLAS call per stack entry costs more than the dot itself)."""
     if ga.shape[-2] == 1 and gb.shape[-1] == 1 and ga.shape[-1] > 1:
         shape = np.broadcast_shapes(ga.shape[:-2], gb.shape[:-2]) + (1, 1)
-        r = np.einsum("...k,...k->...", ga[..., 0, :], gb[..., :, 0], dtype=acc or np.result_type(ga, gb))
+        r = np.einsum("...k,...k->...", ga[..., 0, :], gb[..., :, 0], dtype=acc or np.result_type(ga, gb),
+                      casting="unsafe")  # (as astype: the inputs in the accumulate type)
         if out is None:
             return np.asarray(r).reshape(shape)
         out[...] = np.asarray(r).reshape(shape)
         return out
-    kw = {} if acc is None else {"dtype": acc}
+    kw = {} if acc is None else {"dtype": acc, "casting": "unsafe"}
     return np.matmul(ga, gb, **kw) if out is None else np.matmul(ga, gb, out=out, **kw)
 
 
