@@ -106,9 +106,9 @@ def _operand(arr, layout, op, acc, digits, tf32):
     v, st = _view(arr, layout, _DIMS[layout.name], digits)
     moves = tuple(bool(s) for s in st)
     v = v[tuple(slice(None) if m else 0 for m in moves)]  # (the digits it does not move on dropped)
-    if op.is_identity and not tf32 and v.dtype.kind in "fc" and np.dtype(acc).kind in "fc":
-        # (a float input without op: cast to the accumulate type by the sums and the product's copies, a
-        #  block at a time, never as a whole copy of the input)
+    if op.is_identity and not tf32 and np.dtype(acc).kind in "iufc" and np.can_cast(v.dtype, acc, "safe"):
+        # (an input without op whose values the accumulate type holds exactly: cast by the sums and the
+        #  product's copies, a block at a time, never as a whole copy of the input)
         return v, moves
     v = op(v.astype(acc, copy=False))
     if tf32:  # the tensor cores' TF32 inputs (3xtf32 is close to float32)
