@@ -49,6 +49,16 @@ slower, so outputs are written in place except for split-K and:
   fused path does. Not for an A whose panel the kernel keeps resident in shared memory (plan/tiles.py's
   panel_fits): the panel takes the op once per CTA, with no launch (about 4% faster than the pack).
 
+Complex plans that run on the one-launch complex kernel (`one_launch`: a complex compute type and D, every
+operand's pointer aligned to its element) read A and B in place through the layout maps, whatever their strides:
+none of the rules above applies to them (they were measured on the real kernels' loaders, shared-memory
+fragments and epilogue), and no output is staged for interleaving. An input is packed only where the sector
+model of `_fused_pack_pays` says its re-reads fetch more bytes than the copy costs (a large input gathered
+element by element and re-read by many CTAs). Split-K and the diagonal fold stage them as any plan. The other
+complex plans (a real D, an operand not aligned to its element) run as real launches over the planes
+(backends/gpu_complex.py) and keep the rules above, except that a complex input not aligned to its element is
+never packed (the copy kernels load whole elements; the real launches read its planes in place).
+
 The CPU executor runs the same schedule (the packing and reductions through numpy), so CI checks
 the transformations end to end; the GPU backend runs them with CuPy.
 """
@@ -58,7 +68,7 @@ import math
 from dataclasses import dataclass, replace
 
 from ..dtypes import ITEMSIZE as ITEMSIZE_OF
-from ..dtypes import accumulate_type
+from ..dtypes import accumulate_type, is_complex
 from ..errors import ShapeError
 from ..ops import identity
 from .fold import FOLD, FOLD_A, FOLD_B, MIN_GAIN, fold_candidate, fold_gain, folded_problem, peak_kind
@@ -122,6 +132,12 @@ SPLIT_TOLERANCE = 1.05
 #: stage an interleaved output (`_stage_interleaved`) when the input it is interleaved with is at least this
 #: many times its size
 STAGE_D_RATIO = 3
+#: bytes of the memory transaction a scattered read fetches (`_fetch_ratio`)
+SECTOR_BYTES = 32
+#: the cost of one pack step in front of the one-launch complex kernel beyond its copy's bytes (the copy's launch
+#: and the host's work around it), microseconds: measured on an H200, a complex64 GEMM of 515^3 took 0.149 ms
+#: end to end with both inputs packed against 0.065 ms for its kernel alone (two packs: about 0.08 ms)
+FUSED_PACK_US = 40.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +254,60 @@ def _size(t: TensorInfo, ext) -> int:
     return math.prod(ext[m] for m in t.modes)
 
 
+def one_launch(problem: ContractionProblem) -> bool:
+    """Whether a complex `problem` runs on the one-launch complex kernel (backends/gpu_complex.py's
+    `execute_fused`): a complex compute type and D, and every operand's pointer aligned to its element (the
+    kernel's element copies). Its schedule reads the inputs in place (`_fused_pack_pays`)."""
+    if not (is_complex(problem.compute) and is_complex(problem.d.dtype)):
+        return False
+    return all(t.align % t.itemsize == 0 for t in (problem.a, problem.b, problem.c, problem.d) if t is not None)
+
+
+def _fetch_ratio(dm, itemsize: int, span: int) -> float:
+    """Bytes fetched per byte used when threads read consecutive coordinates of GEMM dimension map `dm`
+    element by element, `span` of them in a tile: a stride-1 run of r elements takes whole SECTOR_BYTES
+    sectors, elements s apart share a sector only where s * itemsize < SECTOR_BYTES. inf for a dimension
+    with nothing to run along (broadcast, or one coordinate)."""
+    if not dm.strides or min(dm.extent, span) <= 1 or dm.divisors[0] != 1:
+        return math.inf
+    if abs(dm.strides[0]) != 1:
+        return min(SECTOR_BYTES, abs(dm.strides[0]) * itemsize) / itemsize
+    run = 1
+    for m, st in zip(dm.moduli, dm.strides, strict=True):  # (the leading terms, merged while they continue)
+        if st != run:
+            break
+        run *= m
+    used = min(run, dm.extent, span) * itemsize
+    return SECTOR_BYTES * math.ceil(used / SECTOR_BYTES) / used
+
+
+def _fused_pack_pays(layout, mn: str, info: TensorInfo, ext, rereads: int, tile_mn: int, bk: int,
+                     target: Target) -> bool:
+    """Whether the one-launch complex kernel's input (`layout`, GEMM dimensions mn and k) should be packed.
+
+    The kernel reads it element by element with the threads along k or mn, whichever wastes less of each
+    sector (`_fetch_ratio`: w bytes fetched per byte used, 1 for a run of whole sectors), or in vectors of v
+    elements along a stride-1 term of mn that is not the leading one (gpu_simt's slot-permuted copies: each
+    vector's v * itemsize bytes used of its sector). Read in place, its B bytes are fetched w times over by
+    each of the `rereads` CTA rows / columns; packed, the copy reads them once at w and writes them once, the
+    step costs FUSED_PACK_US, and the core reads them densely. So it pays where
+
+        rereads * B * (w - 1)  >  B * (w + 1) + (FUSED_PACK_US, in bytes at the copy bandwidth).
+
+    Every re-read is charged at the copy bandwidth (an upper bound: L2 serves some of them), so the rule packs
+    at most what a gather-bound input needs: never an input with a stride-1 run of whole sectors along k or
+    mn, never one read once, never one of a few MB (the step's fixed cost dominates).
+    """
+    w = min(_fetch_ratio(layout.dim("k"), info.itemsize, bk), _fetch_ratio(layout.dim(mn), info.itemsize, tile_mn))
+    v, vs = layout.vector_access(mn, tile_mn)
+    if v > 1 and vs > 1:
+        w = min(w, max(1.0, SECTOR_BYTES / (v * info.itemsize)))
+    if w == math.inf or w <= 1:
+        return False
+    nbytes = _size(info, ext) * info.itemsize
+    return target.copy_us(rereads * nbytes * (w - 1)) > target.copy_us(nbytes * (w + 1)) + FUSED_PACK_US
+
+
 def _mn_first(plan: Plan, tile) -> bool:
     """Whether the packs of `plan` run m / n fastest: a compute-bound simt (f32 / f64) core, whose
     register tiles load mn-contiguous shared-memory rows as vectors but a k-major tile's as scalars
@@ -245,7 +315,9 @@ def _mn_first(plan: Plan, tile) -> bool:
     pack small k-major inputs of memory-bound shapes, unmeasured)."""
     from .tiles import compute_bound
 
-    return tile.tm > 0 and compute_bound(plan.M, plan.N, plan.K)
+    # (not the complex kernel's: a complex value in shared memory feeds four real FMAs per product, and a
+    #  16-byte vector holds at most two complex64 values; its inputs stay in place, `_fused_pack_pays`)
+    return tile.tm > 0 and compute_bound(plan.M, plan.N, plan.K) and not one_launch(plan.problem)
 
 
 def _pack_order(plan: Plan, mn: str, vec: int, mn_first: bool = False) -> tuple[str, ...]:
@@ -596,10 +668,18 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
     # (short-run packs: tensor-core inputs only -- on the H100 they made f32 simt shapes 1.15x slower;
     #  beside a gathered input's pack they were 1.1x slower on mma.sync tiles, but on the TMA tiles that
     #  two packed inputs get, the pair ran at 0.75-0.80x of one pack)
+    fused = one_launch(problem)
     for which, info, rereads, lay, tmn, vec in sides:
         if _size(info, ext) < MIN_STAGE_ELEMS:
             continue
         mn = "m" if which == "a" else "n"
+        if fused:  # (the complex kernel: in place unless the sector model says the copy pays)
+            if rereads >= PACK_MIN_REREADS and _fused_pack_pays(lay, mn, info, ext, rereads, tmn, t.bk, target):
+                new = packed(info, _pack_order(plan, mn, vec), ext)
+                new_ka, new_kb = (new, new_kb) if which == "a" else (new_ka, new)
+            continue
+        if is_complex(info.dtype) and info.align % info.itemsize:
+            continue  # (the real launches read its planes in place; a copy would load elements it is not aligned to)
         can_op = not info.op.is_identity and info.dtype in ("f16", "f32", "f64")  # (a pack can apply the op)
         read = _read(lay, mn, info.dtype, t)
         panel = which == "a" and panel_fits(t, plan.M, plan.batch, read.kmajor)  # (the panel takes the op)
@@ -653,10 +733,11 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
         if tile is None:  # (f32: the split core's own tile)
             tile = split[2]
         return Schedule(problem, make_plan(core_problem, None, tile), pa, pb, w, out)
-    w = None if heavy or part is not None or tile is not None else _stage_interleaved(plan, prob, pa, pb, ext)
+    w = (None if heavy or fused or part is not None or tile is not None
+         else _stage_interleaved(plan, prob, pa, pb, ext))
     if w is not None:
         return Schedule(problem, make_plan(replace(prob, d=w)), pa, pb, w, None)
     return Schedule(problem, on_packs, pa, pb, None, None)
 
 
-__all__ = ["Schedule", "make_schedule", "packed"]
+__all__ = ["Schedule", "make_schedule", "one_launch", "packed"]

@@ -272,11 +272,16 @@ def test_zero_k_gives_beta_c(rng):
 # ----------------------------------------------------------------------------------------------- through a schedule
 @pytest.mark.parametrize("alpha,beta", [(1.0, 0.0), (0.5 + 1j, -1j)])
 def test_staged_schedule_runs_complex_core(force_staging, alpha, beta, rng):
-    """A staged schedule (packed gathered inputs, split-K workspace of the complex type) around the complex core."""
+    """A staged schedule (packed gathered inputs, split-K workspace of the complex type) around the complex core.
+
+    D is not aligned to its element (a complex64 view 4 bytes into a float32 buffer): the plan runs as real launches,
+    whose schedule packs a gathered input (the one-launch kernel's, with D aligned, reads it in place)."""
     subs = "ab,cad->dcb"
     a = nonzero(rng, (32, 18), np.complex64)[::2, ::3]  # no stride-1 run: packed
     b = nonzero(rng, (5, 16, 7), np.complex64)
-    d = _poisoned((7, 5, 6), np.complex64)
+    buf = np.empty(2 * 7 * 5 * 6 + 2, np.float32)
+    d = buf[1:-1].view(np.complex64).reshape((7, 5, 6))
+    d[...] = _poisoned((7, 5, 6), np.complex64)
     c = np.asfortranarray(nonzero(rng, (7, 5, 6), np.complex64))
     p = problem_of(subs, a, b, c, d)
     s = make_schedule(p)
