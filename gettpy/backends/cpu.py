@@ -7,9 +7,16 @@ modes), each operand becomes a strided numpy view with one axis per digit, and n
 1. a digit on which an operand's map does not move (stride 0: a mode the operand does not have, or a
    broadcast view) is not an axis of that operand; a k digit only one input moves on is summed in that
    input first (the other input is constant along it), one neither moves on multiplies by its extent;
-2. the batched GEMM of what is left is numpy's matmul on those views (copied only where its digits do
-   not merge into one matrix axis or BLAS cannot take the strides: at most the operand's own size);
+2. the batched GEMM of what is left is numpy's matmul on those views; an input whose digits do not merge
+   into one matrix axis, whose strides BLAS cannot take or whose type is not the accumulate type (cast
+   there by the executor: an input without op whose values that type holds exactly) is copied a block of
+   at most COPY_BLOCK bytes at a time, each block's product written into its part of the result, so the
+   peak stays near numpy's einsum's, which reads such views in place;
 3. alpha, beta * op_c(C) and op_d, then the result is written through D's view.
+
+The executor runs the plan on the operands' own layouts: the stagings a GPU schedule puts around its core
+(packs, split-K, folds) are not planned for it (plan/cache.py's executor_stages); `backends.staged.run`
+runs them on numpy arrays around this executor where a test asks.
 
 Maps that do not nest (none the planner builds today) and semirings (whose ⊗ need not distribute over ⊕,
 so nothing is summed first) are gathered through the maps (`gather_matrix`) in blocks of k. Only the
