@@ -162,11 +162,12 @@ def _viewed_product(plan: Plan, ka, kb, acc, digits: dict, into: np.ndarray | No
         if count != 1:
             r *= acc(count)
         return r.reshape(out)
-    # an input BLAS cannot read in place: copied in blocks of at most COPY_BLOCK bytes, each block's product
-    # written into its part of the result (D's view where nothing follows the product)
+    # an input BLAS cannot read in place: copied in blocks, each block's product written into its part of the
+    # result (D's view where nothing follows the product)
     direct = into is not None and count == 1 and tuple(out) == into.shape
     r = into if direct else np.empty(out, dtype=acc)
-    _blocked_product(va, ha, vb, hb, r, labels, nd, acc)
+    budget = max(COPY_BLOCK, r.size * r.itemsize // (4 if direct else 8))
+    _blocked_product(va, ha, vb, hb, r, labels, nd, acc, budget)
     if direct:
         return None
     if count != 1:
@@ -175,9 +176,13 @@ def _viewed_product(plan: Plan, ka, kb, acc, digits: dict, into: np.ndarray | No
 
 
 #: bytes of an input's block the CPU executor copies at once where BLAS cannot read the input in place (its
-#: strides do not merge into a matrix, or neither matrix axis is unit-stride): beside the result, the copies
-#: stay within a constant (numpy's einsum reads such views in place)
+#: strides do not merge into a matrix, neither matrix axis is unit-stride, or it is cast): the larger of this
+#: and a quarter of the result (an eighth where the result is a temporary beside D), so that the copies stay
+#: within numpy einsum's peak (which reads such views in place) and each block is a GEMM of many rows
 COPY_BLOCK = 1 << 18
+#: rows (m or n values) a block keeps at least, where a k digit can be cut instead: a GEMM of fewer rows
+#: re-reads the other input once per block
+MIN_BLOCK_ROWS = 64
 
 
 def _matrix(v: np.ndarray, have: list, nd: dict, rows: str, cols: str, acc, copy: bool = False, dot: bool = False):
@@ -205,21 +210,38 @@ def _blas_strides(v: np.ndarray) -> bool:
     return (s2 == item and s1 >= item * v.shape[-1]) or (s1 == item and s2 >= item * v.shape[-2])
 
 
-def _blocked_product(va, ha: list, vb, hb: list, r: np.ndarray, labels: list, nd: dict, acc) -> None:
-    """r[...] = the batched GEMM of the input digit views `va` (b, m, k digits in `ha`) and `vb` (b, k, n in
-    `hb`), `r`'s axes the b, m, n digits (`labels`): split along the slowest b or m digit of A (or b or n
-    digit of B) until each input that BLAS cannot read in place is at most COPY_BLOCK bytes (or has only k
-    digits left), then each block as `_matrix` copies and matmul."""
-    fa = _matrix(va, ha, nd, "m", "k", acc) is not None or va.size * np.dtype(acc).itemsize <= COPY_BLOCK
-    fb = _matrix(vb, hb, nd, "k", "n", acc) is not None or vb.size * np.dtype(acc).itemsize <= COPY_BLOCK
-    axis = None
-    for v, have, fits, dims in ((va, ha, fa, "bm"), (vb, hb, fb, "bn")):
-        if not fits:
-            axis = next((lab for lab in have if lab[0] in dims and v.shape[have.index(lab)] > 1), None)
-            if axis is not None:
-                per = v.size * np.dtype(acc).itemsize // v.shape[have.index(axis)]
-                break
-    if axis is None:
+def _blocked_product(va, ha: list, vb, hb: list, r: np.ndarray, labels: list, nd: dict, acc, budget: int,
+                     add: bool = False) -> None:
+    """r[...] = (r + with `add`) the batched GEMM of the input digit views `va` (b, m, k digits in `ha`) and
+    `vb` (b, k, n in `hb`), `r`'s axes the b, m, n digits (`labels`). Each input BLAS cannot read in place
+    and larger than `budget` bytes (in the accumulate type) is cut along a b digit, else its slowest m (n)
+    digit while blocks keep MIN_BLOCK_ROWS rows, else a k digit of both inputs (the blocks' products
+    summed); then each block is copied (`_matrix`) and multiplied."""
+    item = np.dtype(acc).itemsize
+    cut = None
+    for v, have, dims in ((va, ha, "m"), (vb, hb, "n")):
+        size = v.size * item
+        if size <= budget or _matrix(v, have, nd, "m" if dims == "m" else "k", "k" if dims == "m" else "n",
+                                     acc) is not None:
+            continue
+        ext = {lab: v.shape[i] for i, lab in enumerate(have) if v.shape[i] > 1}
+        bs = [lab for lab in ext if lab[0] == "b"]
+        rows = [lab for lab in ext if lab[0] == dims]
+        ks = [lab for lab in ext if lab[0] == "k"]
+        if bs:
+            cut = bs[0]
+        elif rows:
+            cut = rows[0]
+            rest = math.prod(ext[lab] for lab in rows[1:])
+            if ks and budget * ext[cut] // size * rest < min(ext[cut] * rest, MIN_BLOCK_ROWS):
+                cut = ks[0]
+        elif ks:
+            cut = ks[0]
+        if cut is not None:
+            step = max(1, budget * ext[cut] // size)
+            n = ext[cut]
+            break
+    if cut is None:
         ga = _matrix(va, ha, nd, "m", "k", acc, True)
         gb = _matrix(vb, hb, nd, "k", "n", acc, True)
         shape = r.shape[:nd["b"]] + (ga.shape[-2], gb.shape[-1])
@@ -227,20 +249,21 @@ def _blocked_product(va, ha: list, vb, hb: list, r: np.ndarray, labels: list, nd
             target = _unit_strides(np.reshape(r, shape, copy=False))
         except ValueError:
             target = None
-        if target is not None and _blas_strides(target) and target.dtype == np.result_type(ga, gb):
+        if not add and target is not None and _blas_strides(target) and target.dtype == acc:
             _matmul(ga, gb, target)
+        elif add:
+            r += _matmul(ga, gb).reshape(r.shape)
         else:
             r[...] = _matmul(ga, gb).reshape(r.shape)
         return
-    n = r.shape[labels.index(axis)]
-    step = max(1, COPY_BLOCK // max(1, per))
     for i in range(0, n, step):
-        cut = slice(i, min(n, i + step))
+        part = slice(i, min(n, i + step))
 
-        def sub(v, have, cut=cut):
-            return v[tuple(cut if lab == axis else slice(None) for lab in have)] if axis in have else v
+        def sub(v, have, part=part):
+            return v[tuple(part if lab == cut else slice(None) for lab in have)] if cut in have else v
 
-        _blocked_product(sub(va, ha), ha, sub(vb, hb), hb, sub(r, labels), labels, nd, acc)
+        _blocked_product(sub(va, ha), ha, sub(vb, hb), hb, sub(r, labels), labels, nd, acc, budget,
+                         add or (cut[0] == "k" and i > 0))
 
 
 def _matmul_into(ga: np.ndarray, gb: np.ndarray, into: np.ndarray, nb: int) -> bool:
