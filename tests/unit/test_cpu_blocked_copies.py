@@ -51,8 +51,10 @@ def _case(seed: int):
     return f"{a_modes},{b_modes}->{out}", a, b, rng
 
 
-@pytest.fixture
-def tiny_blocks(monkeypatch):
+@pytest.fixture(params=[1, 64], ids=["cut-rows", "cut-k"])
+def tiny_blocks(monkeypatch, request):
+    """Blocks of 16 bytes; with MIN_BLOCK_ROWS 1 the m / n digits are cut first, with 64 (more rows than these
+    cases have) the k digits where there are some."""
     calls = []
     real = cpu_mod._blocked_product
 
@@ -61,6 +63,7 @@ def tiny_blocks(monkeypatch):
         return real(*args, **kw)
 
     monkeypatch.setattr(cpu_mod, "COPY_BLOCK", 16)
+    monkeypatch.setattr(cpu_mod, "MIN_BLOCK_ROWS", request.param)
     monkeypatch.setattr(cpu_mod, "_blocked_product", counted)
     clear_plan_cache()
     einsum_mod.clear_program_cache()
