@@ -258,8 +258,11 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
     axes = None
     if out is None and ndim > 1:
         axes = prog.k_axes if order == "K" else _result_axes(order, arrays, ndim)
-    if any(x.dtype != prog.in_dtype for x in arrays):
-        # mixed input types: cast to the computation's type, then plan on the copies' own layouts
+    if any(x.dtype != prog.in_dtype for x in arrays) and not (
+            backend == "numpy" and all(np.can_cast(x.dtype, prog.in_dtype, "safe") for x in arrays)):
+        # mixed input types: cast to the computation's type, then plan on the copies' own layouts (the CPU
+        # executor reads inputs of any type through element strides and casts them into the accumulate type
+        # a block at a time, so where every cast is exact it takes them as they are: no copy of an input)
         arrays = [x if x.dtype == prog.in_dtype else x.astype(prog.in_dtype) for x in arrays]
         prog = _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith)
     if out is not None:

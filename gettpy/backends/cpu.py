@@ -7,9 +7,16 @@ modes), each operand becomes a strided numpy view with one axis per digit, and n
 1. a digit on which an operand's map does not move (stride 0: a mode the operand does not have, or a
    broadcast view) is not an axis of that operand; a k digit only one input moves on is summed in that
    input first (the other input is constant along it), one neither moves on multiplies by its extent;
-2. the batched GEMM of what is left is numpy's matmul on those views (copied only where its digits do
-   not merge into one matrix axis or BLAS cannot take the strides: at most the operand's own size);
+2. the batched GEMM of what is left is numpy's matmul on those views; an input whose digits do not merge
+   into one matrix axis, whose strides BLAS cannot take or whose type is not the accumulate type (cast
+   there by the executor: an input without op whose values that type holds exactly) is copied a block of
+   at most COPY_BLOCK bytes at a time, each block's product written into its part of the result, so the
+   peak stays near numpy's einsum's, which reads such views in place;
 3. alpha, beta * op_c(C) and op_d, then the result is written through D's view.
+
+The executor runs the plan on the operands' own layouts: the stagings a GPU schedule puts around its core
+(packs, split-K, folds) are not planned for it (plan/cache.py's executor_stages); `backends.staged.run`
+runs them on numpy arrays around this executor where a test asks.
 
 Maps that do not nest (none the planner builds today) and semirings (whose ⊗ need not distribute over ⊕,
 so nothing is summed first) are gathered through the maps (`gather_matrix`) in blocks of k. Only the
@@ -120,6 +127,10 @@ def _operand(arr, layout, op, acc, digits, tf32):
     v, st = _view(arr, layout, _DIMS[layout.name], digits)
     moves = tuple(bool(s) for s in st)
     v = v[tuple(slice(None) if m else 0 for m in moves)]  # (the digits it does not move on dropped)
+    if op.is_identity and not tf32 and np.dtype(acc).kind in "iufc" and np.can_cast(v.dtype, acc, "safe"):
+        # (an input without op whose values the accumulate type holds exactly: cast by the sums and the
+        #  product's copies, a block at a time, never as a whole copy of the input)
+        return v, moves
     v = op(v.astype(acc, copy=False))
     if tf32:  # the tensor cores' TF32 inputs (3xtf32 is close to float32)
         v = round_tf32(v)
@@ -151,23 +162,122 @@ def _viewed_product(plan: Plan, ka, kb, acc, digits: dict, into: np.ndarray | No
         vb = vb.sum(axis=tuple(kb_only), dtype=acc)
         hb = [lab for i, lab in enumerate(hb) if i not in kb_only]
     # (2) each input as (b digits..., rows, cols), a digit it lacks as a length-1 axis
-    def matrix(v, have, rows, cols):
-        lead = [ext["b"][i] if ("b", i) in have else 1 for i in range(nd["b"])]
-        sides = [[ext[dim][i] if (dim, i) in have else 1 for i in range(nd[dim])] for dim in (rows, cols)]
-        v = v.reshape(lead + sides[0] + sides[1])  # (a view: length-1 axes where a digit is missing)
-        return _blasable(v.reshape(lead + [math.prod(sides[0]), math.prod(sides[1])]))
-
-    ga = matrix(va, ha, "m", "k")
-    gb = matrix(vb, hb, "k", "n")
     out = [ext["b"][i] if ("b", i) in ha or ("b", i) in hb else 1 for i in range(nd["b"])]
     out += [ext["m"][i] if ("m", i) in ha else 1 for i in range(nd["m"])]
     out += [ext["n"][i] if ("n", i) in hb else 1 for i in range(nd["n"])]
-    if into is not None and count == 1 and tuple(out) == into.shape and _matmul_into(ga, gb, into, nd["b"]):
+    labels = [(dim, i) for dim in ("b", "m", "n") for i in range(nd[dim])]
+    dot = all(lab not in ha for lab in labels[nd["b"]:]) and all(lab not in hb for lab in labels[nd["b"]:])
+    if dot or (_matrix(va, ha, nd, "m", "k", acc) is not None and _matrix(vb, hb, nd, "k", "n", acc) is not None):
+        ga = _matrix(va, ha, nd, "m", "k", acc, True, dot)
+        gb = _matrix(vb, hb, nd, "k", "n", acc, True, dot)
+        if into is not None and count == 1 and tuple(out) == into.shape and _matmul_into(ga, gb, into, nd["b"]):
+            return None
+        r = _matmul(ga, gb, acc=acc)
+        if count != 1:
+            r *= np.asarray(count).astype(acc)
+        return r.reshape(out)
+    # an input BLAS cannot read in place: copied in blocks, each block's product written into its part of the
+    # result (D's view where nothing follows the product)
+    direct = into is not None and count == 1 and tuple(out) == into.shape
+    r = into if direct else np.empty(out, dtype=acc)
+    budget = max(COPY_BLOCK, r.size * r.itemsize // (4 if direct else 8))
+    _blocked_product(va, ha, vb, hb, r, labels, nd, acc, budget)
+    if direct:
         return None
-    r = _matmul(ga, gb)
     if count != 1:
         r *= np.asarray(count).astype(acc)  # (wrapped into a narrow integer type as the sum would be)
-    return r.reshape(out)
+    return r
+
+
+#: bytes of an input's block the CPU executor copies at once where BLAS cannot read the input in place (its
+#: strides do not merge into a matrix, neither matrix axis is unit-stride, or it is cast): the larger of this
+#: and a quarter of the result (an eighth where the result is a temporary beside D), so that the copies stay
+#: within numpy einsum's peak (which reads such views in place) and each block is a GEMM of many rows
+COPY_BLOCK = 1 << 18
+#: rows (m or n values) a block keeps at least, where a k digit can be cut instead: a GEMM of fewer rows
+#: re-reads the other input once per block
+MIN_BLOCK_ROWS = 64
+
+
+def _matrix(v: np.ndarray, have: list, nd: dict, rows: str, cols: str, acc, copy: bool = False, dot: bool = False):
+    """Input digit view `v` (axes labelled `have`) as (b digits..., rows, cols), a digit it lacks a length-1
+    axis: a view BLAS reads in place (of type `acc`; any strides and type for a stack of dot products, `dot`,
+    which numpy's einsum reads and casts in place), else a C-contiguous copy in `acc` with `copy`, or None."""
+    lead = [v.shape[have.index(("b", i))] if ("b", i) in have else 1 for i in range(nd["b"])]
+    sides = [[v.shape[have.index((dim, i))] if (dim, i) in have else 1 for i in range(nd[dim])]
+             for dim in (rows, cols)]
+    v = v.reshape(lead + sides[0] + sides[1])  # (a view: length-1 axes where a digit is missing)
+    shape = lead + [math.prod(sides[0]), math.prod(sides[1])]
+    try:
+        m = _unit_strides(np.reshape(v, shape, copy=False)) if v.size else v.reshape(shape)
+    except ValueError:  # (the digits do not merge in place)
+        return np.ascontiguousarray(v, dtype=acc).reshape(shape) if copy else None
+    if dot or (m.dtype == acc and (m.ndim < 2 or m.size == 0 or _blas_strides(m))):
+        return m
+    return np.ascontiguousarray(m, dtype=acc) if copy else None
+
+
+def _blas_strides(v: np.ndarray) -> bool:
+    """Whether one of the last two axes of `v` is unit-stride and the other positive (BLAS reads it in place)."""
+    s1, s2 = v.strides[-2:]
+    item = v.itemsize
+    return (s2 == item and s1 >= item * v.shape[-1]) or (s1 == item and s2 >= item * v.shape[-2])
+
+
+def _blocked_product(va, ha: list, vb, hb: list, r: np.ndarray, labels: list, nd: dict, acc, budget: int,
+                     add: bool = False) -> None:
+    """r[...] = (r + with `add`) the batched GEMM of the input digit views `va` (b, m, k digits in `ha`) and
+    `vb` (b, k, n in `hb`), `r`'s axes the b, m, n digits (`labels`). Each input BLAS cannot read in place
+    and larger than `budget` bytes (in the accumulate type) is cut along a b digit, else its slowest m (n)
+    digit while blocks keep MIN_BLOCK_ROWS rows, else a k digit of both inputs (the blocks' products
+    summed); then each block is copied (`_matrix`) and multiplied."""
+    item = np.dtype(acc).itemsize
+    cut = None
+    for v, have, dims in ((va, ha, "m"), (vb, hb, "n")):
+        size = v.size * item
+        if size <= budget or _matrix(v, have, nd, "m" if dims == "m" else "k", "k" if dims == "m" else "n",
+                                     acc) is not None:
+            continue
+        ext = {lab: v.shape[i] for i, lab in enumerate(have) if v.shape[i] > 1}
+        bs = [lab for lab in ext if lab[0] == "b"]
+        rows = [lab for lab in ext if lab[0] == dims]
+        ks = [lab for lab in ext if lab[0] == "k"]
+        if bs:
+            cut = bs[0]
+        elif rows:
+            cut = rows[0]
+            rest = math.prod(ext[lab] for lab in rows[1:])
+            if ks and budget * ext[cut] // size * rest < min(ext[cut] * rest, MIN_BLOCK_ROWS):
+                cut = ks[0]
+        elif ks:
+            cut = ks[0]
+        if cut is not None:
+            step = max(1, budget * ext[cut] // size)
+            n = ext[cut]
+            break
+    if cut is None:
+        ga = _matrix(va, ha, nd, "m", "k", acc, True)
+        gb = _matrix(vb, hb, nd, "k", "n", acc, True)
+        shape = r.shape[:nd["b"]] + (ga.shape[-2], gb.shape[-1])
+        try:
+            target = _unit_strides(np.reshape(r, shape, copy=False))
+        except ValueError:
+            target = None
+        if not add and target is not None and _blas_strides(target) and target.dtype == acc:
+            _matmul(ga, gb, target)
+        elif add:
+            r += _matmul(ga, gb).reshape(r.shape)
+        else:
+            r[...] = _matmul(ga, gb).reshape(r.shape)
+        return
+    for i in range(0, n, step):
+        part = slice(i, min(n, i + step))
+
+        def sub(v, have, part=part):
+            return v[tuple(part if lab == cut else slice(None) for lab in have)] if cut in have else v
+
+        _blocked_product(sub(va, ha), ha, sub(vb, hb), hb, sub(r, labels), labels, nd, acc, budget,
+                         add or (cut[0] == "k" and i > 0))
 
 
 def _matmul_into(ga: np.ndarray, gb: np.ndarray, into: np.ndarray, nb: int) -> bool:
@@ -182,39 +292,27 @@ def _matmul_into(ga: np.ndarray, gb: np.ndarray, into: np.ndarray, nb: int) -> b
     item = target.itemsize
     s1, s2 = target.strides[-2:]
     if s2 == item and s1 >= item * shape[-1]:
-        _matmul(ga, gb, target)
+        _matmul(ga, gb, target, target.dtype)
     elif s1 == item and s2 >= item * shape[-2]:
-        _matmul(np.swapaxes(gb, -1, -2), np.swapaxes(ga, -1, -2), np.swapaxes(target, -1, -2))
+        _matmul(np.swapaxes(gb, -1, -2), np.swapaxes(ga, -1, -2), np.swapaxes(target, -1, -2), target.dtype)
     else:
         return False
     return True
 
 
-def _matmul(ga: np.ndarray, gb: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+def _matmul(ga: np.ndarray, gb: np.ndarray, out: np.ndarray | None = None, acc=None) -> np.ndarray:
     """ga @ gb (stacked); a stack of dot products (1 x K times K x 1) as one pass of numpy's sum of products
     over the views (a BLAS call per stack entry costs more than the dot itself)."""
     if ga.shape[-2] == 1 and gb.shape[-1] == 1 and ga.shape[-1] > 1:
         shape = np.broadcast_shapes(ga.shape[:-2], gb.shape[:-2]) + (1, 1)
-        r = np.einsum("...k,...k->...", ga[..., 0, :], gb[..., :, 0])
+        r = np.einsum("...k,...k->...", ga[..., 0, :], gb[..., :, 0], dtype=acc or np.result_type(ga, gb),
+                      casting="unsafe")  # (as astype: the inputs in the accumulate type)
         if out is None:
             return np.asarray(r).reshape(shape)
         out[...] = np.asarray(r).reshape(shape)
         return out
-    return np.matmul(ga, gb) if out is None else np.matmul(ga, gb, out=out)
-
-
-def _blasable(v: np.ndarray) -> np.ndarray:
-    """`v` where one of its last two axes is unit-stride and the other positive (BLAS reads it in place;
-    a length-1 axis takes whatever stride makes it so), else a C-contiguous copy (numpy's matmul falls
-    back to a slow loop on other strides)."""
-    if v.ndim < 2 or v.size == 0:
-        return v
-    v = _unit_strides(v)
-    s1, s2 = v.strides[-2:]
-    item = v.itemsize
-    if (s2 == item and s1 >= item * v.shape[-1]) or (s1 == item and s2 >= item * v.shape[-2]):
-        return v
-    return np.ascontiguousarray(v)
+    kw = {} if acc is None else {"dtype": acc, "casting": "unsafe"}
+    return np.matmul(ga, gb, **kw) if out is None else np.matmul(ga, gb, out=out, **kw)
 
 
 def _unit_strides(v: np.ndarray) -> np.ndarray:

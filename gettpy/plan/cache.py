@@ -95,10 +95,22 @@ def _target_of(backend: str | None) -> Target:
     return device_target() if _executor(backend) == "cupy" else DEFAULT_TARGET
 
 
+def executor_stages(backend: str | None) -> bool:
+    """Whether the executor's schedules carry stagings (packs, padding, split-K, folds, staged outputs): the
+    GPU's, whose kernel reads some layouts far slower than others. The CPU executor reads every operand
+    through strided views of the core plan's maps and runs the contraction as numpy's matmul on them, so a
+    staging would only add a copy (an operand-sized pack, a split or folded workspace) to its peak memory:
+    its schedules are the core plan on the operands' own layouts. (The GPU's schedules run on numpy arrays
+    too, through `backends.staged.run`: the tests check them end to end that way.)"""
+    return _executor(backend) != "numpy"
+
+
 @lru_cache(maxsize=PLAN_CACHE_SIZE)
 def _cached_schedule(canonical: ContractionProblem, backend: str | None, f64_cores: bool,
-                     target: Target) -> Schedule:
+                     target: Target, stages: bool) -> Schedule:
     c = _tuned_candidate(canonical, backend)
+    if not stages:  # (the CPU executor: the core plan alone, around a tuned partition and tile if any)
+        return Schedule(canonical, _cached(canonical) if c is None else make_plan(canonical, c.part, c.tile))
     if c is not None:
         from .tuner import schedule_of
 
@@ -109,12 +121,13 @@ def _cached_schedule(canonical: ContractionProblem, backend: str | None, f64_cor
 def cached_schedule(problem: ContractionProblem, backend: str | None = None) -> Schedule:
     """The heuristic schedule (core plan and stagings) of `problem`, cached like `cached_plan`; with
     GETTPY_TUNE=1, the tuned one from the database of the executor `backend` ("numpy" or "cupy"; None:
-    the GPU's where there is one).
+    the GPU's where there is one). The CPU executor's schedules have no stagings (`executor_stages`).
 
     The schedule keeps the canonical problem: executors read only its layouts and mode names that
     are consistent within it, never the caller's names.
     """
-    return _cached_schedule(problem.canonical(), backend, _f64_cores(backend), _target_of(backend))
+    return _cached_schedule(problem.canonical(), backend, _f64_cores(backend), _target_of(backend),
+                            executor_stages(backend))
 
 
 def plan_cache_info():

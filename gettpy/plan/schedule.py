@@ -64,8 +64,9 @@ complex plans (a real D, an operand not aligned to its element) run as real laun
 (backends/gpu_complex.py) and keep the rules above, except that a complex input not aligned to its element is
 never packed (the copy kernels load whole elements; the real launches read its planes in place).
 
-The CPU executor runs the same schedule (the packing and reductions through numpy), so CI checks
-the transformations end to end; the GPU backend runs them with CuPy.
+The GPU backend runs the stagings with CuPy. The CPU executor's own schedules are the core alone (it reads
+any layout through strided views: plan/cache.py's executor_stages); the tests run these schedules on numpy
+arrays through `backends.staged.run`, so CI checks the transformations end to end.
 """
 from __future__ import annotations
 

@@ -20,6 +20,24 @@ from gettpy import ops
 from gettpy.api import TensorDescriptor
 from gettpy.plan import schedule as sched
 
+
+@pytest.fixture(autouse=True)
+def _gpu_schedules_on_the_cpu(monkeypatch):
+    """The CPU executor's own schedules have no stagings (plan/cache.py's executor_stages): here it runs the
+    GPU's, so that these tests check the stagings end to end on numpy arrays."""
+    import importlib
+
+    from gettpy.plan import cache
+
+    programs = importlib.import_module("gettpy.einsum")
+    monkeypatch.setattr(cache, "executor_stages", lambda backend: True)
+    cache.clear_plan_cache()
+    programs.clear_program_cache()
+    yield
+    cache.clear_plan_cache()
+    programs.clear_program_cache()
+
+
 #: |got - ref| <= TOL * (sum of |a| |b| over the summed terms + 1)
 TOL = {np.complex64: 2e-6, np.complex128: 1e-13}
 

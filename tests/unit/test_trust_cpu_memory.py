@@ -57,6 +57,32 @@ MEMORY_CASES = [
     ("bij,bjk->bik", (_M.reshape(10, 100, 1000)[:, :, :100], _N.reshape(10, 100, 1000)[:, :, :100])),
     ("ij,j->i", (np.broadcast_to(_V[:1000], (1000, 1000)), _V[:1000])),
     ("ij,jk->ik", (np.broadcast_to(_W[:500, None], (500, 600)), _M[:600, :700])),
+    # inputs the GPU's schedule packs (no stride-1 run, or k-major tiles wanted): read in place or in blocks
+    ("ij,kj->ik", (_M, _N)),
+    ("ji,jk->ik", (_M.astype(np.float32), _N.astype(np.float32))),
+    ("ij,jk->ik", (_M[::-1, ::2], _N[::2, ::-3])),
+    ("ij,jk->ik", (_M.T, _N.T)),
+    ("ij,jk->ki", (_M[::2, ::-1], _N[::-1, ::3])),
+    # batched GEMMs: transposed, reversed and broadcast batches
+    ("bij,bkj->bik", (_M.reshape(10, 100, 1000)[:, :, ::4], _N.reshape(10, 100, 1000)[:, :, ::4])),
+    ("bji,bjk->bik", (_M.reshape(100, 10, 1000)[:, :, ::-10].transpose(1, 0, 2),
+                      _N.reshape(10, 100, 1000)[:, :, :100])),
+    ("bij,jk->bik", (_M.reshape(10, 100, 1000)[:, :, :300], _N[:300, :200])),
+    ("bij,bjk->bik", (_M.reshape(10, 100, 1000)[:, ::-1, :100:2], np.broadcast_to(_N[:50, :80], (10, 50, 80)))),
+    # 3-operand chains
+    ("ij,jk,kl->il", (_M[:400, :30], _N[:30, :30], _M[:30, :400])),
+    ("ij,jk,ik->i", (_M[:300, :200], _N[:200, :300], _M[:300, 300:600])),
+    # mixed dtypes and complex
+    ("ij,jk->ik", (_M.astype(np.float32), _N)),
+    ("ij,j->i", (_M.astype(np.float32), _V[:1000])),
+    ("ij,jk->i", (_M.astype(np.float32)[:, :300], _N[:300, :400])),
+    ("ij,jk->ik", (_M.astype(np.float16)[:, ::-1], _N.astype(np.float32))),
+    ("ij,j->i", (_M.astype(np.int8), _V[:1000])),
+    ("ij,jk->ik", (_M[:500, :500] + 1j * _N[:500, :500], _N[500:, 500:])),
+    ("ij,kj->ik", ((_M[:500, ::2] - 1j * _N[:500, ::2]).astype(np.complex64),
+                   (_N[500:, ::2] + 2j).astype(np.complex64))),
+    ("bij,bjk->bik", (_M.reshape(10, 100, 1000)[:, :, :100].astype(np.complex128),
+                      _N.reshape(10, 100, 1000)[:, :, ::10])),
 ]
 
 
@@ -68,18 +94,19 @@ def test_peak_memory_within_twice_numpy(sub, ops):
     ref = {}
     theirs = _peak(lambda: ref.setdefault("r", np.einsum(sub, *ops)))
     assert mine <= 2 * theirs + SLACK, f"{sub}: peak {mine / 1e6:.1f} MB, numpy.einsum {theirs / 1e6:.1f} MB"
-    np.testing.assert_allclose(got["g"], ref["r"], rtol=1e-10, atol=1e-9 * max(1.0, float(np.abs(ref["r"]).max())))
+    tol = 1e-4 if any(o.dtype in (np.float16, np.float32, np.complex64) for o in ops) else 1e-10
+    np.testing.assert_allclose(got["g"], ref["r"], rtol=tol, atol=tol * max(1.0, float(np.abs(ref["r"]).max())))
 
 
-def test_gathered_views_cost_at_most_their_packs():
-    """Reversed, strided inputs that the schedule packs (one dense copy each, the GPU's staging run on the
-    CPU as its end-to-end check) add at most their own bytes to twice numpy's peak."""
+def test_gathered_views_copy_in_blocks():
+    """Reversed, strided inputs (the GPU's schedule packs them; BLAS cannot read them in place) are copied a
+    block at a time: twice numpy's peak, as every case."""
     a, b = _M[::-1, ::2], _N[::2, ::-3]
     gettpy.einsum("ij,jk->ik", a, b)
     got = {}
     mine = _peak(lambda: got.setdefault("g", gettpy.einsum("ij,jk->ik", a, b)))
     theirs = _peak(lambda: np.einsum("ij,jk->ik", a, b))
-    assert mine <= 2 * theirs + a.nbytes + b.nbytes + SLACK
+    assert mine <= 2 * theirs + SLACK, f"peak {mine / 1e6:.1f} MB, numpy.einsum {theirs / 1e6:.1f} MB"
     np.testing.assert_allclose(got["g"], a @ b, rtol=1e-10, atol=1e-10)
 
 
