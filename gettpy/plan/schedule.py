@@ -11,6 +11,10 @@ are not, and the schedule stages them around the one GEMM kernel (the "core" pla
   inputs anyway and the leading k mode's extent is not a multiple of the 16-byte vector: the packs are
   k-major with that mode rounded up (zeros add nothing), so the core reads aligned vectors on its fastest
   tiles instead of single elements;
+* **zero-fill the k-major packs of a memory-bound GEMM** (plan/align.py) whose leading k rows are not whole
+  16-byte vectors, where the target's loader model says the core's element-wide loads cost more than the
+  packs (a realigning row copy, gettpy.kernels.realign) and the aligned core together; split-K then cuts the
+  padded extent, every slice starting aligned;
 * **split-K** when the output is too small to give the machine a wave of CTAs but K is long (outputs of
   a few hundred by a few hundred over K ~ 10^5, or a dot product): a k mode of extent E is cut into
   slices and a new batch mode; the core writes the partial results into a float32/float64 workspace,
@@ -164,7 +168,8 @@ class Schedule:
             the workspace (written after the core's); None when the slices cover the mode.
         tail_from: the first index of the split k mode that `tail` covers.
         pad_ext: the extents of the packs where they exceed the problem's ((mode, extent) pairs of every mode,
-            sorted; () when none do): the packs are zero-filled beyond the problem's extents (`_padded_k`).
+            sorted; () when none do): the packs are zero-filled beyond the problem's extents (`_padded_k`; for
+            memory-bound GEMMs plan/align.py, where split-K and its tail cut the padded extent).
         fold: (k mode, k1a, k1b) of a diagonal fold (plan/fold.py), () without: `inner` is then the schedule of
             the folded GEMM, whose output `stage_d` is summed over its diagonal (k1a = k1b) into D, the tail
             (over the values of the k mode from `tail_from` on, output packed in the accumulate type) added;

@@ -6,11 +6,32 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import gettpy
-from gettpy.plan.cache import clear_plan_cache
+from gettpy import ops as gops
+from gettpy.backends import cpu, staged
+from gettpy.dtypes import short_name
 from gettpy.plan.problem import ContractionProblem, TensorInfo
 from gettpy.plan.schedule import make_schedule
 from gettpy.plan.target import DEFAULT_TARGET
+
+
+def _run(eq: str, a, b, op_b=None):
+    """The GPU's schedule of einsum `eq` on these numpy arrays (their own strides), run through
+    `backends.staged.run` around the CPU executor's core (the CPU executor's own schedules stage nothing);
+    returns (D in float32, the schedule)."""
+    lhs, out = eq.split("->")
+    ins = lhs.split(",")
+    ext = dict(zip(ins[0] + ins[1], (*a.shape, *b.shape), strict=True))
+    d = np.full([ext[m] for m in out], 7, dtype=np.float32)  # (poisoned: every element written)
+
+    def info(name, modes, x, op=None):
+        return TensorInfo(name, tuple(modes), tuple(st // x.itemsize for st in x.strides), short_name(x.dtype),
+                          op=op or gops.identity)
+
+    p = ContractionProblem(info("A", ins[0], a), info("B", ins[1], b, op_b), None, info("D", out, d),
+                           tuple(sorted(ext.items())))
+    s = make_schedule(p)
+    staged.run(s, np, cpu.execute, a, b, None, d, 1.0, 0.0)
+    return d, s
 
 
 def _problem(eq: str, ext: dict[str, int], dtype: str, order: str) -> ContractionProblem:
@@ -82,18 +103,16 @@ RUN_CASES = [
 @pytest.mark.parametrize("eq,mn,k,order,pads", RUN_CASES)
 def test_padded_split_runs(eq, mn, k, order, pads):
     ext = dict(m=mn[0], n=mn[1], k=k)
-    s = make_schedule(_problem(eq, ext, "f16", order))
-    assert bool(s.pad_ext) == pads and s.split_mode is not None and s.tail is not None
     rng = np.random.default_rng(5)
     shapes = [tuple(ext[c] for c in x) for x in eq.split("->")[0].split(",")]
     ops = [rng.standard_normal(sh).astype(np.float16) for sh in shapes]
     if order == "F":
         ops = [np.asfortranarray(x) for x in ops]
-    clear_plan_cache()
-    got = gettpy.einsum(eq, *ops)
-    ref = np.einsum(eq, *[x.astype(np.float64) for x in ops])
-    scale = np.einsum(eq, *[np.abs(x.astype(np.float64)) for x in ops])
-    assert np.all(np.abs(np.asarray(got, np.float64) - ref) <= 3e-3 * scale)
+    got, s = _run(eq, *ops)
+    assert bool(s.pad_ext) == pads and s.split_mode is not None and s.tail is not None
+    ref = np.einsum(eq, *[x.astype(np.float64) for x in ops], optimize=True)
+    scale = np.einsum(eq, *[np.abs(x.astype(np.float64)) for x in ops], optimize=True)
+    assert np.all(np.abs(got.astype(np.float64) - ref) <= 3e-3 * scale)
 
 
 def test_realign_plan_refusals():
@@ -127,23 +146,16 @@ def test_padded_pack_prices():
 def test_padded_packs_apply_the_op(order):
     """An op on an input of a padded memory-bound schedule is applied by its pack, before the margin's zeros:
     exp(0) = 1 would add the margin's products if the core applied it after the padding."""
-    from dataclasses import replace
-
-    from gettpy import ops as gops
-
     eq = "mk,nk->mn" if order == "C" else "km,kn->mn"
     ext = dict(m=300, n=24, k=100_003)
-    p = _problem(eq, ext, "f16", order)
-    s = make_schedule(replace(p, b=replace(p.b, op=gops.exp)))
-    assert s.pad_ext and s.pack_b.op.is_identity  # (padded, the op applied by B's pack)
     rng = np.random.default_rng(9)
     shapes = [tuple(ext[c] for c in x) for x in eq.split("->")[0].split(",")]
     ops = [(0.1 * rng.standard_normal(sh)).astype(np.float16) for sh in shapes]
     if order == "F":
         ops = [np.asfortranarray(x) for x in ops]
-    clear_plan_cache()
-    got = gettpy.einsum(eq, *ops, ops=(None, "exp"))
+    got, s = _run(eq, *ops, op_b=gops.exp)
+    assert s.pad_ext and s.pack_b.op.is_identity  # (padded, the op applied by B's pack)
     b64 = np.exp(ops[1].astype(np.float64))
     ref = np.einsum(eq, ops[0].astype(np.float64), b64, optimize=True)
     scale = np.einsum(eq, np.abs(ops[0].astype(np.float64)), b64, optimize=True)
-    assert np.all(np.abs(np.asarray(got, np.float64) - ref) <= 3e-3 * scale)
+    assert np.all(np.abs(got.astype(np.float64) - ref) <= 3e-3 * scale)
