@@ -76,6 +76,9 @@ def test_align_decision(eq, ext, dtype, order, padded):
     vec = 16 // s.problem.a.itemsize
     assert s.core.layout_a.vector_width("k") == vec and s.core.layout_b.vector_width("k") == vec
     assert dict(s.core.problem.extents)["k"] % vec == 0 and s.tail_from % vec == 0
+    # the temporaries count both padded packs
+    itemsize = s.problem.a.itemsize
+    assert s.workspace_bytes >= itemsize * padded * (ext["m"] + ext["n"])
 
 
 def test_compute_bound_is_not_this_rule():
