@@ -18,6 +18,7 @@ This module imports Dask; ``import gettpy`` does not (install the ``dask`` extra
 """
 from __future__ import annotations
 
+import ast
 import math
 import threading
 from collections import OrderedDict
@@ -39,7 +40,7 @@ from .errors import ArgumentError, DtypeError, GettpyError, OptionError, PathErr
 from .ops import _SEMIRINGS, as_op, as_semiring, identity
 from .subscripts import LETTERS, parse
 
-__all__ = ["einsum", "suggest_chunks", "ChunkSuggestion"]
+__all__ = ["einsum", "suggest_chunks", "ChunkSuggestion", "task_workers"]
 
 _NUMPY_OPTIONS = ("order", "casting")
 _HALF = ("f16", "bf16")
@@ -97,11 +98,17 @@ def _interned(a: _Arith) -> _Arith:
         return a
 
 
-def _block_einsum(*blocks, subscripts, n_split, arith, kernel_dtype, compute):
-    """One task: gettpy.einsum on one block of each operand; one extent-1 axis per split contracted mode."""
+def _block_einsum(*blocks, subscripts, n_split, arith, kernel_dtype, compute, convert=None):
+    """One task: gettpy.einsum on one block of each operand; one extent-1 axis per split contracted mode.
+    `convert` (one callable or None per block) moves a block streamed from host memory to the device; the
+    moved copy is local to the task, so it is released when the task returns."""
     arith = _interned(arith)
-    r = _einsum(subscripts, *(_unwrap(b) for b in blocks), ops=list(arith.ops), op_out=arith.op_out,
+    xs = [_unwrap(b) for b in blocks]
+    if convert is not None:
+        xs = [x if c is None else c(x) for x, c in zip(xs, convert, strict=True)]
+    r = _einsum(subscripts, *xs, ops=list(arith.ops), op_out=arith.op_out,
                 semiring=arith.semiring, dtype=kernel_dtype, casting="unsafe", compute=compute)
+    del xs
     return r.reshape(r.shape + (1,) * n_split) if n_split else r
 
 
@@ -126,10 +133,11 @@ def _block_finish(x, arith, out_dtype):
 
 
 # ------------------------------------------------------------------------------------------ front end
-def _chunk_library(x, i: int) -> str:
-    mod = type(x._meta).__module__.split(".")[0]
+def _chunk_library(x, i: int, meta=None) -> str:
+    meta = x._meta if meta is None else meta
+    mod = type(meta).__module__.split(".")[0]
     if mod not in ("numpy", "cupy"):
-        raise ArgumentError(f"operand {i}: its chunks are {type(x._meta).__module__}.{type(x._meta).__name__}; "
+        raise ArgumentError(f"operand {i}: its chunks are {type(meta).__module__}.{type(meta).__name__}; "
                           f"gettpy.dask contracts numpy- or CuPy-chunked Dask arrays")
     return mod
 
@@ -215,10 +223,13 @@ def _meta(library: str, ndim: int, dtype):
     return xp.empty((0,) * ndim, dtype=dtype)
 
 
-def _contract(xs, in_modes, out_modes, sym, ops, op_out, step_dtype, acc_dtype, layer: _Layer):
+def _contract(xs, in_modes, out_modes, sym, ops, op_out, step_dtype, acc_dtype, layer: _Layer, convert=None):
     """One blockwise layer contracting `xs` (one or two Dask arrays) into `out_modes`, then the tree
     reduction over the contracted modes that are split into several chunks. Returns (array, fused):
-    `fused` when op_out was applied inside the block tasks (no reduction followed them)."""
+    `fused` when op_out was applied inside the block tasks (no reduction followed them). `convert`: one
+    callable or None per x, applied to its block inside the task (operands streamed from host memory)."""
+    if convert is not None and all(c is None for c in convert):
+        convert = None
     nblocks: dict[str, int] = {}
     for x, t in zip(xs, in_modes, strict=True):
         for ax, m in enumerate(t):
@@ -233,7 +244,7 @@ def _contract(xs, in_modes, out_modes, sym, ops, op_out, step_dtype, acc_dtype, 
     r = da.blockwise(_block_einsum, out_ind, *pairs, adjust_chunks={sym[m]: 1 for m in split}, token="gettpy-einsum",
                      dtype=kernel_dtype, meta=_meta(layer.library, len(out_ind), kernel_dtype),
                      subscripts=sub, n_split=len(split), arith=_arith(ops, op_out if fused else None, layer.semiring),
-                     kernel_dtype=kernel_dtype, compute=layer.compute)
+                     kernel_dtype=kernel_dtype, compute=layer.compute, convert=convert)
     if not split:
         return r, fused
     axes = tuple(range(len(out_modes), len(out_ind)))
@@ -247,6 +258,24 @@ def _contract(xs, in_modes, out_modes, sym, ops, op_out, step_dtype, acc_dtype, 
     return r, False
 
 
+def _cupy_asarray(x):
+    """The default `to_device` of streamed operands: the block copied to the current GPU."""
+    import cupy
+
+    return cupy.asarray(x)
+
+
+def _stream_set(stream, n: int) -> frozenset:
+    try:
+        idx = [int(i) for i in stream]
+    except TypeError:
+        raise ArgumentError(f"stream must be a sequence of operand indices, got {stream!r}") from None
+    for i in idx:
+        if not -n <= i < n:
+            raise ArgumentError(f"stream: operand index {i} is out of range for {n} operands")
+    return frozenset(i % n for i in idx)
+
+
 def _is_distributed(x) -> bool:
     sched = dask.base.get_scheduler(collections=[x])
     owner = getattr(sched, "__self__", None)
@@ -254,7 +283,7 @@ def _is_distributed(x) -> bool:
 
 
 def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None, semiring=None, compute=None,
-           rechunk=True, split_every=None, **options):
+           rechunk=True, split_every=None, stream=(), to_device=None, **options):
     """einsum of Dask arrays, each block contraction a gettpy.einsum; the result is a lazy Dask array.
 
     Args:
@@ -282,6 +311,12 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
             of the largest such operand (Dask's ``rechunk``; the largest operand never moves). False: a
             ShapeError naming the mode, the two operands and their chunks.
         split_every: depth of Dask's tree reduction over split contracted modes (Dask's default when None).
+        stream: indices of operands to stream from host memory: numpy-chunked Dask arrays (e.g. persisted
+            in the workers' host memory) that stay there; each block task that reads one of their blocks
+            moves it to the device itself (`to_device`) and drops the device copy when it returns, so only
+            the blocks of running tasks occupy device memory. For operands larger than the GPUs' memory.
+        to_device: the function a task applies to a streamed block (default ``cupy.asarray``: the worker's
+            current GPU). The result's chunk type is what it returns.
         **options: numpy's ``casting`` (default "safe") and ``order`` (ignored), as gettpy.einsum.
 
     Returns:
@@ -312,7 +347,21 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
         if any(math.isnan(e) for e in x.shape):
             raise ShapeError(f"operand {i} has unknown chunk sizes (shape {x.shape}); call its "
                              f"compute_chunk_sizes() first")
-    libs = {_chunk_library(x, i) for i, x in enumerate(arrays)}
+    streamed = _stream_set(stream, len(arrays))
+    if to_device is not None and not callable(to_device):
+        raise ArgumentError(f"to_device must be callable, got {type(to_device).__name__}")
+    move = None
+    if streamed:
+        move = to_device if to_device is not None else _cupy_asarray
+        for i in sorted(streamed):
+            if _chunk_library(arrays[i], i) != "numpy":
+                raise ArgumentError(f"operand {i} is streamed (stream=) but its chunks are "
+                                    f"{type(arrays[i]._meta).__module__}; streamed operands stay in host memory: "
+                                    f"give them numpy chunks")
+        i0 = min(streamed)  # what to_device makes of an empty block tells the device's array library
+        dev = "cupy" if to_device is None else _chunk_library(
+            None, i0, move(np.empty((0,) * arrays[i0].ndim, dtype=arrays[i0].dtype)))
+    libs = {dev for _ in streamed} | {_chunk_library(x, i) for i, x in enumerate(arrays) if i not in streamed}
     if len(libs) > 1:
         raise ArgumentError("operands mix numpy- and CuPy-chunked Dask arrays; move them to one device first")
     library = libs.pop()
@@ -354,12 +403,15 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
 
     # the pairwise steps: slots 0..n-1 are the operands, each step appends its intermediate
     slots = list(zip(arrays, subs.inputs, ops_in, strict=True))
+    moves = [move if i in streamed else None for i in range(len(arrays))]  # per slot: intermediates are on device
     path = _path(subs.inputs, subs.output, ext, optimize)
     fused = False
     for j, pair in enumerate(path):
         picked = [slots[p] for p in sorted(pair)]
+        conv = [moves[p] for p in sorted(pair)]
         for p in sorted(pair, reverse=True):
             slots.pop(p)
+            moves.pop(p)
         last = j == len(path) - 1
         if last:
             modes = subs.output
@@ -368,8 +420,9 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
             modes = tuple(m for m in dict.fromkeys(m for _, t, _ in picked for m in t) if m in keep)
         r, fused = _contract([x for x, _, _ in picked], [t for _, t, _ in picked], modes, sym,
                              [o for _, _, o in picked], op_d if last and not op_d.is_identity else None,
-                             out_dt if last else step_dt, acc_dt, layer)
+                             out_dt if last else step_dt, acc_dt, layer, conv)
         slots.append((r, modes, identity))
+        moves.append(None)
     if len(slots) != 1:
         raise PathError(f"the contraction path left {len(slots)} operands; it must end in one")
     result = slots[0][0]
@@ -383,6 +436,47 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
     else:
         da.store(result, out, lock=False, compute=True)
     return out
+
+
+# ------------------------------------------------------------------------------------------ where tasks ran
+def _key_name(key) -> str:
+    """The name part of a Dask key: a tuple key's first item, or a string key itself (a task stream may
+    carry keys stringified, as ``"('name', 0, 1)"``)."""
+    if isinstance(key, tuple):
+        return str(key[0]) if key else ""
+    key = str(key)
+    if key.startswith("(") and key.endswith(")"):
+        try:
+            t = ast.literal_eval(key)
+        except (ValueError, SyntaxError):
+            return key
+        return str(t[0]) if isinstance(t, tuple) and t else key
+    return key
+
+
+def task_workers(task_stream, *collections) -> dict[str, int]:
+    """How many tasks of `collections`' graphs each worker ran, from a ``distributed`` task stream.
+
+    The graphs are taken after Dask's optimisation (``dask.optimize``), as the scheduler ran them: there
+    blockwise fusion may fold gettpy's block contractions into the tasks of a later layer, whose keys then
+    carry that layer's name, so the tasks are matched by the names of the optimised graph's keys, not by
+    gettpy's layer names (the unoptimised graph's names count too). Tasks of other graphs in the stream are ignored.
+
+    Args:
+        task_stream: the records of ``distributed.get_task_stream`` (its ``.data``), or any iterable of
+            mappings with "key" and "worker".
+        *collections: the Dask collections that were computed.
+
+    Returns:
+        {worker address: number of tasks}, only the workers that ran at least one of them.
+    """
+    graphs = [c.__dask_graph__() for c in (*dask.optimize(*collections), *collections)]
+    names = {_key_name(k) for g in graphs for k in g}
+    ran: dict[str, int] = {}
+    for t in task_stream:
+        if _key_name(t["key"]) in names:
+            ran[t["worker"]] = ran.get(t["worker"], 0) + 1
+    return ran
 
 
 # ------------------------------------------------------------------------------------------ chunking guidance
@@ -401,9 +495,13 @@ class ChunkSuggestion:
             ``x.rechunk(...)``).
         output: the chunk shape the result will have.
         modes: ``(mode, chunk)`` for each mode, in order of first appearance.
-        working_set_bytes: the estimated peak device memory of one block task (see suggest_chunks).
+        working_set_bytes: the estimated peak device memory of one worker (see suggest_chunks).
         output_blocks: number of output blocks (tasks that can run in parallel).
         reduction_blocks: number of partial results per output block (1: no reduction across blocks).
+        resident_bytes: the part of the working set held on a worker between tasks (its share of the
+            operands that are not streamed and of the results).
+        workspace_bytes: the largest block contraction's own temporaries (gettpy's planned packs and
+            workspaces), part of the working set.
     """
 
     operands: tuple[tuple[int, ...], ...]
@@ -412,6 +510,8 @@ class ChunkSuggestion:
     working_set_bytes: int
     output_blocks: int
     reduction_blocks: int
+    resident_bytes: int = 0
+    workspace_bytes: int = 0
 
 
 def _device_memory() -> int:
@@ -423,17 +523,46 @@ def _device_memory() -> int:
         raise GettpyError("suggest_chunks: no GPU is visible to tell its memory; pass memory_bytes=") from None
 
 
+def _block_workspace(ins, omodes, chunk: dict, dtype: str) -> int:
+    """Bytes of the temporaries gettpy's planner gives the contraction of one block of each of `ins` into
+    `omodes` (packed inputs, staged output, split workspaces), planned for the default GPU target. Where it
+    cannot be planned here (one operand, a diagonal), the bound of one extra copy of each input block and
+    of the output block."""
+    from .einsum import _c_strides
+    from .plan.cache import cached_schedule
+    from .plan.problem import ContractionProblem, TensorInfo
+
+    def size(t):
+        return ITEMSIZE[dtype] * math.prod(chunk[m] for m in t)
+
+    bound = sum(size(t) for t in ins) + size(omodes)
+    if len(ins) != 2 or any(chunk[m] == 0 for t in ins for m in t):
+        return bound
+    try:
+        infos = [TensorInfo(name, tuple(t), _c_strides(tuple(chunk[m] for m in t)), dtype)
+                 for name, t in (("A", ins[0]), ("B", ins[1]), ("D", omodes))]
+        ext = tuple(sorted((m, chunk[m]) for m in set(ins[0]) | set(ins[1])))
+        return int(cached_schedule(ContractionProblem(infos[0], infos[1], None, infos[2], ext), "cupy")
+                   .workspace_bytes)
+    except GettpyError:
+        return bound
+
+
 def suggest_chunks(subscripts: str, shapes, dtype, memory_bytes: int | None = None, *, headroom: float = 0.2,
                    parallelism: int = 1, split_every: int = 4, min_out_block: int = MIN_OUT_BLOCK,
-                   min_k: int = MIN_K, optimize=True) -> ChunkSuggestion:
-    """Chunks for ``gettpy.dask.einsum(subscripts, ...)`` so that each block task fits one GPU.
+                   min_k: int = MIN_K, optimize=True, streamed=(), tasks_per_worker: int = 1) -> ChunkSuggestion:
+    """Chunks for ``gettpy.dask.einsum(subscripts, ...)`` so that each worker's GPU holds what it must.
 
-    The working set of one task of a pairwise step (opt_einsum's order for three or more operands) is
-    its input blocks twice (the blocks, and the staging copies the single-GPU planner may pack them into)
-    plus its output block, plus, where a contracted mode is split, the `split_every` partial results the
-    tree reduction concatenates. The largest over the steps must fit ``memory_bytes * (1 - headroom)``
-    (the headroom is for the CUDA context, the memory pool's fragmentation and blocks that Dask keeps
-    while they wait to be sent).
+    The working set of one worker (one GPU) is what it holds between tasks plus what its running tasks
+    add. Held: its share of every operand that is not streamed (``ceil(blocks / parallelism)`` blocks; an
+    operand in one block is held whole by every worker that reads it) and of the results of every
+    pairwise step (opt_einsum's order for three or more operands). Added by each of `tasks_per_worker`
+    running tasks, for the pairwise step that needs most: the device copies of the streamed operands'
+    blocks it reads, the block contraction's own temporaries (gettpy's planner is asked for the block
+    problem's schedule, whose packed copies of the inputs and output workspaces it reports), and its
+    output block plus, where a contracted mode is split, the `split_every` partial results the tree
+    reduction concatenates. The total must fit ``memory_bytes * (1 - headroom)`` (the headroom is for the
+    CUDA context, the memory pool's fragmentation and blocks that Dask keeps while they are sent).
 
     Starting from one chunk per mode, the largest chunk is halved until the working set fits and the
     output has at least `parallelism` blocks (e.g. the number of GPUs): output modes first (no reduction
@@ -447,43 +576,59 @@ def suggest_chunks(subscripts: str, shapes, dtype, memory_bytes: int | None = No
         dtype: the operands' (and the result's) dtype.
         memory_bytes: device memory of one worker; default the current GPU's total memory.
         headroom: fraction of `memory_bytes` kept free.
-        parallelism: the least number of output blocks wanted (number of workers).
+        parallelism: the number of workers (GPUs), and the least number of output blocks wanted.
         split_every: the tree reduction's fan-in (pass the same to gettpy.dask.einsum).
         min_out_block, min_k: the fast-regime bounds above (elements).
         optimize: opt_einsum's strategy for the pairwise order (as gettpy.dask.einsum's).
+        streamed: indices of the operands streamed from host memory (gettpy.dask.einsum's ``stream=``):
+            none of their blocks is held on a GPU between tasks.
+        tasks_per_worker: block tasks one worker runs at once (its threads).
 
     Returns:
         A ChunkSuggestion.
 
     Raises:
-        ShapeError: when even chunks of one element per mode do not fit (OptionError: no memory budget left).
+        ShapeError: when even chunks of one element per mode do not fit (OptionError: no memory budget left,
+            or a bad `streamed`, `parallelism` or `tasks_per_worker`).
     """
     shapes = [tuple(int(e) for e in s) for s in shapes]
     stand_ins = [np.broadcast_to(np.empty((), dtype=np.float64), s) for s in shapes]  # shapes, no memory
     subs, _ = parse((subscripts, *stand_ins))
     ext = _resolve_extents(subs.inputs, stand_ins)
-    item = ITEMSIZE[short_name(dtype, "dtype")]
+    dt = short_name(dtype, "dtype")
+    item = ITEMSIZE[dt]
     acc_item = 4 if item == 2 else item
     budget = (memory_bytes if memory_bytes is not None else _device_memory()) * (1.0 - headroom)
     if budget <= 0:
         raise OptionError(f"suggest_chunks: memory_bytes={memory_bytes} with headroom={headroom} leaves nothing")
+    if parallelism < 1 or tasks_per_worker < 1:
+        raise OptionError(f"suggest_chunks: parallelism={parallelism} and tasks_per_worker={tasks_per_worker} "
+                          f"must be at least 1")
+    try:
+        stream_set = _stream_set(streamed, len(shapes))
+    except ArgumentError as exc:
+        raise OptionError(f"suggest_chunks: {exc}") from None
     path = _path(subs.inputs, subs.output, ext, optimize)
-    steps = []  # (input mode tuples, output modes, contracted modes) of each pairwise step
-    slots = list(subs.inputs)
+    steps = []  # (input mode tuples, streamed flags, output modes, contracted modes) of each pairwise step
+    slots = [(t, i in stream_set) for i, t in enumerate(subs.inputs)]
     for j, pair in enumerate(path):
         picked = [slots[p] for p in sorted(pair)]
         for p in sorted(pair, reverse=True):
             slots.pop(p)
+        ins = [t for t, _ in picked]
         if j == len(path) - 1:
             modes = subs.output
         else:
-            keep = set(subs.output).union(*(set(t) for t in slots))
-            modes = tuple(m for m in dict.fromkeys(m for t in picked for m in t) if m in keep)
-        steps.append((picked, modes, [m for m in dict.fromkeys(m for t in picked for m in t) if m not in modes]))
-        slots.append(modes)
+            keep = set(subs.output).union(*(set(t) for t, _ in slots))
+            modes = tuple(m for m in dict.fromkeys(m for t in ins for m in t) if m in keep)
+        steps.append((ins, [f for _, f in picked], modes, [m for m in dict.fromkeys(m for t in ins for m in t)
+                                                           if m not in modes]))
+        slots.append((modes, False))
     chunk = dict(ext)
     out_modes = [m for m in ext if m in subs.output]
     k_modes = [m for m in ext if m not in subs.output]
+    # an operand's broadcast (extent-1) dimension is one block of one element whatever its mode's chunk
+    full = [[m for m, e in zip(t, s, strict=True) if e == ext[m]] for t, s in zip(subs.inputs, shapes, strict=True)]
 
     def blocks(m):
         return -(-ext[m] // chunk[m]) if ext[m] else 1
@@ -491,13 +636,28 @@ def suggest_chunks(subscripts: str, shapes, dtype, memory_bytes: int | None = No
     def elems(modes):
         return math.prod(chunk[m] for m in dict.fromkeys(modes))
 
+    def share(n_blocks):
+        return -(-n_blocks // parallelism)
+
+    def parts_of(ms):
+        return math.prod(blocks(m) for m in dict.fromkeys(ms))
+
+    def resident():
+        held = sum(share(parts_of(full[i])) * item * elems(full[i]) for i in range(len(shapes))
+                   if i not in stream_set)
+        return held + sum(share(parts_of(omodes)) * item * elems(omodes) for _, _, omodes, _ in steps)
+
+    def task(step):
+        ins, flags, omodes, kmodes = step
+        parts = parts_of(kmodes)
+        fan = min(parts, split_every) if parts > 1 else 0
+        copies = sum(item * elems(t) for t, f in zip(ins, flags, strict=True) if f)
+        ws = _block_workspace(ins, omodes, chunk, dt)
+        return copies + ws + acc_item * elems(omodes) * (1 + fan), ws
+
     def working_set():
-        ws = 0
-        for ins, omodes, kmodes in steps:
-            parts = math.prod(blocks(m) for m in kmodes)
-            fan = min(parts, split_every) if parts > 1 else 0
-            ws = max(ws, 2 * item * sum(elems(t) for t in ins) + acc_item * elems(omodes) * (1 + fan))
-        return ws
+        per = [task(st) for st in steps]
+        return resident() + tasks_per_worker * max(t for t, _ in per), max(w for _, w in per)
 
     def n_out():
         return math.prod(blocks(m) for m in out_modes)
@@ -513,7 +673,7 @@ def suggest_chunks(subscripts: str, shapes, dtype, memory_bytes: int | None = No
         return math.prod(chunk[k] for k in k_modes) // chunk[m] * new >= min_k
 
     while True:
-        too_big = working_set() > budget
+        too_big = working_set()[0] > budget
         if not too_big and n_out() >= parallelism:
             break
         splittable = [m for m in ext if chunk[m] > 1]
@@ -523,12 +683,15 @@ def suggest_chunks(subscripts: str, shapes, dtype, memory_bytes: int | None = No
         if not ranked:
             if too_big:
                 raise ShapeError(f"suggest_chunks: {subscripts!r} with shapes {shapes} does not fit "
-                                  f"{budget:.3g} bytes even with one element per chunk")
+                                  f"{budget:.3g} bytes even with one element per chunk (what a worker holds "
+                                  f"between tasks: {resident():.3g} bytes; stream the large operands from host "
+                                  f"memory (streamed=, and einsum's stream=) or use more workers)")
             break
         m = max(ranked, key=lambda m: (chunk[m], m in out_modes))
         chunk[m] = halve(m)
     parts = math.prod(blocks(m) for m in k_modes)
     ops_chunks = tuple(tuple(chunk[m] if e == ext[m] else 1 for m, e in zip(t, s, strict=True))
                        for t, s in zip(subs.inputs, shapes, strict=True))
+    total, ws = working_set()
     return ChunkSuggestion(ops_chunks, tuple(chunk[m] for m in subs.output),
-                           tuple((m, chunk[m]) for m in ext), int(working_set()), n_out(), parts)
+                           tuple((m, chunk[m]) for m in ext), int(total), n_out(), parts, int(resident()), int(ws))

@@ -285,9 +285,10 @@ def test_distributed_local_cluster(rng):
 # ------------------------------------------------------------------------------------------ suggest_chunks
 def test_suggest_whole_when_it_fits_and_split_for_parallelism():
     s = gdask.suggest_chunks("ij,jk->ik", [(4096, 4096), (4096, 4096)], np.float64, memory_bytes=2**30)
-    # working set: 2 x (A + B) + C = 5 x 128 MiB = 640 MiB <= 0.8 GiB
+    # working set: A + B + C held, the block's planned workspace and its output: 640 MiB <= 0.8 GiB
     assert s.operands == ((4096, 4096), (4096, 4096)) and s.output_blocks == 1
-    assert s.working_set_bytes == 5 * 4096 * 4096 * 8
+    assert s.resident_bytes == 3 * 4096 * 4096 * 8 and s.workspace_bytes <= 3 * 4096 * 4096 * 8
+    assert s.working_set_bytes == 4 * 4096 * 4096 * 8 + s.workspace_bytes
     s = gdask.suggest_chunks("ij,jk->ik", [(4096, 4096), (4096, 4096)], np.float64, memory_bytes=2**30,
                              parallelism=2)
     assert s.output_blocks == 2 and s.reduction_blocks == 1
@@ -295,25 +296,28 @@ def test_suggest_whole_when_it_fits_and_split_for_parallelism():
 
 
 def test_suggest_splits_contracted_mode_only_for_memory():
-    shapes = [(512, 65536), (65536, 512)]
-    s = gdask.suggest_chunks("ij,jk->ik", shapes, np.float32, memory_bytes=64 * 2**20)
+    shapes = [(512, 65536), (65536, 512)]  # 128 MiB each: streamed from host to a 64 MiB device
+    s = gdask.suggest_chunks("ij,jk->ik", shapes, np.float32, memory_bytes=64 * 2**20, streamed=(0, 1))
     budget = 0.8 * 64 * 2**20
     assert s.working_set_bytes <= budget
     (ci, cj), (cj2, ck) = s.operands
     assert cj == cj2 < 65536 and s.reduction_blocks == -(-65536 // cj) > 1
     # an output block of 512 x 512 is below one wave of tiles: the output modes are not split
     assert (ci, ck) == (512, 512) and s.output_blocks == 1
-    # the working set, recomputed by hand: 2 x (A + B blocks) + C block x (1 + fan-in of the tree)
+    # the working set, recomputed by hand: C held; the A and B blocks' device copies, the block's planned
+    # workspace (at most a copy of each block) and C's block x (1 + fan-in of the tree)
     fan = min(s.reduction_blocks, 4)
-    assert s.working_set_bytes == 2 * 4 * (512 * cj + cj * 512) + 4 * 512 * 512 * (1 + fan)
+    assert s.resident_bytes == 4 * 512 * 512 and s.workspace_bytes <= 4 * (512 * cj + cj * 512 + 512 * 512)
+    assert s.working_set_bytes == (4 * 512 * 512 + 4 * (512 * cj + cj * 512) + s.workspace_bytes
+                                   + 4 * 512 * 512 * (1 + fan))
     # parallelism alone never splits a contracted mode
-    s = gdask.suggest_chunks("ij,jk->ik", shapes, np.float32, memory_bytes=2**34, parallelism=4)
+    s = gdask.suggest_chunks("ij,jk->ik", shapes, np.float32, memory_bytes=2**34, parallelism=4, streamed=(0, 1))
     assert s.reduction_blocks == 1
 
 
 def test_suggest_three_operands_and_broadcast_and_errors():
     s = gdask.suggest_chunks("ab,bc,cd->ad", [(3000, 1), (2000, 3000), (3000, 1000)], np.float64,
-                             memory_bytes=2**27, headroom=0.5)
+                             memory_bytes=2**27, headroom=0.5, streamed=(1, 2))
     assert s.working_set_bytes <= 2**26
     assert s.operands[0][1] == 1  # the broadcast dimension keeps extent 1
     with pytest.raises(GettpyError, match="does not fit"):
@@ -324,12 +328,12 @@ def test_suggest_three_operands_and_broadcast_and_errors():
 def test_suggested_chunks_run_correctly(rng, scheduler):
     subs, shapes = "abc,cbd->ad", [(40, 24, 90), (90, 24, 30)]
     s = gdask.suggest_chunks(subs, shapes, np.float64, memory_bytes=400_000, parallelism=2, min_out_block=1,
-                             min_k=1)
+                             min_k=1, streamed=(0, 1))  # the operands (1.2 MB) stay on the host
     assert s.output_blocks >= 2 and s.working_set_bytes <= 0.8 * 400_000
     xs = [_rand(rng, sh) for sh in shapes]
     ds = [da.from_array(x, chunks=c) for x, c in zip(xs, s.operands, strict=True)]
     with dask.config.set(scheduler=scheduler):
-        got = gdask.einsum(subs, *ds, split_every=4).compute()
+        got = gdask.einsum(subs, *ds, split_every=4, stream=(0, 1), to_device=np.array).compute()
     _close(got, np.einsum(subs, *xs), np.einsum(subs, *[np.abs(x) for x in xs]))
 
 
