@@ -13,7 +13,9 @@ it reports the wall time of the whole contraction (median of ``--reps`` runs aft
 compiles the kernels and moves the replicated operand), the rate, the speed-up and scaling efficiency against
 the 1-GPU run, and the per-GPU rate against single-GPU gettpy on one block of the same shape (timed in
 this process with CUDA events). Then ``big``: a float64 ladder whose V alone is larger than one GPU's
-memory, on the N GPUs, checked against a float64 numpy reference on sampled output blocks.
+memory, on the N GPUs, V held in the workers' host memory and streamed block by block to the GPUs
+(gettpy.dask.einsum's ``stream=``), chunked by ``suggest_chunks`` for the GPUs' real memory, checked against
+a float64 numpy reference on sampled output blocks.
 
 Without dask_cuda it builds the same cluster by hand (one ``distributed.Nanny`` per GPU, each with its own
 ``CUDA_VISIBLE_DEVICES``). Without a GPU (or with ``--cpu``) it runs the same steps, small, on gettpy's CPU
@@ -201,15 +203,17 @@ def _row(name, dtype, n, subs, shapes, chunks, first, med, block_rate, base):
     return row
 
 
-def _check_samples(r, v, t, host, samples=3, seed=7) -> float:
-    """Largest |error| / magnitude on sampled 2 x 2 (a, b) output blocks against numpy float64."""
+def _check_samples(r, v, t, host, samples=3, seed=7, host_v=None) -> float:
+    """Largest |error| / magnitude on sampled 2 x 2 (a, b) output blocks against numpy float64 (`host`, and
+    `host_v` for V where it differs, bring a Dask array's blocks to numpy)."""
     rng = np.random.default_rng(seed)
+    host_v = host if host_v is None else host_v
     th = host(t).compute()
     worst = 0.0
     for _ in range(samples):
         a0 = int(rng.integers(0, v.shape[0] - 1))
         b0 = int(rng.integers(0, v.shape[1] - 1))
-        vs = host(v[a0:a0 + 2, b0:b0 + 2]).compute().astype(np.float64)
+        vs = host_v(v[a0:a0 + 2, b0:b0 + 2]).compute().astype(np.float64)
         ref = np.einsum("abcd,cdij->abij", vs, th.astype(np.float64), optimize=True)
         mag = np.einsum("abcd,cdij->abij", np.abs(vs), np.abs(th).astype(np.float64), optimize=True)
         got = host(r[a0:a0 + 2, b0:b0 + 2]).compute()
@@ -218,7 +222,8 @@ def _check_samples(r, v, t, host, samples=3, seed=7) -> float:
 
 
 def _cluster(workers: int, gpu: bool):
-    """dask_cuda.LocalCUDACluster (spilling to host off: nothing but the contraction is timed); where dask_cuda
+    """dask_cuda.LocalCUDACluster (spilling off, to host and to disk: nothing but the contraction is timed, and
+    the larger-than-one-GPU case keeps its V in the workers' host memory); where dask_cuda
     does not import, the same layout by hand: one worker process per GPU, each seeing only its own
     (CUDA_VISIBLE_DEVICES set in the worker's environment before it starts). On the CPU, a LocalCluster."""
     import distributed
@@ -230,8 +235,9 @@ def _cluster(workers: int, gpu: bool):
             print(f"(dask_cuda unavailable: {type(exc).__name__}: {exc}; one Nanny per GPU instead)", flush=True)
         else:
             return LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(map(str, range(workers))), n_workers=workers,
-                                    device_memory_limit=0, dashboard_address=None)
-        spec = {i: {"cls": distributed.Nanny, "options": {"nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": str(i)}}}
+                                    device_memory_limit=0, memory_limit=0, dashboard_address=None)
+        spec = {i: {"cls": distributed.Nanny, "options": {"nthreads": 1, "memory_limit": 0,
+                                                          "env": {"CUDA_VISIBLE_DEVICES": str(i)}}}
                 for i in range(workers)}
         return distributed.SpecCluster(workers=spec, scheduler={"cls": distributed.Scheduler,
                                                                 "options": {"dashboard_address": None}})
@@ -297,9 +303,19 @@ def run(args, gpu: bool) -> list[dict]:
     return rows
 
 
+def _host_copy(x):
+    """The CPU version's stand-in for moving a streamed block to the device: a copy of it."""
+    return np.array(x)
+
+
 def _big(client, n, mem, host, gpu) -> dict:
     """A float64 ladder whose V is larger than one GPU's memory (on the CPU: larger than a stand-in
-    memory of half of V), on n workers; sampled output blocks checked against numpy in float64."""
+    memory of half of V), on n workers; sampled output blocks checked against numpy in float64.
+
+    V lives in the workers' host memory (numpy blocks, persisted there) and is streamed: each block task
+    moves the V block it reads to its GPU and frees it when done (gettpy.dask.einsum's stream=). The
+    chunks are suggest_chunks' for the real per-GPU memory, counting the streamed block, the block
+    contraction's planned workspace and each worker's share of T and R."""
     import distributed
 
     import gettpy.dask as gdask
@@ -312,26 +328,24 @@ def _big(client, n, mem, host, gpu) -> dict:
         mem = nv ** 4 * 8 // 2
     shapes = [(nv, nv, nv, nv), (nv, nv, no, no)]
     vbytes = nv ** 4 * 8
-    # V blocks of about 1/8 of a GPU: each worker holds its share of V plus one block's working set
-    split_b = 2
-    split_a = max(n, math.ceil(vbytes / (mem / 8) / split_b))
-    chunks = [(-(-nv // split_a), -(-nv // split_b), nv, nv), (nv, nv, no, no)]
     sug = gdask.suggest_chunks("abcd,cdij->abij", shapes, np.float64, memory_bytes=mem, parallelism=n,
-                               **({} if gpu else {"min_out_block": 1, "min_k": 1}))
-    print(f"big: V {vbytes / 1e9:.3g} GB > one {'GPU' if gpu else 'stand-in memory'}'s {mem / 1e9:.3g} GB; "
-          f"V chunks {chunks[0]} (suggest_chunks for one: {sug.operands[0]}, working set "
-          f"{sug.working_set_bytes / 1e9:.3g} GB)", flush=True)
-    v = _operand(shapes[0], chunks[0], np.float64, 11, 1.0, gpu)
+                               streamed=(0,), **({} if gpu else {"min_out_block": 1, "min_k": 1}))
+    chunks = list(sug.operands)
+    print(f"big: V {vbytes / 1e9:.3g} GB > one {'GPU' if gpu else 'stand-in memory'}'s {mem / 1e9:.3g} GB, "
+          f"streamed from host memory; suggest_chunks: V chunks {chunks[0]}, T chunks {chunks[1]}, working set "
+          f"{sug.working_set_bytes / 1e9:.3g} GB per worker (block workspace {sug.workspace_bytes / 1e9:.3g} GB, "
+          f"held {sug.resident_bytes / 1e9:.3g} GB)", flush=True)
+    v = _operand(shapes[0], chunks[0], np.float64, 11, 1.0, False)  # numpy blocks: host memory
     t = _operand(shapes[1], chunks[1], np.float64, 12, 0.1, gpu)
     v, t = client.persist([v, t])
     distributed.wait([v, t])
-    expr = gdask.einsum("abcd,cdij->abij", v, t)
+    expr = gdask.einsum("abcd,cdij->abij", v, t, stream=(0,), to_device=None if gpu else _host_copy)
     # the first run compiles the block kernels and copies T to every worker; the second is timed
     first, _ = _persist_timed(client, expr, gpu)
     el, placed = _persist_timed(client, expr, gpu)
     r = client.persist(expr)
     distributed.wait(r)
-    err = _check_samples(r, v, t, host)
+    err = _check_samples(r, v, t, host, host_v=lambda x: x)
     fl = _flops("abcd,cdij->abij", shapes)
     ok = err < 1e-11
     print(f"big      f64 {n:2d}  {el * 1e3:9.1f} ms (first {first:6.2f} s)  {fl / el / 1e12:7.3g} TF/s  "

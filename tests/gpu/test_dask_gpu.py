@@ -89,12 +89,19 @@ def test_local_cuda_cluster(rng, n_gpus):
         a, b, c = _cases(rng)
         ds = [_on_gpu(a, (35, 100)), _on_gpu(b, (100, 25)), _on_gpu(c, (25, 40))]
         r = gdask.einsum("ij,jk,kl->il", *ds, ops=[None, "abs", None], op_out="relu")
+        host = _to_host(r)
         with distributed.get_task_stream(client) as ts:
-            got = _to_host(r).compute()
+            got = host.compute()
         ref = np.maximum(a @ np.abs(b) @ c, 0)
         _close(got, ref, np.abs(a) @ np.abs(b) @ np.abs(c), 1e-12)
-        workers = {t["worker"] for t in ts.data if "gettpy-einsum" in str(t["key"])}
-        assert len(workers) == n_gpus, f"block contractions ran on {len(workers)} of {n_gpus} workers"
+        # the graph's tasks (the block contractions fused into them) ran on every worker
+        workers = gdask.task_workers(ts.data, host)
+        assert len(workers) == n_gpus, f"the graph's tasks ran on {len(workers)} of {n_gpus} workers: {workers}"
+        # an operand streamed from host memory: numpy blocks, moved to each task's GPU inside it
+        hb = da.from_array(b, chunks=(100, 25))
+        r = gdask.einsum("ij,jk,kl->il", ds[0], hb, ds[2], stream=(1,))
+        assert type(r._meta).__module__.startswith("cupy")
+        _close(_to_host(r).compute(), a @ b @ c, np.abs(a) @ np.abs(b) @ np.abs(c), 1e-12)
         # semiring with a split contracted mode: the partials are combined on the GPUs with max
         r = gdask.einsum("ij,jk->ik", ds[0], ds[1], semiring="max_plus", split_every=2)
         np.testing.assert_array_equal(_to_host(r).compute(), (a[:, :, None] + b[None]).max(axis=1))
