@@ -187,3 +187,19 @@ def isolated(tmp_path, monkeypatch):
     yield tmp_path
     plan_cache._TUNED.clear()
     plan_cache.clear_plan_cache()
+
+
+@pytest.fixture
+def gpu_schedules_on_the_cpu(monkeypatch):
+    """The CPU executor's own schedules have no stagings (plan/cache.py's executor_stages): with this fixture
+    it runs the GPU's, so that a test checks the stagings (packs, split-K, folds, staged outputs) end to end on
+    numpy arrays."""
+    from gettpy.einsum import clear_program_cache
+    from gettpy.plan import cache
+
+    monkeypatch.setattr(cache, "executor_stages", lambda backend: True)
+    cache.clear_plan_cache()
+    clear_program_cache()
+    yield
+    cache.clear_plan_cache()
+    clear_program_cache()

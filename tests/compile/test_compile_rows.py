@@ -3,33 +3,13 @@ needed; skipped without NVRTC or the CUDA headers)."""
 from __future__ import annotations
 
 import math
-import os
 
-import pytest
 from harness import ROWS_SHAPES, TCCG2_EXTENTS, colmajor_plan, rows_tile
 
 from gettpy import ops
 from gettpy.errors import KernelError
 from gettpy.plan import make_plan
 from gettpy.plan.tiles import kernel_spec
-
-
-@pytest.fixture(scope="module")
-def nvrtc_cache(tmp_path_factory):
-    pytest.importorskip("cuda.bindings.nvrtc")
-    from gettpy.kernels import build as B
-
-    try:
-        B.include_dir()
-    except Exception:  # noqa: BLE001
-        pytest.skip("no CUDA headers (nvidia-cuda-runtime wheel) for NVRTC")
-    old = os.environ.get("GETTPY_CACHE_DIR")
-    os.environ["GETTPY_CACHE_DIR"] = str(tmp_path_factory.mktemp("gettpy-cache"))
-    yield B
-    if old is None:
-        os.environ.pop("GETTPY_CACHE_DIR", None)
-    else:
-        os.environ["GETTPY_CACHE_DIR"] = old
 
 
 def _forced(plan, tile):
@@ -57,10 +37,10 @@ def _gpu_test_specs():
     return out
 
 
-def test_rows_kernels_compile(nvrtc_cache):
+def test_rows_kernels_compile(nvrtc):
     """Every row-stream kernel of the GPU tests compiles for sm_90 (its shared memory as KernelSpec counts it: the
     wrapper's static_assert) without spills, within 128 registers a thread (512 threads a CTA)."""
     for spec in _gpu_test_specs():
-        r = nvrtc_cache.build(spec, "sm_90").report
+        r = nvrtc.build(spec, "sm_90").report
         assert r.spill_stores == 0 and 0 < r.registers <= 65536 // spec.tile.threads, (spec.tile, r)
         assert spec.smem_bytes <= 227 * 1024 and math.ceil(spec.grid) >= 1

@@ -3,31 +3,12 @@ NVRTC, with no spills (no GPU needed; skipped without NVRTC or the CUDA headers)
 from __future__ import annotations
 
 import math
-import os
 
 import pytest
 
 from gettpy.plan.problem import ContractionProblem, TensorInfo
 from gettpy.plan.schedule import make_schedule
 from gettpy.plan.tiles import kernel_spec
-
-
-@pytest.fixture(scope="module")
-def nvrtc(tmp_path_factory):
-    pytest.importorskip("cuda.bindings.nvrtc")
-    from gettpy.kernels import build as B
-
-    try:
-        B.include_dir()
-    except Exception:  # noqa: BLE001
-        pytest.skip("no CUDA headers (nvidia-cuda-runtime wheel) for NVRTC")
-    old = os.environ.get("GETTPY_CACHE_DIR")
-    os.environ["GETTPY_CACHE_DIR"] = str(tmp_path_factory.mktemp("gettpy-cache"))
-    yield B
-    if old is None:
-        os.environ.pop("GETTPY_CACHE_DIR", None)
-    else:
-        os.environ["GETTPY_CACHE_DIR"] = old
 
 
 def _problem(eq: str, ext: dict[str, int], dtype: str, order: str) -> ContractionProblem:

@@ -13,22 +13,8 @@ from gettpy.plan.problem import ContractionProblem, TensorInfo
 from gettpy.plan.schedule import make_schedule
 from gettpy.plan.target import H100_SXM
 
-
-@pytest.fixture(autouse=True)
-def _gpu_schedules_on_the_cpu(monkeypatch):
-    """The CPU executor's own schedules have no stagings (plan/cache.py's executor_stages): here it runs the
-    GPU's, so that these tests check the stagings end to end on numpy arrays."""
-    import importlib
-
-    from gettpy.plan import cache
-
-    programs = importlib.import_module("gettpy.einsum")
-    monkeypatch.setattr(cache, "executor_stages", lambda backend: True)
-    cache.clear_plan_cache()
-    programs.clear_program_cache()
-    yield
-    cache.clear_plan_cache()
-    programs.clear_program_cache()
+#: the GPU's schedules (their stagings) run on the CPU executor here: see conftest.py
+pytestmark = pytest.mark.usefixtures("gpu_schedules_on_the_cpu")
 
 
 TOL = {np.float16: 3e-3, np.float32: 3e-5, np.float64: 1e-12}
