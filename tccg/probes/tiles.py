@@ -51,8 +51,7 @@ def parse_tile(text: str):
         raise SystemExit(f"--tiles: cannot read {text!r} (want BMxBNxBK/STAGES@WMxWN, optional w or s suffix, "
                          f"optional p (persistent), x (warp-specialised) or t (TMA), optional :gN for N tile rows per "
                          f"rasterisation group, optional :bN for registers left for N CTAs per SM, optional :kN "
-                         f"for N stream-K CTAs, then optional :sN for their aligned form: each tile of the last "
-                         f"partial wave cut into N k-slices, then optional :cN for clusters of N CTAs, then "
+                         f"for N stream-K CTAs, then optional :cN for clusters of N CTAs, then "
                          f"optional :e for a chunked epilogue on persistent warp-specialised tiles, then optional :lN "
                          f"for cp.async copies with an L2 prefetch of N = 64, 128 or 256 bytes, then optional :r for "
                          f"A's panel resident in shared memory, then optional :f for the ops on A and B applied to "
@@ -66,8 +65,8 @@ def parse_tile(text: str):
         kw["min_blocks"] = int(m.group(10))
     if m.group(11):
         kw["sk_ctas"] = int(m.group(11))
-    if m.group(12):
-        kw["sk_split"] = int(m.group(12))
+    if m.group(12):  # (the kernel has no aligned stream-K form: refused by name, not by TileConfig's TypeError)
+        raise SystemExit(f"--tiles: {text!r}: :sN (an aligned stream-K form) is not a kernel option; use :kN")
     if m.group(13):
         kw["cluster"] = int(m.group(13))
     if m.group(14):
