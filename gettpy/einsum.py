@@ -164,7 +164,9 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
         op_out: unary op applied to the result before it is stored.
         semiring: the arithmetic of the sum over contracted modes: None (ordinary +, ×), a name
             ("max_plus", "min_plus", "max_times", "min_times") or a gettpy.ops.Semiring
-            (``gettpy.ops.semiring(...)`` builds one from CUDA expressions with numpy twins).
+            (``gettpy.ops.semiring(...)`` builds one from CUDA expressions with numpy twins). "max_times"
+            and "min_times" are semirings on non-negative values only: with a negative value, three or more
+            operands give the result of the pairwise order taken, not the sum over all modes at once.
         compute: None, or for float32 operands the opt-in tensor-core modes "tf32" (inputs rounded to
             TF32, float32 accumulation) and "3xtf32" (each input split into two TF32 parts, three
             products: close to float32 accuracy). With None, a large compute-bound float32 contraction on
