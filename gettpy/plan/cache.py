@@ -76,17 +76,10 @@ def _tuned_candidate(canonical: ContractionProblem, backend: str | None):
 
 
 def _f64_cores(backend: str | None) -> bool:
-    """Whether the executor's device runs f32 GEMMs on f64 tensor cores (make_schedule's f64_cores): the
-    current GPU's (an sm_90 one) for the GPU executor; the CPU executor plans as for the H100, as every other
-    rule of the planner does. (gpu._target caches its answer per device.)"""
-    if _executor(backend) == "numpy":
-        return True
-    try:
-        from ..backends.gpu import _target
-
-        return _target()[1]
-    except Exception:  # noqa: BLE001 - no CuPy / no GPU
-        return True
+    """Whether the executor's device runs f32 GEMMs on f64 tensor cores (make_schedule's f64_cores): an sm_90
+    device (its Target's wgmma) for the GPU executor; the CPU executor plans as for the default target, as every
+    other rule of the planner does."""
+    return _target_of(backend).wgmma
 
 
 def _target_of(backend: str | None) -> Target:
