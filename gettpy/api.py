@@ -473,7 +473,10 @@ def contract(plan: ContractionPlan, alpha: Scalar, a: Array, b: Array, beta: Sca
             a = xp.ascontiguousarray(a, dtype=plan.cast_a)
         if plan.cast_b is not None:
             b = xp.ascontiguousarray(b, dtype=plan.cast_b)
-    backends.execute(name, plan.plan, a, b, c if beta != 0 else None, d, alpha, beta, stream=stream)
+    # the CPU executor runs its own schedule of the problem (the core alone): a plan made where a GPU is present
+    # carries the GPU's stagings, which on numpy arrays would only add copies to the peak memory
+    sched = plan.plan if name != "numpy" else cached_schedule(plan.plan.problem, "numpy")
+    backends.execute(name, sched, a, b, c if beta != 0 else None, d, alpha, beta, stream=stream)
     return d
 
 
