@@ -107,6 +107,31 @@ def packed_problem(contraction: str, ext: dict[str, int], dtype: str = "f16", or
     return ContractionProblem(info("A", a), info("B", b), None, info("D", c), tuple(sorted(ext.items())))
 
 
+def dense_problem(eq: str, ext: dict[str, int], dtype: str, order: str = "C"):
+    """The ContractionProblem of binary einsum `eq` ('ab,bc->ac') on dense tensors of extents `ext` in `order`
+    (C: last mode fastest; F: first), beta = 0."""
+    from gettpy.plan.problem import ContractionProblem, TensorInfo
+
+    lhs, out = eq.split("->")
+    ins = lhs.split(",")
+
+    def info(name, modes):
+        seq = modes[::-1] if order == "C" else modes
+        st, acc = {}, 1
+        for m in seq:
+            st[m] = acc
+            acc *= ext[m]
+        return TensorInfo(name, tuple(modes), tuple(st[m] for m in modes), dtype)
+
+    return ContractionProblem(info("A", ins[0]), info("B", ins[1]), None, info("D", out), tuple(sorted(ext.items())))
+
+
+def extents_of(eq: str, shapes) -> dict[str, int]:
+    """Mode -> extent of binary einsum `eq`'s inputs of `shapes`."""
+    ins = eq.split("->")[0].split(",")
+    return {m: e for modes, shp in zip(ins, shapes, strict=True) for m, e in zip(modes, shp, strict=True)}
+
+
 def short_name(dtype) -> str:
     """The short name of a float16 or float32 numpy dtype ("f16", "f32")."""
     return {np.dtype(np.float16): "f16", np.dtype(np.float32): "f32"}[np.dtype(dtype)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from harness import dense_problem
 
 from gettpy import ops as gops
 from gettpy.backends import cpu, staged
@@ -35,18 +36,7 @@ def _run(eq: str, a, b, op_b=None):
 
 
 def _problem(eq: str, ext: dict[str, int], dtype: str, order: str) -> ContractionProblem:
-    lhs, out = eq.split("->")
-    ins = lhs.split(",")
-
-    def info(name, modes):
-        seq = modes[::-1] if order == "C" else modes
-        st, acc = {}, 1
-        for m in seq:
-            st[m] = acc
-            acc *= ext[m]
-        return TensorInfo(name, tuple(modes), tuple(st[m] for m in modes), dtype)
-
-    return ContractionProblem(info("A", ins[0]), info("B", ins[1]), None, info("D", out), tuple(sorted(ext.items())))
+    return dense_problem(eq, ext, dtype, order)
 
 
 # (einsum, extents, dtype, order, padded k extent or None)

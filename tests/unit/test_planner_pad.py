@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from harness import dense_problem, extents_of
 
 import gettpy
 from gettpy.plan.cache import clear_plan_cache
-from gettpy.plan.problem import ContractionProblem, TensorInfo
+from gettpy.plan.problem import ContractionProblem
 from gettpy.plan.schedule import make_schedule
 
 #: the GPU's schedules (their stagings) run on the CPU executor here: see conftest.py
@@ -16,19 +17,7 @@ pytestmark = pytest.mark.usefixtures("gpu_schedules_on_the_cpu")
 
 
 def _problem(eq: str, shapes, dtype: str, order: str) -> ContractionProblem:
-    lhs, out = eq.split("->")
-    ins = lhs.split(",")
-    ext = {m: e for modes, shp in zip(ins, shapes, strict=True) for m, e in zip(modes, shp, strict=True)}
-
-    def info(name, modes):
-        seq = modes[::-1] if order == "C" else modes
-        st, acc = {}, 1
-        for m in seq:
-            st[m] = acc
-            acc *= ext[m]
-        return TensorInfo(name, tuple(modes), tuple(st[m] for m in modes), dtype)
-
-    return ContractionProblem(info("A", ins[0]), info("B", ins[1]), None, info("D", out), tuple(sorted(ext.items())))
+    return dense_problem(eq, extents_of(eq, shapes), dtype, order)
 
 
 # (einsum, shapes, dtype, padded k mode or None)

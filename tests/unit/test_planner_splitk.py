@@ -7,10 +7,11 @@ import math
 
 import numpy as np
 import pytest
+from harness import dense_problem, extents_of
 
 import gettpy
 from gettpy.plan.cache import cached_schedule, clear_plan_cache
-from gettpy.plan.problem import ContractionProblem, TensorInfo
+from gettpy.plan.problem import ContractionProblem
 from gettpy.plan.schedule import SPLIT_SUFFIX, make_schedule
 from gettpy.plan.splitk import MIN_RUN, SLICE_ALIGN, best_slices, choose_cut, cut, split_model_us
 from gettpy.plan.target import DEFAULT_TARGET, H100_SXM, Target
@@ -24,19 +25,7 @@ TOL = {np.float16: 2e-3, np.float32: 2e-5, np.float64: 1e-12}
 
 def _problem(eq: str, shapes, dtype: str, order: str = "C") -> ContractionProblem:
     """The problem of 'ab,bc->ac' on dense tensors in `order` (C: last mode fastest)."""
-    lhs, out = eq.split("->")
-    ins = lhs.split(",")
-    ext = {m: e for modes, shp in zip(ins, shapes, strict=True) for m, e in zip(modes, shp, strict=True)}
-
-    def info(name, modes):
-        seq = modes[::-1] if order == "C" else modes
-        st, acc = {}, 1
-        for m in seq:
-            st[m] = acc
-            acc *= ext[m]
-        return TensorInfo(name, tuple(modes), tuple(st[m] for m in modes), dtype)
-
-    return ContractionProblem(info("A", ins[0]), info("B", ins[1]), None, info("D", out), tuple(sorted(ext.items())))
+    return dense_problem(eq, extents_of(eq, shapes), dtype, order)
 
 
 def _covered(s) -> int:
