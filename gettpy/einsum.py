@@ -42,6 +42,7 @@ from .semantics import (
     check_optimize,
     check_order,
     empty_in_order,
+    fold_modes,
     k_axis_order,
     make_view,
     order_letter,
@@ -79,20 +80,6 @@ def _check_no_self_overlap(x, what: str) -> None:
             raise LayoutError(f"{what}: its strides {tuple(x.strides)} make distinct elements share memory; "
                               f"gettpy cannot write such an output")
         reach += s * (e - 1)
-
-
-def _fold(modes: tuple[str, ...], shape, strides, i: int, extents: dict[str, int]) -> tuple[tuple, tuple]:
-    """Unique modes of operand i and their element strides; repeated modes' strides summed."""
-    st: dict[str, int] = {}
-    seen: dict[str, int] = {}
-    for m, e, s in zip(modes, shape, strides, strict=True):
-        if m in seen and seen[m] != e:
-            raise ShapeError(f"operand {i}: mode {m!r} is repeated with extents {seen[m]} and {e}; a repeated "
-                             f"mode (diagonal) needs equal extents")
-        seen[m] = e
-        # a dimension of extent 1 broadcasts against the mode's extent: stride 0
-        st[m] = st.get(m, 0) + (s if e == extents[m] else 0)
-    return tuple(st), tuple(st.values())
 
 
 def _resolve_extents(inputs, arrays) -> dict[str, int]:
@@ -465,7 +452,7 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, 
     ext = _resolve_extents(subs.inputs, arrays)
     out_shape = tuple(ext[m] for m in subs.output)
     for i, (modes, x) in enumerate(zip(subs.inputs, arrays, strict=True)):
-        _fold(modes, x.shape, [0] * x.ndim, i, ext)
+        fold_modes(modes, x.shape, [0] * x.ndim, i, ext)
     in_s, out_s, stage_s = _result_dtype(arrays, dtype, out, casting)
     if backend == "cupy":
         for s_ in {in_s, out_s, stage_s} - {None}:
@@ -486,7 +473,7 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, 
             _check_no_self_overlap(out, "out")
     infos = []
     for i, (modes, x) in enumerate(zip(subs.inputs, arrays, strict=True)):
-        um, us = _fold(modes, x.shape, _element_strides(x, i), i, ext)
+        um, us = fold_modes(modes, x.shape, _element_strides(x, i), i, ext)
         infos.append(TensorInfo(f"operand {i}", um, us, in_s, pointer_alignment(backends.data_ptr(x)), ops_in[i]))
     packed = out is None or _c_strides(out_shape) == tuple(_element_strides(out, "out"))
     align = 16 if out is None else pointer_alignment(backends.data_ptr(out))  # a temporary is as aligned

@@ -81,21 +81,31 @@ def _check_strategy(name: str) -> None:
 # views
 
 
+def fold_modes(modes: tuple[str, ...], shape, strides, i: int, extents: dict[str, int]) -> tuple[tuple, tuple]:
+    """Unique modes of operand i and their element strides: a repeated mode (diagonal) is one mode whose stride
+    is the sum of its axes' strides, and an axis of extent 1 where the mode's extent is larger broadcasts
+    (stride 0)."""
+    st: dict[str, int] = {}
+    seen: dict[str, int] = {}
+    for m, e, s in zip(modes, shape, strides, strict=True):
+        if m in seen and seen[m] != e:
+            raise ShapeError(f"operand {i}: mode {m!r} is repeated with extents {seen[m]} and {e}; a repeated "
+                             f"mode (diagonal) needs equal extents")
+        seen[m] = e
+        st[m] = st.get(m, 0) + (s if e == extents[m] else 0)
+    return tuple(st), tuple(st.values())
+
+
 def view_geometry(modes, output, shape, strides) -> tuple[tuple, tuple] | None:
     """(shape, byte strides) of the view a one-operand einsum is, or None when it sums a mode.
 
     `modes` are the operand's modes (repeated for a diagonal), `output` the output modes; a repeated
-    mode becomes one axis whose stride is the sum of the repeated axes' strides."""
+    mode becomes one axis whose stride is the sum of the repeated axes' strides (`fold_modes`)."""
     if set(modes) != set(output):
         return None  # some mode is summed: a reduction, not a view
-    ext: dict[str, int] = {}
-    st: dict[str, int] = {}
-    for m, e, s in zip(modes, shape, strides, strict=True):
-        if m in ext and ext[m] != e:
-            raise ShapeError(f"operand 0: mode {m!r} is repeated with extents {ext[m]} and {e}; a repeated mode "
-                             f"(diagonal) needs equal extents")
-        ext[m] = e
-        st[m] = st.get(m, 0) + s
+    ext = dict(zip(modes, shape, strict=True))
+    um, us = fold_modes(modes, shape, strides, 0, ext)
+    st = dict(zip(um, us, strict=True))
     return tuple(ext[m] for m in output), tuple(st[m] for m in output)
 
 
