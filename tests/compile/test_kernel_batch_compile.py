@@ -5,26 +5,10 @@ from __future__ import annotations
 import math
 
 import pytest
+from harness import dense_problem
 
-from gettpy.plan.problem import ContractionProblem, TensorInfo
 from gettpy.plan.schedule import make_schedule
 from gettpy.plan.tiles import kernel_spec
-
-
-def _problem(eq: str, ext: dict[str, int], dtype: str, order: str) -> ContractionProblem:
-    lhs, out = eq.split("->")
-    a, b = lhs.split(",")
-
-    def info(name, modes):
-        seq = modes[::-1] if order == "C" else modes
-        st, acc = {}, 1
-        for m in seq:
-            st[m] = acc
-            acc *= ext[m]
-        return TensorInfo(name, tuple(modes), tuple(st[m] for m in modes), dtype)
-
-    return ContractionProblem(info("A", a), info("B", b), None, info("D", out), tuple(sorted(ext.items())))
-
 
 # (einsum, extents, dtype, order): every one stages its output (checked)
 CASES = [
@@ -39,7 +23,7 @@ CASES = [
 
 @pytest.mark.parametrize("eq,ext,dtype,order", CASES)
 def test_staged_core_compiles_without_spills(nvrtc, eq, ext, dtype, order):
-    s = make_schedule(_problem(eq, ext, dtype, order))
+    s = make_schedule(dense_problem(eq, ext, dtype, order))
     assert s.stage_d is not None
     spec = kernel_spec(s.core, False)
     # the core stores along the workspace's stride-1 mode: contiguous (n or m), not scalar gathers over a batch
@@ -93,7 +77,7 @@ BATCHED = [
 @pytest.mark.parametrize("dtype", ["f16", "f32"])
 @pytest.mark.parametrize("order", ["C", "F"])
 def test_batched_cores_compile(nvrtc, eq, ext, dtype, order):
-    s = make_schedule(_problem(eq, ext, dtype, order))
+    s = make_schedule(dense_problem(eq, ext, dtype, order))
     assert s.core.batch == math.prod(ext[m] for m in s.core.part.b) > 1
     spec = kernel_spec(s.core, False)
     k = nvrtc.build(spec, "sm_90")

@@ -8,6 +8,7 @@ import importlib
 
 import numpy as np
 import pytest
+from harness import dense_problem
 
 pytestmark = pytest.mark.gpu
 
@@ -45,20 +46,8 @@ def _run(eq, ext, dtype, order):
 @pytest.mark.parametrize("eq,ext,dtype,order,staged", CASES)
 def test_batch_led_einsum(eq, ext, dtype, order, staged):
     from gettpy.plan.cache import cached_schedule, clear_plan_cache
-    from gettpy.plan.problem import ContractionProblem, TensorInfo
 
-    lhs, out = eq.split("->")
-
-    def info(name, modes):
-        seq = modes[::-1] if order == "C" else modes
-        st, acc = {}, 1
-        for m in seq:
-            st[m] = acc
-            acc *= ext[m]
-        return TensorInfo(name, tuple(modes), tuple(st[m] for m in modes), np.dtype(dtype).name.replace("float", "f"))
-
-    a, b = lhs.split(",")
-    p = ContractionProblem(info("A", a), info("B", b), None, info("D", out), tuple(sorted(ext.items())))
+    p = dense_problem(eq, ext, np.dtype(dtype).name.replace("float", "f"), order)
     clear_plan_cache()
     assert (cached_schedule(p, "cupy").stage_d is not None) == staged
     _run(eq, ext, dtype, order)
