@@ -8,6 +8,8 @@ import pytest
 
 pytest.importorskip("cuda.bindings.nvrtc")
 
+from harness import packed_strides  # noqa: E402
+
 from gettpy import ops  # noqa: E402
 from gettpy.backends.gpu_complex import FUSED_TILES, fused_spec  # noqa: E402
 from gettpy.kernels import build as B  # noqa: E402
@@ -20,24 +22,14 @@ except Exception:  # noqa: BLE001
     pytest.skip("no CUDA headers (nvidia-cuda-runtime wheel) for NVRTC", allow_module_level=True)
 
 
-@pytest.fixture(autouse=True)
-def _cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("GETTPY_CACHE_DIR", str(tmp_path))
-
-
-def _strides(shape, order):
-    out, acc = [0] * len(shape), 1
-    for d in (range(len(shape)) if order == "F" else reversed(range(len(shape)))):
-        out[d] = acc
-        acc *= shape[d]
-    return tuple(out)
+pytestmark = pytest.mark.usefixtures("nvrtc")  # (tests/compile/conftest.py: a kernel cache of its own)
 
 
 def _plan(sub, ext, dts, order="C", op_a=None, op_c=None, with_c=False, compute=""):
     (a, b, c), (da, db, dd) = sub.split(","), dts
 
     def ti(name, modes, dt, op=None):
-        return TensorInfo(name, tuple(modes), _strides([ext[m] for m in modes], order), dt, op=op or ops.identity)
+        return TensorInfo(name, tuple(modes), packed_strides([ext[m] for m in modes], order), dt, op=op or ops.identity)
 
     return make_plan(ContractionProblem(ti("A", a, da, op_a), ti("B", b, db), ti("C", c, dd, op_c) if with_c else None,
                                         ti("D", c, dd), tuple(sorted(ext.items())), compute))

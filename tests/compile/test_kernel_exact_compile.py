@@ -8,6 +8,8 @@ import pytest
 
 pytest.importorskip("cuda.bindings.nvrtc")
 
+from harness import packed_strides  # noqa: E402
+
 from gettpy.backends.gpu_exact import EXACT_TILES, exact_kernel_spec  # noqa: E402
 from gettpy.kernels import build as B  # noqa: E402
 from gettpy.kernels.spec import ITEMSIZE, TileConfig  # noqa: E402
@@ -19,17 +21,7 @@ except Exception:  # noqa: BLE001
     pytest.skip("no CUDA headers (nvidia-cuda-runtime wheel) for NVRTC", allow_module_level=True)
 
 
-@pytest.fixture(autouse=True)
-def _cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("GETTPY_CACHE_DIR", str(tmp_path))
-
-
-def _strides(shape, order):
-    out, acc = [0] * len(shape), 1
-    for d in (range(len(shape)) if order == "F" else reversed(range(len(shape)))):
-        out[d] = acc
-        acc *= shape[d]
-    return tuple(out)
+pytestmark = pytest.mark.usefixtures("nvrtc")  # (tests/compile/conftest.py: a kernel cache of its own)
 
 
 def _spec(sub, ext, dts, order="C", tile=None, c=None):
@@ -38,7 +30,7 @@ def _spec(sub, ext, dts, order="C", tile=None, c=None):
               "k": tuple(x for x in a if x in b and x not in d), "b": tuple(x for x in d if x in a and x in b)}
 
     def lay(name, modes, dims, dt):
-        st = dict(zip(modes, _strides([ext[m] for m in modes], order), strict=True))
+        st = dict(zip(modes, packed_strides([ext[m] for m in modes], order), strict=True))
         return build_operand_layout(name, {g: groups[g] for g in dims}, ext, st, ITEMSIZE[dt])
 
     la, lb, ld = lay("A", a, "mkb", dts[0]), lay("B", b, "nkb", dts[1]), lay("D", d, "mnb", dts[2])
