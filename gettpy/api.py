@@ -265,6 +265,7 @@ class ContractionPlan:
         compute: short name of the compute type (alpha and beta are typed against it).
         d_overlaps: D's descriptor makes distinct elements share memory (`contract` refuses to write it).
         gpu_error: why CuPy arrays cannot run this plan (a type the GPU kernel lacks), "" when they can.
+        cpu_plan: the schedule numpy arrays run (the CPU executor's own: the core without the GPU's stagings).
     """
 
     plan: Schedule
@@ -278,6 +279,7 @@ class ContractionPlan:
     compute: str = ""
     d_overlaps: bool = False
     gpu_error: str = ""
+    cpu_plan: Schedule | None = None
 
     @property
     def workspace_size(self) -> int:
@@ -360,7 +362,8 @@ def plan(desc_a: TensorDescriptor, modes_a: str | Sequence, desc_b: TensorDescri
     return ContractionPlan(cached_schedule(problem), desc_a, desc_b, desc_c, desc_d,
                            preference or PlanPreference(), cast if desc_a.dtype != ins else None,
                            cast if desc_b.dtype != ins else None, problem.compute,
-                           _self_overlapping(desc_d.extents, desc_d.strides), _gpu_error(problem))
+                           _self_overlapping(desc_d.extents, desc_d.strides), _gpu_error(problem),
+                           cached_schedule(problem, "numpy"))
 
 
 def _gpu_error(problem: ContractionProblem) -> str:
@@ -475,7 +478,7 @@ def contract(plan: ContractionPlan, alpha: Scalar, a: Array, b: Array, beta: Sca
             b = xp.ascontiguousarray(b, dtype=plan.cast_b)
     # the CPU executor runs its own schedule of the problem (the core alone): a plan made where a GPU is present
     # carries the GPU's stagings, which on numpy arrays would only add copies to the peak memory
-    sched = plan.plan if name != "numpy" else cached_schedule(plan.plan.problem, "numpy")
+    sched = plan.cpu_plan if name == "numpy" and plan.cpu_plan is not None else plan.plan
     backends.execute(name, sched, a, b, c if beta != 0 else None, d, alpha, beta, stream=stream)
     return d
 
