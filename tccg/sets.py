@@ -100,7 +100,7 @@ def _ccsd(rng, i):
         "abij-ki-abkj",     # Fock occupied block: f(k,i) t(ab,kj)
         "akic-akdl-dlic",   # ring intermediate: V(ak,dl) t(dl,ic)
     ))
-    ext = {m: (o if m in "ijkl" else v) for m in set(term) - {"-"}}
+    ext = {m: (o if m in "ijkl" else v) for m in sorted(set(term) - {"-"})}
     return term, ext
 
 
@@ -114,7 +114,7 @@ def _ccsd_t(rng, i):
         "abck-bda-dck",     # particle term, permuted operands
         "acbk-alb-kcl",     # hole term, permuted result
     ))
-    ext = {m: (o if m in "kl" else v) for m in set(term) - {"-"}}
+    ext = {m: (o if m in "kl" else v) for m in sorted(set(term) - {"-"})}
     return term, ext
 
 
@@ -130,7 +130,7 @@ def _mps(rng, i):
         "avtc-awsc-wvst",   # the MPO applied to a ket that carries an MPO bond: A(a,w,s,c) W(w,v,s,t)
     ))
     ext = {}
-    for m in set(term) - {"-"}:
+    for m in sorted(set(term) - {"-"}):
         ext[m] = d if m in "stp" else dw if m in "wv" else chi
     return term, ext
 
@@ -145,7 +145,7 @@ def _tucker(rng, i):
         "rs-ijrs-ij",       # core of a projected pair (contracts two modes)
     ))
     ext = {}
-    for m in set(term) - {"-"}:
+    for m in sorted(set(term) - {"-"}):
         ext[m] = _odd(rng, 9, 65) if m in "rs" else _int(rng, 60, 700 if "l" not in term else 160)
     return term, ext
 
@@ -212,7 +212,7 @@ def _multi_mode(rng, i):
         "xy-abcex-yeacb",   # four contracted modes, permuted between the operands
     ))
     ext = {}
-    for m in set(term) - {"-"}:
+    for m in sorted(set(term) - {"-"}):
         ext[m] = _int(rng, 7, 40) if m in "abce" else _int(rng, 20, 600)
     return term, ext
 
