@@ -612,3 +612,17 @@ def require_nvrtc() -> None:
         build.include_dir()
     except Exception:  # noqa: BLE001 - any failure to find the headers means NVRTC cannot compile the template
         pytest.skip("no CUDA headers (nvidia-cuda-runtime wheel) for NVRTC", allow_module_level=True)
+
+
+#: (einsum, extents, dtype, memory order) that plan/traffic.py restages on the default target: shapes in no
+#: benchmark whose output's stride-1 mode differs from the large input's, and whose odd extents leave no
+#: interleaving of the two (TCCG's intensli families at other, odd sizes)
+RESTAGED = [
+    ("ecbfa,fd->abcde", {"a": 23, "b": 16, "c": 11, "d": 23, "e": 20, "f": 15}, "f16", "F"),
+    ("efcad,bf->abcde", {"a": 22, "b": 25, "c": 12, "d": 18, "e": 21, "f": 12}, "f16", "C"),
+    ("efbad,cf->abcde", {"a": 21, "b": 17, "c": 12, "d": 17, "e": 21, "f": 14}, "f32", "C"),
+    ("dbea,ec->abcd", {"a": 38, "b": 41, "c": 24, "d": 32, "e": 35}, "f16", "F"),
+    ("dbea,ec->abcd", {"a": 38, "b": 41, "c": 24, "d": 32, "e": 35}, "f32", "C"),
+    ("bda,dc->abc", {"a": 158, "b": 127, "c": 25, "d": 154}, "f16", "F"),
+    ("bda,dc->abc", {"a": 158, "b": 127, "c": 25, "d": 154}, "f32", "F"),
+]

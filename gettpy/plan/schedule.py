@@ -649,9 +649,36 @@ def _fold_schedule(problem: ContractionProblem, plan: Plan, t, ext, sm_count: in
                     inner=inner)
 
 
+#: the dtypes whose memory-bound schedules `make_schedule` restages by the traffic model (plan/traffic.py)
+RESTAGE_DTYPES = ("f16", "bf16", "f32", "f64")
+
+
 def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part=None, tile=None,
                   split: tuple[str, int] | None = None, f64_cores: bool = True,
                   target: Target = DEFAULT_TARGET) -> Schedule:
+    """The schedule of `problem`: `planned_schedule`'s, and for the heuristic's plan of a memory-bound
+    real contraction with no C, the cheapest of it and its staged alternatives by the traffic model
+    (plan/traffic.py's `restage`: D staged through a dense workspace, or an input packed)."""
+    if sm_count is None:
+        sm_count = target.sm_count
+    s = planned_schedule(problem, sm_count, part, tile, split, f64_cores, target)
+    if part is not None or tile is not None or split is not None or problem.c is not None:
+        return s
+    if any(t.dtype not in RESTAGE_DTYPES for t in (problem.a, problem.b, problem.d)):
+        return s
+    from .tiles import compute_bound
+
+    if compute_bound(s.core.M, s.core.N, s.core.K):
+        return s
+    from .traffic import restage
+
+    return restage(problem, s, lambda p: planned_schedule(p, sm_count, f64_cores=f64_cores, target=target),
+                   target, sm_count)
+
+
+def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, part=None, tile=None,
+                     split: tuple[str, int] | None = None, f64_cores: bool = True,
+                     target: Target = DEFAULT_TARGET) -> Schedule:
     """The schedule of `problem` (see the module docstring for the stagings): heuristic, or around the
     partition and tile of an autotuner candidate; `split` = (k mode, slices) forces that split-K
     (the mode's extent must be a multiple of the slices). f64_cores: the target runs

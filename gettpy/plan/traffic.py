@@ -1,0 +1,252 @@
+"""The memory-traffic model of a schedule, and the choice between reading and writing tensors in place and
+staging them through dense copies (`restage`).
+
+GETT reads and writes every tensor through its layout map, which is fastest wherever the tile's threads walk
+a tensor along a stride-1 run. Where they cannot -- D's stride-1 mode is not the one the tile stores along
+(the inputs want another order, and no interleaving of the two fits the extents), or an input is read across
+its runs -- each element costs a DRAM access of its own. A memory-bound contraction is that access stream, so
+this is its whole time. The alternatives copy the tensor once at close to the copy bandwidth (the tiled
+permute kernel, gettpy.kernels.permute, reads along the source's runs and writes along the destination's):
+
+* **stage D**: the core writes a dense workspace whose modes run in the order the inputs give the tile, and
+  the tiled copy moves it into D (D's bytes three times instead of once, all in whole sectors);
+* **pack an input**: one copy into the order D (or the other input) gives the tile.
+
+`restage` predicts each candidate's time with this model and keeps the cheapest, the schedule as planned
+unless another is cheaper by at least `MIN_GAIN`.
+
+The model, per launch (`core_us`): the time is the slowest of the flops at the tensor / FMA peak and the
+traffic of A, B and D, each at the rate its accesses reach:
+
+* a read of B bytes in vectors of v bytes takes max(B / `Target.load_gbs`(v), B * w / copy bandwidth),
+  where w is the sectors' waste: bytes fetched per byte used (`fetch_ratio`: a stride-1 run of r bytes
+  takes whole 32-byte sectors, isolated elements a sector each);
+* a write of B bytes takes B * w / copy bandwidth, where runs of whole 32-byte sectors cost their sectors
+  and a shorter run of r bytes costs (32 / r) ** PARTIAL_EXP times its bytes (a partial sector is merged
+  into DRAM by a read-modify-write, which the L2 cache partly saves where neighbouring tiles fill the rest
+  of the sector soon). Calibrated on the H100: outputs of 80-136 MB stored one f16 element per run took
+  1.45-3.0 ms (about 64 times their bytes at the copy bandwidth), outputs stored in 16-byte pieces 1.5-2x
+  their bytes.
+
+Copies (`copy_us`) move the source's bytes read and the destination's written at the copy bandwidth scaled
+by (v / 16) ** COPY_EXP for vectors of v bytes (the permute kernel with 2-byte elements: ~0.39 of the copy
+bandwidth, measured on the H100).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from .problem import ContractionProblem, TensorInfo
+from .target import Target
+
+#: bytes of a DRAM sector (the unit of a read)
+SECTOR_BYTES = 32
+#: how the cost of a write run shorter than a sector grows: (SECTOR_BYTES / run bytes) ** PARTIAL_EXP per byte
+PARTIAL_EXP = 1.5
+#: how a copy kernel's rate falls with its vector width: copy bandwidth x (v / 16) ** COPY_EXP
+COPY_EXP = 0.35
+#: a staged alternative must predict at most this fraction of the schedule as planned
+MIN_GAIN = 0.7
+#: the share of an input's re-reads by other CTA rows / columns that miss the L2 cache
+REREAD_MISS = 0.25
+
+
+def _size(t: TensorInfo, ext) -> int:
+    return math.prod(ext[m] for m in t.modes)
+
+
+def _leading_run(dm) -> int:
+    """Consecutive elements reached by consecutive coordinates of `dm` from a run start: its leading
+    stride-1 terms, merged while they continue each other (1 where the fastest term is not stride-1)."""
+    if not dm.strides or dm.divisors[0] != 1 or abs(dm.strides[0]) != 1:
+        return 1
+    run = 1
+    for m, st in zip(dm.moduli, dm.strides, strict=True):
+        if st != run:
+            break
+        run *= m
+    return min(run, dm.extent)
+
+
+def fetch_ratio(dm, itemsize: int, span: int) -> float:
+    """Bytes fetched per byte used when threads read consecutive coordinates of GEMM dimension map `dm`
+    element by element, `span` of them in a tile: a stride-1 run of r elements takes whole SECTOR_BYTES
+    sectors, elements s apart share a sector only where s * itemsize < SECTOR_BYTES. inf for a dimension
+    with nothing to run along (broadcast, or one coordinate)."""
+    if not dm.strides or min(dm.extent, span) <= 1 or dm.divisors[0] != 1:
+        return math.inf
+    if abs(dm.strides[0]) != 1:
+        return min(SECTOR_BYTES, abs(dm.strides[0]) * itemsize) / itemsize
+    used = min(_leading_run(dm), span) * itemsize
+    return SECTOR_BYTES * math.ceil(used / SECTOR_BYTES) / used
+
+
+def write_ratio(dm, itemsize: int, span: int, run: int = 0) -> float:
+    """Bytes of DRAM traffic per byte of D when a tile stores consecutive coordinates of `dm`, `span` of them
+    (`run` > 0: the epilogue's stride-1 run, OutputSpec.run): whole sectors for runs of a sector or more,
+    (32 / r) ** PARTIAL_EXP for a shorter run of r bytes (see the module docstring)."""
+    if not dm.strides or dm.divisors[0] != 1 or abs(dm.strides[0]) != 1:
+        used = itemsize
+    else:
+        used = min(max(run, _leading_run(dm)), max(span, run)) * itemsize
+    if used >= SECTOR_BYTES:
+        return SECTOR_BYTES * math.ceil(used / SECTOR_BYTES) / used
+    return (SECTOR_BYTES / used) ** PARTIAL_EXP
+
+
+def _read_us(spec, itemsize: int, nbytes: float, span_mn: int, bk: int, target: Target) -> float:
+    """A read of `nbytes` of an input the kernel loads as OperandSpec `spec` on a tile `span_mn` x `bk`."""
+    dm, span = (spec.k, bk) if spec.kmajor else (spec.mn, span_mn)
+    vbytes = spec.vec * itemsize
+    if spec.vs > 1:  # (vectors along a non-leading term: each its own run)
+        waste = max(1.0, SECTOR_BYTES / vbytes)
+    elif spec.vec > 1:  # (vectors along the leading run)
+        waste = fetch_ratio(dm, itemsize, span)
+        waste = 1.0 if waste == math.inf else waste
+    else:
+        waste = fetch_ratio(dm, itemsize, span)
+        if waste == math.inf:  # (a broadcast or single coordinate: the other dimension's runs)
+            other = spec.mn if spec.kmajor else spec.k
+            waste = fetch_ratio(other, itemsize, span_mn if spec.kmajor else bk)
+            waste = 1.0 if waste == math.inf else waste
+    return max(target.load_us(nbytes, vbytes), target.copy_us(nbytes * waste))
+
+
+def core_us(spec, target: Target) -> float:
+    """Predicted microseconds of one GETT launch of KernelSpec `spec` on `target` (see the module docstring)."""
+    from ..kernels.spec import ITEMSIZE
+
+    t = spec.tile
+    M, N, K, nb = spec.M, spec.N, spec.K, spec.batch
+    tiles_m, tiles_n = math.ceil(M / t.bm), math.ceil(N / t.bn)
+    us = 0.0
+    for s, size, rereads, span in ((spec.a, M * K * nb, tiles_n, t.bm), (spec.b, K * N * nb, tiles_m, t.bn)):
+        nbytes = size * ITEMSIZE[s.dtype] * (1 + (rereads - 1) * REREAD_MISS)
+        us += _read_us(s, ITEMSIZE[s.dtype], nbytes, span, t.bk, target)
+    d = spec.d
+    dm, span = (d.n, t.bn) if d.ncontig else (d.m, t.bm)
+    us += target.copy_us(M * N * nb * ITEMSIZE[d.dtype] * write_ratio(dm, ITEMSIZE[d.dtype], span, d.run))
+    if spec.c is not None and spec.read_c:
+        c = spec.c
+        cm, cspan = (c.n, t.bn) if c.ncontig else (c.m, t.bm)
+        w = fetch_ratio(cm, ITEMSIZE[c.dtype], cspan)
+        us += target.copy_us(M * N * nb * ITEMSIZE[c.dtype] * (1.0 if w == math.inf else w))
+    kind = "mma" if t.mma else "simt64" if spec.compute == "f64" else "simt32"
+    flops_us = 2.0 * M * N * K * nb / (max(target.peak(kind), 1e-3) * 0.6e6)
+    return max(us, flops_us) + target.launch_us
+
+
+def copy_us(src: TensorInfo, order: tuple[str, ...], ext: dict[str, int], target: Target) -> float:
+    """Predicted microseconds of the tiled copy of `src` into a dense tensor with its modes in `order` (first
+    fastest): its bytes read and written at the rates of the copy's vectors."""
+    from .align import copy_vectors
+
+    n = _size(src, ext) * src.itemsize
+    vr, vw = copy_vectors(src, order, ext)
+    rate = lambda v: target.copy_gbs * min(1.0, v / 16) ** COPY_EXP  # noqa: E731
+    return n / (rate(vr) * 1e3) + n / (rate(vw) * 1e3) + target.launch_us
+
+
+def dense_order(t: TensorInfo, ext: dict[str, int]) -> tuple[str, ...] | None:
+    """`t`'s modes fastest first where it is dense in that order (its strides those of a packed tensor), else
+    None (the tiled copy cannot write it; extent-1 modes go anywhere)."""
+    st = t.stride_of()
+    order = tuple(sorted(t.modes, key=lambda m: (ext[m] == 1, abs(st[m]), t.modes.index(m))))
+    acc = 1
+    for m in order:
+        if ext[m] == 1:
+            continue
+        if st[m] != acc:
+            return None
+        acc *= ext[m]
+    return order
+
+
+def schedule_us(s, target: Target, sm_count: int) -> float | None:
+    """Predicted microseconds of a schedule of packs, one core launch and a staged output's copy; None for
+    the stagings this model does not price (split-K, tails, folds, zero-filled packs)."""
+    from .tiles import kernel_spec
+
+    if s.split_mode is not None or s.tail is not None or s.inner is not None or s.pad_ext:
+        return None
+    p, ext = s.problem, dict(s.problem.extents)
+    us = 0.0
+    for src, pk in ((p.a, s.pack_a), (p.b, s.pack_b)):
+        if pk is not None:
+            us += copy_us(src, pk.modes, ext, target)
+    if s.stage_d is not None:
+        order = dense_order(p.d, ext)
+        if order is None:
+            return None
+        us += copy_us(s.stage_d, order, ext, target)
+    spec = kernel_spec(s.core, False, sm_count=sm_count, wgmma=target.wgmma)
+    return us + core_us(spec, target)
+
+
+def _sorted_by(modes, t: TensorInfo, ext) -> tuple[str, ...]:
+    """`modes` by increasing |stride| in `t` (modes `t` lacks last, in their given order)."""
+    st = t.stride_of()
+    return tuple(sorted(modes, key=lambda m: (m not in st, abs(st.get(m, 0)), modes.index(m))))
+
+
+def candidates(problem: ContractionProblem, ext: dict[str, int]):
+    """The staged alternatives of a problem: (kind, restaged problem, the staged tensor) with kind "d" (D
+    written as a dense workspace whose modes run in the inputs' orders, each GEMM dimension's modes by its
+    input's strides, either dimension first) or "a" / "b" (that input packed in D's order of its free modes,
+    its summed modes in the other input's order, either group first)."""
+    from .schedule import packed
+
+    a, b, d = problem.a, problem.b, problem.d
+    free_a = tuple(m for m in a.modes if m in d.modes and m not in b.modes)
+    free_b = tuple(m for m in b.modes if m in d.modes and m not in a.modes)
+    batch = tuple(m for m in d.modes if m in a.modes and m in b.modes)
+    summed = tuple(m for m in dict.fromkeys(a.modes + b.modes) if m not in d.modes)
+    out = []
+    if dense_order(d, ext) is not None:
+        m_ord, n_ord = _sorted_by(free_a, a, ext), _sorted_by(free_b, b, ext)
+        bat = _sorted_by(batch, a, ext)
+        for order in (m_ord + n_ord + bat, n_ord + m_ord + bat):
+            if order != dense_order(d, ext):
+                w = packed(replace(d, name="workspace"), order, ext)
+                out.append(("d", replace(problem, d=w), w))
+    for name, x, other, free in (("a", a, b, free_a), ("b", b, a, free_b)):
+        ks = _sorted_by(tuple(m for m in summed if m in x.modes), other, ext)
+        fs = _sorted_by(free, d, ext)
+        bs = _sorted_by(tuple(m for m in batch if m in x.modes), d, ext)
+        for order in (fs + ks + bs, ks + fs + bs):
+            if order != dense_order(x, ext):
+                px = packed(x, order, ext)
+                out.append((name, replace(problem, **{name: px}), px))
+    return out
+
+
+def restage(problem: ContractionProblem, planned, make, target: Target, sm_count: int):
+    """The cheapest of schedule `planned` and its staged alternatives (`candidates`, each scheduled by
+    `make`, a make_schedule without this pass), by `schedule_us`; `planned` unless an alternative predicts at
+    most MIN_GAIN of its time."""
+    from .schedule import Schedule
+
+    ext = dict(problem.extents)
+    base = schedule_us(planned, target, sm_count)
+    if base is None:
+        return planned
+    best, best_us = planned, base * MIN_GAIN
+    for kind, alt, staged in candidates(problem, ext):
+        s = make(alt)
+        if s.stage_d is not None or s.split_mode is not None or s.inner is not None or s.pad_ext:
+            continue
+        if kind == "d":
+            s = Schedule(problem, s.core, s.pack_a, s.pack_b, staged)
+        else:
+            if (s.pack_a if kind == "a" else s.pack_b) is not None:
+                continue  # (packed again: the first pack's order did not serve the core)
+            packs = {"pack_a": s.pack_a, "pack_b": s.pack_b, f"pack_{kind}": staged}
+            s = Schedule(problem, s.core, **packs)
+        us = schedule_us(s, target, sm_count)
+        if us is not None and us < best_us:
+            best, best_us = s, us
+    return best
+
+
+__all__ = ["MIN_GAIN", "copy_us", "core_us", "dense_order", "fetch_ratio", "restage", "schedule_us", "write_ratio"]
