@@ -81,7 +81,7 @@ from ..dtypes import ITEMSIZE as ITEMSIZE_OF
 from ..dtypes import accumulate_type, is_complex
 from ..errors import ShapeError
 from ..ops import identity
-from .batch import L2_BYTES, pack_batch_led, stage_batch_led
+from .batch import pack_batch_led, stage_batch_led
 from .fold import FOLD, FOLD_A, FOLD_B, MIN_GAIN, fold_candidate, fold_gain, folded_problem, peak_kind
 from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
@@ -731,7 +731,7 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
         dmma_scalar = dmma and rereads >= OP_PACK_MIN_REREADS and _read(lay, mn, info.dtype, t, True).vec == 1
         if (op_first or small_permuted or short_runs or simt_kmajor or dmma_scalar
                 or rereads >= PACK_MIN_REREADS and _gathered(lay, (mn, "k"), tmn)
-                or pack_batch_led(info, plan, ext, getattr(target, "l2_bytes", L2_BYTES))):
+                or pack_batch_led(info, plan, ext, target.l2_bytes)):
             new = packed(info, _pack_order(plan, mn, vec, mn_first), ext, apply_op=can_op)  # (the op once)
             new_ka, new_kb = (new, new_kb) if which == "a" else (new_ka, new)
     pext = _padded_k(plan, t, (ka, new_ka), (kb, new_kb), ext, heavy and not mn_first and split is None, sm_count)
@@ -821,7 +821,7 @@ def _after_packs(problem, prob, plan, pa, pb, part, tile, split, ext, sm_count, 
             tile = split[2]
         return Schedule(problem, make_plan(core_problem, None, tile), pa, pb, w, out)
     w = None if fused or part is not None or tile is not None else stage_batch_led(
-        on_packs, prob, ext, getattr(target, "l2_bytes", L2_BYTES))
+        on_packs, prob, ext, target.l2_bytes)
     if w is None and not (heavy or fused or part is not None or tile is not None):
         w = _stage_interleaved(plan, prob, pa, pb, ext)
     if w is not None:

@@ -27,6 +27,7 @@ class Target:
         wgmma, tma, clusters, dmma: whether kernels may use warpgroup MMA, the tensor memory accelerator,
             thread-block clusters and the f64 tensor cores.
         launch_us: the cost of one more kernel launch in a schedule, microseconds.
+        l2_bytes: bytes of the L2 cache (a tensor that fits in a share of it is gathered and merged there).
         narrow_load_exp, sync_load_frac: how a GEMM loader's streaming rate falls with its vector width
             (`load_gbs`). Loads of v >= 4 bytes a thread go through cp.async and stream at copy_gbs x (v / 16) **
             narrow_load_exp: a warp's consecutive elements still fill whole 32-byte sectors, so the bytes moved do
@@ -51,6 +52,7 @@ class Target:
     clusters: bool
     dmma: bool
     launch_us: float = 4.0
+    l2_bytes: int = 50 << 20
     narrow_load_exp: float = 0.28
     sync_load_frac: float = 0.1
 
@@ -125,6 +127,7 @@ def device_target() -> Target:
                 smem_per_sm=int(attrs.get("MaxSharedMemoryPerMultiprocessor", DEFAULT_TARGET.smem_per_sm)),
                 smem_per_block=int(attrs.get("MaxSharedMemoryPerBlockOptin", DEFAULT_TARGET.smem_per_block)),
                 copy_gbs=DEFAULT_TARGET.copy_gbs * (1.0 if hopper else scale),
+                l2_bytes=int(attrs.get("L2CacheSize", DEFAULT_TARGET.l2_bytes)),
                 peaks=tuple((k, v * scale) for k, v in DEFAULT_TARGET.peaks),
                 wgmma=hopper, tma=hopper, clusters=cc >= (9, 0), dmma=hopper)
     _BY_DEVICE[dev_id] = t

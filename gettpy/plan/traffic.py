@@ -18,9 +18,13 @@ unless another is cheaper by at least `MIN_GAIN`.
 The model, per launch (`core_us`): the time is the slowest of the flops at the tensor / FMA peak and the
 traffic of A, B and D, each at the rate its accesses reach:
 
-* a read of B bytes in vectors of v bytes takes max(B / `Target.load_gbs`(v), B * w / copy bandwidth),
-  where w is the sectors' waste: bytes fetched per byte used (`fetch_ratio`: a stride-1 run of r bytes
-  takes whole 32-byte sectors, isolated elements a sector each);
+* a read of B bytes in vectors of v bytes takes max(B / rate(v), B * w / copy bandwidth), where w is the
+  sectors' waste: bytes fetched per byte used (`fetch_ratio`: a stride-1 run of r bytes takes whole 32-byte
+  sectors, isolated elements a sector each), and rate(v) is `Target.load_gbs`(v) for the asynchronous copies
+  of 4 bytes or more; loads of single 2-byte elements are synchronous, so their rate is the bytes a CTA keeps
+  in flight times the CTAs an SM holds: SYNC_CTA_SHARE of the copy bandwidth per CTA per SM, up to
+  SYNC_CTAS (measured on the H100: an f16 input read element by element streamed at 0.17 of the copy
+  bandwidth with 3.5 CTAs per SM, at 0.03-0.06 with 1.2);
 * a write of B bytes takes B * w / copy bandwidth, where runs of whole 32-byte sectors cost their sectors
   and a shorter run of r bytes costs (32 / r) ** PARTIAL_EXP times its bytes (a partial sector is merged
   into DRAM by a read-modify-write, which the L2 cache partly saves where neighbouring tiles fill the rest
@@ -46,8 +50,13 @@ SECTOR_BYTES = 32
 PARTIAL_EXP = 1.5
 #: how a copy kernel's rate falls with its vector width: copy bandwidth x (v / 16) ** COPY_EXP
 COPY_EXP = 0.35
-#: a staged alternative must predict at most this fraction of the schedule as planned
-MIN_GAIN = 0.7
+#: a staged alternative must predict at most this fraction of the schedule as planned; one whose pack reads
+#: single elements of under 4 bytes at most MIN_GAIN_SCALAR (such packs ran up to 2.5x the model's time on
+#: the H100, against 1.1-1.3x for the others)
+MIN_GAIN, MIN_GAIN_SCALAR = 0.7, 0.5
+#: synchronous element loads: the share of the copy bandwidth one CTA per SM reaches, and the CTAs per SM that
+#: add to it (see the module docstring)
+SYNC_CTA_SHARE, SYNC_CTAS = 0.05, 4.0
 #: the share of an input's re-reads by other CTA rows / columns that miss the L2 cache
 REREAD_MISS = 0.25
 
@@ -95,8 +104,10 @@ def write_ratio(dm, itemsize: int, span: int, run: int = 0) -> float:
     return (SECTOR_BYTES / used) ** PARTIAL_EXP
 
 
-def _read_us(spec, itemsize: int, nbytes: float, span_mn: int, bk: int, target: Target) -> float:
-    """A read of `nbytes` of an input the kernel loads as OperandSpec `spec` on a tile `span_mn` x `bk`."""
+def _read_us(spec, itemsize: int, nbytes: float, span_mn: int, bk: int, ctas_per_sm: float,
+             target: Target) -> float:
+    """A read of `nbytes` of an input the kernel loads as OperandSpec `spec` on a tile `span_mn` x `bk`, with
+    `ctas_per_sm` CTAs of the grid per SM."""
     dm, span = (spec.k, bk) if spec.kmajor else (spec.mn, span_mn)
     vbytes = spec.vec * itemsize
     if spec.vs > 1:  # (vectors along a non-leading term: each its own run)
@@ -110,7 +121,11 @@ def _read_us(spec, itemsize: int, nbytes: float, span_mn: int, bk: int, target: 
             other = spec.mn if spec.kmajor else spec.k
             waste = fetch_ratio(other, itemsize, span_mn if spec.kmajor else bk)
             waste = 1.0 if waste == math.inf else waste
-    return max(target.load_us(nbytes, vbytes), target.copy_us(nbytes * waste))
+    if vbytes < 4:
+        issue = nbytes / (target.copy_gbs * SYNC_CTA_SHARE * min(max(ctas_per_sm, 0.25), SYNC_CTAS) * 1e3)
+    else:
+        issue = target.load_us(nbytes, vbytes)
+    return max(issue, target.copy_us(nbytes * waste))
 
 
 def core_us(spec, target: Target) -> float:
@@ -120,10 +135,11 @@ def core_us(spec, target: Target) -> float:
     t = spec.tile
     M, N, K, nb = spec.M, spec.N, spec.K, spec.batch
     tiles_m, tiles_n = math.ceil(M / t.bm), math.ceil(N / t.bn)
+    per_sm = tiles_m * tiles_n * nb / target.sm_count
     us = 0.0
     for s, size, rereads, span in ((spec.a, M * K * nb, tiles_n, t.bm), (spec.b, K * N * nb, tiles_m, t.bn)):
         nbytes = size * ITEMSIZE[s.dtype] * (1 + (rereads - 1) * REREAD_MISS)
-        us += _read_us(s, ITEMSIZE[s.dtype], nbytes, span, t.bk, target)
+        us += _read_us(s, ITEMSIZE[s.dtype], nbytes, span, t.bk, per_sm, target)
     d = spec.d
     dm, span = (d.n, t.bn) if d.ncontig else (d.m, t.bm)
     us += target.copy_us(M * N * nb * ITEMSIZE[d.dtype] * write_ratio(dm, ITEMSIZE[d.dtype], span, d.run))
@@ -224,14 +240,16 @@ def candidates(problem: ContractionProblem, ext: dict[str, int]):
 def restage(problem: ContractionProblem, planned, make, target: Target, sm_count: int):
     """The cheapest of schedule `planned` and its staged alternatives (`candidates`, each scheduled by
     `make`, a make_schedule without this pass), by `schedule_us`; `planned` unless an alternative predicts at
-    most MIN_GAIN of its time."""
+    most MIN_GAIN (MIN_GAIN_SCALAR) of its time."""
     from .schedule import Schedule
 
     ext = dict(problem.extents)
     base = schedule_us(planned, target, sm_count)
     if base is None:
         return planned
-    best, best_us = planned, base * MIN_GAIN
+    from .align import copy_vectors
+
+    best, best_us = planned, base
     for kind, alt, staged in candidates(problem, ext):
         s = make(alt)
         if s.stage_d is not None or s.split_mode is not None or s.inner is not None or s.pad_ext:
@@ -244,9 +262,10 @@ def restage(problem: ContractionProblem, planned, make, target: Target, sm_count
             packs = {"pack_a": s.pack_a, "pack_b": s.pack_b, f"pack_{kind}": staged}
             s = Schedule(problem, s.core, **packs)
         us = schedule_us(s, target, sm_count)
-        if us is not None and us < best_us:
+        scalar = kind != "d" and copy_vectors(getattr(problem, kind), staged.modes, ext)[0] < 4
+        if us is not None and us <= (MIN_GAIN_SCALAR if scalar else MIN_GAIN) * base and us < best_us:
             best, best_us = s, us
     return best
 
 
-__all__ = ["MIN_GAIN", "copy_us", "core_us", "dense_order", "fetch_ratio", "restage", "schedule_us", "write_ratio"]
+__all__ = ["MIN_GAIN", "MIN_GAIN_SCALAR", "copy_us", "core_us", "dense_order", "fetch_ratio", "restage", "schedule_us", "write_ratio"]

@@ -58,8 +58,11 @@ def test_small_shapes_staged_on_gpu(eq, ext, dtype, order, staged, monkeypatch):
     """The small shapes with the L2 share set to nothing, so that they stage (and pack) too."""
     from gettpy.plan.cache import clear_plan_cache
 
-    schedule_mod = importlib.import_module("gettpy.plan.schedule")
-    monkeypatch.setattr(schedule_mod, "L2_BYTES", 0)
+    from dataclasses import replace
+
+    cache = importlib.import_module("gettpy.plan.cache")
+    target_of = cache._target_of
+    monkeypatch.setattr(cache, "_target_of", lambda backend: replace(target_of(backend), l2_bytes=0))
     clear_plan_cache()
     try:
         _run(eq, ext, dtype, order)
