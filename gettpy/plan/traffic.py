@@ -268,4 +268,5 @@ def restage(problem: ContractionProblem, planned, make, target: Target, sm_count
     return best
 
 
-__all__ = ["MIN_GAIN", "MIN_GAIN_SCALAR", "copy_us", "core_us", "dense_order", "fetch_ratio", "restage", "schedule_us", "write_ratio"]
+__all__ = ["MIN_GAIN", "MIN_GAIN_SCALAR", "copy_us", "core_us", "dense_order", "fetch_ratio", "restage", "schedule_us",
+           "write_ratio"]

@@ -56,9 +56,9 @@ def test_batch_led_einsum(eq, ext, dtype, order, staged):
 @pytest.mark.parametrize("eq,ext,dtype,order,staged", CASES[4:])
 def test_small_shapes_staged_on_gpu(eq, ext, dtype, order, staged, monkeypatch):
     """The small shapes with the L2 share set to nothing, so that they stage (and pack) too."""
-    from gettpy.plan.cache import clear_plan_cache
-
     from dataclasses import replace
+
+    from gettpy.plan.cache import clear_plan_cache
 
     cache = importlib.import_module("gettpy.plan.cache")
     target_of = cache._target_of

@@ -5,7 +5,6 @@ memory orders, as data tables of the chosen plans, and run end to end on the CPU
 float64."""
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
@@ -15,7 +14,6 @@ from gettpy.plan.batch import L2_BYTES, batch_led, batch_run, sector_share, stag
 from gettpy.plan.plan import make_plan
 from gettpy.plan.problem import ContractionProblem, TensorInfo
 from gettpy.plan.schedule import make_schedule
-
 
 TOL = {"f16": 2e-3, "f32": 2e-5, "f64": 1e-12}
 NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
