@@ -53,6 +53,12 @@ slower, so outputs are written in place except for split-K and:
   fused path does. Not for an A whose panel the kernel keeps resident in shared memory (plan/tiles.py's
   panel_fits): the panel takes the op once per CTA, with no launch (about 4% faster than the pack).
 
+* **restage by the traffic model** (plan/traffic.py, the last pass of `make_schedule` for memory-bound real
+  contractions with no C): where the tile would store D, or read an input, across its stride-1 runs (odd
+  extents leave no interleaving of the two orders), the schedule as planned is priced against D staged
+  through a dense workspace in the inputs' order and against each input packed into D's order, and the
+  cheapest is kept when it predicts at most MIN_GAIN of the planned time.
+
 * **stage a batch-led output, pack a batch-led input** (plan/batch.py) when the tensor's stride-1 mode is a
   batch mode, so that each CTA, one batch index, touches one element per sector, and the tensor is too large
   for the L2 cache to gather its sectors: the core writes a workspace led by the tile's own modes (the tiled
