@@ -93,6 +93,7 @@ from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
 from .splitk import best_slices, choose_cut
 from .target import DEFAULT_TARGET, Target
+from .traffic import SECTOR_BYTES, fetch_ratio, leading_run
 
 #: tensors smaller than this are never staged (a copy costs a launch)
 MIN_STAGE_ELEMS = 4096
@@ -149,8 +150,6 @@ SPLIT_TOLERANCE = 1.05
 #: stage an interleaved output (`_stage_interleaved`) when the input it is interleaved with is at least this
 #: many times its size
 STAGE_D_RATIO = 3
-#: bytes of the memory transaction a scattered read fetches (`_fetch_ratio`)
-SECTOR_BYTES = 32
 #: the cost of one pack step in front of the one-launch complex kernel beyond its copy's bytes (the copy's launch
 #: and the host's work around it), microseconds: measured on an H200, a complex64 GEMM of 515^3 took 0.149 ms
 #: end to end with both inputs packed against 0.065 ms for its kernel alone (two packs: about 0.08 ms)
@@ -259,13 +258,7 @@ def _permuted(spec) -> bool:
 def _read_run(spec) -> int:
     """Elements the kernel reads contiguously along the direction it vectorises an input (its
     OperandSpec): the stride-1 leading terms of that dimension, merged while they continue each other."""
-    dm = spec.k if spec.kmajor else spec.mn
-    run = 1
-    for m, st in zip(dm.moduli, dm.strides, strict=True):
-        if st != run:
-            break
-        run *= m
-    return min(run, dm.extent)
+    return leading_run(spec.k if spec.kmajor else spec.mn)
 
 
 def _size(t: TensorInfo, ext) -> int:
@@ -281,32 +274,14 @@ def one_launch(problem: ContractionProblem) -> bool:
     return all(t.align % t.itemsize == 0 for t in (problem.a, problem.b, problem.c, problem.d) if t is not None)
 
 
-def _fetch_ratio(dm, itemsize: int, span: int) -> float:
-    """Bytes fetched per byte used when threads read consecutive coordinates of GEMM dimension map `dm`
-    element by element, `span` of them in a tile: a stride-1 run of r elements takes whole SECTOR_BYTES
-    sectors, elements s apart share a sector only where s * itemsize < SECTOR_BYTES. inf for a dimension
-    with nothing to run along (broadcast, or one coordinate)."""
-    if not dm.strides or min(dm.extent, span) <= 1 or dm.divisors[0] != 1:
-        return math.inf
-    if abs(dm.strides[0]) != 1:
-        return min(SECTOR_BYTES, abs(dm.strides[0]) * itemsize) / itemsize
-    run = 1
-    for m, st in zip(dm.moduli, dm.strides, strict=True):  # (the leading terms, merged while they continue)
-        if st != run:
-            break
-        run *= m
-    used = min(run, dm.extent, span) * itemsize
-    return SECTOR_BYTES * math.ceil(used / SECTOR_BYTES) / used
-
-
 def _fused_pack_pays(layout, mn: str, info: TensorInfo, ext, rereads: int, tile_mn: int, bk: int,
                      target: Target) -> bool:
     """Whether the one-launch complex kernel's input (`layout`, GEMM dimensions mn and k) should be packed.
 
     The kernel reads it element by element with the threads along k or mn, whichever wastes less of each
-    sector (`_fetch_ratio`: w bytes fetched per byte used, 1 for a run of whole sectors), or in vectors of v
-    elements along a stride-1 term of mn that is not the leading one (gpu_simt's slot-permuted copies: each
-    vector's v * itemsize bytes used of its sector). Read in place, its B bytes are fetched w times over by
+    sector (plan/traffic.py's `fetch_ratio`: w bytes fetched per byte used, 1 for a run of whole sectors), or
+    in vectors of v elements along a stride-1 term of mn that is not the leading one (gpu_simt's slot-permuted
+    copies: each vector's v * itemsize bytes used of its sector). Read in place, its B bytes are fetched w times over by
     each of the `rereads` CTA rows / columns; packed, the copy reads them once at w and writes them once, the
     step costs FUSED_PACK_US, and the core reads them densely. So it pays where
 
@@ -316,7 +291,7 @@ def _fused_pack_pays(layout, mn: str, info: TensorInfo, ext, rereads: int, tile_
     at most what a gather-bound input needs: never an input with a stride-1 run of whole sectors along k or
     mn, never one read once, never one of a few MB (the step's fixed cost dominates).
     """
-    w = min(_fetch_ratio(layout.dim("k"), info.itemsize, bk), _fetch_ratio(layout.dim(mn), info.itemsize, tile_mn))
+    w = min(fetch_ratio(layout.dim("k"), info.itemsize, bk), fetch_ratio(layout.dim(mn), info.itemsize, tile_mn))
     v, vs = layout.vector_access(mn, tile_mn)
     if v > 1 and vs > 1:
         w = min(w, max(1.0, SECTOR_BYTES / (v * info.itemsize)))

@@ -65,7 +65,7 @@ def _size(t: TensorInfo, ext) -> int:
     return math.prod(ext[m] for m in t.modes)
 
 
-def _leading_run(dm) -> int:
+def leading_run(dm) -> int:
     """Consecutive elements reached by consecutive coordinates of `dm` from a run start: its leading
     stride-1 terms, merged while they continue each other (1 where the fastest term is not stride-1)."""
     if not dm.strides or dm.divisors[0] != 1 or abs(dm.strides[0]) != 1:
@@ -87,7 +87,7 @@ def fetch_ratio(dm, itemsize: int, span: int) -> float:
         return math.inf
     if abs(dm.strides[0]) != 1:
         return min(SECTOR_BYTES, abs(dm.strides[0]) * itemsize) / itemsize
-    used = min(_leading_run(dm), span) * itemsize
+    used = min(leading_run(dm), span) * itemsize
     return SECTOR_BYTES * math.ceil(used / SECTOR_BYTES) / used
 
 
@@ -98,7 +98,7 @@ def write_ratio(dm, itemsize: int, span: int, run: int = 0) -> float:
     if not dm.strides or dm.divisors[0] != 1 or abs(dm.strides[0]) != 1:
         used = itemsize
     else:
-        used = min(max(run, _leading_run(dm)), max(span, run)) * itemsize
+        used = min(max(run, leading_run(dm)), max(span, run)) * itemsize
     if used >= SECTOR_BYTES:
         return SECTOR_BYTES * math.ceil(used / SECTOR_BYTES) / used
     return (SECTOR_BYTES / used) ** PARTIAL_EXP
@@ -268,5 +268,5 @@ def restage(problem: ContractionProblem, planned, make, target: Target, sm_count
     return best
 
 
-__all__ = ["MIN_GAIN", "MIN_GAIN_SCALAR", "copy_us", "core_us", "dense_order", "fetch_ratio", "restage", "schedule_us",
-           "write_ratio"]
+__all__ = ["MIN_GAIN", "MIN_GAIN_SCALAR", "copy_us", "core_us", "dense_order", "fetch_ratio", "leading_run", "restage",
+           "schedule_us", "write_ratio"]
