@@ -34,7 +34,8 @@ traffic of A, B and D, each at the rate its accesses reach:
 
 Copies (`copy_us`) move the source's bytes read and the destination's written at the copy bandwidth scaled
 by (v / 16) ** COPY_EXP for vectors of v bytes (the permute kernel with 2-byte elements: ~0.39 of the copy
-bandwidth, measured on the H100).
+bandwidth on a 72^4 f16 tensor, measured on the H100). On odd extents the schedules whose packs read 2-byte
+elements ran 1.1-2.5x the model's time (the others 1.1-1.3x), so those must predict MIN_GAIN_SCALAR.
 """
 from __future__ import annotations
 
@@ -51,8 +52,7 @@ PARTIAL_EXP = 1.5
 #: how a copy kernel's rate falls with its vector width: copy bandwidth x (v / 16) ** COPY_EXP
 COPY_EXP = 0.35
 #: a staged alternative must predict at most this fraction of the schedule as planned; one whose pack reads
-#: single elements of under 4 bytes at most MIN_GAIN_SCALAR (such packs ran up to 2.5x the model's time on
-#: the H100, against 1.1-1.3x for the others)
+#: single elements of under 4 bytes at most MIN_GAIN_SCALAR (see the module docstring)
 MIN_GAIN, MIN_GAIN_SCALAR = 0.7, 0.5
 #: synchronous element loads: the share of the copy bandwidth one CTA per SM reaches, and the CTAs per SM that
 #: add to it (see the module docstring)
@@ -241,14 +241,13 @@ def restage(problem: ContractionProblem, planned, make, target: Target, sm_count
     """The cheapest of schedule `planned` and its staged alternatives (`candidates`, each scheduled by
     `make`, a make_schedule without this pass), by `schedule_us`; `planned` unless an alternative predicts at
     most MIN_GAIN (MIN_GAIN_SCALAR) of its time."""
+    from .align import copy_vectors
     from .schedule import Schedule
 
     ext = dict(problem.extents)
     base = schedule_us(planned, target, sm_count)
     if base is None:
         return planned
-    from .align import copy_vectors
-
     best, best_us = planned, base
     for kind, alt, staged in candidates(problem, ext):
         s = make(alt)
