@@ -179,8 +179,10 @@ def test_pack_rule_counts_rereads_and_size():
 
 
 def test_fetch_ratio_model():
-    """_fetch_ratio against counting the 32-byte sectors of the elements by hand."""
+    """plan/traffic.py's fetch_ratio (which the complex kernel's pack rule reads) against counting the 32-byte
+    sectors of the elements by hand."""
     from gettpy.layouts.descriptor import build_dim_map
+    from gettpy.plan.traffic import fetch_ratio
 
     def by_hand(offsets, itemsize):
         sectors = {(o * itemsize + j) // 32 for o in offsets for j in range(itemsize)}
@@ -191,7 +193,7 @@ def test_fetch_ratio_model():
         dm = build_dim_map(extents, strides)
         terms = list(enumerate(zip(extents, strides, strict=True)))
         offsets = [sum(((g // math.prod(extents[:i])) % e) * s for i, (e, s) in terms) for g in range(span)]
-        assert sched._fetch_ratio(dm, itemsize, span) == pytest.approx(by_hand(offsets, itemsize)), (extents, strides)
+        assert fetch_ratio(dm, itemsize, span) == pytest.approx(by_hand(offsets, itemsize)), (extents, strides)
 
 
 # ------------------------------------------------------------------------------------------ the real-launch fallback
