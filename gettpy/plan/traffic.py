@@ -12,11 +12,12 @@ permute kernel, gettpy.kernels.permute, reads along the source's runs and writes
   the tiled copy moves it into D (D's bytes three times instead of once, all in whole sectors);
 * **pack an input**: one copy into the order D (or the other input) gives the tile.
 
-`restage` predicts each candidate's time with this model and keeps the cheapest, the schedule as planned
-unless another is cheaper by at least `MIN_GAIN`.
+`restage` predicts each candidate's time with this model and keeps the cheapest: the schedule as planned unless
+another predicts at most `MIN_GAIN` of its time. `make_schedule` runs it for einsum's problems (no C operand):
+plans made with a C (`gettpy.plan`) keep the schedule as planned.
 
-The model, per launch (`core_us`): the time is the slowest of the flops at the tensor / FMA peak and the
-traffic of A, B and D, each at the rate its accesses reach:
+The model, per launch (`core_us`): the time is the slowest of the flops at the peak of the instructions the
+kernel runs (`_peak`) and the traffic of A, B and D, each at the rate its accesses reach:
 
 * a read of B bytes in vectors of v bytes takes max(B / rate(v), B * w / copy bandwidth), where w is the
   sectors' waste: bytes fetched per byte used (`fetch_ratio`: a stride-1 run of r bytes takes whole 32-byte
@@ -28,14 +29,16 @@ traffic of A, B and D, each at the rate its accesses reach:
 * a write of B bytes takes B * w / copy bandwidth, where runs of whole 32-byte sectors cost their sectors
   and a shorter run of r bytes costs (32 / r) ** PARTIAL_EXP times its bytes (a partial sector is merged
   into DRAM by a read-modify-write, which the L2 cache partly saves where neighbouring tiles fill the rest
-  of the sector soon). Calibrated on the H100: outputs of 80-136 MB stored one f16 element per run took
-  1.45-3.0 ms (about 64 times their bytes at the copy bandwidth), outputs stored in 16-byte pieces 1.5-2x
-  their bytes.
+  of the sector soon). Calibrated on the H100 where it matters most: outputs of 80-136 MB stored one f16
+  element per run took 1.45-3.0 ms (about 64 times their bytes at the copy bandwidth). Runs between that and
+  whole sectors are priced by extrapolation, unmeasured, and unevenly (a 16-byte piece at 2.8 times its
+  bytes, where TCCG's interleaved outputs stored in such pieces ran at 1.3-1.5x their whole floor; a 30-byte
+  run at 1.1 times, a 34-byte one at 1.9 times for its two sectors).
 
 Copies (`copy_us`) move the source's bytes read and the destination's written at the copy bandwidth scaled
-by (v / 16) ** COPY_EXP for vectors of v bytes (the permute kernel with 2-byte elements: ~0.39 of the copy
-bandwidth on a 72^4 f16 tensor, measured on the H100). On odd extents the schedules whose packs read 2-byte
-elements ran 1.1-2.5x the model's time (the others 1.1-1.3x), so those must predict MIN_GAIN_SCALAR.
+by (v / 16) ** COPY_EXP for vectors of v bytes (0.48 for 2-byte elements; the permute kernel measured 0.39 on a
+72^4 f16 tensor on the H100). On odd extents the schedules whose packs read 2-byte elements ran 1.1-2.5x the
+model's time (the others 1.1-1.3x), so those must predict MIN_GAIN_SCALAR.
 """
 from __future__ import annotations
 
@@ -128,14 +131,15 @@ def _read_us(spec, itemsize: int, nbytes: float, span_mn: int, bk: int, ctas_per
     return max(issue, target.copy_us(nbytes * waste))
 
 
-def core_us(spec, target: Target) -> float:
-    """Predicted microseconds of one GETT launch of KernelSpec `spec` on `target` (see the module docstring)."""
+def core_us(spec, target: Target, sm_count: int | None = None) -> float:
+    """Predicted microseconds of one GETT launch of KernelSpec `spec` on `target` (its SM count unless
+    `sm_count` is given; see the module docstring)."""
     from ..kernels.spec import ITEMSIZE
 
     t = spec.tile
     M, N, K, nb = spec.M, spec.N, spec.K, spec.batch
     tiles_m, tiles_n = math.ceil(M / t.bm), math.ceil(N / t.bn)
-    per_sm = tiles_m * tiles_n * nb / target.sm_count
+    per_sm = tiles_m * tiles_n * nb / (sm_count or target.sm_count)
     us = 0.0
     for s, size, rereads, span in ((spec.a, M * K * nb, tiles_n, t.bm), (spec.b, K * N * nb, tiles_m, t.bn)):
         nbytes = size * ITEMSIZE[s.dtype] * (1 + (rereads - 1) * REREAD_MISS)
@@ -148,9 +152,22 @@ def core_us(spec, target: Target) -> float:
         cm, cspan = (c.n, t.bn) if c.ncontig else (c.m, t.bm)
         w = fetch_ratio(cm, ITEMSIZE[c.dtype], cspan)
         us += target.copy_us(M * N * nb * ITEMSIZE[c.dtype] * (1.0 if w == math.inf else w))
-    kind = "mma" if t.mma else "simt64" if spec.compute == "f64" else "simt32"
-    flops_us = 2.0 * M * N * K * nb / (max(target.peak(kind), 1e-3) * 0.6e6)
+    flops_us = 2.0 * M * N * K * nb / (max(_peak(spec, target), 1e-3) * 0.6e6)
     return max(us, flops_us) + target.launch_us
+
+
+#: the f16 tensor-core peak's share that the TF32 modes (KernelSpec.tf32 1: TF32, 3: 3xTF32) reach
+TF32_SHARE = {1: 0.5, 3: 0.5 / 3}
+
+
+def _peak(spec, target: Target) -> float:
+    """TFLOP/s of the instructions KernelSpec `spec` runs: the f16 tensor cores, their TF32 modes, the f64 tensor
+    cores (tf32 == 2) or the FMA units of its accumulate type."""
+    if spec.tile.mma:
+        if spec.tf32 == 2:
+            return target.peak("dmma")
+        return target.peak("mma") * TF32_SHARE.get(spec.tf32, 1.0)
+    return target.peak("simt64" if spec.compute == "f64" else "simt32")
 
 
 def copy_us(src: TensorInfo, order: tuple[str, ...], ext: dict[str, int], target: Target) -> float:
@@ -197,7 +214,7 @@ def schedule_us(s, target: Target, sm_count: int) -> float | None:
             return None
         us += copy_us(s.stage_d, order, ext, target)
     spec = kernel_spec(s.core, False, sm_count=sm_count, wgmma=target.wgmma)
-    return us + core_us(spec, target)
+    return us + core_us(spec, target, sm_count)
 
 
 def _sorted_by(modes, t: TensorInfo, ext) -> tuple[str, ...]:

@@ -212,3 +212,21 @@ def test_restage_fuzz_candidates_are_whole(data):
             assert sorted(staged.modes) == sorted(orig.modes) and dense_order(staged, ext) == staged.modes
     core = s1.core.problem
     assert sorted(core.a.modes + core.b.modes + core.d.modes) == sorted(p.a.modes + p.b.modes + p.d.modes)
+
+
+def test_flops_term_uses_the_instructions_the_kernel_runs():
+    """The flops bound is priced at the peak of the kernel's instructions: the f16 tensor cores, their TF32 modes
+    (a half and a sixth of that), the f64 tensor cores, or the FMA units of the accumulate type."""
+    from types import SimpleNamespace
+
+    from gettpy.plan.traffic import _peak
+
+    t = DEFAULT_TARGET
+    spec = lambda mma, tf32=0, compute="f32": SimpleNamespace(tile=SimpleNamespace(mma=mma), tf32=tf32,  # noqa: E731
+                                                              compute=compute)
+    assert _peak(spec(True), t) == t.peak("mma")
+    assert _peak(spec(True, 1), t) == pytest.approx(t.peak("mma") / 2)
+    assert _peak(spec(True, 3), t) == pytest.approx(t.peak("mma") / 6)
+    assert _peak(spec(True, 2, "f64"), t) == t.peak("dmma")
+    assert _peak(spec(False, 0, "f64"), t) == t.peak("simt64")
+    assert _peak(spec(False), t) == t.peak("simt32")
