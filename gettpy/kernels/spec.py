@@ -377,7 +377,8 @@ class KernelSpec:
             raise KernelError(f"operand {exact[0]}: integer and bool operands go with an integer compute type (u32 or "
                               f"u64) and only with one, here {self.compute}")
         if self.compute in EXACT_COMPUTE and (self.semiring or self.tf32):
-            raise KernelError(f"integer compute type {self.compute}: no semiring, no tf32")
+            raise KernelError(f"integer compute type {self.compute}: no semiring and no tf32 (a simt tile, or the "
+                              f"int8 tensor-core tile)")
         cplx = [n for n, t in (("A", self.a.dtype), ("B", self.b.dtype), ("C", self.c and self.c.dtype),
                                ("D", self.d.dtype)) if t in COMPLEX_DTYPES]
         if self.compute in COMPLEX_DTYPES:
@@ -458,8 +459,9 @@ class KernelSpec:
         t = self.tile
         for name, op in (("A", self.a), ("B", self.b)):
             if op.dtype not in INT8_MMA_DTYPES:
-                raise KernelError(f"operand {name}: an int8 tensor-core tile reads {' or '.join(INT8_MMA_DTYPES)}, "
-                                  f"not {op.dtype}; give a simt tile")
+                raise KernelError(f"operand {name}: on an integer compute type the mma path needs "
+                                  f"{' or '.join(INT8_MMA_DTYPES)} inputs (the int8 tensor-core tile), not {op.dtype}; "
+                                  f"give a simt tile")
             if not op.kmajor:
                 raise KernelError(f"operand {name}: an int8 tensor-core tile reads its inputs k-major in shared memory "
                                   f"(no transposing 8-bit ldmatrix); this operand is mn-major: pack it k-major or "
