@@ -111,8 +111,10 @@ def int8_mma_tile(M: int, N: int, K: int, batch: int, dtypes: tuple[str, str, st
         return None
     ctas = lambda bm, bn: math.ceil(M / bm) * math.ceil(N / bn) * max(batch, 1)  # noqa: E731
     bm, bn, wm, wn = next((t for t in _INT8_TILES if ctas(t[0], t[1]) >= sm_count), _INT8_TILES[-1])
-    bk = 128 if K >= 128 else 64 if K >= 64 else 32
-    return TileConfig(bm, bn, bk, max(2, min(3, math.ceil(K / bk))), wm=wm, wn=wn)
+    # (bk: 8 vectors a row, so that a thread's copies of a stage stay 8 on 128-row tiles: k vectors of 4 with bk =
+    #  128 took 32 copies a thread, whose offsets spilled; shallower k-tiles get a stage more)
+    bk = max(32, min(128, 8 * min(kvec, 16), 1 << max(5, (K - 1).bit_length())))
+    return TileConfig(bm, bn, bk, max(2, min(3 if bk == 128 else 4, math.ceil(K / bk))), wm=wm, wn=wn)
 
 
 def _short_side_k(K: int, ctas: int, sm_count: int = SM_COUNT) -> bool:
