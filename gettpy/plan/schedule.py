@@ -333,14 +333,14 @@ def _core_order(problem, prob, pa, pb, part, tile, ext, sm_count: int, f64_cores
     strides): each GEMM dimension of a packed input is then one stride term, a plain (batched) matrix
     that the kernel reads in long runs and TMA can load. Returns (pack_a, pack_b, problem on the packs)."""
     core = make_plan(prob, part, tile)
-    mn_first = _mn_first(core, _tile(core, sm_count, f64_cores))
+    t = _tile(core, sm_count, f64_cores)
+    mn_first = _mn_first(core, t)
     out = {"a": pa, "b": pb}
     for name, pk in (("a", pa), ("b", pb)):
         if pk is None:
             continue
         side = ("b" if name == "a" else "a") if core.part.swapped else name  # (its side in the core)
         info = getattr(problem, name)
-        t = _tile(core, sm_count, f64_cores)
         vec = INT8_MIN_KVEC if t.mma and pk.dtype in INT8_MMA_DTYPES else 16 // pk.itemsize  # (as make_schedule's)
         order = _pack_order(core, "m" if side == "a" else "n", vec, mn_first)
         if tuple(m for m in order if m in pk.modes) != pk.modes:
