@@ -46,6 +46,9 @@ def exact_kernel_spec(la: OperandLayout, lb: OperandLayout, lc: OperandLayout | 
     Args:
         dtypes: (A, B, C or None, D) short names, all integer or bool.
         extents: (M, N, K, batch).
+        tile: a simt tile, or an int8 tensor-core (mma) tile; None: plan/heuristic.py's `int8_mma_tile` where it
+            takes the contraction (its inputs' k vector widths as the layouts give them), else the largest of
+            EXACT_TILES that fills the device (`gpu_simt.pick_tile`).
     """
     bad = [n for n, t in zip("ABCD", dtypes, strict=True) if t is not None and t not in EXACT_DTYPES]
     if bad:
