@@ -230,3 +230,23 @@ def test_flops_term_uses_the_instructions_the_kernel_runs():
     assert _peak(spec(True, 2, "f64"), t) == t.peak("dmma")
     assert _peak(spec(False, 0, "f64"), t) == t.peak("simt64")
     assert _peak(spec(False), t) == t.peak("simt32")
+
+
+def test_restaged_einsum_with_a_semiring_on_the_cpu(gpu_schedules_on_the_cpu):
+    """A semiring's sums survive the restaging (the workspace receives the core's max-plus values, the packs copy
+    the inputs' bits): against an enumeration of every product."""
+    import gettpy
+    from gettpy.ops import as_semiring
+    from harness import brute
+
+    sr = as_semiring("max_plus")
+    for eq, ext, dt, order in RESTAGED[3:5]:
+        p = replace(dense_problem(eq, ext, dt, order), semiring=sr)
+        assert make_schedule(p) != planned_schedule(p)
+        rng = np.random.default_rng(9)
+        dtype = np.float16 if dt == "f16" else np.float32
+        lhs, out = eq.split("->")
+        xs = [nonzero(rng, [ext[m] for m in t]).astype(dtype) for t in lhs.split(",")]
+        xs = [np.asfortranarray(x) if order == "F" else x for x in xs]
+        got = gettpy.einsum(eq, *xs, semiring="max_plus")
+        assert_close(got, brute(eq, sr, *xs), dtype)
