@@ -235,9 +235,10 @@ def test_flops_term_uses_the_instructions_the_kernel_runs():
 def test_restaged_einsum_with_a_semiring_on_the_cpu(gpu_schedules_on_the_cpu):
     """A semiring's sums survive the restaging (the workspace receives the core's max-plus values, the packs copy
     the inputs' bits): against an enumeration of every product."""
+    from harness import brute
+
     import gettpy
     from gettpy.ops import as_semiring
-    from harness import brute
 
     sr = as_semiring("max_plus")
     for eq, ext, dt, order in RESTAGED[3:5]:
