@@ -254,12 +254,29 @@ def candidates(problem: ContractionProblem, ext: dict[str, int]):
     return out
 
 
+def staged_schedule(problem: ContractionProblem, kind: str, alt: ContractionProblem, staged: TensorInfo, make):
+    """The schedule of `problem` that stages one tensor (a `candidates` entry: kind, restaged problem, staged
+    tensor), around `make(alt)`'s core (a make_schedule without this pass); None where that schedule stages
+    something this pass cannot compose with (its own staged output, split-K, a fold, zero-filled packs, or a
+    second pack of the tensor already packed)."""
+    from .schedule import Schedule
+
+    s = make(alt)
+    if s.stage_d is not None or s.split_mode is not None or s.inner is not None or s.pad_ext:
+        return None
+    if kind == "d":
+        return Schedule(problem, s.core, s.pack_a, s.pack_b, staged)
+    if (s.pack_a if kind == "a" else s.pack_b) is not None:
+        return None  # (packed again: the first pack's order did not serve the core)
+    packs = {"pack_a": s.pack_a, "pack_b": s.pack_b, f"pack_{kind}": staged}
+    return Schedule(problem, s.core, **packs)
+
+
 def restage(problem: ContractionProblem, planned, make, target: Target, sm_count: int):
     """The cheapest of schedule `planned` and its staged alternatives (`candidates`, each scheduled by
-    `make`, a make_schedule without this pass), by `schedule_us`; `planned` unless an alternative predicts at
-    most MIN_GAIN (MIN_GAIN_SCALAR) of its time."""
+    `staged_schedule` around `make`, a make_schedule without this pass), by `schedule_us`; `planned` unless an
+    alternative predicts at most MIN_GAIN (MIN_GAIN_SCALAR) of its time."""
     from .align import copy_vectors
-    from .schedule import Schedule
 
     ext = dict(problem.extents)
     base = schedule_us(planned, target, sm_count)
@@ -267,17 +284,8 @@ def restage(problem: ContractionProblem, planned, make, target: Target, sm_count
         return planned
     best, best_us = planned, base
     for kind, alt, staged in candidates(problem, ext):
-        s = make(alt)
-        if s.stage_d is not None or s.split_mode is not None or s.inner is not None or s.pad_ext:
-            continue
-        if kind == "d":
-            s = Schedule(problem, s.core, s.pack_a, s.pack_b, staged)
-        else:
-            if (s.pack_a if kind == "a" else s.pack_b) is not None:
-                continue  # (packed again: the first pack's order did not serve the core)
-            packs = {"pack_a": s.pack_a, "pack_b": s.pack_b, f"pack_{kind}": staged}
-            s = Schedule(problem, s.core, **packs)
-        us = schedule_us(s, target, sm_count)
+        s = staged_schedule(problem, kind, alt, staged, make)
+        us = None if s is None else schedule_us(s, target, sm_count)
         scalar = kind != "d" and copy_vectors(getattr(problem, kind), staged.modes, ext)[0] < 4
         if us is not None and us <= (MIN_GAIN_SCALAR if scalar else MIN_GAIN) * base and us < best_us:
             best, best_us = s, us
@@ -285,4 +293,4 @@ def restage(problem: ContractionProblem, planned, make, target: Target, sm_count
 
 
 __all__ = ["MIN_GAIN", "MIN_GAIN_SCALAR", "copy_us", "core_us", "dense_order", "fetch_ratio", "leading_run", "restage",
-           "schedule_us", "write_ratio"]
+           "schedule_us", "staged_schedule", "write_ratio"]

@@ -230,3 +230,58 @@ def test_flops_term_uses_the_instructions_the_kernel_runs():
     assert _peak(spec(True, 2, "f64"), t) == t.peak("dmma")
     assert _peak(spec(False, 0, "f64"), t) == t.peak("simt64")
     assert _peak(spec(False), t) == t.peak("simt32")
+
+
+def test_restaged_einsum_with_a_semiring_on_the_cpu(gpu_schedules_on_the_cpu):
+    """A semiring's sums survive the restaging (the workspace receives the core's max-plus values, the packs copy
+    the inputs' bits): against an enumeration of every product."""
+    from harness import brute
+
+    import gettpy
+    from gettpy.ops import as_semiring
+
+    sr = as_semiring("max_plus")
+    for eq, ext, dt, order in RESTAGED[3:5]:
+        p = replace(dense_problem(eq, ext, dt, order), semiring=sr)
+        assert make_schedule(p) != planned_schedule(p)
+        rng = np.random.default_rng(9)
+        dtype = np.float16 if dt == "f16" else np.float32
+        lhs, out = eq.split("->")
+        xs = [nonzero(rng, [ext[m] for m in t]).astype(dtype) for t in lhs.split(",")]
+        xs = [np.asfortranarray(x) if order == "F" else x for x in xs]
+        got = gettpy.einsum(eq, *xs, semiring="max_plus")
+        assert_close(got, brute(eq, sr, *xs), dtype)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_every_candidate_runs_right_on_the_cpu(data):
+    """Every staged alternative the pass could choose (`staged_schedule` of each `candidates` entry, whatever the
+    model predicts), with ops on the inputs and the result and an alpha, run on the CPU executor: the same values
+    as numpy in float64. Checks the candidates themselves, independently of which one the model prefers."""
+    from gettpy.backends import execute
+    from gettpy.ops import as_op
+    from gettpy.plan.traffic import staged_schedule
+
+    eq, ext, dt, order = _fuzz_case(data)
+    ops = [data.draw(st.sampled_from([None, "relu", "neg", "tanh"]), label=f"op{i}") for i in range(3)]
+    alpha = data.draw(st.sampled_from([1.0, -0.5, 2.0]), label="alpha")
+    p = dense_problem(eq, ext, dt, order)
+    p = replace(p, a=replace(p.a, op=as_op(ops[0])), b=replace(p.b, op=as_op(ops[1])), d=replace(p.d, op=as_op(ops[2])))
+    dtype = np.float16 if dt == "f16" else np.float32
+    lhs, out = eq.split("->")
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16), label="seed"))
+    xs = [nonzero(rng, [ext[m] for m in t]).astype(dtype) for t in lhs.split(",")]
+    xs = [np.asfortranarray(x) if order == "F" else x for x in xs]
+    g = [as_op(o) for o in ops]
+    ref = g[2](alpha * np.einsum(eq, *[g[i](x.astype(np.float64)) for i, x in enumerate(xs)]))
+    ran = 0
+    for kind, alt, staged in candidates(p, dict(p.extents)):
+        s = staged_schedule(p, kind, alt, staged, lambda q: planned_schedule(q, target=FREE_LAUNCH))
+        if s is None:
+            continue
+        d = np.empty([ext[m] for m in out], dtype=dtype, order=order)
+        execute("numpy", s, xs[0], xs[1], None, d, alpha, 0.0)
+        assert_close(d, ref, dtype)
+        ran += 1
+    assert ran >= 1
