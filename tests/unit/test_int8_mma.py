@@ -211,6 +211,17 @@ def test_lowering_takes_the_int8_tile_on_kmajor_layouts():
     assert spec.int8 and spec.a.vec == spec.b.vec == 4
 
 
+def test_rendered_prelude_of_a_mixed_tile():
+    """The prelude gives the template what selects Mma<unsigned char, signed char> (u8 x s8 m16n8k32): the 8-bit
+    input types, 32-bit unsigned accumulators, an mma tile, both inputs k-major."""
+    from gettpy.kernels.render import render_prelude
+
+    text = render_prelude(_spec("ik,jk->ij", {"i": 3001, "j": 2999, "k": 1040}, ("u8", "i8", "i16")))
+    for line in ("using TA = unsigned char;", "using TB = signed char;", "using TD = short;", "using TAcc = unsigned;",
+                 "static constexpr bool MMA = true;", "A_KMAJOR = true, B_KMAJOR = true", "BK = 128,"):
+        assert line in text, line
+
+
 @pytest.mark.parametrize("sub,ext,dts,order", [
     ("ik,kj->ij", {"i": 3001, "j": 2999, "k": 1040}, ("i8", "i8", "i32"), "C"),  # (B n-major in place)
     ("ik,jk->ij", {"i": 3001, "j": 2999, "k": 1031}, ("i8", "i8", "i32"), "C"),  # (odd K: no aligned k runs)
