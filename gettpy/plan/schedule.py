@@ -90,7 +90,7 @@ import math
 from dataclasses import dataclass, replace
 
 from ..dtypes import ITEMSIZE as ITEMSIZE_OF
-from ..dtypes import accumulate_type, is_complex
+from ..dtypes import accumulate_type, is_complex, is_exact
 from ..errors import ShapeError
 from ..kernels.spec import INT8_MMA_DTYPES
 from ..ops import identity
@@ -358,6 +358,8 @@ def _int8_tile(plan: Plan, sm_count: int):
     dts = (plan.kernel_a.dtype, plan.kernel_b.dtype, c, p.d.dtype)
     if p.semiring is not None or any(not x.op.is_identity for x in (p.a, p.b, p.d)):
         return None
+    if not is_exact(p.d.dtype) or p.compute and not is_exact(p.compute):
+        return None  # (the int8 tile's sums are integers: a floating D or compute type runs elsewhere)
     return int8_mma_tile(plan.M, plan.N, plan.K, plan.batch, dts, kernel_compute(p.d.dtype, c, plan.K),
                          INT8_MIN_KVEC, sm_count)
 
@@ -552,8 +554,9 @@ def _padded_k(plan: Plan, t, a, b, ext, heavy: bool, sm_count: int):
         return None
     if not any(new is not info for info, new in (a, b)):
         return None
-    if math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch < SPLIT_MAX_WAVE * sm_count:
-        return None
+    int8 = all(x.dtype in INT8_MMA_DTYPES for x in (a[0], b[0])) and ext[k0] % INT8_MIN_KVEC
+    if not int8 and math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch < SPLIT_MAX_WAVE * sm_count:
+        return None  # (an int8 core's packs are padded on any grid: unpadded, its k rows are not whole vectors)
     pext = dict(ext)
     pext[k0] = -(-ext[k0] // vec) * vec
     return pext
@@ -740,8 +743,9 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
         simt_kmajor = mn_first and read.kmajor and rereads >= OP_PACK_MIN_REREADS
         # (the f64 tensor-core tiles read both inputs k-major: one not k-contiguous comes as 4-byte copies)
         dmma_scalar = dmma and rereads >= OP_PACK_MIN_REREADS and _read(lay, mn, info.dtype, t, True).vec == 1
-        # (the int8 tiles read both inputs k-major in vectors of INT8_MIN_KVEC or more: one without such k runs)
-        int8_kmajor = int8 and rereads >= OP_PACK_MIN_REREADS and lay.vector_width("k") < INT8_MIN_KVEC
+        # (the int8 tiles read both inputs k-major in vectors of INT8_MIN_KVEC or more: one without such k runs is
+        #  packed whatever its re-reads, or the core planned for the int8 tile would run on another)
+        int8_kmajor = int8 and lay.vector_width("k") < INT8_MIN_KVEC
         if (op_first or small_permuted or short_runs or simt_kmajor or dmma_scalar or int8_kmajor
                 or rereads >= PACK_MIN_REREADS and _gathered(lay, (mn, "k"), tmn)
                 or pack_batch_led(info, plan, ext, target.l2_bytes)):

@@ -9,7 +9,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from harness import packed_strides
+from harness import dense_problem, packed_strides
 
 from gettpy.backends.gpu_exact import exact_kernel_spec
 from gettpy.errors import KernelError
@@ -352,3 +352,28 @@ def test_int8_einsum_through_the_gpu_schedules(rng, gpu_schedules_on_the_cpu, mo
     assert got.dtype == ref.dtype and np.array_equal(got, ref)
     assert seen and all(s.problem.a.dtype in ("i8", "u8") and s.problem.b.dtype in ("i8", "u8") for s in seen)
     assert _core_spec(seen[-1]).int8  # (the GPU would run its core on the int8 tile)
+
+
+def test_schedules_planned_for_the_int8_tile_run_on_it():
+    """Every int8 GEMM the schedule plans for the int8 tile reaches the executor with layouts the int8 tile takes
+    (both inputs k-major in vectors of at least INT8_MIN_KVEC), and every one planned for the SIMT kernel runs
+    there: over both memory orders, the four transpositions and K that is odd, 2 mod 4 and whole vectors. (A
+    mismatch would pack an input for a tile that then does not run: a wasted copy, never a wrong value.)"""
+    import itertools
+
+    from gettpy.backends.gpu_exact import exact_kernel_spec
+    from gettpy.plan.schedule import _int8_tile, make_schedule
+
+    mismatches = []
+    for eq in ("ik,kj->ij", "ki,kj->ij", "ik,jk->ij", "ki,jk->ij"):
+        for m, n, k, order in itertools.product((300, 600, 1000, 2000, 4000), (300, 600, 1000, 2000),
+                                                (250, 512, 1029, 1030, 1032, 4097), "CF"):
+            p = dense_problem(eq, {"i": m, "j": n, "k": k}, "i8", order)
+            s = make_schedule(dataclasses.replace(p, d=dataclasses.replace(p.d, dtype="i32")), sm_count=132)
+            core, p = s.core, s.core.problem
+            spec = exact_kernel_spec(core.layout_a, core.layout_b, None, core.layout_d,
+                                     (core.kernel_a.dtype, core.kernel_b.dtype, None, p.d.dtype),
+                                     (core.M, core.N, core.K, core.batch), sm_count=132)
+            if (_int8_tile(core, 132) is not None) != spec.int8:
+                mismatches.append((eq, m, n, k, order))
+    assert not mismatches
