@@ -157,13 +157,15 @@ EINSUMS = [  # (id, subscripts, shapes, input dtypes, out dtype (None: numpy's r
     ("matmul_i8_result_i8", "ik,kj->ij", [(1031, 1040), (1040, 1013)], (np.int8, np.int8), None, "C"),
     ("batch_i8", "bik,bkj->bij", [(3, 801, 1035), (3, 1035, 751)], (np.int8, np.int8), np.int32, "C"),
     ("contract_i8", "aebf,dfce->abcd", [(41, 32, 37, 36), (29, 36, 31, 32)], (np.int8, np.int8), np.int32, "F"),
+    ("matmul_i8_dtype_i32", "ik,kj->ij", [(1031, 1040), (1040, 1013)], (np.int8, np.int8), "dtype=int32", "C"),
 ]
 
 
 @pytest.mark.parametrize("case", EINSUMS, ids=[c[0] for c in EINSUMS])
 def test_einsum_on_cupy(case, rng, monkeypatch):
-    """gettpy.einsum on CuPy int8 / uint8 arrays into an int32 / int16 `out` (the inputs stay 8-bit: numpy's
-    promotion keeps one kind's types) or numpy's own int8 result (the schedule packs an input k-major where the int8
+    """gettpy.einsum on CuPy int8 / uint8 arrays into an int32 / int16 `out` or with dtype=int32 (the inputs stay
+    8-bit: numpy's promotion keeps one kind's types, and dtype= widens them as they are read) or numpy's own int8
+    result (the schedule packs an input k-major where the int8
     tile needs it, zero-filled for an odd K): numpy's values, and the int8 tile launched."""
     import cupy as cp
 
@@ -177,9 +179,13 @@ def test_einsum_on_cupy(case, rng, monkeypatch):
     hs = [rng.integers(np.iinfo(dt).min, np.iinfo(dt).max, size=s, dtype=dt, endpoint=True)
           for s, dt in zip(shapes, dts, strict=True)]
     xs = [cp.asarray(h, order=order) for h in hs]
+    by_dtype = out_dt == "dtype=int32"  # (dtype= widening 8-bit inputs: they stay 8-bit, dtypes.resolve)
+    out_dt = np.int32 if by_dtype else out_dt
     with np.errstate(over="ignore"):
         ref = np.einsum(subs, *[h.astype(np.int64) for h in hs]).astype(out_dt or np.result_type(*dts))
-    if out_dt is None:
+    if by_dtype:
+        got = gettpy.einsum(subs, *xs, dtype=np.int32)
+    elif out_dt is None:
         got = gettpy.einsum(subs, *xs)
     else:
         out = cp.full(ref.shape, 77, dtype=out_dt, order=order)
