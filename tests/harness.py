@@ -602,18 +602,6 @@ TCCG2_EXTENTS = {"a": 312, "b": 24, "c": 296, "d": 312}
 
 
 # ------------------------------------------------------------------------------------ compile tests
-def require_nvrtc() -> None:
-    """Skip the calling test module unless NVRTC (cuda-bindings) and the CUDA headers (nvidia-cuda-runtime wheel)
-    are installed: compile tests need no GPU, only these two."""
-    pytest.importorskip("cuda.bindings.nvrtc")
-    from gettpy.kernels import build
-
-    try:
-        build.include_dir()
-    except Exception:  # noqa: BLE001 - any failure to find the headers means NVRTC cannot compile the template
-        pytest.skip("no CUDA headers (nvidia-cuda-runtime wheel) for NVRTC", allow_module_level=True)
-
-
 #: (einsum, extents, dtype, memory order) that plan/traffic.py restages on the default target: shapes in no
 #: benchmark whose output's stride-1 mode differs from the large input's, and whose odd extents leave no
 #: interleaving of the two (TCCG's intensli families at other, odd sizes)
