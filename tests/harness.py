@@ -218,6 +218,30 @@ def reduced_extents(num: int, contraction: str, extents: tuple[int, ...]) -> dic
 
 
 # ---------------------------------------------------------------- plans of TCCG-style contractions
+def laid_out(rng: np.random.Generator, shapes, dtype, layout: str) -> list[np.ndarray]:
+    """Normal random operands of `shapes` in `layout`: "C", "F", or "view" (every other element along the first
+    axis of a larger random array: a strided view that is not contiguous in any order)."""
+    out = []
+    for shp in shapes:
+        x = rng.standard_normal(shp).astype(dtype)
+        if layout == "F":
+            x = np.asfortranarray(x)
+        elif layout == "view":
+            big = rng.standard_normal((2 * shp[0],) + tuple(shp[1:])).astype(dtype)
+            big[::2] = x
+            x = big[::2]
+        out.append(x)
+    return out
+
+
+def assert_each_close(eq: str, got, operands, tol: float) -> None:
+    """Every element of `got` within `tol` of numpy's float64 einsum, relative to the sum of its terms' magnitudes
+    (at least 1)."""
+    ref = np.einsum(eq, *[o.astype(np.float64) for o in operands])
+    scale = np.einsum(eq, *[np.abs(o.astype(np.float64)) for o in operands])
+    assert np.all(np.abs(np.asarray(got, np.float64) - ref) <= tol * np.maximum(scale, 1))
+
+
 def packed_strides(shape, order):
     out, acc = [], 1
     dims = list(shape) if order == "F" else list(reversed(shape))
@@ -602,18 +626,6 @@ TCCG2_EXTENTS = {"a": 312, "b": 24, "c": 296, "d": 312}
 
 
 # ------------------------------------------------------------------------------------ compile tests
-def require_nvrtc() -> None:
-    """Skip the calling test module unless NVRTC (cuda-bindings) and the CUDA headers (nvidia-cuda-runtime wheel)
-    are installed: compile tests need no GPU, only these two."""
-    pytest.importorskip("cuda.bindings.nvrtc")
-    from gettpy.kernels import build
-
-    try:
-        build.include_dir()
-    except Exception:  # noqa: BLE001 - any failure to find the headers means NVRTC cannot compile the template
-        pytest.skip("no CUDA headers (nvidia-cuda-runtime wheel) for NVRTC", allow_module_level=True)
-
-
 #: (einsum, extents, dtype, memory order) that plan/traffic.py restages on the default target: shapes in no
 #: benchmark whose output's stride-1 mode differs from the large input's, and whose odd extents leave no
 #: interleaving of the two (TCCG's intensli families at other, odd sizes)

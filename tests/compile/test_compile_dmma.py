@@ -3,7 +3,6 @@ NVRTC or the CUDA headers)."""
 from __future__ import annotations
 
 import pytest
-from harness import require_nvrtc
 
 from gettpy.errors import KernelError
 from gettpy.plan.schedule import make_schedule
@@ -11,20 +10,13 @@ from gettpy.plan.tiles import kernel_spec
 from tccg.runner import case_problem
 from tccg.suite import parse_cases
 
-require_nvrtc()
-
 
 def test_compiles_without_spills():
     """The heuristic kernels of #12 and #20 (f32) for sm_90: mma.m16n8k8.f64 in the SASS-bound PTX, no spills;
     refused for an older target with an error that names the path."""
-    pytest.importorskip("cuda.bindings.nvrtc")
     from gettpy.kernels import build as B
     from gettpy.kernels.render import render
 
-    try:
-        B.include_dir()
-    except Exception:  # noqa: BLE001
-        pytest.skip("no CUDA headers (nvidia-cuda-runtime wheel) for NVRTC")
     for num in ("12", "20"):
         spec = kernel_spec(make_schedule(case_problem(parse_cases(num)[0], "f32", "f32")).core, False)
         src, _ = render(spec)

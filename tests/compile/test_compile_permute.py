@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from harness import require_nvrtc
 
 from gettpy import ops
 from gettpy.kernels.build import compile_source
 from gettpy.kernels.permute import pair_source, permute_source, plan_permute, plan_rowcopy, rowcopy_source
-
-require_nvrtc()
 
 
 @pytest.mark.parametrize("itemsize", [1, 2, 4, 8])

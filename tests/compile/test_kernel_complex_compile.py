@@ -5,24 +5,13 @@ launch bound's cap. Skipped without cuda-bindings' NVRTC or the CUDA headers."""
 from __future__ import annotations
 
 import pytest
+from harness import packed_strides
 
-pytest.importorskip("cuda.bindings.nvrtc")
-
-from harness import packed_strides  # noqa: E402
-
-from gettpy import ops  # noqa: E402
-from gettpy.backends.gpu_complex import FUSED_TILES, fused_spec  # noqa: E402
-from gettpy.kernels import build as B  # noqa: E402
-from gettpy.kernels.spec import TileConfig  # noqa: E402
-from gettpy.plan import ContractionProblem, TensorInfo, make_plan  # noqa: E402
-
-try:
-    B.include_dir()
-except Exception:  # noqa: BLE001
-    pytest.skip("no CUDA headers (nvidia-cuda-runtime wheel) for NVRTC", allow_module_level=True)
-
-
-pytestmark = pytest.mark.usefixtures("nvrtc")  # (tests/compile/conftest.py: a kernel cache of its own)
+from gettpy import ops
+from gettpy.backends.gpu_complex import FUSED_TILES, fused_spec
+from gettpy.kernels import build as B
+from gettpy.kernels.spec import TileConfig
+from gettpy.plan import ContractionProblem, TensorInfo, make_plan
 
 
 def _plan(sub, ext, dts, order="C", op_a=None, op_c=None, with_c=False, compute=""):

@@ -5,23 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from harness import packed_strides
 
-pytest.importorskip("cuda.bindings.nvrtc")
-
-from harness import packed_strides  # noqa: E402
-
-from gettpy.backends.gpu_exact import EXACT_TILES, exact_kernel_spec  # noqa: E402
-from gettpy.kernels import build as B  # noqa: E402
-from gettpy.kernels.spec import ITEMSIZE, TileConfig  # noqa: E402
-from gettpy.layouts.descriptor import build_operand_layout  # noqa: E402
-
-try:
-    B.include_dir()
-except Exception:  # noqa: BLE001
-    pytest.skip("no CUDA headers (nvidia-cuda-runtime wheel) for NVRTC", allow_module_level=True)
-
-
-pytestmark = pytest.mark.usefixtures("nvrtc")  # (tests/compile/conftest.py: a kernel cache of its own)
+from gettpy.backends.gpu_exact import EXACT_TILES, exact_kernel_spec
+from gettpy.kernels import build as B
+from gettpy.kernels.spec import ITEMSIZE, TileConfig
+from gettpy.layouts.descriptor import build_operand_layout
 
 
 def _spec(sub, ext, dts, order="C", tile=None, c=None):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from harness import packed_strides
 
 from gettpy import ops
 from gettpy.backends.gpu_complex import FUSED_TILES, fused_spec, fused_tile
@@ -15,19 +16,11 @@ from gettpy.kernels.spec import ITEMSIZE, TileConfig
 from gettpy.plan import ContractionProblem, TensorInfo, make_plan
 
 
-def _strides(shape, order):
-    out, acc = [0] * len(shape), 1
-    for d in (range(len(shape)) if order == "F" else reversed(range(len(shape)))):
-        out[d] = acc
-        acc *= shape[d]
-    return tuple(out)
-
-
 def _plan(sub, ext, dts, order="C", op_a=None, op_b=None, op_c=None, with_c=False, compute=""):
     (a, b, c), (da, db, dd) = sub.split(","), dts
 
     def ti(name, modes, dt, op=None):
-        return TensorInfo(name, tuple(modes), _strides([ext[m] for m in modes], order), dt, op=op or ops.identity)
+        return TensorInfo(name, tuple(modes), packed_strides([ext[m] for m in modes], order), dt, op=op or ops.identity)
 
     p = ContractionProblem(ti("A", a, da, op_a), ti("B", b, db, op_b), ti("C", c, dd, op_c) if with_c else None,
                            ti("D", c, dd), tuple(sorted(ext.items())), compute)

@@ -7,20 +7,13 @@ import dataclasses
 
 import numpy as np
 import pytest
+from harness import packed_strides
 
 from gettpy.backends.gpu_exact import EXACT_TILES, exact_kernel_spec, kernel_compute, scalar
 from gettpy.errors import KernelError
 from gettpy.kernels.render import render
 from gettpy.kernels.spec import ITEMSIZE, TileConfig
 from gettpy.layouts.descriptor import build_operand_layout
-
-
-def _strides(shape, order):
-    out, acc = [0] * len(shape), 1
-    for d in (range(len(shape)) if order == "F" else reversed(range(len(shape)))):
-        out[d] = acc
-        acc *= shape[d]
-    return tuple(out)
 
 
 def _spec(sub, ext, dts, order="C", tile=None):
@@ -30,7 +23,7 @@ def _spec(sub, ext, dts, order="C", tile=None):
               "k": tuple(x for x in a if x in b and x not in d), "b": tuple(x for x in d if x in a and x in b)}
     lays = []
     for name, modes, dims, dt in (("A", a, "mkb", dts[0]), ("B", b, "nkb", dts[1]), ("D", d, "mnb", dts[2])):
-        st = dict(zip(modes, _strides([ext[m] for m in modes], order), strict=True))
+        st = dict(zip(modes, packed_strides([ext[m] for m in modes], order), strict=True))
         lays.append(build_operand_layout(name, {g: groups[g] for g in dims}, ext, st, ITEMSIZE[dt]))
     size = {g: int(np.prod([ext[m] for m in ms])) for g, ms in groups.items()}
     return exact_kernel_spec(lays[0], lays[1], None, lays[2], (dts[0], dts[1], None, dts[2]),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from harness import packed_strides
 
 from gettpy.backends import execute
 from gettpy.backends.staged import merge_axes
@@ -20,12 +21,7 @@ NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
 
 
 def _strides(modes: str, ext: dict[str, int], order: str) -> tuple[int, ...]:
-    seq = modes[::-1] if order == "C" else modes
-    st, acc = {}, 1
-    for m in seq:
-        st[m] = acc
-        acc *= ext[m]
-    return tuple(st[m] for m in modes)
+    return packed_strides([ext[m] for m in modes], order)
 
 
 def _problem(eq: str, ext: dict[str, int], dtype: str, order: str, with_c: bool = False) -> ContractionProblem:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from harness import assert_each_close, laid_out
 
 import gettpy
 from gettpy.plan import fold as F
@@ -77,22 +78,9 @@ RUN_CASES = [
 @pytest.mark.parametrize("layout", ["C", "F", "view"])
 def test_fold_runs(eq, shapes, dtype, layout):
     """gettpy.einsum on the CPU executor equals numpy in float64 where the fold (and its tail) plans the sum."""
-    rng = np.random.default_rng(3)
-    ops = []
-    for shp in shapes:
-        x = rng.standard_normal(shp).astype(dtype)
-        if layout == "F":
-            x = np.asfortranarray(x)
-        elif layout == "view":
-            big = np.zeros((3 * shp[0],) + tuple(shp[1:]), dtype)
-            big[::3] = x
-            x = big[::3]
-        ops.append(x)
+    ops = laid_out(np.random.default_rng(3), shapes, dtype, layout)
     clear_plan_cache()
-    got = gettpy.einsum(eq, *ops)
-    ref = np.einsum(eq, *[o.astype(np.float64) for o in ops])
-    scale = np.einsum(eq, *[np.abs(o.astype(np.float64)) for o in ops])
-    assert np.all(np.abs(np.asarray(got, np.float64) - ref) <= TOL[dtype] * np.maximum(scale, 1))
+    assert_each_close(eq, gettpy.einsum(eq, *ops), ops, TOL[dtype])
 
 
 def test_fold_is_what_runs():

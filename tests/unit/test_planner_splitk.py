@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from harness import dense_problem, extents_of
+from harness import assert_each_close, dense_problem, extents_of, laid_out
 
 import gettpy
 from gettpy.plan.cache import cached_schedule, clear_plan_cache
@@ -91,21 +91,8 @@ RUN_CASES = [
 def test_split_with_tail_runs(eq, shapes, dtype, layout):
     """gettpy.einsum on the CPU executor equals numpy in float64 where the split leaves a tail, for C- and
     F-ordered inputs and strided views (every other element along the first axis)."""
-    rng = np.random.default_rng(7)
-    ops = []
-    for shp in shapes:
-        x = rng.standard_normal(shp).astype(dtype)
-        if layout == "F":
-            x = np.asfortranarray(x)
-        elif layout == "view":
-            big = rng.standard_normal((2 * shp[0],) + tuple(shp[1:])).astype(dtype)
-            big[::2] = x
-            x = big[::2]
-        ops.append(x)
-    got = gettpy.einsum(eq, *ops)
-    ref = np.einsum(eq, *[o.astype(np.float64) for o in ops])
-    scale = np.einsum(eq, *[np.abs(o.astype(np.float64)) for o in ops])
-    assert np.all(np.abs(np.asarray(got, np.float64) - ref) <= TOL[dtype] * np.maximum(scale, 1))
+    ops = laid_out(np.random.default_rng(7), shapes, dtype, layout)
+    assert_each_close(eq, gettpy.einsum(eq, *ops), ops, TOL[dtype])
 
 
 def test_split_with_tail_is_what_runs():

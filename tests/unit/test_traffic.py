@@ -116,17 +116,23 @@ def test_candidates_keep_every_mode():
         assert getattr(alt, kind) is staged
 
 
+def _operands(eq: str, ext: dict[str, int], dt: str, order: str, seed: int):
+    """(inputs, numpy dtype, output shape) of einsum `eq`: nonzero random values of `dt` in memory order `order`."""
+    rng = np.random.default_rng(seed)
+    dtype = np.float16 if dt == "f16" else np.float32
+    lhs, out = eq.split("->")
+    xs = [nonzero(rng, [ext[m] for m in t]).astype(dtype) for t in lhs.split(",")]
+    xs = [np.asfortranarray(x) if order == "F" else x for x in xs]
+    return xs, dtype, [ext[m] for m in out]
+
+
 @pytest.mark.parametrize("eq,ext,dt,order", RESTAGED)
 def test_restaged_einsum_on_the_cpu(eq, ext, dt, order, gpu_schedules_on_the_cpu):
     """The restaged schedules run end to end (packs, the core, the staged output's copy) on the CPU executor."""
     import gettpy
 
-    rng = np.random.default_rng(7)
-    dtype = np.float16 if dt == "f16" else np.float32
-    lhs, out = eq.split("->")
-    xs = [nonzero(rng, [ext[m] for m in t]).astype(dtype) for t in lhs.split(",")]
-    xs = [np.asfortranarray(x) if order == "F" else x for x in xs]
-    d = np.empty([ext[m] for m in out], dtype=dtype, order=order)
+    xs, dtype, shape = _operands(eq, ext, dt, order, 7)
+    d = np.empty(shape, dtype=dtype, order=order)
     got = gettpy.einsum(eq, *xs, out=d)
     assert got is d
     assert_close(got, reference(eq, *xs), dtype)
@@ -140,12 +146,8 @@ def test_restaged_einsum_with_ops_on_the_cpu(gpu_schedules_on_the_cpu):
 
     g = as_op("leaky_relu")
     for eq, ext, dt, order in RESTAGED[:2] + RESTAGED[3:4]:
-        rng = np.random.default_rng(5)
-        dtype = np.float16 if dt == "f16" else np.float32
-        lhs, out = eq.split("->")
-        xs = [nonzero(rng, [ext[m] for m in t]).astype(dtype) for t in lhs.split(",")]
-        xs = [np.asfortranarray(x) if order == "F" else x for x in xs]
-        d = np.empty([ext[m] for m in out], dtype=dtype, order=order)
+        xs, dtype, shape = _operands(eq, ext, dt, order, 5)
+        d = np.empty(shape, dtype=dtype, order=order)
         gettpy.einsum(eq, *xs, out=d, ops=["leaky_relu", "leaky_relu"], op_out="leaky_relu")
         ref = g(np.einsum(eq, *[g(x.astype(np.float64)) for x in xs]))
         assert_close(d, ref, dtype)
@@ -176,11 +178,7 @@ def test_restage_fuzz_on_the_cpu(data):
     from gettpy.plan import cache
 
     eq, ext, dt, order = _fuzz_case(data)
-    lhs, _ = eq.split("->")
-    dtype = np.float16 if dt == "f16" else np.float32
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
-    xs = [nonzero(rng, [ext[m] for m in t]).astype(dtype) for t in lhs.split(",")]
-    xs = [np.asfortranarray(x) if order == "F" else x for x in xs]
+    xs, dtype, _ = _operands(eq, ext, dt, order, data.draw(st.integers(0, 2**16)))
     saved = cache.executor_stages, cache._target_of
     cache.executor_stages, cache._target_of = (lambda backend: True), (lambda backend: FREE_LAUNCH)
     cache.clear_plan_cache()
@@ -244,11 +242,7 @@ def test_restaged_einsum_with_a_semiring_on_the_cpu(gpu_schedules_on_the_cpu):
     for eq, ext, dt, order in RESTAGED[3:5]:
         p = replace(dense_problem(eq, ext, dt, order), semiring=sr)
         assert make_schedule(p) != planned_schedule(p)
-        rng = np.random.default_rng(9)
-        dtype = np.float16 if dt == "f16" else np.float32
-        lhs, out = eq.split("->")
-        xs = [nonzero(rng, [ext[m] for m in t]).astype(dtype) for t in lhs.split(",")]
-        xs = [np.asfortranarray(x) if order == "F" else x for x in xs]
+        xs, dtype, _ = _operands(eq, ext, dt, order, 9)
         got = gettpy.einsum(eq, *xs, semiring="max_plus")
         assert_close(got, brute(eq, sr, *xs), dtype)
 
@@ -268,11 +262,7 @@ def test_every_candidate_runs_right_on_the_cpu(data):
     alpha = data.draw(st.sampled_from([1.0, -0.5, 2.0]), label="alpha")
     p = dense_problem(eq, ext, dt, order)
     p = replace(p, a=replace(p.a, op=as_op(ops[0])), b=replace(p.b, op=as_op(ops[1])), d=replace(p.d, op=as_op(ops[2])))
-    dtype = np.float16 if dt == "f16" else np.float32
-    lhs, out = eq.split("->")
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**16), label="seed"))
-    xs = [nonzero(rng, [ext[m] for m in t]).astype(dtype) for t in lhs.split(",")]
-    xs = [np.asfortranarray(x) if order == "F" else x for x in xs]
+    xs, dtype, shape = _operands(eq, ext, dt, order, data.draw(st.integers(0, 2**16), label="seed"))
     g = [as_op(o) for o in ops]
     ins = [g[i](x.astype(np.float64)) for i, x in enumerate(xs)]
     ref = g[2](alpha * np.einsum(eq, *ins))
@@ -283,7 +273,7 @@ def test_every_candidate_runs_right_on_the_cpu(data):
         s = staged_schedule(p, kind, alt, staged, lambda q: planned_schedule(q, target=FREE_LAUNCH))
         if s is None:
             continue
-        d = np.empty([ext[m] for m in out], dtype=dtype, order=order)
+        d = np.empty(shape, dtype=dtype, order=order)
         execute("numpy", s, xs[0], xs[1], None, d, alpha, 0.0)
         assert_close(d, ref, dtype, scale=scale)
         ran += 1
