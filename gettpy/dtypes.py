@@ -179,7 +179,8 @@ def resolve(dtypes, dtype=None, out_dtype=None, casting: str = "safe") -> Resolu
 
     Returns:
         The Resolution. The operands are cast to the compute type, except that one or two operands of
-        one kind (real, complex, exact) keep their own promotion and the kernel widens them as it reads
+        one kind (real, complex, exact; with `dtype=`, integers that widen to it safely) keep their own
+        promotion and the kernel widens them as it reads
         (f32 inputs into a float64 `out` accumulate in float64), and that half inputs (float16 or
         bfloat16, one or two operands of one type) with a float32 result stay half: the tensor cores'
         mixed mode (for three or more operands the intermediates would be half precision, so the inputs
@@ -201,6 +202,10 @@ def resolve(dtypes, dtype=None, out_dtype=None, casting: str = "safe") -> Resolu
         out_s = want if out_s is None else out_s
         if half and want == "f32" and out_s == "f32":
             return Resolution(ins[0], out_s)
+        if len(ins) <= 2 and all(s[0] in "iu" for s in ins) and want[0] in "iu" and _can_cast(res, want, "safe"):
+            # (integers that widen to dtype= exactly keep their own type: the kernels widen them as they read,
+            #  and the sums wrap in dtype='s bits as numpy's do, so 8-bit inputs reach the int8 tensor cores)
+            return Resolution(res, out_s, None if out_s == want else want)
         return Resolution(want, out_s, None if out_s == want else want)
     compute = res if out_s is None else promote(res, out_s)
     for i, s in enumerate(ins):  # (numpy casts every operand to the compute type under `casting` too)

@@ -44,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dtype", action="append", default=None,
                    help="f16 (fp16 in/out, fp32 accumulate), f16f32 (fp16 in, fp32 out), bf16, f32, f64, c64, c128; "
                         "repeatable or comma list (default f16); the complex cases of the real set run only in "
-                        "their own c64 or c128")
+                        "their own c64 or c128. i8 (alone): int8 inputs into an int32 output timed against the same "
+                        "contractions in f16 (tccg/int8.py)")
     p.add_argument("--order", default="C,F", type=str.upper,
                    help="memory order(s) of every tensor: F = column-major (TCCG's convention), C = row-major "
                         "(numpy's); comma list (default C,F: both)")
@@ -756,8 +757,11 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     try:
+        from . import int8
+
+        study_int8 = int8.wants_int8(args.dtype)
         args.sets = sets.parse_sets(args.set)
-        args.dtypes = report.parse_dtypes(args.dtype)
+        args.dtypes = ["f16"] if study_int8 else report.parse_dtypes(args.dtype)
         args.orders = parse_orders(args.order)
         args.ops = report.parse_ops(args.ops)
         items_of(args)  # (validates --cases and --family against every selected set)
@@ -768,6 +772,8 @@ def main(argv=None) -> int:
     args.commit = commit_of()
     if args.list:
         return list_cases(args)
+    if study_int8:  # (int8 beside f16 on the same cases: tccg/int8.py)
+        return int8.run(args, lambda a: [(c, o) for c, _, o, _ in items_of(a)])
     if args.compile_only:
         return run_compile_only(args)
     if args.cpu or not peers.have_gpu():

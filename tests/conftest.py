@@ -102,6 +102,9 @@ SMOKE = (
     "test_kernel_complex_gpu.py::test_einsum_one_launch[gemm_odd-C-c64]",
     "test_kernel_complex_gpu.py::test_alpha_beta_c[True-F-c128]",
     "test_kernel_exact_gpu.py::test_einsum_on_cupy", "test_kernel_exact_gpu.py::test_gemm_types[i8-i8-i8-F]",
+    # the int8 tensor-core tile (mma.sync m16n8k32)
+    "test_int8_gpu.py::test_gemm_odd_mn[kvec16-i8-u8-C]", "test_int8_gpu.py::test_long_k_overflows_int32[i8]",
+    "test_int8_gpu.py::test_einsum_on_cupy[matmul_i8_out_i32_C]",
     # staging copies (pack, row copy, split-K)
     "test_gpu_permute.py::test_gpu_permute_copy[shape0-float16]", "test_gpu_permute.py::test_gpu_rowcopy[float32]",
     "test_gpu_permute.py::test_gpu_permute_copy_pair[dtypes0]",

@@ -8,6 +8,10 @@ numpy's integer einsum, whose arithmetic wraps in the result type (for a D of 32
 logical or of ands; the count of true products fits the compute type). alpha and beta are integers (taken modulo
 2^32 / 2^64 like every other value); for a bool D, 0 or 1.
 
+int8 / uint8 inputs of a compute-bound contraction with a D (and C) of at most 32 bits run on the int8 tensor cores
+instead (the same template's mma tile on mma.sync m16n8k32, 32-bit accumulators that wrap: the same low bits), where
+plan/heuristic.py's `int8_mma_tile` takes them; both inputs are then read k-major (`int8_operand`).
+
 Ops: identity only on A, B, C and D (an op on integers is refused with a KernelError naming the operand; numpy
 arrays run every op on the CPU executor).
 
@@ -17,8 +21,9 @@ operands (the dtype resolver's integer compute types, `EXACT_PROBLEM_COMPUTE`); 
 from __future__ import annotations
 
 from ..errors import KernelError
-from ..kernels.spec import EXACT_DTYPES, ITEMSIZE, KernelSpec, TileConfig
+from ..kernels.spec import EXACT_DTYPES, KernelSpec, OperandSpec, TileConfig
 from ..layouts.descriptor import OperandLayout
+from ..plan.heuristic import int8_mma_tile, kernel_compute
 from . import gpu_simt
 
 #: the storage types the integer kernel reads and writes (a GPU dtype resolver adds these to the GPU's types)
@@ -33,14 +38,6 @@ EXACT_TILES = {
 }
 
 
-def kernel_compute(d: str, c: str | None, k: int) -> str:
-    """The kernel's compute type: "u32" where D (and C, where read) have 32 bits or fewer (the low 32 bits of the
-    sum are all D keeps), else "u64"; for a bool D, "u32" while the count of true products (at most k) fits."""
-    if d == "b1":
-        return "u32" if k < 2**32 and (c is None or ITEMSIZE[c] <= 4) else "u64"
-    return "u32" if ITEMSIZE[d] <= 4 and (c is None or ITEMSIZE[c] <= 4) else "u64"
-
-
 def exact_kernel_spec(la: OperandLayout, lb: OperandLayout, lc: OperandLayout | None, ld: OperandLayout,
                       dtypes: tuple[str, str, str | None, str], extents: tuple[int, int, int, int],
                       tile: TileConfig | None = None, sm_count: int = gpu_simt.DEFAULT_SM_COUNT) -> KernelSpec:
@@ -49,14 +46,30 @@ def exact_kernel_spec(la: OperandLayout, lb: OperandLayout, lc: OperandLayout | 
     Args:
         dtypes: (A, B, C or None, D) short names, all integer or bool.
         extents: (M, N, K, batch).
+        tile: a simt tile, or an int8 tensor-core (mma) tile; None: plan/heuristic.py's `int8_mma_tile` where it
+            takes the contraction (its inputs' k vector widths as the layouts give them), else the largest of
+            EXACT_TILES that fills the device (`gpu_simt.pick_tile`).
     """
     bad = [n for n, t in zip("ABCD", dtypes, strict=True) if t is not None and t not in EXACT_DTYPES]
     if bad:
         raise KernelError(f"operand {bad[0]}: dtype {dtypes['ABCD'.index(bad[0])]} is not an integer or bool type")
     compute = kernel_compute(dtypes[3], dtypes[2], extents[2])
-    M, N, _, batch = extents
+    M, N, K, batch = extents
+    if tile is None:
+        kvec = min(la.vector_width("k"), lb.vector_width("k"))
+        tile = int8_mma_tile(M, N, K, batch, dtypes, compute, kvec, sm_count)
     tile = tile or gpu_simt.pick_tile(EXACT_TILES[compute], M, N, batch, sm_count)
+    if tile.mma:  # (the int8 tensor-core tile: KernelSpec's int8 checks refuse what it cannot run)
+        a, b = int8_operand(la, "m", dtypes[0], tile.bk), int8_operand(lb, "n", dtypes[1], tile.bk)
+        return gpu_simt.lower(tile, a, b, (la, lb, lc, ld), dtypes, compute, extents)
     return gpu_simt.simt_spec(tile, la, lb, lc, ld, dtypes, compute, extents)
+
+
+def int8_operand(layout: OperandLayout, mn: str, dtype: str, bk: int) -> OperandSpec:
+    """How an int8 tensor-core tile reads an input: k-major in shared memory (its fragments come from ldmatrix of
+    k-major tiles), in vectors along k of the layout's width (up to 16 values, at most bk)."""
+    vec = max(1, min(layout.vector_width("k"), bk))
+    return OperandSpec(dtype, layout.dim(mn), layout.dim("k"), layout.dim("b"), vec, True, 1)
 
 
 def exact_spec(plan, read_c: bool, tile: TileConfig | None = None,
@@ -128,4 +141,4 @@ def execute_exact(plan, a, b, c, d, alpha=1, beta=0, stream=None) -> None:
 
 
 __all__ = ["EXACT_PROBLEM_COMPUTE", "EXACT_TILES", "GPU_EXACT_DTYPES", "exact_kernel_spec", "exact_spec",
-           "execute_exact", "kernel_compute", "scalar"]
+           "execute_exact", "int8_operand", "kernel_compute", "scalar"]

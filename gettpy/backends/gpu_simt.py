@@ -61,15 +61,28 @@ def simt_spec(tile: TileConfig, la: OperandLayout, lb: OperandLayout, lc: Operan
     """
     if tile.mma:
         raise KernelError(f"simt_spec: tile {tile} is an mma tile")
-    M, N, K, batch = extents
     a = operand_spec(la, "m", dtypes[0], tile.bm, tile.bk)
     b = operand_spec(lb, "n", dtypes[1], tile.bn, tile.bk)
+    return lower(tile, a, b, (la, lb, lc, ld), dtypes, compute, extents, op_exprs)
+
+
+def lower(tile: TileConfig, a: OperandSpec, b: OperandSpec, layouts, dtypes: tuple[str, str, str | None, str],
+          compute: str, extents: tuple[int, int, int, int],
+          op_exprs: tuple[str, str, str, str] = ("", "", "", "")) -> KernelSpec:
+    """The KernelSpec of decided input reads `a`, `b` on `tile`: D stored along its vectorisable (else smaller-stride)
+    dimension, C's maps where read, 64-bit offsets where a layout needs them.
+
+    Args:
+        layouts: (A, B, C or None, D) OperandLayouts (the kernel's A and B; C where read).
+    """
+    la, lb, lc, ld = layouts
+    M, N, K, batch = extents
     vdn, vdm = min(ld.vector_width("n"), tile.bn), min(ld.vector_width("m"), tile.bm)
     ncontig = vdn >= vdm if max(vdn, vdm) > 1 else _first_stride(ld, "n") <= _first_stride(ld, "m")
     d = OutputSpec(dtypes[3], ld.dim("m"), ld.dim("n"), ld.dim("b"), vdn if ncontig else vdm, ncontig)
     c = None if lc is None else OutputSpec(dtypes[2], lc.dim("m"), lc.dim("n"), lc.dim("b"))
-    layouts = [la, lb, ld] + ([lc] if lc is not None else [])
-    index64 = any(x.needs_64bit for x in layouts) or max(M, N, K, batch) >= 2**31 - 1025
+    used = [la, lb, ld] + ([lc] if lc is not None else [])
+    index64 = any(x.needs_64bit for x in used) or max(M, N, K, batch) >= 2**31 - 1025
     return KernelSpec(tile, M, N, K, batch, a, b, c, d, compute, *op_exprs, read_c=lc is not None, index64=index64)
 
 
@@ -126,4 +139,4 @@ def launch(spec: KernelSpec, a_ptr: int, b_ptr: int, c_ptr: int, d_ptr: int, alp
       stream=stream if stream is not None else cupy.cuda.get_current_stream())
 
 
-__all__ = ["DEFAULT_SM_COUNT", "aligned", "launch", "operand_spec", "pick_tile", "simt_spec", "sm_count"]
+__all__ = ["DEFAULT_SM_COUNT", "aligned", "launch", "lower", "operand_spec", "pick_tile", "simt_spec", "sm_count"]

@@ -19,7 +19,9 @@ struct Gett {
   static_assert(!WG || (MMA && !Cfg::TF32 && sizeof(typename Cfg::TA) == 2 && Cfg::WM == 64 && Cfg::WN == Cfg::BN
                         && Cfg::BK % 16 == 0 && (Cfg::WS ? 384 : (Cfg::BM / 64) * 128) == Cfg::THREADS), "bad wgmma tile");
   static constexpr int TF32 = Cfg::TF32;  // 0: f16/bf16 m16n8k16 (or simt); 1: tf32, 3: 3xtf32, 2: f64 mma (f32 inputs)
-  static constexpr int KSTEP = TF32 ? 8 : 16;  // k of one mma
+  // I8: s8/u8 inputs on m16n8k32 (gett_mma.cuh's Mma<TA, TB>), summed in unsigned 32-bit accumulators that wrap
+  static constexpr bool I8 = Cfg::MMA && sizeof(typename Cfg::TA) == 1;
+  static constexpr int KSTEP = TF32 ? 8 : I8 ? 32 : 16;  // k of one mma (its A and B fragments: 16-byte k columns)
   static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
   static constexpr int THREADS = Cfg::THREADS;
   static constexpr long long M = Cfg::M, N = Cfg::N, K = Cfg::K, BATCH = Cfg::BATCH;
@@ -248,6 +250,10 @@ struct Gett {
                 "ops on A's fragments: mma.sync tiles (not wgmma, not tf32, no resident panel) with an op on A");
   static_assert(!FRAG_OP_B || (MMA && !WG && !TF32 && !Cfg::OpB::kIdentity),
                 "ops on B's fragments: mma.sync tiles (not wgmma, not tf32) with an op on B");
+  static_assert(!I8 || (!WG && !TF32 && sizeof(TB) == 1 && Same<TAcc, unsigned>::value && Cfg::A_KMAJOR &&
+                        Cfg::B_KMAJOR && BK % 32 == 0 && !RES_A && !FRAG_OP_A && !FRAG_OP_B && !Cfg::SK_CTAS &&
+                        !PERSIST),
+                "int8 mma tiles: mma.sync over k-major 8-bit A and B, bk a multiple of 32, u32 accumulators");
   template <class Op, class T, int R>
   __device__ __forceinline__ static void frag_op(unsigned (&r)[R], U k0, int lane) {
 #pragma unroll

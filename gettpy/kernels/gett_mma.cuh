@@ -1,4 +1,4 @@
-// gett_mma.cuh — PTX primitives of the tensor cores: ldmatrix / stmatrix, mma.sync (f16, bf16, tf32, f64),
+// gett_mma.cuh — PTX primitives of the tensor cores: ldmatrix / stmatrix, mma.sync (f16, bf16, tf32, f64, s8/u8),
 // wgmma descriptors (namespace gett; pasted by kernels/render.py)
 // ------------------------------------------------------------------------------------------------
 // Tensor-core fragments (PTX ISA: mma.m16n8k16 .row.col, ldmatrix)
@@ -96,7 +96,7 @@ __device__ __forceinline__ void mma_tf32_tile(float* acc, unsigned (&af)[MI][4],
     }
 }
 
-template <class T> struct Mma;
+template <class TA, class TB = TA> struct Mma;
 template <> struct Mma<__half> {
   __device__ __forceinline__ static void run(float* c, const unsigned (&a)[4], const unsigned (&b)[2]) {
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
@@ -111,6 +111,28 @@ template <> struct Mma<__nv_bfloat16> {
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
   }
 };
+
+// int8 tensor cores (mma.m16n8k32, s8 or u8 inputs, each of its own signedness; s32 accumulators): without
+// .satfinite the s32 sums wrap modulo 2^32, so the accumulators are the kernel's unsigned compute type (the same
+// bits) and D keeps the low bits of alpha * sum + beta * C (numpy's wrap-around). With g = lane / 4, t = lane % 4:
+// A register r holds row g + 8 (r & 1), k = 4 t + 16 (r >> 1) .. + 3; B register r holds column g, k = 4 t + 16 r ..
+// + 3; C register j: row g + 8 (j >> 1), column 2 t + (j & 1) (as m16n8k16's). In bytes these are the fragments of
+// m16n8k16 (2 t, 2 t + 1 of 2-byte values = bytes 4 t .. 4 t + 3), so ldmatrix (b16, not transposed) of k-major
+// tiles loads them; there is no transposing 8-bit ldmatrix, hence both tiles k-major (kernels/spec.py checks it)
+#define GETT_MMA_I8(TA_, TB_, PA, PB)                                                                           \
+  template <> struct Mma<TA_, TB_> {                                                                              \
+    __device__ __forceinline__ static void run(unsigned* c, const unsigned (&a)[4], const unsigned (&b)[2]) {     \
+      asm volatile("mma.sync.aligned.m16n8k32.row.col.s32." PA "." PB ".s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "        \
+                   "{%8,%9}, {%0,%1,%2,%3};\n"                                                                    \
+                   : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])                                              \
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));                          \
+    }                                                                                                             \
+  };
+GETT_MMA_I8(signed char, signed char, "s8", "s8")
+GETT_MMA_I8(signed char, unsigned char, "s8", "u8")
+GETT_MMA_I8(unsigned char, signed char, "u8", "s8")
+GETT_MMA_I8(unsigned char, unsigned char, "u8", "u8")
+#undef GETT_MMA_I8
 
 // ------------------------------------------------------------------------------------------------
 // Warpgroup MMA (sm_90a; PTX ISA: wgmma.mma_async, matrix descriptors). The instruction itself

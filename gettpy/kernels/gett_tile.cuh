@@ -79,7 +79,7 @@
 #pragma unroll
           for (int mi = 0; mi < MI; ++mi) {
             // matrix li: rows (m) + (li & 1) * 8, k + (li >> 1) * KSTEP / 2; lane supplies row lr (an 8x8
-            // b16 matrix is 8 x 4 tf32 values: the same instruction loads the tf32 fragments)
+            // b16 matrix is 8 x 4 tf32 values, or 8 x 16 int8 ones: the same instruction loads those fragments)
             const int mrow = wm0 + mi * 16 + (li & 1) * 8;
             const int kcol = kk + (li >> 1) * (KSTEP / 2);
             if constexpr (Cfg::A_KMAJOR)
@@ -108,7 +108,7 @@
             for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
               for (int ni = 0; ni < NI; ++ni)
-                Mma<TA>::run(&acc[(mi * NI + ni) * 4], af[mi], bf[ni]);
+                Mma<TA, TB>::run(&acc[(mi * NI + ni) * 4], af[mi], bf[ni]);
           }
         }
       } else {

@@ -6,7 +6,8 @@ CUDA source without taking any further decision. It is the key of the in-process
 disk cache is keyed by the rendered source itself.
 
 Two compute paths:
-    * "mma":  f16/bf16 inputs, mma.sync.m16n8k16 with fp32 accumulation (TileConfig.wm/wn > 0), or on
+    * "mma":  f16/bf16 inputs, mma.sync.m16n8k16 with fp32 accumulation (TileConfig.wm/wn > 0); int8 / uint8
+              inputs (compute "u32") on mma.sync.m16n8k32 with 32-bit accumulators that wrap (`KernelSpec.int8`); or on
               sm_90a warpgroup wgmma.mma_async (TileConfig.wgmma: 64 x bn per warpgroup), or as a row-stream
               tile (TileConfig.rows, `path` "rows": gett.cuh's Rows, whole k-major rows of a long narrow GEMM);
     * "simt": f32/f64 inputs, register-tiled FFMA/DFMA (TileConfig.tm/tn > 0); also complex64/complex128
@@ -29,9 +30,12 @@ CUDA_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "f64": "d
 ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "c64": 8, "c128": 16, "i8": 1, "i16": 2, "i32": 4, "i64": 8,
             "u8": 1, "u16": 2, "u32": 4, "u64": 8, "b1": 1}
 MMA_DTYPES = ("f16", "bf16")
+#: the inputs of the int8 tensor-core tiles (mma.sync m16n8k32, either signedness on each side; compute "u32")
+INT8_MMA_DTYPES = ("i8", "u8")
 #: the complex types: simt tiles only, compute "c64" or "c128", a complex D
 COMPLEX_DTYPES = ("c64", "c128")
-#: the integer and bool types: simt tiles only, compute "u32" or "u64" (every operand integer or bool)
+#: the integer and bool types: simt tiles, compute "u32" or "u64" (every operand integer or bool); int8 / uint8 inputs
+#: also the int8 tensor-core tile (INT8_MMA_DTYPES)
 EXACT_DTYPES = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "b1")
 #: the compute types of integer / bool contractions: unsigned, so that sums and products wrap (numpy's overflow)
 EXACT_COMPUTE = ("u32", "u64")
@@ -302,8 +306,8 @@ class KernelSpec:
         a, b: the kernel's inputs (after the planner's swap). c: C's maps, or None.
         d: the output. compute: "f32" or "f64" accumulate type, or "c64" / "c128" (simt tiles, a complex D; A, B
             and C real or complex, a real one read as x + 0i), or "u32" / "u64" for integer and bool operands (simt
-            tiles; every sum and product wraps, and D keeps the low bits: numpy's wrap-around in D's type; a bool D
-            is sum != 0).
+            tiles, or int8 / uint8 A and B on an mma tile with "u32": `int8`; every sum and product wraps, and D
+            keeps the low bits: numpy's wrap-around in D's type; a bool D is sum != 0).
         op_a, op_b, op_c, op_d: CUDA expressions in x of type T; "" for identity.
         read_c: False specialises for beta == 0 (C is never read).
         index64: 64-bit offsets and coordinates.
@@ -357,7 +361,9 @@ class KernelSpec:
             raise KernelError("read_c=True needs C's maps")
         if self.tile.wgmma and self.tf32:
             raise KernelError("tf32 runs on mma.sync tiles, not on wgmma tiles")
-        if self.tile.mma and not self.tf32:
+        if self.int8:
+            self._check_int8()
+        elif self.tile.mma and not self.tf32:
             if self.a.dtype not in MMA_DTYPES or self.a.dtype != self.b.dtype:
                 raise KernelError(f"mma path needs A and B both f16 or both bf16, got {self.a.dtype}, {self.b.dtype}")
             if self.compute != "f32":
@@ -370,8 +376,9 @@ class KernelSpec:
         if exact:
             raise KernelError(f"operand {exact[0]}: integer and bool operands go with an integer compute type (u32 or "
                               f"u64) and only with one, here {self.compute}")
-        if self.compute in EXACT_COMPUTE and (self.tile.mma or self.semiring or self.tf32):
-            raise KernelError(f"integer compute type {self.compute}: a simt tile, no semiring, no tf32")
+        if self.compute in EXACT_COMPUTE and (self.semiring or self.tf32):
+            raise KernelError(f"integer compute type {self.compute}: no semiring and no tf32 (a simt tile, or the "
+                              f"int8 tensor-core tile)")
         cplx = [n for n, t in (("A", self.a.dtype), ("B", self.b.dtype), ("C", self.c and self.c.dtype),
                                ("D", self.d.dtype)) if t in COMPLEX_DTYPES]
         if self.compute in COMPLEX_DTYPES:
@@ -439,6 +446,44 @@ class KernelSpec:
                               f"{self.d.cont} >= 1")
         if t.rows:
             self._check_rows()
+
+    @property
+    def int8(self) -> bool:
+        """An int8 tensor-core tile: an mma tile on an integer compute type (`_check_int8` says which)."""
+        return self.tile.mma and self.compute in EXACT_COMPUTE
+
+    def _check_int8(self) -> None:
+        """Refuse an int8 tensor-core tile (mma.sync m16n8k32, gett_mma.cuh's Mma<TA, TB>) where the template cannot
+        run it: its fragments come from k-major 8-bit tiles by ldmatrix (no transposing 8-bit form on sm_90), its
+        k-steps are 32 values, its accumulators 32 bits that wrap (so D and C of at most 32 bits)."""
+        t = self.tile
+        for name, op in (("A", self.a), ("B", self.b)):
+            if op.dtype not in INT8_MMA_DTYPES:
+                raise KernelError(f"operand {name}: on an integer compute type the mma path needs "
+                                  f"{' or '.join(INT8_MMA_DTYPES)} inputs (the int8 tensor-core tile), not {op.dtype}; "
+                                  f"give a simt tile")
+            if not op.kmajor:
+                raise KernelError(f"operand {name}: an int8 tensor-core tile reads its inputs k-major in shared memory "
+                                  f"(no transposing 8-bit ldmatrix); this operand is mn-major: pack it k-major or "
+                                  f"give a simt tile")
+            if op.vec < 4:
+                raise KernelError(f"operand {name}: an int8 tensor-core tile copies k runs of 4 to 16 values, not "
+                                  f"{op.vec}; give a simt tile")
+        if self.compute != "u32":
+            raise KernelError(f"int8 tensor-core tile: compute {self.compute}; its accumulators are 32 bits (u32)")
+        for name, o in (("C", self.c if self.read_c else None), ("D", self.d)):
+            if o is not None and (o.dtype == "b1" or ITEMSIZE[o.dtype] > 4):
+                raise KernelError(f"operand {name}: an int8 tensor-core tile stores and reads integers of at most 32 "
+                                  f"bits, not {o.dtype}; give a simt tile")
+        others = [w for on, w in ((t.wgmma, "wgmma"), (t.rows, "rows"), (t.persistent, "persistent"),
+                                  (t.sk_ctas, "sk_ctas"), (t.resident_a, "resident_a"), (t.frag_op_a, "frag_op_a"),
+                                  (t.frag_op_b, "frag_op_b"), (self.op_a, "op_a"), (self.op_b, "op_b")) if on]
+        if t.bk % 32:
+            raise KernelError(f"tile {t}: an int8 tensor-core tile takes k-steps of 32 values: bk={t.bk} is not a "
+                              f"multiple of 32")
+        if others:
+            raise KernelError(f"tile {t}: an int8 tensor-core tile is a plain mma.sync tile (not implemented with "
+                              f"{', '.join(others)})")
 
     def _check_rows(self) -> None:
         """Refuse a row-stream tile (TileConfig.rows) where gett.cuh's Rows cannot run it."""

@@ -22,6 +22,11 @@
   256x128x64 / 3 for tall skinny ones (M >= TALL N, 128 < N <= 512), 128x128x64 / 3 otherwise; a shape
   with too few CTAs for 128x128 but K >= LONG_K gets 128x64x64 / 8 wgmma tiles.
 
+`int8_mma_tile` picks the int8 tensor-core tile (mma.sync m16n8k32) of an integer contraction, or None where it
+keeps the SIMT kernel (backends/gpu_exact.py): both inputs int8 / uint8 and read k-major in vectors of 4 or more,
+32-bit accumulators (D, and C where read, of at most 32 bits, not bool), a compute-bound shape (`compute_bound`, the
+test the f16 tiles use).
+
 The ordered passes that refine this tile from the plan's layouts are in plan/passes.py, and the lowering
 of a plan and its tile into a KernelSpec in plan/tiles.py.
 """
@@ -30,7 +35,7 @@ from __future__ import annotations
 import math
 
 from ..dtypes import TF32_MODES
-from ..kernels.spec import MMA_DTYPES, TileConfig
+from ..kernels.spec import INT8_MMA_DTYPES, ITEMSIZE, MMA_DTYPES, TileConfig
 from .target import DEFAULT_TARGET
 
 #: the SM count plans are made for without a device (the default target's)
@@ -69,6 +74,47 @@ _SIMT_NARROW_N = {16: (128, 16, 8, 1), 32: (128, 32, 8, 2)}
 #: 8 x 8, 8 x 4 or 4 x 8, 4 x 4: fewer FMAs per shared load)
 SIMT_TILE_COST = (1.0, 1.04, 1.10)
 _SIMT_NARROW_M = {16: (16, 128, 1, 8), 32: (32, 128, 2, 8)}
+
+
+#: int8 tensor-core tiles (bm, bn, wm, wn), largest first: the f16 mma.sync tiles' warp layouts, bk = 128 one-byte
+#: values (the bytes of their bk = 64), so a stage and its ldmatrix loads are the f16 tile's
+_INT8_TILES = [(128, 128, 64, 64), (128, 64, 64, 32), (64, 64, 32, 32)]
+#: the fewest values a vector of an int8 tile's input may copy along k (4 bytes: cp.async; a narrower gather along k
+#: takes more copies a thread than the loader holds)
+INT8_MIN_KVEC = 4
+
+
+def kernel_compute(d: str, c: str | None, k: int) -> str:
+    """The integer kernel's compute type: "u32" where D (and C, where read) have 32 bits or fewer (the low 32 bits of
+    the sum are all D keeps), else "u64"; for a bool D, "u32" while the count of true products (at most k) fits."""
+    if d == "b1":
+        return "u32" if k < 2**32 and (c is None or ITEMSIZE[c] <= 4) else "u64"
+    return "u32" if ITEMSIZE[d] <= 4 and (c is None or ITEMSIZE[c] <= 4) else "u64"
+
+
+def int8_mma_tile(M: int, N: int, K: int, batch: int, dtypes: tuple[str, str, str | None, str], compute: str,
+                  kvec: int, sm_count: int = SM_COUNT) -> TileConfig | None:
+    """The int8 tensor-core tile of an integer contraction, or None where it runs on the SIMT kernel.
+
+    Taken where both inputs are int8 or uint8 (either signedness each), the kernel's compute type is "u32" (D, and C
+    where read, of at most 32 bits; backends/gpu_exact.py's `kernel_compute`), D is not bool, both inputs have k runs
+    of at least INT8_MIN_KVEC aligned values (`kvec`: the smaller of their k vector widths; the tile reads both
+    k-major) and the GEMM is compute-bound (`compute_bound`). The largest of _INT8_TILES whose grid fills a wave of
+    `sm_count` SMs, else the smallest.
+
+    Args:
+        dtypes: (A, B, C or None, D) short names.
+    """
+    a, b, c, d = dtypes
+    if (a not in INT8_MMA_DTYPES or b not in INT8_MMA_DTYPES or compute != "u32" or d == "b1" or c == "b1"
+            or kvec < INT8_MIN_KVEC or not compute_bound(M, N, K)):
+        return None
+    ctas = lambda bm, bn: math.ceil(M / bm) * math.ceil(N / bn) * max(batch, 1)  # noqa: E731
+    bm, bn, wm, wn = next((t for t in _INT8_TILES if ctas(t[0], t[1]) >= sm_count), _INT8_TILES[-1])
+    # (bk: 8 vectors a row, so that a thread's copies of a stage stay 8 on 128-row tiles: k vectors of 4 with bk =
+    #  128 took 32 copies a thread, whose offsets spilled; shallower k-tiles get a stage more)
+    bk = max(32, min(128, 8 * min(kvec, 16), 1 << max(5, (K - 1).bit_length())))
+    return TileConfig(bm, bn, bk, max(2, min(3 if bk == 128 else 4, math.ceil(K / bk))), wm=wm, wn=wn)
 
 
 def _short_side_k(K: int, ctas: int, sm_count: int = SM_COUNT) -> bool:

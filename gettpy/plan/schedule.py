@@ -43,6 +43,12 @@ slower, so outputs are written in place except for split-K and:
   packed the core runs on TMA tiles (measured on the H100: 0.75-0.80x of the time with one of two such
   inputs packed).
 
+* **pack an int8 tensor-core core's input k-major** (`_int8_tile`): the int8 tiles read both inputs k-major in
+  vectors of at least INT8_MIN_KVEC values (no transposing 8-bit ldmatrix), so an int8 / uint8 input of a
+  compute-bound integer GEMM that has no such k runs, and is re-read by OP_PACK_MIN_REREADS CTA rows or columns, is
+  packed k fastest (`_padded_k` zero-fills a leading k extent that is not whole 16-byte vectors where both are
+  packed); otherwise the core runs on the SIMT kernel, which reads any layout.
+
 * **pre-apply an input's op** when the input has a unary op and is re-read by at least
   `OP_PACK_MIN_REREADS` CTA rows or columns: the pack applies the op once per element and the core
   reads op(A) with no op, instead of every CTA transforming its tiles again (measured on the H100:
@@ -84,11 +90,13 @@ import math
 from dataclasses import dataclass, replace
 
 from ..dtypes import ITEMSIZE as ITEMSIZE_OF
-from ..dtypes import accumulate_type, is_complex
+from ..dtypes import accumulate_type, is_complex, is_exact
 from ..errors import ShapeError
+from ..kernels.spec import INT8_MMA_DTYPES
 from ..ops import identity
 from .batch import pack_batch_led, stage_batch_led
 from .fold import FOLD, FOLD_A, FOLD_B, MIN_GAIN, fold_candidate, fold_gain, folded_problem, peak_kind
+from .heuristic import INT8_MIN_KVEC, int8_mma_tile, kernel_compute
 from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
 from .splitk import best_slices, choose_cut
@@ -325,14 +333,16 @@ def _core_order(problem, prob, pa, pb, part, tile, ext, sm_count: int, f64_cores
     strides): each GEMM dimension of a packed input is then one stride term, a plain (batched) matrix
     that the kernel reads in long runs and TMA can load. Returns (pack_a, pack_b, problem on the packs)."""
     core = make_plan(prob, part, tile)
-    mn_first = _mn_first(core, _tile(core, sm_count, f64_cores))
+    t = _tile(core, sm_count, f64_cores)
+    mn_first = _mn_first(core, t)
     out = {"a": pa, "b": pb}
     for name, pk in (("a", pa), ("b", pb)):
         if pk is None:
             continue
         side = ("b" if name == "a" else "a") if core.part.swapped else name  # (its side in the core)
         info = getattr(problem, name)
-        order = _pack_order(core, "m" if side == "a" else "n", 16 // pk.itemsize, mn_first)
+        vec = INT8_MIN_KVEC if t.mma and pk.dtype in INT8_MMA_DTYPES else 16 // pk.itemsize  # (as make_schedule's)
+        order = _pack_order(core, "m" if side == "a" else "n", vec, mn_first)
         if tuple(m for m in order if m in pk.modes) != pk.modes:
             out[name] = packed(info, order, ext, apply_op=not info.op.is_identity and pk.op.is_identity)
     if out["a"] is pa and out["b"] is pb:
@@ -340,12 +350,30 @@ def _core_order(problem, prob, pa, pb, part, tile, ext, sm_count: int, f64_cores
     return out["a"], out["b"], replace(problem, a=out["a"] or problem.a, b=out["b"] or problem.b)
 
 
+def _int8_tile(plan: Plan, sm_count: int):
+    """The int8 tensor-core tile of an integer core whose inputs are read (or packed) k-major (heuristic.py's
+    `int8_mma_tile`; backends/gpu_exact.py takes it again on the core's real layouts), else None."""
+    p = plan.problem
+    c = p.c.dtype if p.c is not None else None
+    dts = (plan.kernel_a.dtype, plan.kernel_b.dtype, c, p.d.dtype)
+    if p.semiring is not None or any(not x.op.is_identity for x in (p.a, p.b, p.d)):
+        return None
+    if not is_exact(p.d.dtype) or p.compute and not is_exact(p.compute):
+        return None  # (the int8 tile's sums are integers: a floating D or compute type runs elsewhere)
+    return int8_mma_tile(plan.M, plan.N, plan.K, plan.batch, dts, kernel_compute(p.d.dtype, c, plan.K),
+                         INT8_MIN_KVEC, sm_count)
+
+
 def _tile(plan: Plan, sm_count: int, f64_cores: bool = True):
-    """The plan's tile (autotuner) or the heuristic's (f64_cores: as make_schedule's)."""
+    """The plan's tile (autotuner), the int8 tensor-core tile of an int8 core (`_int8_tile`) or the heuristic's
+    (f64_cores: as make_schedule's)."""
     from .tiles import choose_tile
 
     if plan.tile is not None:
         return plan.tile
+    i8 = _int8_tile(plan, sm_count)
+    if i8 is not None:
+        return i8
     return choose_tile(plan.M, plan.N, plan.K, plan.batch, plan.kernel_a.dtype, dtype_b=plan.kernel_b.dtype,
                        compute=plan.problem.compute, sm_count=sm_count, dmma=f64_cores)
 
@@ -526,8 +554,9 @@ def _padded_k(plan: Plan, t, a, b, ext, heavy: bool, sm_count: int):
         return None
     if not any(new is not info for info, new in (a, b)):
         return None
-    if math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch < SPLIT_MAX_WAVE * sm_count:
-        return None
+    int8 = all(x.dtype in INT8_MMA_DTYPES for x in (a[0], b[0])) and ext[k0] % INT8_MIN_KVEC
+    if not int8 and math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch < SPLIT_MAX_WAVE * sm_count:
+        return None  # (an int8 core's packs are padded on any grid: unpadded, its k rows are not whole vectors)
     pext = dict(ext)
     pext[k0] = -(-ext[k0] // vec) * vec
     return pext
@@ -673,6 +702,10 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
     va, vb = 16 // ka.itemsize, 16 // kb.itemsize
     new_ka, new_kb = ka, kb
     t = _tile(plan, sm_count, f64_cores)
+    # (an int8 tensor-core core: its packs k fastest wherever K is whole vectors of INT8_MIN_KVEC)
+    int8 = t.mma and ka.dtype in INT8_MMA_DTYPES and kb.dtype in INT8_MMA_DTYPES
+    if int8:
+        va = vb = INT8_MIN_KVEC
     if part is None and tile is None and split is None:
         folded = _fold_schedule(problem, plan, t, ext, sm_count, f64_cores, target)
         if folded is not None:
@@ -710,7 +743,10 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
         simt_kmajor = mn_first and read.kmajor and rereads >= OP_PACK_MIN_REREADS
         # (the f64 tensor-core tiles read both inputs k-major: one not k-contiguous comes as 4-byte copies)
         dmma_scalar = dmma and rereads >= OP_PACK_MIN_REREADS and _read(lay, mn, info.dtype, t, True).vec == 1
-        if (op_first or small_permuted or short_runs or simt_kmajor or dmma_scalar
+        # (the int8 tiles read both inputs k-major in vectors of INT8_MIN_KVEC or more: one without such k runs is
+        #  packed whatever its re-reads, or the core planned for the int8 tile would run on another)
+        int8_kmajor = int8 and lay.vector_width("k") < INT8_MIN_KVEC
+        if (op_first or small_permuted or short_runs or simt_kmajor or dmma_scalar or int8_kmajor
                 or rereads >= PACK_MIN_REREADS and _gathered(lay, (mn, "k"), tmn)
                 or pack_batch_led(info, plan, ext, target.l2_bytes)):
             new = packed(info, _pack_order(plan, mn, vec, mn_first), ext, apply_op=can_op)  # (the op once)
