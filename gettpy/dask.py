@@ -259,10 +259,22 @@ def _contract(xs, in_modes, out_modes, sym, ops, op_out, step_dtype, acc_dtype, 
 
 
 def _cupy_asarray(x):
-    """The default `to_device` of streamed operands: the block copied to the current GPU."""
+    """The default `to_device` of streamed operands: the block copied to the current GPU.
+
+    A numpy block is copied from its own (pageable) memory on the current stream (the copy returns once the
+    driver has staged the source, so the block may be dropped after it). ``cupy.asarray`` would first copy it
+    into a pinned buffer of the block's size, which CuPy's pinned pool then keeps: with blocks of tens of GB
+    held in the workers' host memory, that doubles each worker's host footprint."""
     import cupy
 
-    return cupy.asarray(x)
+    if not isinstance(x, np.ndarray):
+        return cupy.asarray(x)
+    x = np.ascontiguousarray(x)
+    out = cupy.empty(x.shape, dtype=x.dtype)
+    if x.nbytes:
+        cupy.cuda.runtime.memcpyAsync(out.data.ptr, x.ctypes.data, x.nbytes, cupy.cuda.runtime.memcpyHostToDevice,
+                                      cupy.cuda.get_current_stream().ptr)
+    return out
 
 
 def _stream_set(stream, n: int) -> frozenset:

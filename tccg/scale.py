@@ -1,6 +1,6 @@
 """Scaling of gettpy.dask over GPUs: large contractions on 1 and N GPUs against single-GPU gettpy.
 
-    python -m tccg.scale [--gpus 2] [--dtypes f32,f64] [--reps 3] [--csv scale.csv] [--no-big]
+    python -m tccg.scale [--gpus 2] [--dtypes f32,f64] [--reps 3] [--csv scale.csv] [--no-big | --only-big]
 
 With CuPy, GPUs and dask_cuda it runs, on a ``dask_cuda.LocalCUDACluster`` of 1 and then N workers (one per
 GPU; spilling to host off, so that nothing but the contraction is timed):
@@ -63,11 +63,24 @@ def cases(gpu: bool, n: int):
     ]
 
 
-def _random_block(block_info=None, *, out_dtype, seed, scale, gpu):
-    """One block of a random operand, generated where the task runs (the worker's GPU, or the host)."""
+def _random_block(block_info=None, *, out_dtype, seed, scale, gpu, host=False):
+    """One block of a random operand, generated where the task runs (the worker's GPU, or the host). With
+    `gpu` and `host`: a host (numpy) block filled from the worker's GPU 1 GiB at a time, since numpy's
+    generator would take minutes over the tens of GB a larger-than-one-GPU operand holds."""
     info = block_info[None]
     shape, loc = info["chunk-shape"], info["chunk-location"]
     s = (seed * 1_000_003 + sum(c * 7919 ** (d + 1) for d, c in enumerate(loc))) % 2**63
+    if gpu and host:
+        rng = __import__("cupy").random.default_rng(s)
+        x = np.empty(shape, dtype=out_dtype)
+        flat = x.reshape(-1)
+        step = max(1, 2**30 // x.itemsize)
+        for i in range(0, flat.size, step):
+            y = rng.random(min(step, flat.size - i), dtype=out_dtype)
+            y *= 2 * scale
+            y -= scale
+            y.get(out=flat[i:i + y.size])
+        return x
     rng = (__import__("cupy").random if gpu else np.random).default_rng(s)
     x = rng.random(shape, dtype=out_dtype)
     x *= 2 * scale  # in place: a block may be a tenth of the GPU, and the worker already holds others
@@ -75,12 +88,13 @@ def _random_block(block_info=None, *, out_dtype, seed, scale, gpu):
     return x
 
 
-def _operand(shape, chunks, dtype, seed, scale, gpu):
+def _operand(shape, chunks, dtype, seed, scale, gpu, host=False):
+    """A random Dask array of CuPy blocks on the workers' GPUs, or (`host`, or no GPU) of numpy blocks."""
     import dask.array as da
 
-    meta = (__import__("cupy") if gpu else np).empty((0,) * len(shape), dtype=dtype)
+    meta = (__import__("cupy") if gpu and not host else np).empty((0,) * len(shape), dtype=dtype)
     return da.map_blocks(_random_block, dtype=dtype, out_dtype=dtype, chunks=da.core.normalize_chunks(chunks, shape),
-                         meta=meta, seed=seed, scale=scale, gpu=gpu, token="scale-operand")
+                         meta=meta, seed=seed, scale=scale, gpu=gpu, host=host, token="scale-operand")
 
 
 def _block_rate(subscripts, chunks, dtype, reps, gpu) -> float:
@@ -269,13 +283,13 @@ def run(args, gpu: bool) -> list[dict]:
 
         def host(x):
             return x
-    todo = [(c, dt) for c in cases(gpu, n) for dt in args.dtypes]
+    todo = [] if args.only_big else [(c, dt) for c in cases(gpu, n) for dt in args.dtypes]
     block = {(c[0], dt): _block_rate(c[1], c[3], DTYPES[dt], args.reps, gpu) for c, dt in todo}
     rows, base = [], {}
     # the active memory manager off: copies of an operand that every task reads (the ladder's T) stay on the
     # workers that fetched them, so that the timed runs after the warm-up measure the contraction
     with dask.config.set({"distributed.scheduler.active-memory-manager.start": False}):
-        for workers in sorted({1, n}):
+        for workers in [n] if args.only_big else sorted({1, n}):
             with _cluster(workers, gpu) as cluster, distributed.Client(cluster) as client:
                 for (name, subs, shapes, chunks), dt in todo:
                     xs = [_operand(s, c, DTYPES[dt], seed, 1.0 if seed else 0.1, gpu)
@@ -335,7 +349,7 @@ def _big(client, n, mem, host, gpu) -> dict:
           f"streamed from host memory; suggest_chunks: V chunks {chunks[0]}, T chunks {chunks[1]}, working set "
           f"{sug.working_set_bytes / 1e9:.3g} GB per worker (block workspace {sug.workspace_bytes / 1e9:.3g} GB, "
           f"held {sug.resident_bytes / 1e9:.3g} GB)", flush=True)
-    v = _operand(shapes[0], chunks[0], np.float64, 11, 1.0, False)  # numpy blocks: host memory
+    v = _operand(shapes[0], chunks[0], np.float64, 11, 1.0, gpu, host=True)  # numpy blocks: host memory
     t = _operand(shapes[1], chunks[1], np.float64, 12, 0.1, gpu)
     v, t = client.persist([v, t])
     distributed.wait([v, t])
@@ -369,8 +383,11 @@ def main(argv=None) -> int:
     p.add_argument("--reps", type=int, default=3, help="timed runs per case (median)")
     p.add_argument("--csv", help="write the rows to this CSV file")
     p.add_argument("--no-big", action="store_true", help="skip the contraction larger than one GPU")
+    p.add_argument("--only-big", action="store_true", help="run only the contraction larger than one GPU")
     p.add_argument("--cpu", action="store_true", help="run the small CPU version even where a GPU is present")
     args = p.parse_args(argv)
+    if args.only_big and args.no_big:
+        p.error("--only-big and --no-big exclude each other")
     args.dtypes = [d for d in args.dtypes.split(",") if d]
     bad = [d for d in args.dtypes if d not in DTYPES]
     if bad:
