@@ -88,7 +88,7 @@ def gpu_row(case, order: str, args, l2_bytes: int) -> dict:
         gettpy.einsum(subs, sets[0][0], sets[0][1], out=outs[0])
     finally:
         gpu_simt.launch = real
-    row["int8_tile"] = any(s.int8 for s in specs)
+    row["int8_tile"] = next((("wgmma" if s.tile.wgmma else "mma") for s in specs if s.int8), "")
     row["int8_ok"] = ref.err(outs[0]) == 0.0  # (float64 sums of int8 products are exact here)
     calls = [(lambda a=a, b=b, d=d: gettpy.einsum(subs, a, b, out=d)) for (a, b), d in zip(sets, outs, strict=True)]
     row["int8_ms"], how, _ = timing.time_cupy(calls, reps=args.reps)
@@ -147,7 +147,7 @@ def _table(rows, gpu: bool) -> str:
         line = (f"{r['set']:<9} {r['num']:>3} {r['contraction']:<18} {r['order']:<3} "
                 f"{'compute' if r.get('compute_bound') else 'memory':<7} {'yes' if r.get('int8_ok') else 'NO':<3}")
         if gpu and "int8_ms" in r:
-            line += (f" {'int8' if r['int8_tile'] else 'simt':<5} {r['int8_ms']:>9.4f} {r['f16_ms']:>9.4f} "
+            line += (f" {r['int8_tile'] if r['int8_tile'] else 'simt':<5} {r['int8_ms']:>9.4f} {r['f16_ms']:>9.4f} "
                      f"{r['int8_tops']:>9.1f} {r['f16_tflops']:>8.1f} {r['f16_over_int8']:>7.2f}")
         elif gpu:
             line += f" error: {r.get('note', '')}"

@@ -102,9 +102,10 @@ SMOKE = (
     "test_kernel_complex_gpu.py::test_einsum_one_launch[gemm_odd-C-c64]",
     "test_kernel_complex_gpu.py::test_alpha_beta_c[True-F-c128]",
     "test_kernel_exact_gpu.py::test_einsum_on_cupy", "test_kernel_exact_gpu.py::test_gemm_types[i8-i8-i8-F]",
-    # the int8 tensor-core tile (mma.sync m16n8k32)
+    # the int8 tensor-core tiles (mma.sync m16n8k32, warp-specialised wgmma k32)
     "test_int8_gpu.py::test_gemm_odd_mn[kvec16-i8-u8-C]", "test_int8_gpu.py::test_long_k_overflows_int32[i8]",
     "test_int8_gpu.py::test_einsum_on_cupy[matmul_i8_out_i32_C]",
+    "test_int8_gpu.py::test_wgmma_tiles[ws128x256-i8-u8-C]", "test_int8_gpu.py::test_wgmma_long_k_overflows_int32",
     # staging copies (pack, row copy, split-K)
     "test_gpu_permute.py::test_gpu_permute_copy[shape0-float16]", "test_gpu_permute.py::test_gpu_rowcopy[float32]",
     "test_gpu_permute.py::test_gpu_permute_copy_pair[dtypes0]",

@@ -24,6 +24,7 @@ from ..errors import KernelError
 from ..kernels.spec import EXACT_DTYPES, KernelSpec, OperandSpec, TileConfig
 from ..layouts.descriptor import OperandLayout
 from ..plan.heuristic import int8_mma_tile, kernel_compute
+from ..plan.target import device_target
 from . import gpu_simt
 
 #: the storage types the integer kernel reads and writes (a GPU dtype resolver adds these to the GPU's types)
@@ -40,7 +41,8 @@ EXACT_TILES = {
 
 def exact_kernel_spec(la: OperandLayout, lb: OperandLayout, lc: OperandLayout | None, ld: OperandLayout,
                       dtypes: tuple[str, str, str | None, str], extents: tuple[int, int, int, int],
-                      tile: TileConfig | None = None, sm_count: int = gpu_simt.DEFAULT_SM_COUNT) -> KernelSpec:
+                      tile: TileConfig | None = None, sm_count: int = gpu_simt.DEFAULT_SM_COUNT,
+                      wgmma: bool = False) -> KernelSpec:
     """The integer kernel's KernelSpec on decided layouts (the kernel's A and B, C's where read, D's).
 
     Args:
@@ -49,6 +51,7 @@ def exact_kernel_spec(la: OperandLayout, lb: OperandLayout, lc: OperandLayout | 
         tile: a simt tile, or an int8 tensor-core (mma) tile; None: plan/heuristic.py's `int8_mma_tile` where it
             takes the contraction (its inputs' k vector widths as the layouts give them), else the largest of
             EXACT_TILES that fills the device (`gpu_simt.pick_tile`).
+        wgmma: whether the device runs warpgroup MMA (the int8 tile may then be a wgmma tile).
     """
     bad = [n for n, t in zip("ABCD", dtypes, strict=True) if t is not None and t not in EXACT_DTYPES]
     if bad:
@@ -57,7 +60,7 @@ def exact_kernel_spec(la: OperandLayout, lb: OperandLayout, lc: OperandLayout | 
     M, N, K, batch = extents
     if tile is None:
         kvec = min(la.vector_width("k"), lb.vector_width("k"))
-        tile = int8_mma_tile(M, N, K, batch, dtypes, compute, kvec, sm_count)
+        tile = int8_mma_tile(M, N, K, batch, dtypes, compute, kvec, sm_count, wgmma)
     tile = tile or gpu_simt.pick_tile(EXACT_TILES[compute], M, N, batch, sm_count)
     if tile.mma:  # (the int8 tensor-core tile: KernelSpec's int8 checks refuse what it cannot run)
         a, b = int8_operand(la, "m", dtypes[0], tile.bk), int8_operand(lb, "n", dtypes[1], tile.bk)
@@ -73,8 +76,9 @@ def int8_operand(layout: OperandLayout, mn: str, dtype: str, bk: int) -> Operand
 
 
 def exact_spec(plan, read_c: bool, tile: TileConfig | None = None,
-               sm_count: int = gpu_simt.DEFAULT_SM_COUNT) -> KernelSpec:
-    """The integer kernel's KernelSpec of `plan` (read_c: beta != 0 and a C given).
+               sm_count: int = gpu_simt.DEFAULT_SM_COUNT, wgmma: bool = False) -> KernelSpec:
+    """The integer kernel's KernelSpec of `plan` (read_c: beta != 0 and a C given; sm_count and wgmma: the
+    device's, as `exact_kernel_spec` takes them).
 
     Raises:
         KernelError: a compute type other than an integer or bool one, or an op other than identity.
@@ -89,7 +93,7 @@ def exact_spec(plan, read_c: bool, tile: TileConfig | None = None,
     lc = plan.layout_c if read_c else None
     return exact_kernel_spec(plan.layout_a, plan.layout_b, lc, plan.layout_d,
                              (plan.kernel_a.dtype, plan.kernel_b.dtype, p.c.dtype if read_c else None, p.d.dtype),
-                             (plan.M, plan.N, plan.K, plan.batch), tile, sm_count)
+                             (plan.M, plan.N, plan.K, plan.batch), tile, sm_count, wgmma)
 
 
 def scalar(value, compute: str, d: str, what: str):
@@ -121,13 +125,13 @@ def execute_exact(plan, a, b, c, d, alpha=1, beta=0, stream=None) -> None:
     if plan.M == 0 or plan.N == 0 or plan.batch == 0:
         return
     read_c = c is not None and beta != 0 and plan.layout_c is not None
-    sm = gpu_simt.sm_count()
-    key = (id(plan), read_c, sm)
+    target = device_target()
+    key = (id(plan), read_c, target.sm_count, target.wgmma)
     hit = _SPECS.get(key)
     if hit is not None and hit[0] is plan:
         spec = hit[1]
     else:
-        spec = exact_spec(plan, read_c, sm_count=sm)
+        spec = exact_spec(plan, read_c, sm_count=target.sm_count, wgmma=target.wgmma)
         if len(_SPECS) > 4096:
             _SPECS.clear()
         _SPECS[key] = (plan, spec)  # holds the plan: its id cannot be reused meanwhile

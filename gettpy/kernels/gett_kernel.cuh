@@ -16,11 +16,15 @@ struct Gett {
 
   static constexpr bool MMA = Cfg::MMA;
   static constexpr bool WG = Cfg::WGMMA;  // the mma path on wgmma (warpgroups of 64 x BN)
-  static_assert(!WG || (MMA && !Cfg::TF32 && sizeof(typename Cfg::TA) == 2 && Cfg::WM == 64 && Cfg::WN == Cfg::BN
-                        && Cfg::BK % 16 == 0 && (Cfg::WS ? 384 : (Cfg::BM / 64) * 128) == Cfg::THREADS), "bad wgmma tile");
   static constexpr int TF32 = Cfg::TF32;  // 0: f16/bf16 m16n8k16 (or simt); 1: tf32, 3: 3xtf32, 2: f64 mma (f32 inputs)
-  // I8: s8/u8 inputs on m16n8k32 (gett_mma.cuh's Mma<TA, TB>), summed in unsigned 32-bit accumulators that wrap
+  // I8: s8/u8 inputs on m16n8k32 (gett_mma.cuh's Mma<TA, TB>) or wgmma k32, summed in unsigned 32-bit accumulators
+  // that wrap
   static constexpr bool I8 = Cfg::MMA && sizeof(typename Cfg::TA) == 1;
+  // (a wgmma reads k-steps of 32 bytes and a stage's rows are one 128-byte swizzle atom: 16 or 32 k per step, a
+  //  k-tile of 64 or 128)
+  static_assert(!WG || (MMA && !Cfg::TF32 && (sizeof(typename Cfg::TA) == 2 || (I8 && Cfg::WS && Cfg::TMA_RANK == 0))
+                        && Cfg::WM == 64 && Cfg::WN == Cfg::BN && Cfg::BK * int(sizeof(typename Cfg::TA)) == 128
+                        && (Cfg::WS ? 384 : (Cfg::BM / 64) * 128) == Cfg::THREADS), "bad wgmma tile");
   static constexpr int KSTEP = TF32 ? 8 : I8 ? 32 : 16;  // k of one mma (its A and B fragments: 16-byte k columns)
   static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
   static constexpr int THREADS = Cfg::THREADS;
@@ -57,9 +61,9 @@ struct Gett {
   static_assert(!SK || (!Cfg::PERSIST && Cfg::SR::kStandard && SK_TILES > 0 && KTILES > 0),
                 "stream-K: tiles that are not persistent, the ordinary sum");
   static constexpr bool NO_PARTIAL = FULL_M && FULL_N && FULL_K;  // the "no partial tiles" specialisation
-  // (a partial last k-tile: its wgmmas wholly past K, on zero-filled stages, are skipped: K_TAIL k-steps of 16 remain;
-  //  K = 5136 on BK = 64: 1 of 4)
-  static constexpr int K_TAIL = FULL_K ? BK / 16 : int(((K % BK) + 15) / 16);
+  // (a partial last k-tile: its wgmmas wholly past K, on zero-filled stages, are skipped: K_TAIL k-steps remain;
+  //  K = 5136 on BK = 64 of 2-byte inputs: 1 of 4)
+  static constexpr int K_TAIL = FULL_K ? BK / KSTEP : int(((K % BK) + KSTEP - 1) / KSTEP);
   // SERP (kernels/spec.py's TileConfig.serpentine: persistent warp-specialised tiles): a CTA walks the k-tiles of
   // its odd-numbered tiles backwards, so that a tile starts on the k-slabs its CTA's last one ended on, which the
   // L2 may still hold (the tile's sequence number: kstep / KTILES at its start, on both sides)
@@ -250,10 +254,11 @@ struct Gett {
                 "ops on A's fragments: mma.sync tiles (not wgmma, not tf32, no resident panel) with an op on A");
   static_assert(!FRAG_OP_B || (MMA && !WG && !TF32 && !Cfg::OpB::kIdentity),
                 "ops on B's fragments: mma.sync tiles (not wgmma, not tf32) with an op on B");
-  static_assert(!I8 || (!WG && !TF32 && sizeof(TB) == 1 && Same<TAcc, unsigned>::value && Cfg::A_KMAJOR &&
+  static_assert(!I8 || ((!WG || (Cfg::WS && Cfg::TMA_RANK == 0)) && !TF32 && sizeof(TB) == 1 && Same<TAcc, unsigned>::value && Cfg::A_KMAJOR &&
                         Cfg::B_KMAJOR && BK % 32 == 0 && !RES_A && !FRAG_OP_A && !FRAG_OP_B && !Cfg::SK_CTAS &&
                         !PERSIST),
-                "int8 mma tiles: mma.sync over k-major 8-bit A and B, bk a multiple of 32, u32 accumulators");
+                "int8 tiles: mma.sync or cp.async-fed warp-specialised wgmma over k-major 8-bit A and B, bk a "
+                "multiple of 32, u32 accumulators");
   template <class Op, class T, int R>
   __device__ __forceinline__ static void frag_op(unsigned (&r)[R], U k0, int lane) {
 #pragma unroll

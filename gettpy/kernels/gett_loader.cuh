@@ -5,9 +5,10 @@
 //   KMAJOR: the smem tile is [TMN][TBK + PAD] (k contiguous) else [TBK][TMN + PAD] (mn contiguous).
 //   V: elements per copy along the smem-contiguous dimension (V > 1 only along a vectorisable dim).
 //   SW: 0 = padded rows (PITCH = TC + 16 bytes, conflict-free for ldmatrix); 1 = wgmma's 128-byte
-//     swizzle (2-byte elements): atoms of 8 rows x 64 elements (1024 bytes), the 16-byte chunk j of
-//     row r stored at chunk j ^ (r % 8). K-major tiles have TC == 64 (one atom wide); MN-major tiles
-//     are cut into column atoms (TC rounded up to 64), each TS rows deep.
+//     swizzle: atoms of 8 rows x 128 bytes (ATOM elements a row), the 16-byte chunk j of row r stored
+//     at chunk j ^ (r % 8). K-major tiles are one atom wide (TC == ATOM: 64 2-byte or 128 1-byte
+//     elements); MN-major tiles (2-byte elements) are cut into column atoms (TC rounded up to 64),
+//     each TS rows deep.
 //   L2P: the copies' L2 prefetch size (copy_async; 0 = none).
 //   VS (mn-contiguous tiles): the vector runs along the map term with divisor VS, i.e. its elements are
 //     the coordinates l, l + VS, ..., l + (V-1)*VS of the tile (a tile 2-D over two modes). They land in
@@ -37,6 +38,7 @@ struct TileLoader {
   static constexpr int TC = KMAJOR ? TBK : TMN;  // smem-contiguous extent
   static constexpr int TS = KMAJOR ? TMN : TBK;  // strided extent
   static constexpr int PAD = SW ? 0 : 16 / int(sizeof(T));
+  static constexpr int ATOM = 128 / int(sizeof(T)), CHUNK = 16 / int(sizeof(T));  // (elements: swizzle row, chunk)
   // (swizzled mn-major tiles hold whole column atoms: a tile 224 wide takes 4 atoms, the wgmma reading
   //  the first 224 columns; the copies fill TC columns, a TMA box the whole last atom)
   static constexpr int TCA = SW && !KMAJOR ? (TC + 63) / 64 * 64 : TC;
@@ -57,8 +59,8 @@ struct TileLoader {
   static_assert(BYTES <= 16, "at most 16-byte vectors");
   static_assert(ITERS <= 32, "too many loads per thread for the predicate mask");
   static_assert(VS == 1 || (!KMAJOR && TMN % (VS * V) == 0), "vector step VS needs an mn-contiguous tile");
-  static_assert(!SW || (sizeof(T) == 2 && TS % 8 == 0 && (KMAJOR ? TC == 64 : TC % 16 == 0)),
-                "the 128-byte swizzle holds 2-byte elements in atoms of 8 rows x 64");
+  static_assert(!SW || (TS % 8 == 0 && (KMAJOR ? sizeof(T) <= 2 && TC == ATOM : sizeof(T) == 2 && TC % 16 == 0)),
+                "the 128-byte swizzle: k-major tiles one atom wide, mn-major ones of 2-byte elements");
   using Perm = SlotPerm<KMAJOR ? 1 : V, KMAJOR ? 1 : VS>;
   // wgmma descriptor strides (bytes): LBO between 64-wide column atoms (MN-major; unused K-major),
   // SBO between groups of 8 rows
@@ -70,14 +72,14 @@ struct TileLoader {
     if constexpr (!SW) {
       return sl * PITCH + c;
     } else {
-      const int w = c & 63;
-      return (c >> 6) * (TS * 64) + sl * 64 + (((w >> 3) ^ (sl & 7)) << 3) + (w & 7);
+      const int w = c % ATOM;
+      return (c / ATOM) * (TS * ATOM) + sl * ATOM + (((w / CHUNK) ^ (sl & 7)) * CHUNK) + w % CHUNK;
     }
   }
   // element offset of the unswizzled start of the (mn0.., k0..) sub-tile a wgmma reads (mn0 % 64 ==
-  // 0, k0 % 16 == 0): the hardware applies the swizzle to the address bits itself
+  // 0, k0 a multiple of its 32-byte k-step): the hardware applies the swizzle to the address bits itself
   __device__ __forceinline__ static int wg_start(int mn0, int k0) {
-    return KMAJOR ? mn0 * 64 + k0 : (mn0 >> 6) * (TS * 64) + k0 * 64;
+    return KMAJOR ? mn0 * ATOM + k0 : (mn0 >> 6) * (TS * 64) + k0 * 64;
   }
 
   I mn_off[ITERS];

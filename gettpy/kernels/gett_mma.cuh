@@ -151,5 +151,10 @@ __device__ __forceinline__ void wg_fence_regs(float (&acc)[R]) {
   for (int i = 0; i < R; ++i) asm volatile("" : "+f"(acc[i])::"memory");
 }
 template <int R>
+__device__ __forceinline__ void wg_fence_regs(unsigned (&acc)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("" : "+r"(acc[i])::"memory");
+}
+template <int R>
 __device__ __forceinline__ void wg_fence_regs(double (&)[R]) {}
 

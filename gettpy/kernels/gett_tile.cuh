@@ -70,7 +70,7 @@
       if constexpr (WG) {
         // BK / 16 wgmmas of this warpgroup's 64 rows x BN; WG_INFLIGHT of these batches stay in flight
         // past the next barrier, so the stage they read is refilled two iterations later (PF)
-        wg_stage<1, WG_INFLIGHT, BK / 16, typename Cfg::Wgmma>(acc, As, Bs, (warp >> 2) * 64);
+        wg_stage<1, WG_INFLIGHT, BK / KSTEP, typename Cfg::Wgmma>(acc, As, Bs, (warp >> 2) * 64);
       } else if constexpr (MMA) {
 #pragma unroll
         for (int kk = 0; kk < BK; kk += KSTEP) {

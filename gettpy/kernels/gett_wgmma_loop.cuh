@@ -5,7 +5,7 @@
     W::run(acc + mi * (BN / 2), wg_desc(As + LA::wg_start(row0 + mi * 64, kk), LA::WG_LBO, LA::WG_SBO),
            wg_desc(Bs + LB::wg_start(0, kk), LB::WG_LBO, LB::WG_SBO));
   }
-  // a warpgroup's wgmmas on one stage: KS k-steps of 16 (BK / 16, fewer on a partial last k-tile) over its NL
+  // a warpgroup's wgmmas on one stage: KS k-steps of KSTEP (BK / KSTEP, fewer on a partial last k-tile) over its NL
   // 64-row blocks from tile row row0 (accumulators BN / 2 apart), committed as one group; then wait until at most
   // WAIT groups are in flight. W: the wgmma (Cfg::Wgmma; Cfg::WgmmaTail on a warp-specialised grid's partial last
   // column)
@@ -14,7 +14,7 @@
     wg_fence_regs(acc);
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
-    for (int kk = 0; kk < KS * 16; kk += 16)
+    for (int kk = 0; kk < KS * KSTEP; kk += KSTEP)
 #pragma unroll
       for (int mi = 0; mi < NL; ++mi) wg_mma<W>(acc, As, Bs, row0, mi, kk);
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
@@ -49,7 +49,7 @@
 #pragma unroll
       for (int mi = 0; mi < 2; ++mi) {
 #pragma unroll
-        for (int kk = 0; kk < KS * 16; kk += 16) wg_mma<W>(acc, As, Bs, row0, mi, kk);
+        for (int kk = 0; kk < KS * KSTEP; kk += KSTEP) wg_mma<W>(acc, As, Bs, row0, mi, kk);
         asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
         if (mi == 0) {
           asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
@@ -77,10 +77,10 @@
         // (the loaders' copies are generic-proxy writes; the wgmma reads through the async proxy, as TMA writes)
         if constexpr (Cfg::TMA_RANK == 0) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         unsigned long long* prev = kt > kbeg ? &bars[STAGES + int((q - 1) % STAGES)] : nullptr;
-        if (K_TAIL < BK / 16 && kt == tail)
+        if (K_TAIL < BK / KSTEP && kt == tail)
           ws_stage<NL, K_TAIL, W>(acc, stA(s), stB(s), crow, prev);
         else
-          ws_stage<NL, BK / 16, W>(acc, stA(s), stB(s), crow, prev);
+          ws_stage<NL, BK / KSTEP, W>(acc, stA(s), stB(s), crow, prev);
       } else if (kt > kbeg) {
         release_stage(&bars[STAGES + int((q - 1) % STAGES)]);
       }

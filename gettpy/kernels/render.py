@@ -70,28 +70,36 @@ def render_semiring(sr: tuple[str, ...], exact: bool = False) -> str:
 
 
 def render_wgmma(spec: KernelSpec) -> str:
-    """Cfg::Wgmma: one wgmma.mma_async m64n{bn}k16 with its bn / 2 fp32 accumulators; Cfg::WgmmaTail the same
-    m64n{WG_NT}k16 for the tiles of a warp-specialised grid's last, partial column (KernelSpec.wg_tail_n: N % bn
+    """Cfg::Wgmma: one wgmma.mma_async m64n{bn} k-step with its bn / 2 accumulators; Cfg::WgmmaTail the same
+    m64n{WG_NT} for the tiles of a warp-specialised grid's last, partial column (KernelSpec.wg_tail_n: N % bn
     rounded up to 16; the tile's columns from WG_NT on are not computed), else Wgmma again (empty off wgmma).
 
-    A and B come from shared-memory descriptors; the transpose flags say which of them is MN-major.
+    A and B come from shared-memory descriptors. f16/bf16: k16 into fp32 accumulators, the transpose flags saying
+    which of A and B is MN-major. int8/uint8 (KernelSpec.int8): k32 into 32-bit integer accumulators (s32, whose
+    sums wrap as the u32 compute type's), both operands K-major (the only layout wgmma reads 8-bit inputs in).
     """
     t = spec.tile
     if not t.wgmma:
         return ""
-    ab = {"f16": "f16", "bf16": "bf16"}[spec.a.dtype]
-    ta, tb = int(not spec.a.kmajor), int(not spec.b.kmajor)
+    if spec.int8:
+        ptx = {"i8": "s8", "u8": "u8"}
+        shape = f"k32.s32.{ptx[spec.a.dtype]}.{ptx[spec.b.dtype]}"
+        acc, reg, flags = "unsigned", "r", ""
+    else:
+        ab = {"f16": "f16", "bf16": "bf16"}[spec.a.dtype]
+        shape = f"k16.f32.{ab}.{ab}"
+        acc, reg, flags = "float", "f", f", 1, 1, {int(not spec.a.kmajor)}, {int(not spec.b.kmajor)}"
 
     def struct(name: str, width: int) -> str:
         n = width // 2
         regs = ",".join(f"%{i}" for i in range(n))
-        outs = ", ".join(f'"+f"(d[{i}])' for i in range(n))
+        outs = ", ".join(f'"+{reg}"(d[{i}])' for i in range(n))
         return (f"  struct {name} {{\n"
-                "    __device__ __forceinline__ static void run(float* d, unsigned long long da, "
+                f"    __device__ __forceinline__ static void run({acc}* d, unsigned long long da, "
                 "unsigned long long db) {\n"
                 f'      asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{n + 2}, 0;\\n"\n'
-                f'                   "wgmma.mma_async.sync.aligned.m64n{width}k16.f32.{ab}.{ab} {{{regs}}}, %{n}, '
-                f'%{n + 1}, p, 1, 1, {ta}, {tb};\\n}}\\n"\n'
+                f'                   "wgmma.mma_async.sync.aligned.m64n{width}{shape} {{{regs}}}, %{n}, '
+                f'%{n + 1}, p{flags};\\n}}\\n"\n'
                 f"                   : {outs}\n"
                 f'                   : "l"(da), "l"(db), "r"(1));\n'
                 "    }\n  };")

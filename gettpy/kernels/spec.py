@@ -7,7 +7,8 @@ disk cache is keyed by the rendered source itself.
 
 Two compute paths:
     * "mma":  f16/bf16 inputs, mma.sync.m16n8k16 with fp32 accumulation (TileConfig.wm/wn > 0); int8 / uint8
-              inputs (compute "u32") on mma.sync.m16n8k32 with 32-bit accumulators that wrap (`KernelSpec.int8`); or on
+              inputs (compute "u32") on mma.sync.m16n8k32 or warp-specialised wgmma k32 with 32-bit accumulators
+              that wrap (`KernelSpec.int8`); or on
               sm_90a warpgroup wgmma.mma_async (TileConfig.wgmma: 64 x bn per warpgroup), or as a row-stream
               tile (TileConfig.rows, `path` "rows": gett.cuh's Rows, whole k-major rows of a long narrow GEMM);
     * "simt": f32/f64 inputs, register-tiled FFMA/DFMA (TileConfig.tm/tn > 0); also complex64/complex128
@@ -205,11 +206,12 @@ class TileConfig:
                                   f"persistent, wm = 16, wn = bn (8 to 32, a multiple of 8), bk = 16, bm a multiple of "
                                   f"16 and of rows_run (1, 2, 4, 8 or 16), and none of the other options")
         if self.wgmma:
-            ok = (self.wm == 64 and self.wn == self.bn and self.bk == 64 and self.bm % 64 == 0
+            ok = (self.wm == 64 and self.wn == self.bn and self.bk in (64, 128) and self.bm % 64 == 0
                   and self.bn % (8 if self.ws else 64) == 0 and self.bn <= 256 and self.bm <= 256)
             if not ok:
-                raise KernelError(f"TileConfig {self}: wgmma tiles need wm = 64, wn = bn, bk = 64, bm a multiple "
-                                  f"of 64 and bn of 64 (of 8 on warp-specialised tiles), both up to 256")
+                raise KernelError(f"TileConfig {self}: wgmma tiles need wm = 64, wn = bn, bk = 64 (2-byte inputs) "
+                                  f"or 128 (1-byte), bm a multiple of 64 and bn of 64 (of 8 on warp-specialised "
+                                  f"tiles), both up to 256")
         elif self.mma:
             ok = (self.wm % 16 == 0 and self.wn % 8 == 0 and self.bm % self.wm == 0 and self.bn % self.wn == 0
                   and self.bk % 16 == 0)
@@ -361,6 +363,9 @@ class KernelSpec:
             raise KernelError("read_c=True needs C's maps")
         if self.tile.wgmma and self.tf32:
             raise KernelError("tf32 runs on mma.sync tiles, not on wgmma tiles")
+        if self.tile.wgmma and self.tile.bk * ITEMSIZE[self.a.dtype] != 128:
+            raise KernelError(f"tile {self.tile}: a wgmma k-tile is one 128-byte swizzle row of A, "
+                              f"{128 // ITEMSIZE[self.a.dtype]} {self.a.dtype} values, not bk={self.tile.bk}")
         if self.int8:
             self._check_int8()
         elif self.tile.mma and not self.tf32:
@@ -449,13 +454,14 @@ class KernelSpec:
 
     @property
     def int8(self) -> bool:
-        """An int8 tensor-core tile: an mma tile on an integer compute type (`_check_int8` says which)."""
+        """An int8 tensor-core tile: an mma or wgmma tile on an integer compute type (`_check_int8` says which)."""
         return self.tile.mma and self.compute in EXACT_COMPUTE
 
     def _check_int8(self) -> None:
-        """Refuse an int8 tensor-core tile (mma.sync m16n8k32, gett_mma.cuh's Mma<TA, TB>) where the template cannot
-        run it: its fragments come from k-major 8-bit tiles by ldmatrix (no transposing 8-bit form on sm_90), its
-        k-steps are 32 values, its accumulators 32 bits that wrap (so D and C of at most 32 bits)."""
+        """Refuse an int8 tensor-core tile (mma.sync m16n8k32, gett_mma.cuh's Mma<TA, TB>; or wgmma k32 on a
+        warp-specialised tile fed by cp.async) where the template cannot run it: both read k-major 8-bit tiles
+        (ldmatrix has no transposing 8-bit form on sm_90, wgmma no transposed 8-bit operand), its k-steps are 32
+        values, its accumulators 32 bits that wrap (so D and C of at most 32 bits)."""
         t = self.tile
         for name, op in (("A", self.a), ("B", self.b)):
             if op.dtype not in INT8_MMA_DTYPES:
@@ -475,15 +481,17 @@ class KernelSpec:
             if o is not None and (o.dtype == "b1" or ITEMSIZE[o.dtype] > 4):
                 raise KernelError(f"operand {name}: an int8 tensor-core tile stores and reads integers of at most 32 "
                                   f"bits, not {o.dtype}; give a simt tile")
-        others = [w for on, w in ((t.wgmma, "wgmma"), (t.rows, "rows"), (t.persistent, "persistent"),
+        others = [w for on, w in ((t.wgmma and not t.ws, "wgmma without ws"), (t.tma, "tma"),
+                                  (t.cluster > 1, "cluster"), (t.chunked, "chunked"), (t.rows, "rows"),
+                                  (t.persistent, "persistent"),
                                   (t.sk_ctas, "sk_ctas"), (t.resident_a, "resident_a"), (t.frag_op_a, "frag_op_a"),
                                   (t.frag_op_b, "frag_op_b"), (self.op_a, "op_a"), (self.op_b, "op_b")) if on]
         if t.bk % 32:
             raise KernelError(f"tile {t}: an int8 tensor-core tile takes k-steps of 32 values: bk={t.bk} is not a "
                               f"multiple of 32")
         if others:
-            raise KernelError(f"tile {t}: an int8 tensor-core tile is a plain mma.sync tile (not implemented with "
-                              f"{', '.join(others)})")
+            raise KernelError(f"tile {t}: an int8 tensor-core tile is a plain mma.sync tile or a warp-specialised "
+                              f"wgmma tile fed by cp.async (not implemented with {', '.join(others)})")
 
     def _check_rows(self) -> None:
         """Refuse a row-stream tile (TileConfig.rows) where gett.cuh's Rows cannot run it."""

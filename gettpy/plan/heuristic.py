@@ -79,9 +79,26 @@ _SIMT_NARROW_M = {16: (16, 128, 1, 8), 32: (32, 128, 2, 8)}
 #: int8 tensor-core tiles (bm, bn, wm, wn), largest first: the f16 mma.sync tiles' warp layouts, bk = 128 one-byte
 #: values (the bytes of their bk = 64), so a stage and its ldmatrix loads are the f16 tile's
 _INT8_TILES = [(128, 128, 64, 64), (128, 64, 64, 32), (64, 64, 32, 32)]
+#: the warp-specialised int8 wgmma tiles (bm, bn, stages): 48 and 32 KB a stage of bk = 128 one-byte values
+INT8_WS_SHAPES = ((128, 256, 4), (128, 128, 6))
 #: the fewest values a vector of an int8 tile's input may copy along k (4 bytes: cp.async; a narrower gather along k
 #: takes more copies a thread than the loader holds)
 INT8_MIN_KVEC = 4
+
+
+#: `_tma_cost`'s weight of a tile's loads (bm + bn per k) against its tensor-core work (bm x bn per k)
+TMA_LOAD_WEIGHT = 64
+
+
+def _tma_cost(M: int, N: int, batch: int, bm: int, bn: int, cluster: int, sm_count: int) -> int:
+    """Predicted time of a warp-specialised tile shape (TMA- or cp.async-fed), in arbitrary units: waves of CTAs
+    (tile rows rounded up to whole clusters) times the time of one tile, which does bm x bn work and loads bm + bn
+    per k-step
+    (TMA_LOAD_WEIGHT: with 64 the model ranks the shapes measured on the H100 as they ran, for square GEMMs
+    of ~5000 and for 41 tile rows, where the five shapes were up to 10% apart)."""
+    rows = -(-M // bm)
+    ctas = -(-rows // cluster) * cluster * -(-N // bn) * batch
+    return -(-ctas // sm_count) * (bm * bn + TMA_LOAD_WEIGHT * (bm + bn))
 
 
 def kernel_compute(d: str, c: str | None, k: int) -> str:
@@ -93,14 +110,18 @@ def kernel_compute(d: str, c: str | None, k: int) -> str:
 
 
 def int8_mma_tile(M: int, N: int, K: int, batch: int, dtypes: tuple[str, str, str | None, str], compute: str,
-                  kvec: int, sm_count: int = SM_COUNT) -> TileConfig | None:
+                  kvec: int, sm_count: int = SM_COUNT, wgmma: bool = False) -> TileConfig | None:
     """The int8 tensor-core tile of an integer contraction, or None where it runs on the SIMT kernel.
 
     Taken where both inputs are int8 or uint8 (either signedness each), the kernel's compute type is "u32" (D, and C
     where read, of at most 32 bits; backends/gpu_exact.py's `kernel_compute`), D is not bool, both inputs have k runs
     of at least INT8_MIN_KVEC aligned values (`kvec`: the smaller of their k vector widths; the tile reads both
-    k-major) and the GEMM is compute-bound (`compute_bound`). The largest of _INT8_TILES whose grid fills a wave of
-    `sm_count` SMs, else the smallest.
+    k-major) and the GEMM is compute-bound (`compute_bound`).
+
+    With `wgmma` (the device has it) and 16-value k runs on both sides: a warp-specialised wgmma tile (k-steps of 32,
+    bk = 128: one 128-byte swizzle row), whose loading warpgroup copies 16-byte vectors; the INT8_WS_SHAPES shape of
+    least `_tma_cost` (the same wave model as the 2-byte TMA tiles'). Otherwise an mma.sync tile: the largest of
+    _INT8_TILES whose grid fills a wave of `sm_count` SMs, else the smallest.
 
     Args:
         dtypes: (A, B, C or None, D) short names.
@@ -109,6 +130,9 @@ def int8_mma_tile(M: int, N: int, K: int, batch: int, dtypes: tuple[str, str, st
     if (a not in INT8_MMA_DTYPES or b not in INT8_MMA_DTYPES or compute != "u32" or d == "b1" or c == "b1"
             or kvec < INT8_MIN_KVEC or not compute_bound(M, N, K)):
         return None
+    if wgmma and kvec >= 16:
+        bm, bn, stages = min(INT8_WS_SHAPES, key=lambda s: _tma_cost(M, N, max(batch, 1), s[0], s[1], 1, sm_count))
+        return TileConfig(bm, bn, 128, stages, wm=64, wn=bn, wgmma=True, ws=True)
     ctas = lambda bm, bn: math.ceil(M / bm) * math.ceil(N / bn) * max(batch, 1)  # noqa: E731
     bm, bn, wm, wn = next((t for t in _INT8_TILES if ctas(t[0], t[1]) >= sm_count), _INT8_TILES[-1])
     # (bk: 8 vectors a row, so that a thread's copies of a stage stay 8 on 128-row tiles: k vectors of 4 with bk =

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ..errors import KernelError
 from ..kernels.spec import ITEMSIZE, SMEM_LIMIT, KernelSpec, OperandSpec, TileConfig, rows_split
 from ..layouts.descriptor import OperandLayout
-from .heuristic import SM_COUNT, WRITE_BOUND, compute_bound
+from .heuristic import SM_COUNT, WRITE_BOUND, _tma_cost, compute_bound
 from .partition import NARROW_KMAJOR_K, NARROW_SIDE, NARROW_WIDE
 from .plan import Plan
 from .reads import _d_run, _kmajor16, _op_expr, _wide_kmajor, input_spec
@@ -156,20 +156,6 @@ def _persistent(tile: TileConfig, M: int, N: int, K: int) -> TileConfig:
 #: the TMA tile shapes `_tma_tile` chooses among (bm x bn; 256 x 160: 160 accumulators a computing thread,
 #: the loaders' registers moved to them by setmaxnreg)
 TMA_SHAPES = ((128, 256), (128, 240), (128, 224), (128, 208), (256, 160))
-#: `_tma_cost`'s weight of a tile's loads (bm + bn per k) against its tensor-core work (bm x bn per k)
-TMA_LOAD_WEIGHT = 64
-
-
-def _tma_cost(M: int, N: int, batch: int, bm: int, bn: int, cluster: int, sm_count: int) -> int:
-    """Predicted time of a TMA tile shape, in arbitrary units: waves of CTAs (tile rows rounded up to whole
-    clusters) times the time of one tile, which does bm x bn work and loads bm + bn per k-step
-    (TMA_LOAD_WEIGHT: with 64 the model ranks the shapes measured on the H100 as they ran, for square GEMMs
-    of ~5000 and for 41 tile rows, where the five shapes were up to 10% apart)."""
-    rows = -(-M // bm)
-    ctas = -(-rows // cluster) * cluster * -(-N // bn) * batch
-    return -(-ctas // sm_count) * (bm * bn + TMA_LOAD_WEIGHT * (bm + bn))
-
-
 def _tma_tile(plan: Plan, tile: TileConfig, sm_count: int = SM_COUNT) -> TileConfig:
     """The compute-bound wgmma tile as a TMA-fed warp-specialised tile with 4 stages where both inputs have
     tensor maps (measured on the H100 for compute-bound GEMMs: 128 x 256 1.05-1.13x faster than the 256x128x64

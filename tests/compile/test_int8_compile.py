@@ -84,3 +84,21 @@ def test_every_tile_compiles(nvrtc, t):
     bm, bn, bk, wm, wn = t
     tile = TileConfig(bm, bn, bk, 3, wm=wm, wn=wn)
     _check(nvrtc, _spec("bik,bjk->bij", {"b": 2, "i": 777, "j": 555, "k": 1040}, ("i8", "u8", "i32"), tile=tile))
+
+
+WS_TILES = [TileConfig(bm, bn, 128, stages, wm=64, wn=bn, wgmma=True, ws=True)
+            for bm, bn, stages in heuristic.INT8_WS_SHAPES]
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("pair", PAIRS, ids=["-".join(p) for p in PAIRS])
+@pytest.mark.parametrize("tile", WS_TILES, ids=[f"ws{t.bm}x{t.bn}" for t in WS_TILES])
+def test_wgmma_tiles_compile(nvrtc, tile, pair, order):
+    """The warp-specialised int8 wgmma tiles (sm_90a), every signedness pairing, odd M and N, a batch, C read."""
+    sub = "bik,bjk->bij" if order == "C" else "kib,kjb->ijb"
+    spec = _spec(sub, {"b": 2, "i": 1031, "j": 999, "k": 1040}, (*pair, "i32"), order, c="i16", tile=tile)
+    assert spec.tile.wgmma and spec.read_c
+    r = nvrtc.build(spec, "sm_90a").report
+    assert r.spill_stores == 0 and r.spill_loads == 0 and r.stack == 0, (spec.tile, r)
+    assert not r.wgmma_serial, "ptxas serialised the wgmmas"
+    assert 0 < r.registers <= 65536 // spec.tile.threads, (spec.tile, r)

@@ -118,6 +118,31 @@ def test_every_tile(tile, rng):
     _run(rng, "bik,bjk->bij", {"b": 3, "i": 301, "j": 203, "k": 1008}, ("i8", "u8", "i32"), tile=tile)
 
 
+WS_TILES = [TileConfig(128, 256, 128, 4, wm=64, wn=256, wgmma=True, ws=True),
+            TileConfig(128, 128, 128, 6, wm=64, wn=128, wgmma=True, ws=True)]
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("pair", PAIRS, ids=["-".join(p) for p in PAIRS])
+@pytest.mark.parametrize("tile", WS_TILES, ids=[f"ws{t.bm}x{t.bn}" for t in WS_TILES])
+def test_wgmma_tiles(tile, pair, order, rng):
+    """The warp-specialised int8 wgmma tiles: odd M, N (partial tiles on both sides) and a K ending in a partial
+    k-tile (1040 = 8 x 128 + 16), a batch, every signedness pairing, both memory orders, D int32 and int8 (wrapping);
+    then alpha, beta and C of 16 bits."""
+    sub = "bik,bjk->bij" if order == "C" else "kib,kjb->ijb"
+    ext = {"b": 2, "i": 301, "j": 203, "k": 1040}
+    spec = _run(rng, sub, ext, (*pair, "i32"), order, tile=tile)
+    assert spec.tile.wgmma and spec.tile.ws
+    _run(rng, sub, ext, (*pair, "i8"), order, tile=tile)
+    _run(rng, sub, ext, (*pair, "i32"), order, alpha=-3, beta=5, c_dt="i16", tile=tile)
+
+
+def test_wgmma_long_k_overflows_int32(rng):
+    """The wgmma tile's s32 accumulators wrap as numpy's int32 does (products of 14400 or more over K = 150000)."""
+    _run(rng, "ik,jk->ij", {"i": 200, "j": 136, "k": 150000 // 16 * 16}, ("i8", "i8", "i32"), tile=WS_TILES[1],
+         lo=-128, hi=-120, lo_b=-128, hi_b=-120, wraps=True)
+
+
 @pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("dts,c_dt", [(("i8", "i8", "i32"), "i32"), (("u8", "i8", "i16"), "i8"),
                                       (("u8", "u8", "u32"), "u16"), (("i8", "u8", "i8"), "i8")],
@@ -194,3 +219,7 @@ def test_einsum_on_cupy(case, rng, monkeypatch):
     assert got.dtype == ref.dtype
     assert (cp.asnumpy(got) == ref).all()
     assert any(s.int8 for s in specs), [s.tile for s in specs]
+    from gettpy.plan.target import device_target
+
+    if device_target().wgmma:  # (16-value k runs on both inputs: the warp-specialised wgmma tile)
+        assert all(s.tile.wgmma for s in specs if s.int8 and s.a.vec == s.b.vec == 16), [s.tile for s in specs]

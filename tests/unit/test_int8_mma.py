@@ -198,6 +198,50 @@ def test_int8_mma_tile_rule(args, want):
         assert t.wm * 2 == t.bm and t.threads == 128  # (four warps of the f16 tiles' warp layout)
 
 
+#: with wgmma on the device: (M, N, K, batch, dtypes, compute, kvec) -> (bm, bn, stages) of the warp-specialised
+#: wgmma tile, or "mma" (the mma.sync tile: k runs under 16 values), or None (the SIMT kernel)
+WG_CASES = [
+    ((3001, 2999, 1040, 1, I8, "u32", 16), (128, 128, 6)),  # (24 x 12 of 128 x 256 = 1.09 waves; 24 x 24 = 4.4)
+    ((4096, 4096, 4096, 1, ("u8", "i8", None, "i32"), "u32", 16), (128, 256, 4)),  # (512 tiles: 3.9 waves)
+    ((1031, 1031, 1031, 3, ("u8", "u8", "u16", "u32"), "u32", 16), (128, 128, 6)),
+    ((3001, 2999, 1040, 1, I8, "u32", 8), "mma"),  # (k runs of 8: no 16-byte copies for the loading warpgroup)
+    ((3001, 2999, 1040, 1, I8, "u32", 4), "mma"),
+    ((3001, 2999, 100, 1, I8, "u32", 16), None),  # (memory-bound)
+    ((3001, 2999, 1040, 1, ("i8", "i8", None, "i64"), "u64", 16), None),
+]
+
+
+@pytest.mark.parametrize("args,want", WG_CASES, ids=[f"case{i}" for i in range(len(WG_CASES))])
+def test_int8_wgmma_tile_rule(args, want):
+    t = int8_mma_tile(*args, sm_count=132, wgmma=True)
+    if want is None:
+        assert t is None
+    elif want == "mma":
+        assert t.mma and not t.wgmma
+    else:
+        assert (t.bm, t.bn, t.stages) == want and t.wgmma and t.ws and not t.tma and t.bk == 128
+        assert t.threads == 384 and t.wn == t.bn
+    # a device without wgmma: the mma.sync tile, whatever the k runs
+    t = int8_mma_tile(*args, sm_count=132, wgmma=False)
+    assert t is None if want is None else (t.mma and not t.wgmma)
+
+
+def test_lowering_takes_the_int8_wgmma_tile():
+    """With wgmma, 16-byte k runs on both inputs lower to the warp-specialised wgmma tile (the rendered wgmma is
+    m64n{bn}k32 on s8/u8 into s32 registers, no transpose flags); runs of 8 to the mma.sync tile."""
+    from gettpy.kernels.render import render_wgmma
+
+    la, lb, lc, ld, dtypes, extents = _layouts("ik,jk->ij", {"i": 4096, "j": 4096, "k": 4096}, ("u8", "i8", "i32"))
+    spec = exact_kernel_spec(la, lb, lc, ld, dtypes, extents, wgmma=True)
+    assert spec.int8 and spec.tile.wgmma and spec.tile.ws and spec.a.vec == spec.b.vec == 16
+    text = render_wgmma(spec)
+    assert f"wgmma.mma_async.sync.aligned.m64n{spec.tile.bn}k32.s32.u8.s8" in text and '"+r"(d[0])' in text
+    assert "unsigned* d" in text and ", 1, 1," not in text
+    la, lb, lc, ld, dtypes, extents = _layouts("ik,jk->ij", {"i": 4096, "j": 4096, "k": 4104}, ("u8", "i8", "i32"))
+    spec = exact_kernel_spec(la, lb, lc, ld, dtypes, extents, wgmma=True)
+    assert spec.int8 and not spec.tile.wgmma and spec.a.vec == 8
+
+
 def test_lowering_takes_the_int8_tile_on_kmajor_layouts():
     # row-major A[i, k] and B[j, k], K a multiple of 16: both k-major in 16-byte vectors, in place
     spec = _spec("ik,jk->ij", {"i": 3001, "j": 2999, "k": 1040}, ("i8", "u8", "i32"))
@@ -306,6 +350,9 @@ REFUSALS = [
     (lambda s: dataclasses.replace(s, op_b="-x"), "not implemented with op_b"),
     (lambda s: dataclasses.replace(s, semiring=("max(a, b)", "(x + y)", "0")), "semiring"),
     (lambda s: dataclasses.replace(s, compute="f32"), "mma path needs"),
+    (lambda s: _tile(s, wm=64, wn=128, bk=128, wgmma=True), "not implemented with wgmma without ws"),
+    (lambda s: _tile(s, wm=64, wn=128, bk=64, wgmma=True, ws=True), "128-byte swizzle row.*not bk=64"),
+    (lambda s: _tile(s, wm=64, wn=128, bk=128, wgmma=True, ws=True, tma=True), "not implemented with tma"),
 ]
 
 
