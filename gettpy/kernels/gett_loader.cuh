@@ -33,7 +33,7 @@ struct SlotPerm {
 };
 
 template <class T, int TMN, int TBK, int V, bool KMAJOR, int THREADS, long long EXT_MN, long long EXT_K,
-          class MapMN, class MapK, class I, class U, int VS = 1, int SW = 0, int L2P = 0>
+          class MapMN, class MapK, class I, class U, int VS = 1, int SW = 0, int L2P = 0, bool FLAT = false>
 struct TileLoader {
   static constexpr int TC = KMAJOR ? TBK : TMN;  // smem-contiguous extent
   static constexpr int TS = KMAJOR ? TMN : TBK;  // strided extent
@@ -104,6 +104,10 @@ struct TileLoader {
 
   // (1) issue the copies of k-tile k0 into `stage` (zero-filled outside the extents)
   __device__ __forceinline__ void load(T* stage, const T* base, int tid, U k0) const {
+    if constexpr (FLAT) {
+      load_flat(stage, base, tid, k0);
+      return;
+    }
 #pragma unroll
     for (int i = 0; i < ITERS; ++i) {
       const int idx = tid + i * THREADS;
@@ -121,6 +125,49 @@ struct TileLoader {
         W v = 0;
         if (ok) v = __ldg(reinterpret_cast<const W*>(base + off));
         *reinterpret_cast<W*>(dst) = v;
+      }
+    }
+  }
+
+  // (1'') FLAT (an mn-major tile over the whole mn extent whose k rows lie EXT_MN apart: a k-tile is one run of
+  //       rows x EXT_MN elements from base + k0 x EXT_MN, however misaligned its rows are): the run read as the
+  //       aligned 16-byte words that hold it, each element stored to its (k, mn) slot; rows past EXT_K are
+  //       zero-filled. A word holding a byte of the run lies in the run's page, so its other bytes are readable.
+  static constexpr int FW = 16 / int(sizeof(T));  // (elements of a word)
+  static constexpr int FLAT_WORDS = (TBK * int(EXT_MN) + FW - 1) / FW + 1;  // (+1: a start inside a word)
+  static constexpr int FLAT_ITERS = (FLAT_WORDS + THREADS - 1) / THREADS;
+  static_assert(!FLAT || (!KMAJOR && VS == 1 && SW == 0 && EXT_MN <= TMN && sizeof(T) <= 8 && 16 % sizeof(T) == 0),
+                "flat k-tiles: mn-major, unswizzled, the whole mn extent in one tile, elements of up to 8 bytes");
+  __device__ __forceinline__ void load_flat(T* stage, const T* base, int tid, U k0) const {
+    constexpr int EM = int(EXT_MN);
+    const int rows = FULL_K ? TBK : int(min(U(TBK), U(EXT_K) - k0));
+    const int n = rows * EM;
+    const unsigned long long a = reinterpret_cast<unsigned long long>(base + gett_offset<I>(k0, MapK{}));
+    const int lead = int((a & 15ull) / sizeof(T));  // (elements of the first word before the run)
+    const uint4* words = reinterpret_cast<const uint4*>(a - (a & 15ull));
+#pragma unroll
+    for (int i = 0; i < FLAT_ITERS; ++i) {
+      const int w = tid + i * THREADS;
+      const int f0 = w * FW - lead;  // (the run's index of the word's first element)
+      if (w >= FLAT_WORDS || f0 >= n) continue;
+      const uint4 v = __ldg(words + w);
+      const T* e = reinterpret_cast<const T*>(&v);
+#pragma unroll
+      for (int j = 0; j < FW; ++j) {
+        const int f = f0 + j;
+        if (f >= 0 && f < n) {
+          const int k = f / EM;
+          stage[slot(k, f - k * EM)] = e[j];
+        }
+      }
+    }
+    if constexpr (!FULL_K) {
+      using W = typename Cond<sizeof(T) == 1, unsigned char,
+                typename Cond<sizeof(T) == 2, unsigned short,
+                typename Cond<sizeof(T) == 4, unsigned, unsigned long long>::type>::type>::type;
+      for (int idx = n + tid; idx < TBK * EM; idx += THREADS) {
+        const int k = idx / EM;
+        *reinterpret_cast<W*>(stage + slot(k, idx - k * EM)) = W(0);
       }
     }
   }
