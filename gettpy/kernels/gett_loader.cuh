@@ -145,7 +145,7 @@ struct TileLoader {
     const unsigned long long a = reinterpret_cast<unsigned long long>(base + gett_offset<I>(k0, MapK{}));
     const int lead = int((a & 15ull) / sizeof(T));  // (elements of the first word before the run)
     const uint4* words = reinterpret_cast<const uint4*>(a - (a & 15ull));
-#pragma unroll
+#pragma unroll 4
     for (int i = 0; i < FLAT_ITERS; ++i) {
       const int w = tid + i * THREADS;
       const int f0 = w * FW - lead;  // (the run's index of the word's first element)

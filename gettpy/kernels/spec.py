@@ -419,8 +419,8 @@ class KernelSpec:
             if op.flat:
                 why = flat_refusal(op, tmn, self.K)
                 why = why or next((w for on, w in ((t.wgmma, "a wgmma tile"), (t.ws, "a warp-specialised tile"),
-                                                    (t.rows, "a row-stream tile"), (self.tf32, "tf32 fragments"),
-                                                    (name == "A" and t.resident_a, "a resident A panel")) if on), "")
+                                                    (t.rows, "a row-stream tile"), (self.tf32, "tf32 fragments"))
+                            if on), "")
                 if why:
                     raise KernelError(f"operand {name}: no flat k-tiles here ({why}); give flat=False")
             tc = t.bk if op.kmajor else tmn

@@ -93,7 +93,6 @@ REFUSALS = [
     (lambda s: _tile(s, bm=64, wm=32), "operand A.*wider than the tile"),
     (lambda s: dataclasses.replace(s, a=dataclasses.replace(s.a, kmajor=True)), "operand A.*k-major"),
     (lambda s: _tile(s, wm=64, wn=64, bm=128, bn=64, bk=64, wgmma=True), "operand A.*wgmma tile"),
-    (lambda s: _tile(s, persistent=True, resident_a=True), "operand A.*resident A panel"),
     (lambda s: dataclasses.replace(s, b=dataclasses.replace(s.b, k=_dm(4099, 52))), "operand B.*k rows"),
 ]
 
