@@ -773,10 +773,15 @@ def _whole_ktiles(k: int, bk: int) -> int:
 def _stage_bytes(tile: TileConfig, op: OperandSpec, tmn: int, bk: int = 0) -> int:
     """Bytes of one pipeline stage of operand `op` on tiles of `tmn` rows and `bk` k (tile.bk by default; a
     resident A panel is one stage of whole K) (gett.cuh's A_STAGE_BYTES / B_STAGE_BYTES / PANEL_BYTES): padded
-    rows, or on wgmma tiles swizzled ones, mn-major in whole 64-wide column atoms."""
-    item, bk = ITEMSIZE[op.dtype], bk or tile.bk
+    rows, or on wgmma tiles swizzled ones, mn-major in whole 64-wide column atoms; a flat operand's stage (not its
+    panel) adds the raw area its words land in."""
+    item, panel, bk = ITEMSIZE[op.dtype], bool(bk), bk or tile.bk
     tc, ts = (bk, tmn) if op.kmajor else (-(-tmn // 64) * 64 if tile.wgmma else tmn, bk)
-    return _round16(ts * (tc + (0 if tile.wgmma else 16 // item)) * item)
+    elems = ts * (tc + (0 if tile.wgmma else 16 // item))
+    if op.flat and not panel:  # (TileLoader's raw area: a header word, then the k-tile's run as whole words)
+        fw = 16 // item
+        elems = -(-elems // fw) * fw + fw * (-(-bk * op.mn.extent // fw) + 2)
+    return _round16(elems * item)
 
 
 def _epi_item_pad(tile: TileConfig, b: OperandSpec, d_ncontig: bool, compute: str, d_dtype: str,
