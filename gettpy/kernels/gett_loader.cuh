@@ -141,11 +141,9 @@ struct TileLoader {
   //       rows x EXT_MN elements from base + k0 x EXT_MN, however misaligned its rows are): the run read as the
   //       aligned 16-byte words that hold it, each element stored to its (k, mn) slot; rows past EXT_K are
   //       zero-filled. A word holding a byte of the run lies in the run's page, so its other bytes are readable.
-  static_assert(!FLAT || (!KMAJOR && VS == 1 && SW == 0 && EXT_MN <= TMN && sizeof(T) <= 8 && 16 % sizeof(T) == 0),
-                "flat k-tiles: mn-major, unswizzled, the whole mn extent in one tile, elements of up to 8 bytes");
-  using Word = typename Cond<sizeof(T) == 1, unsigned char,
-               typename Cond<sizeof(T) == 2, unsigned short,
-               typename Cond<sizeof(T) == 4, unsigned, unsigned long long>::type>::type>::type;
+  static_assert(!FLAT || (!KMAJOR && VS == 1 && SW == 0 && EXT_MN <= TMN && sizeof(T) <= 2),
+                "flat k-tiles: mn-major, unswizzled, the whole mn extent in one tile, 1- or 2-byte elements");
+  using Word = typename Cond<sizeof(T) == 1, unsigned char, unsigned short>::type;
   __device__ __forceinline__ static int flat_rows(U k0) { return FULL_K ? TBK : int(min(U(TBK), U(EXT_K) - k0)); }
   // (rows past EXT_K, from run element n on: zeros)
   __device__ __forceinline__ static void flat_zero(T* stage, int tid, int n) {

@@ -286,12 +286,13 @@ class OperandSpec:
 
 def flat_refusal(op: OperandSpec, tile_mn: int, K: int) -> str:
     """Why input `op` cannot be read as flat k-tiles on tiles `tile_mn` wide (OperandSpec.flat), or "" where it can:
-    mn-major and unpermuted, elements of 1 to 8 bytes, its mn map one stride-1 term the tile covers whole, its k map
-    one term whose stride is the mn extent (each k-tile's rows one contiguous run), K > 0."""
+    mn-major and unpermuted, elements of 1 or 2 bytes (wider ones are copied asynchronously in place), its mn map one
+    stride-1 term the tile covers whole, its k map one term whose stride is the mn extent (each k-tile's rows one
+    contiguous run), K > 0."""
     mn, k = op.mn, op.k
     return next((w for bad, w in (
         (op.kmajor or op.vs != 1, "the tile is k-major or slot-permuted"),
-        (ITEMSIZE[op.dtype] > 8, f"{op.dtype} elements are wider than 8 bytes"),
+        (ITEMSIZE[op.dtype] > 2, f"{op.dtype} elements are wider than 2 bytes"),
         (mn.extent > tile_mn, f"the mn extent {mn.extent} is wider than the tile ({tile_mn})"),
         (len(mn.strides) != 1 or mn.divisors[0] != 1 or mn.strides[0] != 1 or mn.moduli[0] < mn.extent,
          "the mn map is not one stride-1 term"),

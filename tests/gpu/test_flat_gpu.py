@@ -14,9 +14,8 @@ from gettpy.kernels.spec import TileConfig
 pytestmark = pytest.mark.gpu
 cp = pytest.importorskip("cupy")
 
-TILES = {"f16": TileConfig(128, 64, 32, 4, wm=64, wn=32), "f32": TileConfig(128, 64, 16, 3, tm=8, tn=4),
-         "f64": TileConfig(64, 64, 8, 3, tm=4, tn=4)}
-CASES = [("f16", "f16"), ("f16", "f32"), ("f32", "f32"), ("f64", "f64")]
+TILES = {"f16": TileConfig(128, 64, 32, 4, wm=64, wn=32), "f16/64": TileConfig(64, 64, 32, 3, wm=32, wn=32)}
+CASES = [("f16", "f16"), ("f16", "f32"), ("f16/64", "f16")]
 
 
 @pytest.mark.parametrize("din,dout", CASES, ids=[f"{a}-{b}" for a, b in CASES])
@@ -25,7 +24,7 @@ def test_forced_tiles(rng, din, dout, m, n):
     """Row-major A[k, m] and B[k, n] (rows of odd length) on a forced tile: both read flat; then with C, alpha and
     beta, and with relu on A (applied to the flat tile in shared memory)."""
     ext = {"k": 1037, "m": m, "n": n}
-    tile = TILES[din]
+    tile, din = TILES[din], din.split("/")[0]
     spec = run_forced(rng, "km", "kn", "mn", ext, tile, din, dout)
     assert spec.a.flat and spec.b.flat
     run_forced(rng, "km", "kn", "mn", ext, tile, din, dout, with_c=True, alpha=-1.5, beta=0.5)
@@ -36,7 +35,7 @@ def test_forced_tiles(rng, din, dout, m, n):
 @pytest.mark.parametrize("dtype,shift", [(np.float16, 1), (np.float16, 3), (np.float32, 1), (np.float64, 1)])
 def test_misaligned_einsum(rng, monkeypatch, dtype, shift):
     """gettpy.einsum on row-major inputs that start `shift` elements into a buffer (no 16-byte aligned row, nor
-    start) with long K (split-K schedules): numpy's values, and flat reads launched."""
+    start) with long K (split-K schedules): numpy's values; flat reads launched for the 2-byte inputs."""
     import gettpy
     from gettpy.backends import gpu
 
@@ -57,4 +56,5 @@ def test_misaligned_einsum(rng, monkeypatch, dtype, shift):
     ref = ha.astype(np.float64).T @ hb.astype(np.float64)
     scale = np.abs(ha.astype(np.float64)).T @ np.abs(hb.astype(np.float64))
     assert_close(cp.asnumpy(got), ref, dtype=dtype, scale=float(scale.max()))
-    assert any(s.a.flat and s.b.flat for s in specs), [(s.a, s.b) for s in specs]
+    if dtype == np.float16:
+        assert any(s.a.flat and s.b.flat for s in specs), [(s.a, s.b) for s in specs]
