@@ -118,3 +118,20 @@ def test_schedule_reads_in_place_what_it_packed():
         max(t.load_us(nbytes, 16), t.copy_us(nbytes)))
     gathered = dataclasses.replace(spec.a, flat=False)
     assert _read_us(gathered, 2, nbytes, spec.tile.bm, spec.tile.bk, 4, t) > 2 * t.copy_us(nbytes)
+
+
+@pytest.mark.parametrize("k,m,n", [(965510, 101, 51), (200003, 37, 29)])
+def test_unpacked_schedule_end_to_end(rng, gpu_schedules_on_the_cpu, k, m, n):
+    """The GPU's schedule of the long-K row-major GEMM (split-K with a tail, no packs now) run by the CPU executor on
+    numpy float16 arrays: numpy's float64 values within float16's tolerance."""
+    import numpy as np
+
+    import gettpy
+
+    a = rng.uniform(-1, 1, (k, m)).astype(np.float16)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+    got = gettpy.einsum("km,kn->mn", a, b)
+    ref = a.astype(np.float64).T @ b.astype(np.float64)
+    scale = np.abs(a.astype(np.float64)).T @ np.abs(b.astype(np.float64))
+    assert got.dtype == np.float16
+    assert (np.abs(got.astype(np.float64) - ref) <= 2e-3 * scale + 1e-3).all()
