@@ -33,7 +33,7 @@ struct SlotPerm {
 };
 
 template <class T, int TMN, int TBK, int V, bool KMAJOR, int THREADS, long long EXT_MN, long long EXT_K,
-          class MapMN, class MapK, class I, class U, int VS = 1, int SW = 0, int L2P = 0>
+          class MapMN, class MapK, class I, class U, int VS = 1, int SW = 0, int L2P = 0, int FLAT = 0>
 struct TileLoader {
   static constexpr int TC = KMAJOR ? TBK : TMN;  // smem-contiguous extent
   static constexpr int TS = KMAJOR ? TMN : TBK;  // strided extent
@@ -43,7 +43,15 @@ struct TileLoader {
   //  the first 224 columns; the copies fill TC columns, a TMA box the whole last atom)
   static constexpr int TCA = SW && !KMAJOR ? (TC + 63) / 64 * 64 : TC;
   static constexpr int PITCH = TCA + PAD;
-  static constexpr int STAGE_ELEMS = TS * PITCH;
+  // FLAT (load_flat): 0 off; 1 the words stored to their slots as they arrive (a resident panel, loaded once);
+  // 2 the words copied by cp.async into a raw area after the slots (one word of header, then FLAT_WORDS), and
+  // scattered to their slots by `settle` when the stage is consumed
+  static constexpr int FLAT_MODE = FLAT;
+  static constexpr int FW = 16 / int(sizeof(T));  // (elements of a word)
+  static constexpr int FLAT_WORDS = (TBK * int(EXT_MN) + FW - 1) / FW + 1;  // (+1: a start inside a word)
+  static constexpr int FLAT_ITERS = (FLAT_WORDS + THREADS - 1) / THREADS;
+  static constexpr int RAW_OFF = (TS * PITCH + FW - 1) / FW * FW;
+  static constexpr int STAGE_ELEMS = FLAT == 2 ? RAW_OFF + FW * (FLAT_WORDS + 1) : TS * PITCH;
   // (k-major TMA boxes of a map that holds half the tile's rows, as a cluster's maps do, ROWS of a split map)
   template <int ROWS>
   static constexpr int HALF_BOXES = ROWS ? ROWS : KMAJOR ? TMN / 2 : 0;
@@ -104,6 +112,10 @@ struct TileLoader {
 
   // (1) issue the copies of k-tile k0 into `stage` (zero-filled outside the extents)
   __device__ __forceinline__ void load(T* stage, const T* base, int tid, U k0) const {
+    if constexpr (FLAT) {
+      load_flat(stage, base, tid, k0);
+      return;
+    }
 #pragma unroll
     for (int i = 0; i < ITERS; ++i) {
       const int idx = tid + i * THREADS;
@@ -123,6 +135,93 @@ struct TileLoader {
         *reinterpret_cast<W*>(dst) = v;
       }
     }
+  }
+
+  // (1'') FLAT (an mn-major tile over the whole mn extent whose k rows lie EXT_MN apart: a k-tile is one run of
+  //       rows x EXT_MN elements from base + k0 x EXT_MN, however misaligned its rows are): the run read as the
+  //       aligned 16-byte words that hold it, each element stored to its (k, mn) slot; rows past EXT_K are
+  //       zero-filled. A word holding a byte of the run lies in the run's page, so its other bytes are readable.
+  static_assert(!FLAT || (!KMAJOR && VS == 1 && SW == 0 && EXT_MN <= TMN && sizeof(T) <= 2),
+                "flat k-tiles: mn-major, unswizzled, the whole mn extent in one tile, 1- or 2-byte elements");
+  using Word = typename Cond<sizeof(T) == 1, unsigned char, unsigned short>::type;
+  __device__ __forceinline__ static int flat_rows(U k0) { return FULL_K ? TBK : int(min(U(TBK), U(EXT_K) - k0)); }
+  // (rows past EXT_K, from run element n on: zeros)
+  __device__ __forceinline__ static void flat_zero(T* stage, int tid, int n) {
+    constexpr int EM = int(EXT_MN);
+    if constexpr (!FULL_K) {
+      for (int idx = n + tid; idx < TBK * EM; idx += THREADS) {
+        const int k = idx / EM;
+        *reinterpret_cast<Word*>(stage + slot(k, idx - k * EM)) = Word(0);
+      }
+    }
+  }
+  __device__ __forceinline__ void load_flat(T* stage, const T* base, int tid, U k0) const {
+    constexpr int EM = int(EXT_MN);
+    const int n = flat_rows(k0) * EM;
+    const unsigned long long a = reinterpret_cast<unsigned long long>(base + gett_offset<I>(k0, MapK{}));
+    const int lead = int((a & 15ull) / sizeof(T));  // (elements of the first word before the run)
+    const uint4* words = reinterpret_cast<const uint4*>(a - (a & 15ull));
+    if constexpr (FLAT == 2) {
+      // (the header: every thread writes the same lead and `settle` reads back its own write)
+      T* raw = stage + RAW_OFF;
+      *reinterpret_cast<int*>(raw) = lead;
+#pragma unroll
+      for (int i = 0; i < FLAT_ITERS; ++i) {
+        const int w = tid + i * THREADS;
+        const bool ok = w < FLAT_WORDS && w * FW - lead < n;
+        if (w < FLAT_WORDS) copy_async<16, true, L2P>(raw + FW * (w + 1), ok ? words + w : words, ok);
+      }
+      return;
+    }
+#pragma unroll 4
+    for (int i = 0; i < FLAT_ITERS; ++i) {
+      const int w = tid + i * THREADS;
+      const int f0 = w * FW - lead;  // (the run's index of the word's first element)
+      if (w >= FLAT_WORDS || f0 >= n) continue;
+      const uint4 v = __ldg(words + w);
+      const T* e = reinterpret_cast<const T*>(&v);
+#pragma unroll
+      for (int j = 0; j < FW; ++j) {
+        const int f = f0 + j;
+        if (f >= 0 && f < n) {
+          const int k = f / EM;
+          stage[slot(k, f - k * EM)] = e[j];
+        }
+      }
+    }
+    flat_zero(stage, tid, n);
+  }
+  // (FLAT == 2, when the stage is consumed, after this thread's copies have landed) the words this thread copied,
+  // each element to its slot (as op(x), rounded to T, where APPLY: the stage transform's arithmetic), and the rows
+  // past EXT_K zero-filled; the caller's barrier then publishes the slots
+  template <class Op, bool APPLY>
+  __device__ __forceinline__ static void settle(T* stage, int tid, U k0) {
+    constexpr int EM = int(EXT_MN);
+    const int n = flat_rows(k0) * EM;
+    const T* raw = stage + RAW_OFF;
+    const int lead = *reinterpret_cast<const int*>(raw);
+#pragma unroll
+    for (int i = 0; i < FLAT_ITERS; ++i) {
+      const int w = tid + i * THREADS;
+      const int f0 = w * FW - lead;
+      if (w >= FLAT_WORDS || f0 >= n) continue;
+      const uint4 v = *reinterpret_cast<const uint4*>(raw + FW * (w + 1));
+      const T* e = reinterpret_cast<const T*>(&v);
+#pragma unroll
+      for (int j = 0; j < FW; ++j) {
+        const int f = f0 + j;
+        if (f >= 0 && f < n) {
+          const int k = f / EM;
+          if constexpr (APPLY) {
+            using CT = decltype(to_f(e[j]));
+            stage[slot(k, f - k * EM)] = from_acc<T>(Op::template apply<CT>(to_f(e[j])));
+          } else {
+            stage[slot(k, f - k * EM)] = e[j];
+          }
+        }
+      }
+    }
+    flat_zero(stage, tid, n);
   }
 
   // (1') TMA: the stage as boxes of the operand's tensor map (dims innermost first: the smem-contiguous

@@ -269,6 +269,9 @@ class OperandSpec:
             vector runs along the map term with divisor vs (1 = the leading term). With vs > 1 the
             tile holds mn coordinate l at shared-memory slot ((l // vs) % vec) + vec * (l % vs +
             vs * (l // (vs * vec))) (gett.cuh's TileLoader), and the epilogue undoes it.
+        flat: (mn-major, `flat_reads`) each k-tile is read as one contiguous run of rows (the tile holds the whole
+            mn extent and k rows lie mn-extent elements apart), in aligned 16-byte words whatever the rows'
+            alignment, every element stored to its slot (gett.cuh's TileLoader::load_flat).
     """
 
     dtype: str
@@ -278,6 +281,24 @@ class OperandSpec:
     vec: int = 1
     kmajor: bool = True
     vs: int = 1
+    flat: bool = False
+
+
+def flat_refusal(op: OperandSpec, tile_mn: int, K: int) -> str:
+    """Why input `op` cannot be read as flat k-tiles on tiles `tile_mn` wide (OperandSpec.flat), or "" where it can:
+    mn-major and unpermuted, elements of 1 or 2 bytes (wider ones are copied asynchronously in place), its mn map one
+    stride-1 term the tile covers whole, its k map one term whose stride is the mn extent (each k-tile's rows one
+    contiguous run), K > 0."""
+    mn, k = op.mn, op.k
+    return next((w for bad, w in (
+        (op.kmajor or op.vs != 1, "the tile is k-major or slot-permuted"),
+        (ITEMSIZE[op.dtype] > 2, f"{op.dtype} elements are wider than 2 bytes"),
+        (mn.extent > tile_mn, f"the mn extent {mn.extent} is wider than the tile ({tile_mn})"),
+        (len(mn.strides) != 1 or mn.divisors[0] != 1 or mn.strides[0] != 1 or mn.moduli[0] < mn.extent,
+         "the mn map is not one stride-1 term"),
+        (K <= 0 or len(k.strides) != 1 or k.divisors[0] != 1 or k.moduli[0] < k.extent or k.strides[0] != mn.extent,
+         "k rows do not lie the mn extent apart"),
+    ) if bad), "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,6 +417,13 @@ class KernelSpec:
             raise KernelError(f"operand {cplx[0]}: a complex operand needs a complex compute type, not {self.compute}")
         t = self.tile
         for name, op, tmn in (("A", self.a, t.bm), ("B", self.b, t.bn)):
+            if op.flat:
+                why = flat_refusal(op, tmn, self.K)
+                why = why or next((w for on, w in ((t.wgmma, "a wgmma tile"), (t.ws, "a warp-specialised tile"),
+                                                    (t.rows, "a row-stream tile"), (self.tf32, "tf32 fragments"))
+                            if on), "")
+                if why:
+                    raise KernelError(f"operand {name}: no flat k-tiles here ({why}); give flat=False")
             tc = t.bk if op.kmajor else tmn
             if tc % op.vec or op.vec * ITEMSIZE[op.dtype] > 16:
                 raise KernelError(f"operand {name}: vector width {op.vec} does not fit the tile ({tc})")
@@ -746,10 +774,15 @@ def _whole_ktiles(k: int, bk: int) -> int:
 def _stage_bytes(tile: TileConfig, op: OperandSpec, tmn: int, bk: int = 0) -> int:
     """Bytes of one pipeline stage of operand `op` on tiles of `tmn` rows and `bk` k (tile.bk by default; a
     resident A panel is one stage of whole K) (gett.cuh's A_STAGE_BYTES / B_STAGE_BYTES / PANEL_BYTES): padded
-    rows, or on wgmma tiles swizzled ones, mn-major in whole 64-wide column atoms."""
-    item, bk = ITEMSIZE[op.dtype], bk or tile.bk
+    rows, or on wgmma tiles swizzled ones, mn-major in whole 64-wide column atoms; a flat operand's stage (not its
+    panel) adds the raw area its words land in."""
+    item, panel, bk = ITEMSIZE[op.dtype], bool(bk), bk or tile.bk
     tc, ts = (bk, tmn) if op.kmajor else (-(-tmn // 64) * 64 if tile.wgmma else tmn, bk)
-    return _round16(ts * (tc + (0 if tile.wgmma else 16 // item)) * item)
+    elems = ts * (tc + (0 if tile.wgmma else 16 // item))
+    if op.flat and not panel:  # (TileLoader's raw area: a header word, then the k-tile's run as whole words)
+        fw = 16 // item
+        elems = -(-elems // fw) * fw + fw * (-(-bk * op.mn.extent // fw) + 2)
+    return _round16(elems * item)
 
 
 def _epi_item_pad(tile: TileConfig, b: OperandSpec, d_ncontig: bool, compute: str, d_dtype: str,

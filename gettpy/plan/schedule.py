@@ -99,6 +99,7 @@ from .fold import FOLD, FOLD_A, FOLD_B, MIN_GAIN, fold_candidate, fold_gain, fol
 from .heuristic import INT8_MIN_KVEC, int8_mma_tile, kernel_compute
 from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
+from .reads import flat_read
 from .splitk import best_slices, choose_cut
 from .target import DEFAULT_TARGET, Target
 from .traffic import SECTOR_BYTES, fetch_ratio, leading_run
@@ -735,11 +736,14 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
             continue  # (the real launches read its planes in place; a copy would load elements it is not aligned to)
         can_op = not info.op.is_identity and info.dtype in ("f16", "f32", "f64")  # (a pack can apply the op)
         read = _read(lay, mn, info.dtype, t)
+        if not (t.wgmma or t.rows):  # (k-tiles that are contiguous runs: read in 16-byte words, not gathered)
+            read = flat_read(read, tmn, plan.K)
         panel = which == "a" and panel_fits(t, plan.M, plan.batch, read.kmajor)  # (the panel takes the op)
         op_first = can_op and rereads >= OP_PACK_MIN_REREADS and not panel
         small_permuted = (rereads >= OP_PACK_MIN_REREADS and _size(info, ext) * SMALL_PACK <= _size(problem.d, ext)
                           and _permuted(read))
-        short_runs = (heavy and info.itemsize == 2 and rereads >= OP_PACK_MIN_REREADS and _read_run(read) < PACK_RUN)
+        short_runs = (heavy and info.itemsize == 2 and rereads >= OP_PACK_MIN_REREADS and not read.flat
+                      and _read_run(read) < PACK_RUN)
         simt_kmajor = mn_first and read.kmajor and rereads >= OP_PACK_MIN_REREADS
         # (the f64 tensor-core tiles read both inputs k-major: one not k-contiguous comes as 4-byte copies)
         dmma_scalar = dmma and rereads >= OP_PACK_MIN_REREADS and _read(lay, mn, info.dtype, t, True).vec == 1
@@ -747,7 +751,7 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
         #  packed whatever its re-reads, or the core planned for the int8 tile would run on another)
         int8_kmajor = int8 and lay.vector_width("k") < INT8_MIN_KVEC
         if (op_first or small_permuted or short_runs or simt_kmajor or dmma_scalar or int8_kmajor
-                or rereads >= PACK_MIN_REREADS and _gathered(lay, (mn, "k"), tmn)
+                or rereads >= PACK_MIN_REREADS and not read.flat and _gathered(lay, (mn, "k"), tmn)
                 or pack_batch_led(info, plan, ext, target.l2_bytes)):
             new = packed(info, _pack_order(plan, mn, vec, mn_first), ext, apply_op=can_op)  # (the op once)
             new_ka, new_kb = (new, new_kb) if which == "a" else (new_ka, new)
