@@ -21,15 +21,16 @@ CASES = [("f16", "f16"), ("f16", "f32"), ("f16/64", "f16")]
 @pytest.mark.parametrize("din,dout", CASES, ids=[f"{a}-{b}" for a, b in CASES])
 @pytest.mark.parametrize("m,n", [(61, 51), (33, 7), (64, 64)])
 def test_forced_tiles(rng, din, dout, m, n):
-    """Row-major A[k, m] and B[k, n] (rows of odd length) on a forced tile: both read flat; then with C, alpha and
-    beta, and with relu on A (applied to the flat tile in shared memory)."""
+    """Row-major A[k, m] and B[k, n] on a forced tile: rows of odd length read flat (rows of whole 16-byte vectors as
+    before); then with C, alpha and beta, and with relu on A (applied as the words are scattered)."""
     ext = {"k": 1037, "m": m, "n": n}
     tile, din = TILES[din], din.split("/")[0]
+    flat = m % 8 != 0 and n % 8 != 0  # (rows of whole 16-byte vectors keep their vectors)
     spec = run_forced(rng, "km", "kn", "mn", ext, tile, din, dout)
-    assert spec.a.flat and spec.b.flat
+    assert spec.a.flat == spec.b.flat == flat
     run_forced(rng, "km", "kn", "mn", ext, tile, din, dout, with_c=True, alpha=-1.5, beta=0.5)
     spec = run_forced(rng, "km", "kn", "nm", ext, tile, din, dout, ops=(ops.relu, None, None, None))
-    assert spec.a.flat and spec.b.flat and (spec.op_a or spec.op_b)  # (the planner may trade A and B)
+    assert spec.a.flat == spec.b.flat == flat and (spec.op_a or spec.op_b)  # (the planner may trade A and B)
 
 
 @pytest.mark.parametrize("dtype,shift", [(np.float16, 1), (np.float16, 3), (np.float32, 1), (np.float64, 1)])
