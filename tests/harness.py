@@ -242,6 +242,27 @@ def assert_each_close(eq: str, got, operands, tol: float) -> None:
     assert np.all(np.abs(np.asarray(got, np.float64) - ref) <= tol * np.maximum(scale, 1))
 
 
+def einsum_layouts(sub: str, ext: dict[str, int], dts, order: str = "C", c: str | None = None):
+    """The kernel's decided layouts of binary einsum `sub` ('ik,jk->ij': A, B, D) on packed operands of `order` (C:
+    last mode fastest), A the first input: (A, B, C or None, D layouts, (A, B, C, D) dtypes, (M, N, K, batch)).
+    dts: the A, B, D short dtype names; c: C's, where C is read."""
+    from gettpy.kernels.spec import ITEMSIZE
+    from gettpy.layouts.descriptor import build_operand_layout
+
+    (a, b), d = sub.split("->")[0].split(","), sub.split("->")[1]
+    groups = {"m": tuple(x for x in d if x in a and x not in b), "n": tuple(x for x in d if x in b and x not in a),
+              "k": tuple(x for x in a if x in b and x not in d), "b": tuple(x for x in d if x in a and x in b)}
+
+    def lay(name, modes, dims, dt):
+        st = dict(zip(modes, packed_strides([ext[m] for m in modes], order), strict=True))
+        return build_operand_layout(name, {g: groups[g] for g in dims}, ext, st, ITEMSIZE[dt])
+
+    la, lb, ld = lay("A", a, "mkb", dts[0]), lay("B", b, "nkb", dts[1]), lay("D", d, "mnb", dts[2])
+    lc = lay("C", d, "mnb", c) if c else None
+    size = {g: math.prod(ext[m] for m in ms) for g, ms in groups.items()}
+    return la, lb, lc, ld, (dts[0], dts[1], c, dts[2]), (size["m"], size["n"], size["k"], size["b"])
+
+
 def packed_strides(shape, order):
     out, acc = [], 1
     dims = list(shape) if order == "F" else list(reversed(shape))

@@ -178,26 +178,36 @@ struct TileLoader {
       const int w = tid + i * THREADS;
       const int f0 = w * FW - lead;  // (the run's index of the word's first element)
       if (w >= FLAT_WORDS || f0 >= n) continue;
-      const uint4 v = __ldg(words + w);
-      const T* e = reinterpret_cast<const T*>(&v);
+      scatter<void, false>(stage, __ldg(words + w), f0, n);
+    }
+    flat_zero(stage, tid, n);
+  }
+  // the elements of word v, the run's elements f0.., to their slots (those of the run's first n; as op(x), rounded
+  // to T, where APPLY: the stage transform's arithmetic)
+  template <class Op, bool APPLY>
+  __device__ __forceinline__ static void scatter(T* stage, uint4 v, int f0, int n) {
+    constexpr int EM = int(EXT_MN);
+    const T* e = reinterpret_cast<const T*>(&v);
 #pragma unroll
-      for (int j = 0; j < FW; ++j) {
-        const int f = f0 + j;
-        if (f >= 0 && f < n) {
-          const int k = f / EM;
+    for (int j = 0; j < FW; ++j) {
+      const int f = f0 + j;
+      if (f >= 0 && f < n) {
+        const int k = f / EM;
+        if constexpr (APPLY) {
+          using CT = decltype(to_f(e[j]));
+          stage[slot(k, f - k * EM)] = from_acc<T>(Op::template apply<CT>(to_f(e[j])));
+        } else {
           stage[slot(k, f - k * EM)] = e[j];
         }
       }
     }
-    flat_zero(stage, tid, n);
   }
   // (FLAT == 2, when the stage is consumed, after this thread's copies have landed) the words this thread copied,
   // each element to its slot (as op(x), rounded to T, where APPLY: the stage transform's arithmetic), and the rows
   // past EXT_K zero-filled; the caller's barrier then publishes the slots
   template <class Op, bool APPLY>
   __device__ __forceinline__ static void settle(T* stage, int tid, U k0) {
-    constexpr int EM = int(EXT_MN);
-    const int n = flat_rows(k0) * EM;
+    const int n = flat_rows(k0) * int(EXT_MN);
     const T* raw = stage + RAW_OFF;
     const int lead = *reinterpret_cast<const int*>(raw);
 #pragma unroll
@@ -205,21 +215,7 @@ struct TileLoader {
       const int w = tid + i * THREADS;
       const int f0 = w * FW - lead;
       if (w >= FLAT_WORDS || f0 >= n) continue;
-      const uint4 v = *reinterpret_cast<const uint4*>(raw + FW * (w + 1));
-      const T* e = reinterpret_cast<const T*>(&v);
-#pragma unroll
-      for (int j = 0; j < FW; ++j) {
-        const int f = f0 + j;
-        if (f >= 0 && f < n) {
-          const int k = f / EM;
-          if constexpr (APPLY) {
-            using CT = decltype(to_f(e[j]));
-            stage[slot(k, f - k * EM)] = from_acc<T>(Op::template apply<CT>(to_f(e[j])));
-          } else {
-            stage[slot(k, f - k * EM)] = e[j];
-          }
-        }
-      }
+      scatter<Op, APPLY>(stage, *reinterpret_cast<const uint4*>(raw + FW * (w + 1)), f0, n);
     }
     flat_zero(stage, tid, n);
   }

@@ -5,34 +5,20 @@ register spills or stack, and registers that let the tile's threads launch. Skip
 the CUDA headers."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 pytest.importorskip("cuda.bindings.nvrtc")
 
-from harness import packed_strides  # noqa: E402
+from harness import einsum_layouts  # noqa: E402
 
 from gettpy.backends.gpu_exact import exact_kernel_spec  # noqa: E402
-from gettpy.kernels.spec import ITEMSIZE, TileConfig  # noqa: E402
-from gettpy.layouts.descriptor import build_operand_layout  # noqa: E402
+from gettpy.kernels.spec import TileConfig  # noqa: E402
 from gettpy.plan import heuristic  # noqa: E402
 
 
 def _spec(sub, ext, dts, order="C", c=None, tile=None):
     """The integer kernel's spec of einsum `sub` on packed operands of `order` (the kernel's A = the first)."""
-    (a, b), d = sub.split("->")[0].split(","), sub.split("->")[1]
-    groups = {"m": tuple(x for x in d if x in a and x not in b), "n": tuple(x for x in d if x in b and x not in a),
-              "k": tuple(x for x in a if x in b and x not in d), "b": tuple(x for x in d if x in a and x in b)}
-
-    def lay(name, modes, dims, dt):
-        st = dict(zip(modes, packed_strides([ext[m] for m in modes], order), strict=True))
-        return build_operand_layout(name, {g: groups[g] for g in dims}, ext, st, ITEMSIZE[dt])
-
-    la, lb, ld = lay("A", a, "mkb", dts[0]), lay("B", b, "nkb", dts[1]), lay("D", d, "mnb", dts[2])
-    lc = lay("C", d, "mnb", c) if c else None
-    size = {g: int(np.prod([ext[m] for m in ms])) for g, ms in groups.items()}
-    return exact_kernel_spec(la, lb, lc, ld, (dts[0], dts[1], c, dts[2]), (size["m"], size["n"], size["k"], size["b"]),
-                             tile)
+    return exact_kernel_spec(*einsum_layouts(sub, ext, dts, order, c), tile)
 
 
 def _check(nvrtc, spec):

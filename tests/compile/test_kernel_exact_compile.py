@@ -3,30 +3,16 @@ and bool operands, element-wise gathers (odd extents) and 16-byte vectors, both 
 tile; no register spills or stack. Skipped without cuda-bindings' NVRTC or the CUDA headers."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
-from harness import packed_strides
+from harness import einsum_layouts
 
 from gettpy.backends.gpu_exact import EXACT_TILES, exact_kernel_spec
 from gettpy.kernels import build as B
-from gettpy.kernels.spec import ITEMSIZE, TileConfig
-from gettpy.layouts.descriptor import build_operand_layout
+from gettpy.kernels.spec import TileConfig
 
 
 def _spec(sub, ext, dts, order="C", tile=None, c=None):
-    (a, b), d = sub.split("->")[0].split(","), sub.split("->")[1]
-    groups = {"m": tuple(x for x in d if x in a and x not in b), "n": tuple(x for x in d if x in b and x not in a),
-              "k": tuple(x for x in a if x in b and x not in d), "b": tuple(x for x in d if x in a and x in b)}
-
-    def lay(name, modes, dims, dt):
-        st = dict(zip(modes, packed_strides([ext[m] for m in modes], order), strict=True))
-        return build_operand_layout(name, {g: groups[g] for g in dims}, ext, st, ITEMSIZE[dt])
-
-    la, lb, ld = lay("A", a, "mkb", dts[0]), lay("B", b, "nkb", dts[1]), lay("D", d, "mnb", dts[2])
-    lc = lay("C", d, "mnb", c) if c else None
-    size = {g: int(np.prod([ext[m] for m in ms])) for g, ms in groups.items()}
-    return exact_kernel_spec(la, lb, lc, ld, (dts[0], dts[1], c, dts[2]), (size["m"], size["n"], size["k"], size["b"]),
-                             tile)
+    return exact_kernel_spec(*einsum_layouts(sub, ext, dts, order, c), tile)
 
 
 def _check(spec):

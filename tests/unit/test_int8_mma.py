@@ -9,12 +9,10 @@ import dataclasses
 
 import numpy as np
 import pytest
-from harness import dense_problem, packed_strides
+from harness import dense_problem, einsum_layouts, packed_strides
 
 from gettpy.backends.gpu_exact import exact_kernel_spec
 from gettpy.errors import KernelError
-from gettpy.kernels.spec import ITEMSIZE
-from gettpy.layouts.descriptor import build_operand_layout
 from gettpy.plan.heuristic import int8_mma_tile
 from gettpy.plan.problem import ContractionProblem, TensorInfo
 from gettpy.plan.schedule import make_schedule
@@ -147,23 +145,8 @@ def test_fragment_mma_emulation_wraps_like_numpy():
 # ------------------------------------------------------------------------------------- the planner's choice
 
 
-def _layouts(sub, ext, dts, order="C", c=None):
-    (a, b), d = sub.split("->")[0].split(","), sub.split("->")[1]
-    groups = {"m": tuple(x for x in d if x in a and x not in b), "n": tuple(x for x in d if x in b and x not in a),
-              "k": tuple(x for x in a if x in b and x not in d), "b": tuple(x for x in d if x in a and x in b)}
-
-    def lay(name, modes, dims, dt):
-        st = dict(zip(modes, packed_strides([ext[m] for m in modes], order), strict=True))
-        return build_operand_layout(name, {g: groups[g] for g in dims}, ext, st, ITEMSIZE[dt])
-
-    la, lb, ld = lay("A", a, "mkb", dts[0]), lay("B", b, "nkb", dts[1]), lay("D", d, "mnb", dts[2])
-    lc = lay("C", d, "mnb", c) if c else None
-    size = {g: int(np.prod([ext[m] for m in ms])) for g, ms in groups.items()}
-    return la, lb, lc, ld, (dts[0], dts[1], c, dts[2]), (size["m"], size["n"], size["k"], size["b"])
-
-
 def _spec(sub, ext, dts, order="C", c=None, tile=None):
-    la, lb, lc, ld, dtypes, extents = _layouts(sub, ext, dts, order, c)
+    la, lb, lc, ld, dtypes, extents = einsum_layouts(sub, ext, dts, order, c)
     return exact_kernel_spec(la, lb, lc, ld, dtypes, extents, tile)
 
 
@@ -231,18 +214,18 @@ def test_lowering_takes_the_int8_wgmma_tile():
     m64n{bn}k32 on s8/u8 into s32 registers, no transpose flags); runs of 8 to the mma.sync tile."""
     from gettpy.kernels.render import render_wgmma
 
-    la, lb, lc, ld, dtypes, extents = _layouts("ik,jk->ij", {"i": 4096, "j": 4096, "k": 4096}, ("u8", "i8", "i32"))
-    spec = exact_kernel_spec(la, lb, lc, ld, dtypes, extents, wgmma=True)
+    spec = exact_kernel_spec(*einsum_layouts("ik,jk->ij", {"i": 4096, "j": 4096, "k": 4096}, ("u8", "i8", "i32")),
+                             wgmma=True)
     assert spec.int8 and spec.tile.wgmma and spec.tile.ws and spec.a.vec == spec.b.vec == 16
     text = render_wgmma(spec)
     assert f"wgmma.mma_async.sync.aligned.m64n{spec.tile.bn}k32.s32.u8.s8" in text and '"+r"(d[0])' in text
     assert "unsigned* d" in text and ", 1, 1," not in text
-    la, lb, lc, ld, dtypes, extents = _layouts("ik,jk->ij", {"i": 4096, "j": 4096, "k": 4104}, ("u8", "i8", "i32"))
-    spec = exact_kernel_spec(la, lb, lc, ld, dtypes, extents, wgmma=True)
+    spec = exact_kernel_spec(*einsum_layouts("ik,jk->ij", {"i": 4096, "j": 4096, "k": 4104}, ("u8", "i8", "i32")),
+                             wgmma=True)
     assert spec.int8 and not spec.tile.wgmma and spec.a.vec == 8
 
 
-def test_lowering_takes_the_int8_tile_on_kmajor_layouts():
+def test_lowering_takes_the_int8_tile_on_kmajoreinsum_layouts():
     # row-major A[i, k] and B[j, k], K a multiple of 16: both k-major in 16-byte vectors, in place
     spec = _spec("ik,jk->ij", {"i": 3001, "j": 2999, "k": 1040}, ("i8", "u8", "i32"))
     assert spec.int8 and spec.tile.mma and spec.compute == "u32"
