@@ -592,6 +592,9 @@ RESIDENT_CASES = [  # (id, A, B, D modes, extents, tile kwargs, dtypes in/out, o
      dict(bm=32, bn=64, bk=16, stages=2, tm=4, tn=4), ("f32", "f32"), "C"),
     ("simt_f64", "ik", "jk", "ji", {"i": 16, "j": 900, "k": 70},
      dict(bm=16, bn=64, bk=8, stages=3, tm=2, tn=4, persistent=True), ("f64", "f64"), "F"),
+    # A of 21 x 100, columns of 42 bytes: a flat panel (one run of every k row, read in aligned words)
+    ("mma_flat_panel", "ik", "jk", "ji", {"i": 21, "j": 777, "k": 100},
+     dict(bm=32, bn=128, bk=32, stages=3, wm=32, wn=32, persistent=True), ("f16", "f16"), "F"),
 ]
 
 

@@ -117,7 +117,8 @@
 
     // (RES_A: A's panel, copied once; its copies join the first k-tile's group, whose wait covers them. With
     //  an op on A, the panel lands first and each thread applies it to the values it copied; the first
-    //  k-tile's barrier then orders those stores before any thread reads the panel)
+    //  k-tile's barrier then orders those stores before any thread reads the panel. A flat panel's words are
+    //  scattered to slots that other threads transform: a barrier between)
     if constexpr (RES_A) {
       TA* pan = panel_of(smem);
       LP lp;
@@ -126,6 +127,7 @@
       if constexpr (!Cfg::OpA::kIdentity) {
         cp_async_commit();
         cp_async_wait<0>();
+        if constexpr (Cfg::A_FLAT) __syncthreads();
         lp.template transform<typename Cfg::OpA>(pan, tid, U(0));
       }
     }

@@ -3,8 +3,8 @@ rows x K, zero-filled to whole k-tiles) is copied once per CTA and the stages ho
 
 Each tile is checked against numpy float64 with C read (alpha, beta), on the mma and simt paths, persistent
 (a CTA's later tiles reuse the panel), one tile per CTA and stream-K (a CTA's several shares reuse it), with
-M short of the tile's rows, K not a multiple of bk, together with an L2 prefetch size, and with ops on A
-(applied to the panel once), B and C.
+M short of the tile's rows, K not a multiple of bk, together with an L2 prefetch size, a flat panel (columns of
+odd length read as one run), and with ops on A (applied to the panel once), B and C.
 """
 from __future__ import annotations
 
@@ -22,9 +22,11 @@ def test_resident_a_tiles(name, la, lb, ld, ext, tile, dts, order, rng):
     spec = run_forced(rng, la, lb, ld, ext, TileConfig(**tile, resident_a=True), dts[0], dts[1], order=order,
                       with_c=True, alpha=1.5, beta=-0.5)
     assert spec.tile.resident_a and not spec.a.kmajor and spec.M <= spec.tile.bm
+    assert spec.a.flat == (name == "mma_flat_panel")
 
 
-@pytest.mark.parametrize("name", ["mma_persistent", "mma_partial_f32out", "mma_stream_k", "simt_partial"])
+@pytest.mark.parametrize("name", ["mma_persistent", "mma_partial_f32out", "mma_stream_k", "simt_partial",
+                                  "mma_flat_panel"])
 def test_resident_a_with_ops(name, rng):
     """An op on A is applied to the panel once (zero past K), ops on B and C as ever: leaky_relu on A, B and C."""
     from gettpy import ops
