@@ -736,8 +736,8 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
             continue  # (the real launches read its planes in place; a copy would load elements it is not aligned to)
         can_op = not info.op.is_identity and info.dtype in ("f16", "f32", "f64")  # (a pack can apply the op)
         read = _read(lay, mn, info.dtype, t)
-        if not (t.wgmma or t.rows):  # (k-tiles that are contiguous runs: read in 16-byte words, not gathered)
-            read = flat_read(read, tmn, plan.K)
+        if not (heavy or t.wgmma or t.rows):  # (runs read in 16-byte words are not gathered; compute-bound cores
+            read = flat_read(read, tmn, plan.K)  #  keep their aligned packs for the TMA tiles)
         panel = which == "a" and panel_fits(t, plan.M, plan.batch, read.kmajor)  # (the panel takes the op)
         op_first = can_op and rereads >= OP_PACK_MIN_REREADS and not panel
         small_permuted = (rereads >= OP_PACK_MIN_REREADS and _size(info, ext) * SMALL_PACK <= _size(problem.d, ext)
