@@ -517,6 +517,9 @@ class KernelSpec:
         if t.bk % 32:
             raise KernelError(f"tile {t}: an int8 tensor-core tile takes k-steps of 32 values: bk={t.bk} is not a "
                               f"multiple of 32")
+        if t.wgmma and not (t.bn in (8, 16, 24) or t.bn % 16 == 0):
+            raise KernelError(f"tile {t}: an integer wgmma is 8, 16, 24 or a multiple of 16 columns wide, not "
+                              f"bn={t.bn}")
         if others:
             raise KernelError(f"tile {t}: an int8 tensor-core tile is a plain mma.sync tile or a warp-specialised "
                               f"wgmma tile fed by cp.async (not implemented with {', '.join(others)})")

@@ -336,6 +336,7 @@ REFUSALS = [
     (lambda s: _tile(s, wm=64, wn=128, bk=128, wgmma=True), "not implemented with wgmma without ws"),
     (lambda s: _tile(s, wm=64, wn=128, bk=64, wgmma=True, ws=True), "128-byte swizzle row.*not bk=64"),
     (lambda s: _tile(s, wm=64, wn=128, bk=128, wgmma=True, ws=True, tma=True), "not implemented with tma"),
+    (lambda s: _tile(s, wm=64, bn=40, wn=40, bk=128, wgmma=True, ws=True), "integer wgmma.*not bn=40"),
 ]
 
 
