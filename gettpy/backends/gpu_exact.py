@@ -9,8 +9,9 @@ logical or of ands; the count of true products fits the compute type). alpha and
 2^32 / 2^64 like every other value); for a bool D, 0 or 1.
 
 int8 / uint8 inputs of a compute-bound contraction with a D (and C) of at most 32 bits run on the int8 tensor cores
-instead (the same template's mma tile on mma.sync m16n8k32, 32-bit accumulators that wrap: the same low bits), where
-plan/heuristic.py's `int8_mma_tile` takes them; both inputs are then read k-major (`int8_operand`).
+instead (the same template's mma.sync m16n8k32 tile, or on Hopper its warp-specialised wgmma k32 tile; 32-bit
+accumulators that wrap: the same low bits), where plan/heuristic.py's `int8_mma_tile` takes them; both inputs are then
+read k-major (`int8_operand`).
 
 Ops: identity only on A, B, C and D (an op on integers is refused with a KernelError naming the operand; numpy
 arrays run every op on the CPU executor).

@@ -102,7 +102,7 @@ struct Gett {
   using LB = TileLoader<TB, BN, BK, Cfg::B_VEC, Cfg::B_KMAJOR, LTHREADS, N, K, typename Cfg::MapBn,
                         typename Cfg::MapBk, I, U, Cfg::B_VS, WG, Cfg::L2_PREFETCH, Cfg::B_FLAT ? 2 : 0>;
   static_assert(!(Cfg::A_FLAT || Cfg::B_FLAT) || (!WS && !WG),
-                "flat k-tiles feed the mma.sync and simt tiles' synchronous stages (and A's resident panel)");
+                "flat k-tiles feed the mma.sync and simt tiles' cp.async stages (and A's resident panel)");
   static_assert(Cfg::TMA_RANK == 0 || WS, "TMA boxes feed warp-specialised tiles");
   static_assert(!WS || (WG && MW % 64 == 0 && MW <= 128 && LA::ASYNC && LB::ASYNC && Cfg::OpA::kIdentity &&
                         Cfg::OpB::kIdentity), "warp-specialised tiles: wgmma, whole 64-row "
@@ -256,9 +256,8 @@ struct Gett {
                 "ops on A's fragments: mma.sync tiles (not wgmma, not tf32, no resident panel) with an op on A");
   static_assert(!FRAG_OP_B || (MMA && !WG && !TF32 && !Cfg::OpB::kIdentity),
                 "ops on B's fragments: mma.sync tiles (not wgmma, not tf32) with an op on B");
-  static_assert(!I8 || ((!WG || (Cfg::WS && Cfg::TMA_RANK == 0)) && !TF32 && sizeof(TB) == 1 && Same<TAcc, unsigned>::value && Cfg::A_KMAJOR &&
-                        Cfg::B_KMAJOR && BK % 32 == 0 && !RES_A && !FRAG_OP_A && !FRAG_OP_B && !Cfg::SK_CTAS &&
-                        !PERSIST),
+  static_assert(!I8 || (!TF32 && sizeof(TB) == 1 && Same<TAcc, unsigned>::value && Cfg::A_KMAJOR && Cfg::B_KMAJOR &&
+                        BK % 32 == 0 && !RES_A && !FRAG_OP_A && !FRAG_OP_B && !Cfg::SK_CTAS && !PERSIST),
                 "int8 tiles: mma.sync or cp.async-fed warp-specialised wgmma over k-major 8-bit A and B, bk a "
                 "multiple of 32, u32 accumulators");
   template <class Op, class T, int R>

@@ -37,8 +37,9 @@ template <class T, int TMN, int TBK, int V, bool KMAJOR, int THREADS, long long 
 struct TileLoader {
   static constexpr int TC = KMAJOR ? TBK : TMN;  // smem-contiguous extent
   static constexpr int TS = KMAJOR ? TMN : TBK;  // strided extent
-  static constexpr int PAD = SW ? 0 : 16 / int(sizeof(T));
-  static constexpr int ATOM = 128 / int(sizeof(T)), CHUNK = 16 / int(sizeof(T));  // (elements: swizzle row, chunk)
+  static constexpr int FW = 16 / int(sizeof(T));  // (elements of a 16-byte word: a copy, a swizzle chunk)
+  static constexpr int PAD = SW ? 0 : FW;
+  static constexpr int ATOM = 128 / int(sizeof(T));  // (elements of a swizzle row)
   // (swizzled mn-major tiles hold whole column atoms: a tile 224 wide takes 4 atoms, the wgmma reading
   //  the first 224 columns; the copies fill TC columns, a TMA box the whole last atom)
   static constexpr int TCA = SW && !KMAJOR ? (TC + 63) / 64 * 64 : TC;
@@ -47,7 +48,6 @@ struct TileLoader {
   // 2 the words copied by cp.async into a raw area after the slots (one word of header, then FLAT_WORDS), and
   // scattered to their slots by `settle` when the stage is consumed
   static constexpr int FLAT_MODE = FLAT;
-  static constexpr int FW = 16 / int(sizeof(T));  // (elements of a word)
   static constexpr int FLAT_WORDS = (TBK * int(EXT_MN) + FW - 1) / FW + 1;  // (+1: a start inside a word)
   static constexpr int FLAT_ITERS = (FLAT_WORDS + THREADS - 1) / THREADS;
   static constexpr int RAW_OFF = (TS * PITCH + FW - 1) / FW * FW;
@@ -81,7 +81,7 @@ struct TileLoader {
       return sl * PITCH + c;
     } else {
       const int w = c % ATOM;
-      return (c / ATOM) * (TS * ATOM) + sl * ATOM + (((w / CHUNK) ^ (sl & 7)) * CHUNK) + w % CHUNK;
+      return (c / ATOM) * (TS * ATOM) + sl * ATOM + (((w / FW) ^ (sl & 7)) * FW) + w % FW;
     }
   }
   // element offset of the unswizzled start of the (mn0.., k0..) sub-tile a wgmma reads (mn0 % 64 ==

@@ -269,7 +269,7 @@ class OperandSpec:
             vector runs along the map term with divisor vs (1 = the leading term). With vs > 1 the
             tile holds mn coordinate l at shared-memory slot ((l // vs) % vec) + vec * (l % vs +
             vs * (l // (vs * vec))) (gett.cuh's TileLoader), and the epilogue undoes it.
-        flat: (mn-major, `flat_reads`) each k-tile is read as one contiguous run of rows (the tile holds the whole
+        flat: (mn-major, `flat_refusal`) each k-tile is read as one contiguous run of rows (the tile holds the whole
             mn extent and k rows lie mn-extent elements apart), in aligned 16-byte words whatever the rows'
             alignment, every element stored to its slot (gett.cuh's TileLoader::load_flat).
     """

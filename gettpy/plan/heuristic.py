@@ -22,10 +22,10 @@
   256x128x64 / 3 for tall skinny ones (M >= TALL N, 128 < N <= 512), 128x128x64 / 3 otherwise; a shape
   with too few CTAs for 128x128 but K >= LONG_K gets 128x64x64 / 8 wgmma tiles.
 
-`int8_mma_tile` picks the int8 tensor-core tile (mma.sync m16n8k32) of an integer contraction, or None where it
-keeps the SIMT kernel (backends/gpu_exact.py): both inputs int8 / uint8 and read k-major in vectors of 4 or more,
-32-bit accumulators (D, and C where read, of at most 32 bits, not bool), a compute-bound shape (`compute_bound`, the
-test the f16 tiles use).
+`int8_mma_tile` picks the int8 tensor-core tile of an integer contraction (a warp-specialised wgmma k32 tile where the
+device has wgmma and both inputs have 16-value k runs, else mma.sync m16n8k32), or None where it keeps the SIMT kernel
+(backends/gpu_exact.py): both inputs int8 / uint8 and read k-major in vectors of 4 or more, 32-bit accumulators (D,
+and C where read, of at most 32 bits, not bool), a compute-bound shape (`compute_bound`, the test the f16 tiles use).
 
 The ordered passes that refine this tile from the plan's layouts are in plan/passes.py, and the lowering
 of a plan and its tile into a KernelSpec in plan/tiles.py.
@@ -93,9 +93,8 @@ TMA_LOAD_WEIGHT = 64
 def _tma_cost(M: int, N: int, batch: int, bm: int, bn: int, cluster: int, sm_count: int) -> int:
     """Predicted time of a warp-specialised tile shape (TMA- or cp.async-fed), in arbitrary units: waves of CTAs
     (tile rows rounded up to whole clusters) times the time of one tile, which does bm x bn work and loads bm + bn
-    per k-step
-    (TMA_LOAD_WEIGHT: with 64 the model ranks the shapes measured on the H100 as they ran, for square GEMMs
-    of ~5000 and for 41 tile rows, where the five shapes were up to 10% apart)."""
+    per k-step (TMA_LOAD_WEIGHT: with 64 the model ranks the shapes measured on the H100 as they ran, for square
+    GEMMs of ~5000 and for 41 tile rows, where the five shapes were up to 10% apart)."""
     rows = -(-M // bm)
     ctas = -(-rows // cluster) * cluster * -(-N // bn) * batch
     return -(-ctas // sm_count) * (bm * bn + TMA_LOAD_WEIGHT * (bm + bn))

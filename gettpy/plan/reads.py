@@ -40,17 +40,18 @@ def input_spec(layout: OperandLayout, mn: str, dtype: str, tile_mn: int, bk: int
     return OperandSpec(dtype, layout.dim(mn), layout.dim("k"), layout.dim("b"), vec, kmajor, vs)
 
 
-def flat_read(op: OperandSpec, tile_mn: int, K: int) -> OperandSpec:
-    """`op` read as flat k-tiles (OperandSpec.flat) where it would otherwise be read in 1- or 2-byte copies (the
-    loader's synchronous element loads, plan/traffic.py's issue-bound reads) and each of its k-tiles is one
-    contiguous run (kernels/spec.py's `flat_refusal`: the tile holds the whole mn extent, the k rows lie that extent
-    apart), else `op`. The run is read in aligned words whatever its rows' alignment, so rows of odd length (M = 101
-    two-byte elements: 202 bytes) stream as aligned ones do.
+def flat_read(op: OperandSpec, tile: TileConfig, tile_mn: int, K: int) -> OperandSpec:
+    """`op` read as flat k-tiles (OperandSpec.flat) on an mma.sync or simt `tile` (`tile_mn` of its rows a tile) where
+    it would otherwise be read in 1- or 2-byte copies (the loader's synchronous element loads, plan/traffic.py's
+    issue-bound reads) and each of its k-tiles is one contiguous run (kernels/spec.py's `flat_refusal`: the tile
+    holds the whole mn extent, the k rows lie that extent apart), else `op`. The run is read in aligned words
+    whatever its rows' alignment, so rows of odd length (M = 101 two-byte elements: 202 bytes) stream as aligned
+    ones do.
 
     Not for copies of 4 bytes or more (already asynchronous): measured on the H100 against them, flat k-tiles of
     f32 inputs re-read by thousands of CTAs ran 1.07-1.24x slower on 7 of 11 shapes (the scatter into shared memory
     on every re-read), where 1- and 2-byte reads gained up to 2.2x and lost nowhere beyond noise."""
-    if op.flat or op.vec * ITEMSIZE[op.dtype] >= 4:
+    if op.flat or op.vec * ITEMSIZE[op.dtype] >= 4 or tile.wgmma or tile.rows:
         return op
     flat = dataclasses.replace(op, kmajor=False, vec=1, vs=1, flat=True)
     return op if flat_refusal(flat, tile_mn, K) else flat

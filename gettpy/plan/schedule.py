@@ -736,14 +736,13 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
             continue  # (the real launches read its planes in place; a copy would load elements it is not aligned to)
         can_op = not info.op.is_identity and info.dtype in ("f16", "f32", "f64")  # (a pack can apply the op)
         read = _read(lay, mn, info.dtype, t)
-        if not (heavy or t.wgmma or t.rows):  # (runs read in 16-byte words are not gathered; compute-bound cores
-            read = flat_read(read, tmn, plan.K)  #  keep their aligned packs for the TMA tiles)
+        if not heavy:  # (runs read in 16-byte words are not gathered; compute-bound cores keep their aligned packs)
+            read = flat_read(read, t, tmn, plan.K)
         panel = which == "a" and panel_fits(t, plan.M, plan.batch, read.kmajor)  # (the panel takes the op)
         op_first = can_op and rereads >= OP_PACK_MIN_REREADS and not panel
         small_permuted = (rereads >= OP_PACK_MIN_REREADS and _size(info, ext) * SMALL_PACK <= _size(problem.d, ext)
                           and _permuted(read))
-        short_runs = (heavy and info.itemsize == 2 and rereads >= OP_PACK_MIN_REREADS and not read.flat
-                      and _read_run(read) < PACK_RUN)
+        short_runs = (heavy and info.itemsize == 2 and rereads >= OP_PACK_MIN_REREADS and _read_run(read) < PACK_RUN)
         simt_kmajor = mn_first and read.kmajor and rereads >= OP_PACK_MIN_REREADS
         # (the f64 tensor-core tiles read both inputs k-major: one not k-contiguous comes as 4-byte copies)
         dmma_scalar = dmma and rereads >= OP_PACK_MIN_REREADS and _read(lay, mn, info.dtype, t, True).vec == 1

@@ -114,8 +114,8 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
                 a = input_spec(plan.layout_a, "m", ta.dtype, new.bm, new.bk, bool(tf32))
                 b = input_spec(plan.layout_b, "n", tb.dtype, new.bn, new.bk, bool(tf32))
             tile = new
-    if not (tile.wgmma or tile.rows or tf32):  # (inputs whose k-tiles are contiguous runs: read in 16-byte words)
-        a, b = flat_read(a, tile.bm, plan.K), flat_read(b, tile.bn, plan.K)
+    if not tf32:  # (inputs whose k-tiles are contiguous runs: read in 16-byte words; tf32 reads k-major)
+        a, b = flat_read(a, tile, tile.bm, plan.K), flat_read(b, tile, tile.bn, plan.K)
     # (3) D's stores, C, indexing, the compute type: the spec
     ld = plan.layout_d
     vdn, vdm = min(ld.vector_width("n"), tile.bn), min(ld.vector_width("m"), tile.bm)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from harness import dense_problem
 
 pytestmark = pytest.mark.gpu
 
@@ -46,22 +47,11 @@ def test_padded_memory_bound_einsum(eq, mn, k, order):
     import cupy
 
     import gettpy
-    from gettpy.plan.problem import ContractionProblem, TensorInfo
     from gettpy.plan.schedule import make_schedule
 
     ext = dict(m=mn[0], n=mn[1], k=k)
     lhs = eq.split("->")[0].split(",")
-
-    def info(name, modes):
-        seq = modes[::-1] if order == "C" else modes
-        st, acc = {}, 1
-        for c in seq:
-            st[c] = acc
-            acc *= ext[c]
-        return TensorInfo(name, tuple(modes), tuple(st[c] for c in modes), "f16")
-
-    p = ContractionProblem(info("A", lhs[0]), info("B", lhs[1]), None, info("D", "mn"), tuple(sorted(ext.items())))
-    assert make_schedule(p).pad_ext  # (the case exercises the padded schedule)
+    assert make_schedule(dense_problem(eq, ext, "f16", order)).pad_ext  # (the case exercises the padded schedule)
     rng = np.random.default_rng(3)
     host = [rng.standard_normal(tuple(ext[c] for c in x)).astype(np.float16) for x in lhs]
     dev = [cupy.asarray(x, order=order) for x in host]

@@ -50,14 +50,17 @@ RULE = [
 def test_flat_rule(maps, tile_mn, dtype, ok):
     op = _op(*maps, dtype=dtype)
     assert (flat_refusal(dataclasses.replace(op, flat=True), tile_mn, 4099) == "") is ok
-    got = flat_read(op, tile_mn, 4099)
+    tile = TileConfig(tile_mn, 64, 32, 3, tm=8, tn=4)
+    got = flat_read(op, tile, tile_mn, 4099)
     assert got.flat is ok and (got is op) is not ok
+    wgmma = TileConfig(128, 128, 64, 4, wm=64, wn=128, wgmma=True)  # (swizzled stages: never flat)
+    assert flat_read(op, wgmma, tile_mn, 4099) is op
     if ok:
         assert not got.kmajor and got.vec == 1
     # an input already read in 16-byte vectors stays as it is
     wide = _op(*maps, dtype=dtype, vec=16 // 2) if dtype == "f16" else None
     if wide is not None:
-        assert flat_read(wide, tile_mn, 4099) is wide
+        assert flat_read(wide, tile, tile_mn, 4099) is wide
 
 
 def test_lowering_reads_row_major_long_k_inputs_flat():
