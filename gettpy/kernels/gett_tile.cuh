@@ -220,6 +220,10 @@
     TD* Db = D + gett_offset<I>(bz, typename Cfg::MapDb{});
     const TC* Cb = nullptr;
     if constexpr (Cfg::READ_C) Cb = C + gett_offset<I>(bz, typename Cfg::MapCb{});
+    if constexpr (ROW_WALK) {
+      store_rows(es, Cb, Db, alpha, beta, tid - (THREADS - ETHREADS), m0, n0);
+      return;
+    }
 #pragma unroll 1
     for (int idx = tid - (THREADS - ETHREADS); idx < NVD; idx += ETHREADS) {  // (WS: the computing threads)
       int ec, sl;  // coordinates along the store dimension and the other one
@@ -260,6 +264,70 @@
       }
       const I doff = gett_offset<I>(gm, typename Cfg::MapDm{}) + gett_offset<I>(gn, typename Cfg::MapDn{});
       *reinterpret_cast<Pack<TD, VD>*>(Db + doff) = out;
+    }
+  }
+
+  // (ROW_WALK) the staged epilogue where a warp's lanes keep one row of the staging tile together and every thread
+  // one vector position along the store dimension (the vectors of a staged row, EC / D_VEC, a multiple of 32 that
+  // divides ETHREADS; no run-by-run walk): a thread's offsets along the store dimension, in D and C, are computed
+  // once per tile; its rows are sl0, sl0 + SSTEP, ..., and lane j computes the offsets of the warp's j-th row of
+  // each 32 and passes them round, so that a row costs one shuffle instead of a map evaluation. With odd extents
+  // D's vectors are single elements, and evaluating two multi-mode maps per element bound the epilogue
+  static constexpr int LVD_ = EC / Cfg::D_VEC;
+  static constexpr bool ROW_WALK = Cfg::D_RUN == 0 && ETHREADS % LVD_ == 0 && LVD_ % 32 == 0;
+  __device__ __forceinline__ static void store_rows(const TE* es, const TC* Cb, TD* Db, TAcc alpha, TAcc beta, int t,
+                                                    U m0, U n0) {
+    constexpr int VD = Cfg::D_VEC, SSTEP = ETHREADS / LVD_, ROWS = (ES + SSTEP - 1) / SSTEP;
+    using MDe = typename Cond<D_NCONTIG, typename Cfg::MapDn, typename Cfg::MapDm>::type;
+    using MDs = typename Cond<D_NCONTIG, typename Cfg::MapDm, typename Cfg::MapDn>::type;
+    using MCe = typename Cond<D_NCONTIG, typename Cfg::MapCn, typename Cfg::MapCm>::type;
+    using MCs = typename Cond<D_NCONTIG, typename Cfg::MapCm, typename Cfg::MapCn>::type;
+    constexpr U LIM_E = U(D_NCONTIG ? N : M), LIM_S = U(D_NCONTIG ? M : N);
+    constexpr bool FULL_E = D_NCONTIG ? FULL_N : FULL_M, FULL_S = D_NCONTIG ? FULL_M : FULL_N;
+    const int lane = t & 31, ec = (t % LVD_) * VD, sl0 = t / LVD_;
+    const U ge = (D_NCONTIG ? n0 : m0) + U(ec), gs0 = (D_NCONTIG ? m0 : n0) + U(sl0);
+    const bool eok = FULL_E || ge < LIM_E;  // (a vector is whole or past the edge: EC % VD == 0, D_VEC divides it)
+    const I de = eok ? gett_offset<I>(ge, MDe{}) : I(0);
+    I ce[Cfg::READ_C ? VD : 1];
+    if constexpr (Cfg::READ_C) {
+#pragma unroll
+      for (int e = 0; e < VD; ++e) ce[e] = eok ? gett_offset<I>(ge + U(e), MCe{}) : I(0);
+    }
+    // (row i of this thread: sl0 + i SSTEP; rows grow with i, so the first one past the tile or the edge ends it)
+    auto row_ok = [&](int i) { return i < ROWS && sl0 + i * SSTEP < ES && (FULL_S || gs0 + U(i * SSTEP) < LIM_S); };
+    auto one = [&](int i, I ds, I cs) {
+      if (!eok) return;
+      const int sl = sl0 + i * SSTEP, m = D_NCONTIG ? sl : ec, n = D_NCONTIG ? ec : sl;
+      Pack<TD, VD> out;
+      TE ev[VD];
+      load_run<VD, EPI_ODD ? 1 : VD>(ev, &epi(const_cast<TE*>(es), m, n));
+#pragma unroll
+      for (int e = 0; e < VD; ++e) {
+        if constexpr (STAGE_D) {
+          out.e[e] = ev[e];
+        } else {
+          TAcc v = alpha * TAcc(ev[e]);
+          if constexpr (Cfg::READ_C) v += beta * TAcc(Cfg::OpC::template apply<TAcc>(TAcc(to_f(Cb[cs + ce[e]]))));
+          if constexpr (!Cfg::OpD::kIdentity) v = Cfg::OpD::template apply<TAcc>(v);
+          out.e[e] = from_acc<TD>(v);
+        }
+      }
+      *reinterpret_cast<Pack<TD, VD>*>(Db + de + ds) = out;
+    };
+#pragma unroll 1
+    for (int i0 = 0; i0 < ROWS; i0 += 32) {
+      const bool ok = row_ok(i0 + lane);
+      const U gs = gs0 + U((i0 + lane) * SSTEP);
+      const I dsl = ok ? gett_offset<I>(gs, MDs{}) : I(0);
+      I csl = I(0);
+      if constexpr (Cfg::READ_C) csl = ok ? gett_offset<I>(gs, MCs{}) : I(0);
+      const int live = __popc(__ballot_sync(0xffffffffu, ok));  // (the warp's rows of these 32 in the tile)
+#pragma unroll 4
+      for (int j = 0; j < live; ++j) {
+        const I ds = __shfl_sync(0xffffffffu, dsl, j);
+        const I cs = Cfg::READ_C ? __shfl_sync(0xffffffffu, csl, j) : I(0);
+        one(i0 + j, ds, cs);
+      }
     }
   }
 };

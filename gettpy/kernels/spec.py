@@ -41,6 +41,8 @@ EXACT_DTYPES = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "b1")
 #: the compute types of integer / bool contractions: unsigned, so that sums and products wrap (numpy's overflow)
 EXACT_COMPUTE = ("u32", "u64")
 SIMT_DTYPES = ("f32", "f64", *COMPLEX_DTYPES, *EXACT_DTYPES)
+#: vectors one thread of a tile loader copies per k-tile at most (gett_loader.cuh: their predicates are one 32-bit mask)
+MAX_LOADS = 32
 #: shared memory a CTA may have on the H100 (227 KB)
 SMEM_LIMIT = 227 * 1024
 #: the parts a row-stream tile (TileConfig.rows) may cut K into
@@ -479,6 +481,13 @@ class KernelSpec:
                               f"{self.d.cont} >= 1")
         if t.rows:
             self._check_rows()
+            return
+        loaders = 128 if t.ws else t.threads
+        for name, op, tmn in (("A", self.a, t.bm), ("B", self.b, t.bn)):
+            if -(-tmn * t.bk // (op.vec * loaders)) > MAX_LOADS:
+                raise KernelError(f"operand {name}: tile {tmn} x {t.bk} in vectors of {op.vec} is more than {MAX_LOADS} "
+                                  f"loads for each of {loaders} threads (the loader's predicate mask): give a tile "
+                                  f"with a smaller {tmn} x bk or more threads")
 
     @property
     def int8(self) -> bool:

@@ -667,8 +667,8 @@ RESTAGE_DTYPES = ("f16", "bf16", "f32", "f64")
 def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part=None, tile=None,
                   split: tuple[str, int] | None = None, f64_cores: bool = True,
                   target: Target = DEFAULT_TARGET) -> Schedule:
-    """The schedule of `problem`: `planned_schedule`'s, and for the heuristic's plan of a memory-bound
-    real contraction with no C, the cheapest of it and its staged alternatives by the traffic model
+    """The schedule of `problem`: `planned_schedule`'s, and for the heuristic's plan of a real contraction
+    with no C, the cheapest of it and its staged alternatives by the traffic model
     (plan/traffic.py's `restage`: D staged through a dense workspace, or an input packed)."""
     if sm_count is None:
         sm_count = target.sm_count
@@ -677,10 +677,8 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
         return s
     if any(t.dtype not in RESTAGE_DTYPES for t in (problem.a, problem.b, problem.d)):
         return s
-    from .tiles import compute_bound
-
-    if compute_bound(s.core.M, s.core.N, s.core.K):
-        return s
+    # (compute-bound shapes too: where the schedule's reads are what bound it, a pack can pay; where the flops
+    #  do, every alternative predicts the same flop time, which no MIN_GAIN margin undercuts)
     from .traffic import restage
 
     return restage(problem, s, lambda p: planned_schedule(p, sm_count, f64_cores=f64_cores, target=target),

@@ -144,6 +144,22 @@ def test_narrow_simt_wave(ext, sm, want):
         assert (t.bk, t.stages, t.tm, t.tn) == (32, 3, 4, 4)
 
 
+@pytest.mark.parametrize("bk,threads_ok", [(64, False), (32, True)])
+def test_spec_refuses_loads_past_the_predicate_mask(bk, threads_ok):
+    """A caller's tile whose loader would copy more than 32 vectors a thread (single f16 elements of an odd
+    row-major A, 128 threads) is refused by KernelSpec, naming the operand, before NVRTC meets the static_assert."""
+    p = tccg_plan("abcd-eb-aecd", (61, 77, 75, 67, 69), "f16", order="C")
+    tile = TileConfig(128, 128, bk, 3, wm=64, wn=64)
+    loads = -(-128 * bk // 128)  # (vectors of one element over 128 threads)
+    if threads_ok:
+        assert loads <= 32
+        kernel_spec(p, False, tile=tile)
+    else:
+        assert loads > 32
+        with pytest.raises(KernelError, match=r"operand (A|B): tile .* more than 32 loads for each of 128 threads"):
+            kernel_spec(p, False, tile=tile)
+
+
 def test_spec_validation():
 
     with pytest.raises(KernelError):

@@ -94,8 +94,26 @@ def test_restage_takes_the_cheaper_staging():
     assert kinds == {"d", "pack"}
 
 
+@pytest.mark.parametrize("ext,order", [({"b": 389, "c": 443, "e": 409, "t": 6, "v": 7}, "F"),
+                                       ({"b": 433, "c": 401, "e": 409, "t": 4, "v": 9}, "F"),
+                                       ({"b": 433, "c": 475, "e": 409, "t": 6, "v": 7}, "C")])
+def test_restage_packs_compute_bound_shapes_whose_reads_bound_them(ext, order):
+    """A compute-bound contraction (by its intensity) whose input the plan reads in single elements: the model
+    prices the reads above the flops, and a pack of that input predicts at most MIN_GAIN of it, so it is taken."""
+    from gettpy.plan.tiles import compute_bound
+    from gettpy.plan.traffic import MIN_GAIN
+
+    p = dense_problem("cbvt,cte->bve", ext, "f16", order)
+    s0, s1 = planned_schedule(p), make_schedule(p)
+    assert compute_bound(s0.core.M, s0.core.N, s0.core.K)
+    t = DEFAULT_TARGET
+    assert s1 != s0 and (s1.pack_a is not None or s1.pack_b is not None) and s1.stage_d is None
+    assert schedule_us(s1, t, t.sm_count) <= MIN_GAIN * schedule_us(s0, t, t.sm_count)
+
+
 def test_restage_leaves_coalesced_and_compute_bound_shapes():
-    """A GEMM whose tensors all run along the tile, a compute-bound one, one with C: planned as before."""
+    """A GEMM whose tensors all run along the tile, a compute-bound one read in 16-byte vectors, one with C:
+    planned as before."""
     for eq, ext, dt in (("ik,kj->ij", {"i": 1000, "j": 999, "k": 37}, "f16"),
                         ("ik,kj->ij", {"i": 3001, "j": 2999, "k": 3003}, "f16"),
                         ("abcd,ea->ebcd", {"a": 72, "b": 72, "c": 72, "d": 72, "e": 72}, "f32")):
