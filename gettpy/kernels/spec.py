@@ -485,9 +485,9 @@ class KernelSpec:
         loaders = 128 if t.ws else t.threads
         for name, op, tmn in (("A", self.a, t.bm), ("B", self.b, t.bn)):
             if -(-tmn * t.bk // (op.vec * loaders)) > MAX_LOADS:
-                raise KernelError(f"operand {name}: tile {tmn} x {t.bk} in vectors of {op.vec} is more than {MAX_LOADS} "
-                                  f"loads for each of {loaders} threads (the loader's predicate mask): give a tile "
-                                  f"with a smaller {tmn} x bk or more threads")
+                raise KernelError(f"operand {name}: tile {tmn} x {t.bk} in vectors of {op.vec} is more than "
+                                  f"{MAX_LOADS} loads for each of {loaders} threads (the loader's predicate mask): "
+                                  f"give a tile with a smaller {tmn} x bk or more threads")
 
     @property
     def int8(self) -> bool:

@@ -73,6 +73,31 @@ def test_long_k_splits_any_extent(eq, shapes, dtype, order, mode):
         assert s.tail.problem.d.dtype == s.stage_d.dtype  # (one more slice of the accumulate-type workspace)
 
 
+@pytest.mark.parametrize("ext", [{"a": 23, "b": 40, "c": 27, "x": 300, "y": 70},
+                                 {"a": 19, "b": 24, "c": 33, "x": 150, "y": 91}])
+@pytest.mark.parametrize("dtype", ["f16", "f32"])
+def test_split_keeps_fused_k_runs(ext, dtype):
+    """Three k modes that A holds as one contiguous run (row-major A[x, a, b, c]) over a small output: the split
+    cuts the slowest of them (a prime extent, into single values) rather than one whose extent divides better,
+    so each slice keeps the run of the other two (b x c values, not c's odd few); run end to end against numpy."""
+    from gettpy.plan.schedule import SPLIT_MIN_RUN, _slice_run
+
+    eq = "xabc,abcy->xy"
+    p = dense_problem(eq, ext, dtype, "C")
+    s = make_schedule(p)
+    assert s.split_mode == "a" + SPLIT_SUFFIX
+    core_ext = dict(s.core.problem.extents)
+    assert core_ext[s.split_mode] == ext["a"] and core_ext["a"] == 1
+    k = set(s.core.part.k)
+    assert _slice_run(p.a, ext, k) == ext["a"] * ext["b"] * ext["c"]
+    assert _slice_run(p.a, ext, k, "a", ext["a"]) == ext["b"] * ext["c"] >= SPLIT_MIN_RUN
+    assert _slice_run(p.a, ext, k, "b", ext["b"]) == ext["c"] < SPLIT_MIN_RUN  # (what a cut of b would leave)
+    assert _slice_run(p.b, ext, k) is None  # (B's stride-1 mode is y)
+    dt = np.float16 if dtype == "f16" else np.float32
+    ops = laid_out(np.random.default_rng(3), [[ext[m] for m in "xabc"], [ext[m] for m in "abcy"]], dt, "C")
+    assert_each_close(eq, gettpy.einsum(eq, *ops), ops, TOL[dt])
+
+
 # (einsum, shapes): small enough to run on the CPU executor, long enough in K to split with a tail
 RUN_CASES = [
     ("ik,kj->ij", [(5, 3001), (3001, 7)]),
