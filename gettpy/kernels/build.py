@@ -442,6 +442,27 @@ _MAX_DYN_SMEM_ATTR = 8  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 _DEFAULT_SMEM = 48 * 1024
 
 
+def load_source(src: str, name: str):
+    """The loaded CuPy function `name` of a rendered source (the pack, pad and realign copies) on the current
+    device: compiled by `build_source` for the device's architecture, through the disk cache the GETT kernels
+    use, and kept in-process with its module."""
+    import cupy
+
+    dev = cupy.cuda.Device()
+    key = (src, name, dev.id)
+    hit = _FUNCS.get(key)
+    if hit is not None:
+        return hit[0]
+    with _LOCK:
+        hit = _FUNCS.get(key)
+        if hit is None:
+            k = build_source(src, name, "sm_" + str(dev.compute_capability))
+            mod = cupy.cuda.function.Module()
+            mod.load(k.cubin)
+            hit = _FUNCS[key] = (mod.get_function(name), mod)  # the module stays alive with its function
+        return hit[0]
+
+
 def get_function(spec: KernelSpec, arch: str | None = None):
     """The loaded CuPy function of `spec` on the current device (cached in-process)."""
     import cupy

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import KernelError, ShapeError
-from .build import build_source, normalize_arch
+from .build import load_source
 
 _RAW = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long", 16: "uint4"}
 _FUNCS: dict = {}
@@ -60,11 +60,7 @@ def _kernel(src_shape, src_strides, dst_shape, itemsize):
     zero = "v = make_uint4(0, 0, 0, 0);" if itemsize == 16 else "v = 0;"
     name = f"gett_pad_{abs(hash(key)) % 10**12}"
     src = _SRC.format(name=name, T=t, I=idx, total=total, body="\n".join(body), zero=zero)
-    k = build_source(src, name, normalize_arch(None))
-    mod = cupy.cuda.function.Module()
-    mod.load(k.cubin)
-    f = (mod.get_function(name), mod)
-    _FUNCS[key] = f
+    f = _FUNCS[key] = load_source(src, name)
     return f
 
 
@@ -89,7 +85,7 @@ def _copy(x, dst_shape):
     total = out.size
     if total == 0:
         return out
-    f, _ = _kernel(x.shape, tuple(s // x.itemsize for s in x.strides), dst_shape, x.itemsize)
+    f = _kernel(x.shape, tuple(s // x.itemsize for s in x.strides), dst_shape, x.itemsize)
     threads = 256
     blocks = min((total + threads - 1) // threads, 65535 * 8)
     f((blocks,), (threads,), (x, out))

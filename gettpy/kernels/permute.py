@@ -408,11 +408,10 @@ def permute_source(p: PermutePlan, op: str = "", dtype: str = "", body: bool = F
     ])
 
 
-@functools.lru_cache(maxsize=256)
 def _kernel(source: str, name: str = "gett_permute"):
-    import cupy
+    from .build import load_source
 
-    return cupy.RawKernel(source, name)
+    return load_source(source, name)
 
 
 def _check_out(view, out):
@@ -442,10 +441,10 @@ def permute_copy(view, op: str = "", out=None):
 
     sig = _signature(view, op)
     out = _check_out(view, out)
-    hit = _copy_kernel(*sig)
+    hit = _copy_text(*sig)
     if hit is not None:  # (the kernel indexes from the view's first element: negative strides fold in)
-        kernel, blocks = hit
-        kernel((blocks,), (THREADS,), (view, out))
+        source, blocks = hit
+        _kernel(source)((blocks,), (THREADS,), (view, out))
     elif op:  # (dense already, or one live axis: an elementwise kernel is coalesced)
         from ..backends.gpu import op_kernel
 
@@ -460,12 +459,12 @@ def permute_copy_pair(view0, op0: str, view1, op1: str):
     and together move at most PAIR_BYTES (a launch and a tail less: small packs are mostly launch)."""
     sig0, sig1 = _signature(view0, op0), _signature(view1, op1)
     small = view0.nbytes + view1.nbytes <= PAIR_BYTES
-    hit = _pair_kernel(sig0, sig1) if small else None
+    hit = _pair_text(sig0, sig1) if small else None
     if hit is None:
         return permute_copy(view0, op0), permute_copy(view1, op1)
     out0, out1 = _check_out(view0, None), _check_out(view1, None)
-    kernel, blocks = hit
-    kernel((blocks,), (THREADS,), (view0, out0, view1, out1))
+    source, blocks = hit
+    _kernel(source, "gett_permute2")((blocks,), (THREADS,), (view0, out0, view1, out1))
     return out0, out1
 
 
@@ -487,22 +486,22 @@ def _copy_source(shape: tuple[int, ...], byte_strides: tuple[int, ...], item: in
 
 
 @functools.lru_cache(maxsize=256)
-def _copy_kernel(shape: tuple[int, ...], byte_strides: tuple[int, ...], item: int, align: int, op: str,
-                 dtype: str):
-    """(kernel, blocks) of a view's copy (`_copy_source`), or None; planned and rendered once per view
-    signature (a pack runs on every call of its plan)."""
+def _copy_text(shape: tuple[int, ...], byte_strides: tuple[int, ...], item: int, align: int, op: str,
+               dtype: str):
+    """(CUDA source, blocks) of a view's copy (`_copy_source`), or None; planned and rendered once per view
+    signature (a pack runs on every call of its plan; `_kernel` loads the source on each device)."""
     hit = _copy_source(shape, byte_strides, item, align, op, dtype)
-    return None if hit is None else (_kernel(hit[0]), hit[1])
+    return None if hit is None else hit[:2]
 
 
 @functools.lru_cache(maxsize=256)
-def _pair_kernel(sig0: tuple, sig1: tuple):
-    """(kernel, blocks) of two views' copies in one launch (`pair_source`), or None where either has no
+def _pair_text(sig0: tuple, sig1: tuple):
+    """(CUDA source, blocks) of two views' copies in one launch (`pair_source`), or None where either has no
     kernel or their shared memory together passes a block's static 48 KB."""
     h0, h1 = _copy_source(*sig0, body=True), _copy_source(*sig1, body=True)
     if h0 is None or h1 is None or h0[2] + h1[2] > 48 * 1024 or h0[1] + h1[1] >= 2**31:
         return None
-    return _kernel(pair_source(h0[0], h0[1], h1[0]), "gett_permute2"), h0[1] + h1[1]
+    return pair_source(h0[0], h0[1], h1[0]), h0[1] + h1[1]
 
 
 __all__ = ["EDGE_BYTES", "EDGE_MAX", "PAIR_BYTES", "PermutePlan", "RowCopyPlan", "THREADS", "edge_limit",

@@ -117,10 +117,15 @@ def realign_source(p: RealignPlan) -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def _realign_kernel(p: RealignPlan):
-    import cupy
+def _realign_text(p: RealignPlan) -> str:
+    return realign_source(p)
 
-    return cupy.RawKernel(realign_source(p), "gett_realign")
+
+def _realign_kernel(p: RealignPlan):
+    """The loaded realign kernel of `p` on the current device (rendered once per plan)."""
+    from .build import load_source
+
+    return load_source(_realign_text(p), "gett_realign")
 
 
 def realign_pack(view, kp: int):

@@ -149,3 +149,32 @@ def test_gpu_dense_op_copy(dtype):
     for view, hv in ((dev, host), (dev.reshape(-1)[3:], host.reshape(-1)[3:])):
         want = op(hv.astype(acc)).astype(dtype)
         np.testing.assert_array_equal(cp.asnumpy(permute_copy(view, op.cuda)), want)
+
+
+@pytest.mark.gpu
+def test_gpu_pack_kernels_in_the_disk_cache(tmp_path, monkeypatch):
+    """The pack copies compile through the GETT kernels' build pipeline: after a permute_copy (and a pair of
+    them) into a fresh cache directory, each copy's source has its verified entry there; a second device of
+    the machine, where there is one, gets its own loaded function with the same values."""
+    import cupy as cp
+
+    import gettpy.kernels.build as B
+    import gettpy.kernels.permute as pm
+
+    monkeypatch.setenv("GETTPY_CACHE_DIR", str(tmp_path))
+    host = np.arange(37 * 71 * 11, dtype=np.float32).reshape(37, 71, 11)  # (a shape no other test copies)
+    x = cp.asarray(host)
+    got = pm.permute_copy(x.transpose(2, 0, 1))
+    np.testing.assert_array_equal(cp.asnumpy(got), np.ascontiguousarray(host.transpose(2, 0, 1)))
+    src, _ = pm._copy_text(*pm._signature(x.transpose(2, 0, 1), ""))
+    arch = "sm_" + str(cp.cuda.Device().compute_capability)
+    entry = B._entry_path(B.cache_key(src, arch))
+    assert entry.startswith(str(tmp_path)) and B._read_entry(entry) is not None
+    a, b = pm.permute_copy_pair(x.transpose(1, 0, 2), "", x.transpose(2, 1, 0), "")
+    np.testing.assert_array_equal(cp.asnumpy(a), np.ascontiguousarray(host.transpose(1, 0, 2)))
+    np.testing.assert_array_equal(cp.asnumpy(b), np.ascontiguousarray(host.transpose(2, 1, 0)))
+    if cp.cuda.runtime.getDeviceCount() > 1:
+        with cp.cuda.Device(1):
+            y = cp.asarray(host)
+            np.testing.assert_array_equal(cp.asnumpy(pm.permute_copy(y.transpose(2, 0, 1))),
+                                          np.ascontiguousarray(host.transpose(2, 0, 1)))

@@ -156,27 +156,26 @@ def test_plan_dense():
     assert pm._copy_source((5, 7, 8), (112, 16, 2), 2, 16, "", "float16") is None
 
 
-def test_pair_kernel_choice(monkeypatch):
+def test_pair_kernel_choice():
     """permute_copy_pair's choice, on the CPU: one launch of both bodies (blocks added up) where both views
     have copy kernels, none where either is dense (CuPy's copy) or their shared memory passes 48 KB."""
     import gettpy.kernels.permute as pm
 
-    monkeypatch.setattr(pm, "_kernel", lambda src, name="gett_permute": (name, src))
-    pm._pair_kernel.cache_clear()
+    pm._pair_text.cache_clear()
     t = ((40, 72, 9), tuple(2 * s for s in (1, 40, 2880)), 2, 16, "", "float16")
     r = ((12, 37, 64), tuple(4 * s for s in (5760, 72, 1)), 4, 16, "x > 0 ? x : 0.1f * x", "float32")
-    (name, src), blocks = pm._pair_kernel(t, r)
+    src, blocks = pm._pair_text(t, r)
     p = plan_permute(t[0], (1, 40, 2880), 2, 16)
     rc = plan_rowcopy(r[0], (5760, 72, 1), 4, 16)
-    assert name == "gett_permute2" and blocks == p.blocks + rc.blocks
+    assert 'void __launch_bounds__(256) gett_permute2(' in src and blocks == p.blocks + rc.blocks
     assert src == pair_source(permute_source(p, "", "float16", body=True), p.blocks,
                               rowcopy_source(rc, "x > 0 ? x : 0.1f * x", "float32", body=True))
     dense = ((4, 5), (10, 2), 2, 16, "", "float16")
-    assert pm._pair_kernel(t, dense) is None and pm._pair_kernel(dense, t) is None
+    assert pm._pair_text(t, dense) is None and pm._pair_text(dense, t) is None
     big = ((256, 256), (2, 512), 2, 16, "", "float16")  # (128 x 128 tiles: 33 KB of shared memory each)
     assert plan_permute((256, 256), (1, 256), 2, 16).smem_bytes > 24 * 1024
-    assert pm._pair_kernel(big, big) is None and pm._pair_kernel(big, r) is not None
-    pm._pair_kernel.cache_clear()
+    assert pm._pair_text(big, big) is None and pm._pair_text(big, r) is not None
+    pm._pair_text.cache_clear()
 
 
 def test_op_source_rejects_integer_types():
@@ -228,28 +227,27 @@ def test_rowcopy_declines_and_vectors():
     assert plan_rowcopy((8, 12), (24, 2), 2).w == 1  # (a fast axis of stride 2)
 
 
-def test_copy_kernel_chooses_and_caches(monkeypatch):
-    """permute_copy's choice per view signature, on the CPU (the kernel stands in as its source): the tiled
-    transpose where the fast axes differ, the row copy where they agree, CuPy's copy for a dense view or
-    strides that are not whole elements; the same signature is planned once."""
+def test_copy_kernel_chooses_and_caches():
+    """permute_copy's choice per view signature, on the CPU (the kernel's source): the tiled transpose where
+    the fast axes differ, the row copy where they agree, CuPy's copy for a dense view or strides that are not
+    whole elements; the same signature is planned once."""
     import gettpy.kernels.permute as pm
 
-    monkeypatch.setattr(pm, "_kernel", lambda src: src)
-    pm._copy_kernel.cache_clear()
+    pm._copy_text.cache_clear()
     item = 2
     transposed = ((40, 72, 9), tuple(2 * s for s in (1, 40, 2880)))
-    src, blocks = pm._copy_kernel(*transposed, item, 16, "", "float16")
+    src, blocks = pm._copy_text(*transposed, item, 16, "", "float16")
     p = plan_permute(transposed[0], (1, 40, 2880), item, 16)
     assert src == permute_source(p) and blocks == p.blocks
     sliced = ((12, 37, 64), tuple(2 * s for s in (5760, 72, 1)))
-    src, blocks = pm._copy_kernel(*sliced, item, 16, "x > 0 ? x : 0.1f * x", "float16")
+    src, blocks = pm._copy_text(*sliced, item, 16, "x > 0 ? x : 0.1f * x", "float16")
     rc = plan_rowcopy(sliced[0], (5760, 72, 1), item, 16)
     assert src == rowcopy_source(rc, "x > 0 ? x : 0.1f * x", "float16") and blocks == rc.blocks
-    assert pm._copy_kernel((4, 5), (10, 2), item, 16, "", "float16") is None  # dense
-    assert pm._copy_kernel((4, 5), (3, 15), item, 16, "", "float16") is None  # odd byte strides
-    pm._copy_kernel(*transposed, item, 16, "", "float16")
-    assert pm._copy_kernel.cache_info().hits == 1
-    pm._copy_kernel.cache_clear()
+    assert pm._copy_text((4, 5), (10, 2), item, 16, "", "float16") is None  # dense
+    assert pm._copy_text((4, 5), (3, 15), item, 16, "", "float16") is None  # odd byte strides
+    pm._copy_text(*transposed, item, 16, "", "float16")
+    assert pm._copy_text.cache_info().hits == 1
+    pm._copy_text.cache_clear()
 
 
 # -- GPU -----------------------------------------------------------------------------------------------
