@@ -239,32 +239,40 @@
       const int m = D_NCONTIG ? sl : ec, n = D_NCONTIG ? ec : sl;
       const U gm = m0 + U(m), gn = n0 + U(n);
       if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < U(N))) continue;
-      Pack<TD, VD> out;
-      TE ev[VD];  // the VD staged values along the store dimension (contiguous in the staging tile)
-      load_run<VD, EPI_ODD ? 1 : VD>(ev, &epi(es, m, n));
-      if constexpr (STAGE_D) {  // (finished values)
-#pragma unroll
-        for (int e = 0; e < VD; ++e) out.e[e] = ev[e];
-      } else {
-        I coff_fixed = 0;
-        if constexpr (Cfg::READ_C) {
-          coff_fixed = D_NCONTIG ? gett_offset<I>(gm, typename Cfg::MapCm{}) : gett_offset<I>(gn, typename Cfg::MapCn{});
-        }
-#pragma unroll
-        for (int e = 0; e < VD; ++e) {
-          TAcc v = alpha * TAcc(ev[e]);
-          if constexpr (Cfg::READ_C) {
-            const I coff = coff_fixed + (D_NCONTIG ? gett_offset<I>(gn + U(e), typename Cfg::MapCn{})
-                                                   : gett_offset<I>(gm + U(e), typename Cfg::MapCm{}));
-            v += beta * TAcc(Cfg::OpC::template apply<TAcc>(TAcc(to_f(Cb[coff]))));
-          }
-          if constexpr (!Cfg::OpD::kIdentity) v = Cfg::OpD::template apply<TAcc>(v);
-          out.e[e] = from_acc<TD>(v);
-        }
+      I coff_fixed = 0;  // (C's offset along the other dimension; along the store dimension per value below)
+      if constexpr (Cfg::READ_C) {
+        coff_fixed = D_NCONTIG ? gett_offset<I>(gm, typename Cfg::MapCm{}) : gett_offset<I>(gn, typename Cfg::MapCn{});
       }
+      const Pack<TD, VD> out = finished_vec(es, m, n, Cb, alpha, beta, [&](int e) {
+        return coff_fixed + (D_NCONTIG ? gett_offset<I>(gn + U(e), typename Cfg::MapCn{})
+                                       : gett_offset<I>(gm + U(e), typename Cfg::MapCm{}));
+      });
       const I doff = gett_offset<I>(gm, typename Cfg::MapDm{}) + gett_offset<I>(gn, typename Cfg::MapDn{});
       *reinterpret_cast<Pack<TD, VD>*>(Db + doff) = out;
     }
+  }
+
+  // the D_VEC finished values of the staging tile at (m, n) along the store dimension: op_d(alpha * acc + beta *
+  // op_c(C)), C's value e at Cb[coff(e)] (read only with READ_C; without C the tile holds finished values already)
+  template <class COff>
+  __device__ __forceinline__ static Pack<TD, Cfg::D_VEC> finished_vec(const TE* es, int m, int n, const TC* Cb,
+                                                                      TAcc alpha, TAcc beta, COff coff) {
+    constexpr int VD = Cfg::D_VEC;
+    Pack<TD, VD> out;
+    TE ev[VD];  // (contiguous in the staging tile)
+    load_run<VD, EPI_ODD ? 1 : VD>(ev, &epi(const_cast<TE*>(es), m, n));
+#pragma unroll
+    for (int e = 0; e < VD; ++e) {
+      if constexpr (STAGE_D) {
+        out.e[e] = ev[e];
+      } else {
+        TAcc v = alpha * TAcc(ev[e]);
+        if constexpr (Cfg::READ_C) v += beta * TAcc(Cfg::OpC::template apply<TAcc>(TAcc(to_f(Cb[coff(e)]))));
+        if constexpr (!Cfg::OpD::kIdentity) v = Cfg::OpD::template apply<TAcc>(v);
+        out.e[e] = from_acc<TD>(v);
+      }
+    }
+    return out;
   }
 
   // (ROW_WALK) the staged epilogue where a warp's lanes keep one row of the staging tile together and every thread
@@ -297,22 +305,9 @@
     auto row_ok = [&](int i) { return i < ROWS && sl0 + i * SSTEP < ES && (FULL_S || gs0 + U(i * SSTEP) < LIM_S); };
     auto one = [&](int i, I ds, I cs) {
       if (!eok) return;
-      const int sl = sl0 + i * SSTEP, m = D_NCONTIG ? sl : ec, n = D_NCONTIG ? ec : sl;
-      Pack<TD, VD> out;
-      TE ev[VD];
-      load_run<VD, EPI_ODD ? 1 : VD>(ev, &epi(const_cast<TE*>(es), m, n));
-#pragma unroll
-      for (int e = 0; e < VD; ++e) {
-        if constexpr (STAGE_D) {
-          out.e[e] = ev[e];
-        } else {
-          TAcc v = alpha * TAcc(ev[e]);
-          if constexpr (Cfg::READ_C) v += beta * TAcc(Cfg::OpC::template apply<TAcc>(TAcc(to_f(Cb[cs + ce[e]]))));
-          if constexpr (!Cfg::OpD::kIdentity) v = Cfg::OpD::template apply<TAcc>(v);
-          out.e[e] = from_acc<TD>(v);
-        }
-      }
-      *reinterpret_cast<Pack<TD, VD>*>(Db + de + ds) = out;
+      const int sl = sl0 + i * SSTEP;
+      *reinterpret_cast<Pack<TD, VD>*>(Db + de + ds) =
+          finished_vec(es, D_NCONTIG ? sl : ec, D_NCONTIG ? ec : sl, Cb, alpha, beta, [&](int e) { return cs + ce[e]; });
     };
 #pragma unroll 1
     for (int i0 = 0; i0 < ROWS; i0 += 32) {
