@@ -138,7 +138,11 @@ def _narrow_ws(tile: TileConfig, plan: Plan) -> TileConfig:
         return tile
     if not _kmajor16(plan, "m", 256, 64):
         return tile
-    return NARROW_WS_TILE
+    t = NARROW_WS_TILE
+    b = input_spec(plan.layout_b, "n", plan.kernel_b.dtype, t.bn, t.bk)
+    if b.vec * ITEMSIZE[b.dtype] != 16:  # (its loaders copy 16-byte vectors of B too: a B aligned to 8 bytes has none)
+        return tile
+    return t
 
 
 def _persistent(tile: TileConfig, M: int, N: int, K: int) -> TileConfig:

@@ -11,9 +11,11 @@ them from this module).
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..dtypes import accumulate_type
 from ..errors import KernelError
-from ..kernels.spec import ITEMSIZE, MMA_DTYPES, KernelSpec, OutputSpec, TileConfig
+from ..kernels.spec import ITEMSIZE, MAX_LOADS, MMA_DTYPES, KernelSpec, OutputSpec, TileConfig
 from ..ops import cuda_literal
 from .heuristic import (
     COMPUTE_BOUND_INTENSITY,
@@ -73,6 +75,12 @@ from .reads import (
 )
 
 
+def _over_loads(tile: TileConfig, a, b) -> bool:
+    """Whether a loader thread of `tile` would copy more than MAX_LOADS vectors of input A or B a k-tile."""
+    loaders = 128 if tile.ws else tile.threads
+    return any(-(-tmn * tile.bk // (op.vec * loaders)) > MAX_LOADS for op, tmn in ((a, tile.bm), (b, tile.bn)))
+
+
 def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_count: int = SM_COUNT,
                 wgmma: bool = True) -> KernelSpec:
     """The KernelSpec of `plan` (beta != 0 and a C given: read_c=True).
@@ -116,6 +124,24 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
             tile = new
     if not tf32:  # (inputs whose k-tiles are contiguous runs: read in 16-byte words; tf32 reads k-major)
         a, b = flat_read(a, tile, tile.bm, plan.K), flat_read(b, tile, tile.bn, plan.K)
+    while chosen and not tile.rows and _over_loads(tile, a, b):
+        # (the heuristic sized the tile by vectors its reads did not keep, say a stepped vector wider than the
+        #  tile: a smaller k-tile the tile takes, until each loader thread's copies fit the predicate mask)
+        smaller = None
+        for bk in (tile.bk // 2, 32, 16, 8):  # (half, else the next k-tile the tile takes)
+            if bk < tile.bk:
+                try:
+                    smaller = replace(tile, bk=bk)
+                    break
+                except KernelError:
+                    continue
+        if smaller is None:
+            break
+        tile = smaller
+        a = input_spec(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk, bool(tf32))
+        b = input_spec(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk, bool(tf32))
+        if not tf32:
+            a, b = flat_read(a, tile, tile.bm, plan.K), flat_read(b, tile, tile.bn, plan.K)
     # (3) D's stores, C, indexing, the compute type: the spec
     ld = plan.layout_d
     vdn, vdm = min(ld.vector_width("n"), tile.bn), min(ld.vector_width("m"), tile.bm)

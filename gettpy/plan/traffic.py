@@ -45,6 +45,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from ..errors import KernelError
 from .problem import ContractionProblem, TensorInfo
 from .target import Target
 
@@ -286,8 +287,11 @@ def restage(problem: ContractionProblem, planned, make, target: Target, sm_count
         return planned
     best, best_us = planned, base
     for kind, alt, staged in candidates(problem, ext):
-        s = staged_schedule(problem, kind, alt, staged, make)
-        us = None if s is None else schedule_us(s, target, sm_count)
+        try:
+            s = staged_schedule(problem, kind, alt, staged, make)
+            us = None if s is None else schedule_us(s, target, sm_count)
+        except KernelError:  # (a staging whose core the kernel refuses is no alternative)
+            continue
         scalar = kind != "d" and copy_vectors(getattr(problem, kind), staged.modes, ext)[0] < 4
         if us is not None and us <= (MIN_GAIN_SCALAR if scalar else MIN_GAIN) * base and us < best_us:
             best, best_us = s, us

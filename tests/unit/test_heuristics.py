@@ -495,3 +495,40 @@ def test_serpentine_rules():
             dataclasses.replace(spec.tile, serpentine=True, **bad)
     with pytest.raises(KernelError, match="serpentine"):
         kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 0), "f16"), False, tile=serp.tile)
+
+
+def test_heuristic_tiles_fit_the_loader():
+    """Shapes whose reads keep fewer vectors than the heuristic sized its tile by (a stepped vector wider than the
+    tile; single-value reads on a narrow tile over K = 48): the tile's k-tile shrinks until each loader thread's
+    copies fit the predicate mask, on devices with and without wgmma, so planning never refuses its own tile."""
+    from gettpy.kernels.spec import MAX_LOADS
+    from gettpy.plan.schedule import make_schedule
+
+    ext = (("a", 128), ("b", 62), ("c", 200), ("d", 62), ("e", 72))
+    p = ContractionProblem(TensorInfo("A", ("a", "e"), (72, 1), "f16"),
+                           TensorInfo("B", ("e", "d", "c", "b"), (3844, 62, 276768, 1), "f16"),
+                           TensorInfo("C", ("a", "c", "d", "b"), (768800, 3844, 1, 62), "f16"),
+                           TensorInfo("D", ("a", "d", "b", "c"), (1, 1587200, 25600, 128), "f16"), ext)
+    core = make_schedule(p).core
+    for sm, wg in ((108, False), (132, True)):
+        spec = kernel_spec(core, True, sm_count=sm, wgmma=wg)
+        t, loaders = spec.tile, 128 if spec.tile.ws else spec.tile.threads
+        for op, tmn in ((spec.a, t.bm), (spec.b, t.bn)):
+            assert -(-tmn * t.bk // (op.vec * loaders)) <= MAX_LOADS, (sm, t, op.vec)
+        if not wg:
+            assert (t.bm, t.bn, t.bk) == (128, 128, 32) and spec.a.vec == 1  # (bk 64 would be 64 loads a thread)
+
+
+def test_narrow_ws_tile_needs_16_byte_b():
+    """The narrow warp-specialised tile (256 x 32) copies 16-byte vectors of both inputs: with B's base aligned to
+    8 bytes only, the heuristic keeps the narrow mma.sync tile instead of refusing its own choice."""
+    from gettpy.plan.schedule import make_schedule
+
+    ext = {"a": 250, "b": 200, "c": 3, "d": 24, "e": 31, "f": 48}
+    a = TensorInfo("A", ("f", "e", "a", "c", "b"), (1, 48, 1488, 372000, 1116000), "bf16")
+    for align in (16, 8):
+        b = TensorInfo("B", ("d", "f", "e"), (48, 1, 1152), "bf16", align=align)
+        d = TensorInfo("D", ("c", "a", "b", "d"), (6000, 1, 18000, 250), "f32")
+        s = make_schedule(ContractionProblem(a, b, None, d, tuple(sorted(ext.items()))))
+        spec = kernel_spec(s.core, False)
+        assert spec.tile.ws == (align == 16), (align, spec.tile)
