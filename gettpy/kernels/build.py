@@ -442,25 +442,35 @@ _MAX_DYN_SMEM_ATTR = 8  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 _DEFAULT_SMEM = 48 * 1024
 
 
-def load_source(src: str, name: str):
-    """The loaded CuPy function `name` of a rendered source (the pack, pad and realign copies) on the current
-    device: compiled by `build_source` for the device's architecture, through the disk cache the GETT kernels
-    use, and kept in-process with its module."""
+def _loaded(key, compile_fn, prepare=None):
+    """The loaded CuPy function of `key` (cached in-process, the module kept alive with it): on a miss,
+    `compile_fn()`'s CompiledKernel loaded on the current device, then `prepare(function, kernel)`."""
     import cupy
 
-    dev = cupy.cuda.Device()
-    key = (src, name, dev.id)
     hit = _FUNCS.get(key)
     if hit is not None:
         return hit[0]
     with _LOCK:
         hit = _FUNCS.get(key)
         if hit is None:
-            k = build_source(src, name, "sm_" + str(dev.compute_capability))
+            k = compile_fn()
             mod = cupy.cuda.function.Module()
             mod.load(k.cubin)
-            hit = _FUNCS[key] = (mod.get_function(name), mod)  # the module stays alive with its function
+            f = mod.get_function(k.name)
+            if prepare is not None:
+                prepare(f, k)
+            hit = _FUNCS[key] = (f, mod)
         return hit[0]
+
+
+def load_source(src: str, name: str):
+    """The loaded CuPy function `name` of a rendered source (the pack, pad and realign copies) on the current
+    device: compiled by `build_source` for the device's architecture, through the disk cache the GETT kernels
+    use."""
+    import cupy
+
+    dev = cupy.cuda.Device()
+    return _loaded((src, name, dev.id), lambda: build_source(src, name, "sm_" + str(dev.compute_capability)))
 
 
 def get_function(spec: KernelSpec, arch: str | None = None):
@@ -469,25 +479,15 @@ def get_function(spec: KernelSpec, arch: str | None = None):
 
     dev = cupy.cuda.Device()
     arch = normalize_arch(arch) if arch is not None else "sm_" + str(dev.compute_capability)
-    key = (spec, arch, dev.id)
-    hit = _FUNCS.get(key)
-    if hit is not None:
-        return hit[0]
-    with _LOCK:
-        hit = _FUNCS.get(key)
-        if hit is not None:
-            return hit[0]
-        k = build(spec, arch)
-        mod = cupy.cuda.function.Module()
-        mod.load(k.cubin)
-        f = mod.get_function(k.name)
-        smem = spec.smem_bytes
-        if smem > _DEFAULT_SMEM:
+
+    def smem(f, k) -> None:  # (dynamic shared memory past the default needs the function's attribute raised)
+        if spec.smem_bytes > _DEFAULT_SMEM:
             from cupy_backends.cuda.api import driver
 
             try:
-                driver.funcSetAttribute(f.ptr, _MAX_DYN_SMEM_ATTR, smem)
+                driver.funcSetAttribute(f.ptr, _MAX_DYN_SMEM_ATTR, spec.smem_bytes)
             except Exception as e:  # noqa: BLE001
-                raise KernelError(f"kernel {k.name}: cannot raise dynamic shared memory to {smem} bytes: {e}") from e
-        _FUNCS[key] = (f, mod)  # the module stays alive with its function
-        return f
+                raise KernelError(f"kernel {k.name}: cannot raise dynamic shared memory to {spec.smem_bytes} bytes: "
+                                  f"{e}") from e
+
+    return _loaded((spec, arch, dev.id), lambda: build(spec, arch), smem)

@@ -379,11 +379,16 @@ def _tile(plan: Plan, sm_count: int, f64_cores: bool = True):
                        compute=plan.problem.compute, sm_count=sm_count, dmma=f64_cores)
 
 
-def _split_candidates(plan: Plan, ext):
+def _split_candidates(plan: Plan, ext) -> list[tuple[str, int]]:
     """(k mode, slices) that split-K may cut: the mode's extent a multiple of the slices, each slice keeping
-    SPLIT_MIN_K of K, and a cut stride-1 mode keeping runs that are whole 16-byte vectors (a multiple of 8)
-    and at least SPLIT_MIN_RUN long (slices cutting runs to 24 measured slower than slices of another mode).
-    Slowest mode first."""
+    SPLIT_MIN_K of K, a cut stride-1 mode keeping runs that are whole 16-byte vectors (a multiple of 8) and at
+    least SPLIT_MIN_RUN long (slices cutting runs to 24 measured slower than slices of another mode), and, where
+    any cut does, each input's fused k run kept (`_run_keeping`). Slowest mode first."""
+    return _run_keeping(plan, ext, list(_cuts(plan, ext)))
+
+
+def _cuts(plan: Plan, ext):
+    """`_split_candidates` before the fused-run rule."""
     unit = {m for t in (plan.problem.a, plan.problem.b) for m, st in zip(t.modes, t.strides, strict=True) if st == 1}
     most = min(SPLIT_MAX_SLICES, plan.K // SPLIT_MIN_K)  # (K // s >= SPLIT_MIN_K  <=>  s <= K // SPLIT_MIN_K)
     for mode in reversed(plan.part.k):  # prefer the slowest k mode
@@ -484,7 +489,7 @@ def _simt_slices(plan: Plan, tiles, sm_count: int, ext, splits=None):
         return (cost * math.ceil(per(t) * s / sm_count) * (plan.K // s) * t.bm * t.bn / SIMT_FMA_PER_US
                 + s * ws / SPLIT_BYTES_PER_US)
 
-    every = _run_keeping(plan, ext, list(_split_candidates(plan, ext))) if splits is None else list(splits)
+    every = _split_candidates(plan, ext) if splits is None else list(splits)
     if not tiles or not every:
         return None
     cands = [(tc, ms) for tc in tiles for ms in every
@@ -519,8 +524,7 @@ def _split_factor(plan: Plan, sm_count: int, ext, f64_cores: bool = True):
     # slices on 128 x 64 mma.sync tiles)
     wide = math.ceil(plan.M / SPLIT_TILE) * math.ceil(plan.N / SPLIT_TILE) * plan.batch
     want = max(2, math.ceil(2 * sm_count / wide))
-    best = min(_run_keeping(plan, ext, list(_split_candidates(plan, ext))), key=lambda ms: abs(math.log(ms[1] / want)),
-               default=None)
+    best = min(_split_candidates(plan, ext), key=lambda ms: abs(math.log(ms[1] / want)), default=None)
     return None if best is None else (*best, None)
 
 

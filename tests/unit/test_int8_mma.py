@@ -72,24 +72,22 @@ def test_fragments_match_the_ptx_layout():
     cover each element of the 16 x 32 A and 32 x 8 B once; both at an offset inside a larger, padded tile."""
     rows, pitch = 48, 80  # (a k-major stage: 48 rows of 64 bytes + 16 of padding)
     tile = np.arange(rows * pitch, dtype=np.int64).reshape(rows, pitch)  # (each byte its own address)
+
+    def check(frag, values, where, at, shape):
+        """Each lane's `values` bytes of `frag` hold the tile bytes `at(where(lane, i))`; `where` covers `shape`."""
+        seen = set()
+        for lane in range(32):
+            for i in range(values):
+                pos = where(lane, i)
+                assert frag[lane, i // 4, i % 4] == at(*pos), (lane, i)
+                seen.add(pos)
+        assert seen == {(x, y) for x in range(shape[0]) for y in range(shape[1])}
+
     for mrow0, kk in ((0, 0), (16, 32), (32, 32)):
-        fa = kernel_a_fragment(tile, mrow0, kk)
-        seen = set()
-        for lane in range(32):
-            for i in range(16):
-                r, c = ptx_a(lane, i)
-                assert fa[lane, i // 4, i % 4] == tile[mrow0 + r, kk + c], (lane, i)
-                seen.add((r, c))
-        assert seen == {(r, c) for r in range(16) for c in range(32)}
+        check(kernel_a_fragment(tile, mrow0, kk), 16, ptx_a, lambda r, c, m0=mrow0, k0=kk: tile[m0 + r, k0 + c],
+              (16, 32))
     for ncol0, kk in ((0, 0), (8, 32), (40, 0)):
-        fb = kernel_b_fragment(tile, ncol0, kk)
-        seen = set()
-        for lane in range(32):
-            for i in range(8):
-                k, n = ptx_b(lane, i)
-                assert fb[lane, i // 4, i % 4] == tile[ncol0 + n, kk + k], (lane, i)
-                seen.add((k, n))
-        assert seen == {(k, n) for k in range(32) for n in range(8)}
+        check(kernel_b_fragment(tile, ncol0, kk), 8, ptx_b, lambda k, n, n0=ncol0, k0=kk: tile[n0 + n, k0 + k], (32, 8))
 
 
 def kernel_c(lane: int, j: int) -> tuple[int, int]:
