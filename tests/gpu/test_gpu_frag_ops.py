@@ -20,10 +20,13 @@ pytestmark = pytest.mark.gpu
 @pytest.mark.parametrize("name,la,lb,ld,ext,tile,dts,order", CASES, ids=[c[0] for c in CASES])
 def test_frag_ops(name, la, lb, ld, ext, tile, dts, order, op, frags, rng):
     from gettpy import ops
+    from gettpy.errors import KernelError
     from gettpy.kernels.spec import TileConfig
 
     if "a" in frags and tile.get("resident_a"):
-        pytest.skip("a resident panel applies A's op itself (TileConfig refuses frag_op_a beside it)")
+        with pytest.raises(KernelError, match="resident A panel applies A's op itself"):
+            TileConfig(**tile, frag_op_a=True, frag_op_b=True)
+        return
     f = ops.leaky_relu(0.1) if op == "leaky_relu" else inf_at_zero()
     t = TileConfig(**tile, frag_op_a="a" in frags, frag_op_b=True)
     spec = run_forced(rng, la, lb, ld, ext, t, dts[0], dts[1], order=order, with_c=True, alpha=1.5, beta=-0.5,
