@@ -217,7 +217,7 @@ struct Gett {
   static constexpr int MSTEP = WS ? 64 : 16;
   static_assert(!MMA || WG || (BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0 && BK % 16 == 0 &&
                                (BM / WM) * (BN / WN) * 32 == THREADS), "bad MMA tile configuration");
-  static_assert(!TF32 || (MMA && Cfg::A_KMAJOR && Cfg::B_KMAJOR), "tf32 fragments come from k-major tiles");
+  static_assert(!TF32 || MMA, "tf32 and f64-core fragments are mma.sync tiles");
   static_assert(!MMA || (TF32 == 2) == Same<TAcc, double>::value,
                 "an mma tile accumulates in f64 exactly on the f64 tensor-core path (TF32 == 2)");
   static_assert(MMA || (BM % TM == 0 && BN % TN == 0 && TMS * TNS == THREADS), "bad SIMT tile configuration");

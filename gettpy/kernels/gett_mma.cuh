@@ -79,6 +79,23 @@ __device__ __forceinline__ void mma_f64_tile(double* acc, const unsigned (&af)[M
 #pragma unroll
     for (int ni = 0; ni < NI; ++ni) mma_f64(&acc[(mi * NI + ni) * 4], af[mi], bf[ni]);
 }
+// The same fragments from an mn-major f32 tile (element (k, mn) at k * PITCH + mn): ldmatrix.trans moves 16-bit
+// halves, which would split the 32-bit values, so each register is one shared load. A tile 32k wide has a stage
+// pitch of 4 mod 32 words (TileLoader's 16-byte pad), so lane (g, t) reads bank 4t + g: no bank conflict.
+template <int PITCH>
+__device__ __forceinline__ void frag32_a_mn(unsigned (&a)[4], const float* s, int m0, int k0, int lane) {
+  const float* p = s + (k0 + (lane & 3)) * PITCH + m0 + (lane >> 2);
+  a[0] = __float_as_uint(p[0]);
+  a[1] = __float_as_uint(p[8]);
+  a[2] = __float_as_uint(p[4 * PITCH]);
+  a[3] = __float_as_uint(p[4 * PITCH + 8]);
+}
+template <int PITCH>
+__device__ __forceinline__ void frag32_b_mn(unsigned (&b)[2], const float* s, int n0, int k0, int lane) {
+  const float* p = s + (k0 + (lane & 3)) * PITCH + n0 + (lane >> 2);
+  b[0] = __float_as_uint(p[0]);
+  b[1] = __float_as_uint(p[4 * PITCH]);
+}
 template <int MODE, int MI, int NI>
 __device__ __forceinline__ void mma_tf32_tile(float* acc, unsigned (&af)[MI][4], unsigned (&bf)[NI][2]) {
   unsigned as[MI][4], bs[NI][2];  // (the small parts: 3xTF32 only)

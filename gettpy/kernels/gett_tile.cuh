@@ -89,6 +89,8 @@
             const int kcol = kk + (li >> 1) * (KSTEP / 2);
             if constexpr (Cfg::A_KMAJOR)
               ldmatrix_x4<false>(af[mi], As + (mrow + lr) * LA::PITCH + kcol);
+            else if constexpr (TF32)
+              frag32_a_mn<LA::PITCH>(af[mi], As, wm0 + mi * 16, kk, lane);
             else
               ldmatrix_x4<true>(af[mi], As + (kcol + lr) * LA::PITCH + mrow);
             if constexpr (FRAG_OP_A) frag_op<typename Cfg::OpA, TA>(af[mi], U(kt) * U(BK) + U(kk), lane);
@@ -100,6 +102,8 @@
             const int ncol = wn0 + ni * 8;
             if constexpr (Cfg::B_KMAJOR)
               ldmatrix_x2<false>(bf[ni], Bs + (ncol + lr) * LB::PITCH + kk + j * (KSTEP / 2));
+            else if constexpr (TF32)
+              frag32_b_mn<LB::PITCH>(bf[ni], Bs, ncol, kk, lane);
             else
               ldmatrix_x2<true>(bf[ni], Bs + (kk + j * 8 + lr) * LB::PITCH + ncol);
             if constexpr (FRAG_OP_B) frag_op<typename Cfg::OpB, TB>(bf[ni], U(kt) * U(BK) + U(kk), lane);

@@ -183,7 +183,7 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
     vector widths of the inputs (1 = gathers; reserved for the tuner, the heuristic does not use them yet).
     wgmma: the target is an sm_90 device, where the wide f16/bf16 tiles run on warpgroup MMA.
     dmma: f32 inputs of a compute-bound GEMM (at least 128 x 128) may run on the f64 tensor cores of such a
-    device (DMMA_TILE), which read both inputs k-major: False where one would come as 4-byte copies.
+    device (DMMA_TILE): False where an input has 16-byte vectors along neither k nor its m / n (4-byte copies).
     """
     if (dmma and wgmma and tf32_mode(compute, dtype, dtype_b or dtype) == 2 and not semiring
             and min(M, N) >= 128 and compute_bound(M, N, K)):

@@ -23,12 +23,10 @@ def _op_expr(op) -> str:
     return op.cuda
 
 
-def input_spec(layout: OperandLayout, mn: str, dtype: str, tile_mn: int, bk: int, kmajor_only=False) -> OperandSpec:
+def input_spec(layout: OperandLayout, mn: str, dtype: str, tile_mn: int, bk: int) -> OperandSpec:
     """How the kernel reads an input on a tile of `tile_mn` x `bk`: k-major with k vectors, mn-major with mn
     vectors (possibly along a non-leading term), or scalar gathers (also the schedule's view of an input)."""
     vk = min(layout.vector_width("k"), bk)
-    if kmajor_only:  # tf32 fragments are loaded from k-major tiles: k vectors, else 4-byte copies along k
-        return OperandSpec(dtype, layout.dim(mn), layout.dim("k"), layout.dim("b"), max(vk, 1), True, 1)
     vmn, vs = layout.vector_access(mn, tile_mn)  # possibly along a non-leading term (vs > 1)
     vs = vs if vmn > 1 else 1
     if vk > 1 and vk >= vmn:

@@ -96,9 +96,8 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
     if chosen:  # (1) the heuristic's tile, refined by the tile passes in order
         va = max(plan.layout_a.vector_width("k"), plan.layout_a.vector_access("m")[0])
         vb = max(plan.layout_b.vector_width("k"), plan.layout_b.vector_access("n")[0])
-        kvec = min(plan.layout_a.vector_width("k"), plan.layout_b.vector_width("k"))
         tile = choose_tile(plan.M, plan.N, plan.K, plan.batch, ta.dtype, va, vb, sm_count, tb.dtype, p.compute,
-                           p.semiring is not None, wgmma, dmma=kvec >= 4)
+                           p.semiring is not None, wgmma, dmma=min(va, vb) >= 4)
         for _, refine in TILE_PASSES:
             tile = refine(tile, plan, ctx)
     tf32 = tf32_mode(p.compute, ta.dtype, tb.dtype) if tile.mma else 0
@@ -113,17 +112,17 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
         raise KernelError(f"tile {tile} is an mma tile but the contraction uses semiring {p.semiring.name} "
                           f"(tensor cores only add and multiply): give a simt tile")
     # (2) the inputs' reads on the tile, and the passes that depend on them
-    a = input_spec(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk, bool(tf32))
-    b = input_spec(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk, bool(tf32))
+    a = input_spec(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk)
+    b = input_spec(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk)
     if chosen:
         for _, refine in OPERAND_PASSES:
             new = refine(tile, a, b, plan, ctx)
             if (new.bm, new.bn) != (tile.bm, tile.bn):  # (a new tile shape: the reads as it sees them)
-                a = input_spec(plan.layout_a, "m", ta.dtype, new.bm, new.bk, bool(tf32))
-                b = input_spec(plan.layout_b, "n", tb.dtype, new.bn, new.bk, bool(tf32))
+                a = input_spec(plan.layout_a, "m", ta.dtype, new.bm, new.bk)
+                b = input_spec(plan.layout_b, "n", tb.dtype, new.bn, new.bk)
             tile = new
-    if not tf32:  # (inputs whose k-tiles are contiguous runs: read in 16-byte words; tf32 reads k-major)
-        a, b = flat_read(a, tile, tile.bm, plan.K), flat_read(b, tile, tile.bn, plan.K)
+    # (1- and 2-byte inputs whose k-tiles are contiguous runs: read in 16-byte words)
+    a, b = flat_read(a, tile, tile.bm, plan.K), flat_read(b, tile, tile.bn, plan.K)
     while chosen and not tile.rows and _over_loads(tile, a, b):
         # (the heuristic sized the tile by vectors its reads did not keep, say a stepped vector wider than the
         #  tile: a smaller k-tile the tile takes, until each loader thread's copies fit the predicate mask)
@@ -138,10 +137,9 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
         if smaller is None:
             break
         tile = smaller
-        a = input_spec(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk, bool(tf32))
-        b = input_spec(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk, bool(tf32))
-        if not tf32:
-            a, b = flat_read(a, tile, tile.bm, plan.K), flat_read(b, tile, tile.bn, plan.K)
+        a = input_spec(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk)
+        b = input_spec(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk)
+        a, b = flat_read(a, tile, tile.bm, plan.K), flat_read(b, tile, tile.bn, plan.K)
     # (3) D's stores, C, indexing, the compute type: the spec
     ld = plan.layout_d
     vdn, vdm = min(ld.vector_width("n"), tile.bn), min(ld.vector_width("m"), tile.bm)

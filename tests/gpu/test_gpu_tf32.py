@@ -10,7 +10,8 @@ from gettpy.dtypes import round_tf32
 pytestmark = pytest.mark.gpu
 
 CASES = [("ik,kj->ij", (130, 300), (300, 70)), ("abk,kc->cab", (9, 17, 64), (64, 70)),
-         ("bik,bkj->bij", (3, 40, 33), (3, 33, 50)), ("ki,kj->ij", (300, 129), (300, 131))]
+         ("bik,bkj->bij", (3, 40, 33), (3, 33, 50)), ("ki,kj->ij", (300, 129), (300, 131)),
+         ("ki,jk->ij", (257, 136), (200, 257))]  # (C order: A's rows along i in 16-byte vectors, B's along k)
 
 
 @pytest.mark.parametrize("mode", ["tf32", "3xtf32"])

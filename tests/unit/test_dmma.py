@@ -1,6 +1,6 @@
 """The f64 tensor-core path for f32 inputs (KernelSpec.tf32 = 2), host side: when the heuristic takes it
-(compute-bound f32 GEMMs of at least 128 x 128 on an sm_90 target, both inputs readable k-major in 16-byte
-vectors), the schedule's k-first packs it needs, the spec's checks, and its kernels compiling without spills.
+(compute-bound f32 GEMMs of at least 128 x 128 on an sm_90 target, both inputs readable in 16-byte vectors,
+k-major or m / n-major), the schedule's k-first packs it needs, the spec's checks, and its kernels compiling without spills.
 The GPU results are checked against float64 in tests/gpu/test_gpu_dmma.py."""
 from __future__ import annotations
 
@@ -32,9 +32,9 @@ def test_choose_tile_takes_the_f64_cores(M, N, K, kw, want):
 
 def test_tccg_f32_plans():
     """Of the 48 in f32 (order F), the compute-bound squares #12 and #20-#30 run on the f64 tensor cores on
-    DMMA_TILE: both inputs k-major with 16-byte vectors, an f64 accumulator (the kernel's compute type), packs
-    of the inputs that are not k-contiguous made k first. The split cores of #13 (74 slices of c) and #14 (52)
-    run on DMMA_SPLIT_TILE, both inputs k-major. f16 plans never take the path."""
+    DMMA_TILE: both inputs read in 16-byte vectors (k-major or m / n-major, whichever the input has), an f64
+    accumulator (the kernel's compute type), any pack made k first. The split cores of #13 (74 slices of c) and
+    #14 (52) run on DMMA_SPLIT_TILE. f16 plans never take the path."""
     from gettpy.plan.schedule import DMMA_SPLIT_TILE
 
     bm, bn, bk, st, wm, wn, blocks = DMMA_SPLIT_TILE
@@ -47,12 +47,12 @@ def test_tccg_f32_plans():
             if spec.tf32 == 2:
                 on.append((case.num, dt))
                 assert spec.compute == "f64" and s.core.problem.compute == "f32"
-                assert spec.a.kmajor and spec.b.kmajor
+                assert (spec.a.vec, spec.b.vec) == (4, 4)
                 if s.split_mode:
                     assert spec.tile == split_tile
                     split[case.num] = (s.split_mode, s.core.batch)
                     continue
-                assert spec.tile == DMMA_TILE and (spec.a.vec, spec.b.vec) == (4, 4)
+                assert spec.tile == DMMA_TILE
                 for pk in (s.pack_a, s.pack_b):
                     assert pk is None or pk.modes[0] in s.core.part.k
             else:
@@ -99,3 +99,34 @@ def test_safe_tile_of_the_f64_path_is_simt():
     assert not safe.mma and safe.tm > 0
     fallback = kernel_spec(make_schedule(case_problem(parse_cases("20")[0], "f32", "f32")).core, False, tile=safe)
     assert fallback.tf32 == 0 and fallback.compute == "f32"
+
+
+def test_mn_major_inputs_read_in_place():
+    """ik,kj->ij in numpy's order at 1030 x 1100 x 1028 (in no benchmark): B's rows run along j, and the f64
+    tensor-core tile reads it j-major in 16-byte vectors where it lies (no pack); A k-major. The same in TF32."""
+    from tccg.suite import Case
+
+    for compute in ("f32", "tf32"):
+        p = case_problem(Case(0, "gemm", "ij-ik-kj", {"i": 1030, "j": 1100, "k": 1028}), "f32", "f32", "C")
+        if compute != "f32":
+            from dataclasses import replace
+
+            p = replace(p, compute=compute)
+        s = make_schedule(p)
+        spec = kernel_spec(s.core, False)
+        assert spec.tf32 == (2 if compute == "f32" else 1) and s.pack_a is None and s.pack_b is None
+        assert {(spec.a.kmajor, spec.a.vec), (spec.b.kmajor, spec.b.vec)} == {(True, 4), (False, 4)}
+
+
+def test_an_unaligned_pack_takes_its_partner():
+    """wcsb-awc-asb (an MPS environment update) at odd extents: A's m run (7 x 489) and K (487) hold no 16-byte
+    vectors, so A is packed; alone its pack would be read 4 bytes at a time (the f64 tensor-core tile then falls
+    to simt), so B is packed too and both are zero-filled along k to 488: both read k-major in 16-byte vectors."""
+    from tccg.suite import Case
+
+    ext = {"a": 487, "b": 485, "c": 489, "s": 4, "w": 7}
+    s = make_schedule(case_problem(Case(0, "mps", "wcsb-awc-asb", ext), "f32", "f32", "C"))
+    spec = kernel_spec(s.core, False)
+    assert spec.tf32 == 2 and s.pack_a is not None and s.pack_b is not None
+    assert dict(s.pad_ext)["a"] == 488 and s.pack_a.modes[0] == s.pack_b.modes[0] == "a"
+    assert (spec.a.kmajor, spec.a.vec, spec.b.kmajor, spec.b.vec) == (True, 4, True, 4)

@@ -245,16 +245,16 @@ def test_tma_geometry(modes_a, strides_a, batch, want):
 
 
 def test_stream_k_heuristic():
-    """Stream-K where a compute-bound simt grid ends in a partial wave: #20 f32 at TCCG's size (3321 tiles of
-    128 x 64 on 132 SMs x 3, 8.4 waves) deals its last 3321 % 396 + 396 tiles out to 396 CTAs; tensor-core
-    tiles, and simt shapes whose waves are nearly full or whose K is short (#15: 20 k-tiles), keep one CTA
-    per tile."""
+    """Stream-K where a compute-bound simt grid ends in a partial wave: #20 f32 at TCCG's size on a target
+    without the f64 tensor cores (3321 tiles of 128 x 64 on 132 SMs x 3, 8.4 waves) deals its last
+    3321 % 396 + 396 tiles out to 396 CTAs; tensor-core tiles, and simt shapes whose waves are nearly full or
+    whose K is short (#15: 20 k-tiles), keep one CTA per tile."""
     import math
 
     from gettpy.plan.tiles import SK_MIN_KTILES, SK_WAVE_FILL
 
     def spec_of(con, ext, dt):
-        return kernel_spec(tccg_plan(con, ext, dt, order="F"), False)
+        return kernel_spec(tccg_plan(con, ext, dt, order="F"), False, wgmma=False)
 
     s = spec_of("abcd-aebf-dfce", (72,) * 6, "f32")
     t = s.tile
@@ -374,11 +374,12 @@ def test_narrow_k48_tiles(dtype, compute, sa, sb):
 def test_f32_register_caps():
     """Heuristic f32 simt tiles leave registers for more CTAs per SM: 64 x 64 for 4 (ccsd_t), 128 x 64 and
     64 x 128 for 3, 128 x 128 for 2 when both inputs are read mn-major (compute-bound: 128 x 64 of 128
-    threads for 3); with a k-major input 128 x 64 for 2; f64 and the mma paths keep 1."""
+    threads for 3); with a k-major input 128 x 64 for 2; f64 and the mma paths keep 1. (The compute-bound
+    f32 shapes on a target without the f64 tensor cores, which take them on sm_90.)"""
     from gettpy.plan.tiles import kernel_spec
 
-    def tile(con, ext, dt="f32"):
-        return kernel_spec(tccg_plan(con, ext, dt), False).tile
+    def tile(con, ext, dt="f32", wgmma=True):
+        return kernel_spec(tccg_plan(con, ext, dt), False, wgmma=wgmma).tile
 
     t = tile("abcdef-degc-gfab", (24, 16, 16, 24, 16, 16, 24))
     assert (t.bm, t.bn, t.min_blocks) == (64, 64, 4)
@@ -386,9 +387,10 @@ def test_f32_register_caps():
     assert (t.bm, t.bn, t.min_blocks) == (128, 64, 3)
     t = tile("ab-ac-bc", (4096, 2048, 34))  # (both inputs mn-major, memory-bound)
     assert (t.bm, t.bn, t.min_blocks) == (128, 128, 2)
-    t = tile("abcd-aebf-dfce", (72,) * 6)  # (both inputs mn-major, compute-bound: 128 threads of 8 x 8)
+    t = tile("abcd-aebf-dfce", (72,) * 6, wgmma=False)  # (both inputs mn-major, compute-bound: 8 x 8 a thread)
     assert (t.bm, t.bn, t.tm, t.tn, t.min_blocks) == (128, 64, 8, 8, 3)
-    spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f32"), False)  # (one input k-major)
+    assert tile("abcd-aebf-dfce", (72,) * 6).tm == 0  # (sm_90: the f64 tensor cores)
+    spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f32"), False, wgmma=False)  # (one input k-major)
     assert (spec.a.kmajor or spec.b.kmajor) and (spec.tile.bm, spec.tile.bn, spec.tile.tn, spec.tile.min_blocks) == (
         128, 64, 4, 2)
     assert tile("ab-ac-cb", (513, 511, 257), "f64").min_blocks == 1
