@@ -801,8 +801,12 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
                           and _permuted(read))
         short_runs = (heavy and info.itemsize == 2 and rereads >= OP_PACK_MIN_REREADS and _read_run(read) < PACK_RUN)
         simt_kmajor = mn_first and read.kmajor and rereads >= OP_PACK_MIN_REREADS
-        # (an f64 tensor-core tile reads inputs in 16-byte vectors, along k or along m / n: tiles.kernel_spec)
-        dmma_scalar = dmma and rereads >= OP_PACK_MIN_REREADS and read.vec * info.itemsize < 16
+        # (an f64 tensor-core tile reads inputs in 16-byte vectors, along k or along m / n (tiles.kernel_spec); a
+        #  compute-bound one k-major: its m / n-major fragments take 3x the shared loads of ldmatrix and ~15 more
+        #  registers, and ran TCCG's f32 squares 1.05-1.19x slower on the H100 than k-major packs, whose copy is
+        #  a few percent of such a GEMM; a memory-bound one reads m / n-major inputs in place, 1.1-1.6x faster)
+        dvec = min(lay.vector_width("k"), t.bk) if heavy else read.vec
+        dmma_scalar = dmma and rereads >= OP_PACK_MIN_REREADS and dvec * info.itemsize < 16
         # (the int8 tiles read both inputs k-major in vectors of INT8_MIN_KVEC or more: one without such k runs is
         #  packed whatever its re-reads, or the core planned for the int8 tile would run on another)
         int8_kmajor = int8 and lay.vector_width("k") < INT8_MIN_KVEC

@@ -1,7 +1,7 @@
 """GPU tests of the f64 tensor-core path for f32 inputs (KernelSpec.tf32 = 2, plan/tiles.py DMMA_TILE): the
 result against numpy float64 at every element, to within f32's rounding of the exact sum (f64 products and
 sums leave only the final rounding): through the heuristic (a compute-bound contraction with partial tiles
-and k-tiles, inputs packed k first; a GEMM in numpy's order read in place, one input m / n-major), with the tile
+and k-tiles, inputs packed k first), with the tile
 forced for the four k-major / m-n-major input layouts (an m / n-major input's fragments loaded from its m / n-major
 tile one value at a time) under alpha / beta with C, with leaky_relu on A, B and D; and the split cores
 (schedule.DMMA_SPLIT_TILE) of #14's contraction and of long sums over inputs whose rows run along m and n, within
@@ -78,7 +78,7 @@ def test_dmma_leaky_relu():
     from gettpy.ops import as_op
 
     rng = np.random.default_rng(7)
-    ha = rng.uniform(-1, 1, (1000, 1032)).astype(np.float32)  # (B read n-major in place, its op on the stages)
+    ha = rng.uniform(-1, 1, (1000, 1032)).astype(np.float32)  # (K a multiple of 4: B's pack is k-first)
     hb = rng.uniform(-1, 1, (1032, 960)).astype(np.float32)
     f = as_op("leaky_relu").numpy
     got = cp.asnumpy(gettpy.einsum("ik,kj->ij", cp.asarray(ha), cp.asarray(hb), ops=("leaky_relu",) * 2,
@@ -113,32 +113,6 @@ def test_dmma_split_core(ext):
     # (each slice's rounding and the f32 sum of the slices: at most (slices + 1) roundings of sum |a b|)
     mag = np.einsum("cad,dcb->ab", np.abs(ha).astype(np.float64), np.abs(hb).astype(np.float64))
     assert np.all(np.abs(got - ref) <= (sched.core.batch + 1) * 2.0**-24 * mag)
-
-
-def test_dmma_reads_mn_major_in_place():
-    """ik,kj->ij in numpy's order at 1030 x 1100 x 1028 (partial tiles along i, j and k): B's rows run along j, so
-    the f64 tensor-core tile reads it j-major in 16-byte vectors where it lies (no pack); every element is f32's
-    rounding of the float64 result."""
-    _need_sm90()
-    import cupy as cp
-
-    import gettpy
-    from gettpy.plan.schedule import make_schedule
-    from gettpy.plan.tiles import kernel_spec
-    from tccg.runner import case_problem
-    from tccg.suite import Case
-
-    ext = {"i": 1030, "j": 1100, "k": 1028}
-    sched = make_schedule(case_problem(Case(0, "gemm", "ij-ik-kj", ext), "f32", "f32", "C"))
-    spec = kernel_spec(sched.core, False)
-    assert spec.tf32 == 2 and sched.pack_a is None and sched.pack_b is None
-    assert {(spec.a.kmajor, spec.a.vec), (spec.b.kmajor, spec.b.vec)} == {(True, 4), (False, 4)}
-    rng = np.random.default_rng(1030)
-    ha = rng.uniform(-1, 1, (ext["i"], ext["k"])).astype(np.float32)
-    hb = rng.uniform(-1, 1, (ext["k"], ext["j"])).astype(np.float32)
-    got = cp.asnumpy(gettpy.einsum("ik,kj->ij", cp.asarray(ha), cp.asarray(hb))).astype(np.float64)
-    ref = ha.astype(np.float64) @ hb.astype(np.float64)
-    assert np.all(np.abs(got - ref) <= _rounding_bound(ref))
 
 
 @pytest.mark.parametrize("ext,vec", [({"m": 40, "n": 44, "k": 100000}, 4), ({"m": 37, "n": 45, "k": 100003}, 1)])

@@ -32,9 +32,10 @@ def test_choose_tile_takes_the_f64_cores(M, N, K, kw, want):
 
 def test_tccg_f32_plans():
     """Of the 48 in f32 (order F), the compute-bound squares #12 and #20-#30 run on the f64 tensor cores on
-    DMMA_TILE: both inputs read in 16-byte vectors (k-major or m / n-major, whichever the input has), an f64
-    accumulator (the kernel's compute type), any pack made k first. The split cores of #13 (74 slices of c) and
-    #14 (52) run on DMMA_SPLIT_TILE. f16 plans never take the path."""
+    DMMA_TILE: both inputs k-major with 16-byte vectors, an f64 accumulator (the kernel's compute type), packs
+    of the inputs that are not k-contiguous made k first. The split cores of #13 (74 slices of c) and #14 (52)
+    run on DMMA_SPLIT_TILE, reading their inputs in 16-byte vectors where they lie (#13's B n-major). f16 plans
+    never take the path."""
     from gettpy.plan.schedule import DMMA_SPLIT_TILE
 
     bm, bn, bk, st, wm, wn, blocks = DMMA_SPLIT_TILE
@@ -52,7 +53,7 @@ def test_tccg_f32_plans():
                     assert spec.tile == split_tile
                     split[case.num] = (s.split_mode, s.core.batch)
                     continue
-                assert spec.tile == DMMA_TILE
+                assert spec.tile == DMMA_TILE and spec.a.kmajor and spec.b.kmajor
                 for pk in (s.pack_a, s.pack_b):
                     assert pk is None or pk.modes[0] in s.core.part.k
             else:
@@ -102,20 +103,27 @@ def test_safe_tile_of_the_f64_path_is_simt():
 
 
 def test_mn_major_inputs_read_in_place():
-    """ik,kj->ij in numpy's order at 1030 x 1100 x 1028 (in no benchmark): B's rows run along j, and the f64
-    tensor-core tile reads it j-major in 16-byte vectors where it lies (no pack); A k-major. The same in TF32."""
+    """ik,kj->ij in numpy's order at 1030 x 1100 x 1028 (in no benchmark), B's rows along j. In TF32 the tile reads
+    B j-major in 16-byte vectors where it lies. In f32 on the f64 tensor cores, compute-bound, B is packed k first
+    and read k-major (the ldmatrix fragments). A long sum over a small output in f32 (km,kn->mn, 40 x 44 x
+    100000): the split cores on the f64 tensor cores read both inputs m / n-major in place."""
+    from dataclasses import replace
+
     from tccg.suite import Case
 
-    for compute in ("f32", "tf32"):
-        p = case_problem(Case(0, "gemm", "ij-ik-kj", {"i": 1030, "j": 1100, "k": 1028}), "f32", "f32", "C")
-        if compute != "f32":
-            from dataclasses import replace
-
-            p = replace(p, compute=compute)
-        s = make_schedule(p)
-        spec = kernel_spec(s.core, False)
-        assert spec.tf32 == (2 if compute == "f32" else 1) and s.pack_a is None and s.pack_b is None
-        assert {(spec.a.kmajor, spec.a.vec), (spec.b.kmajor, spec.b.vec)} == {(True, 4), (False, 4)}
+    p = case_problem(Case(0, "gemm", "ij-ik-kj", {"i": 1030, "j": 1100, "k": 1028}), "f32", "f32", "C")
+    s = make_schedule(replace(p, compute="tf32"))
+    spec = kernel_spec(s.core, False)
+    assert spec.tf32 == 1 and s.pack_a is None and s.pack_b is None
+    assert {(spec.a.kmajor, spec.a.vec), (spec.b.kmajor, spec.b.vec)} == {(True, 4), (False, 4)}
+    s = make_schedule(p)
+    spec = kernel_spec(s.core, False)
+    assert spec.tf32 == 2 and (s.pack_a is None) != (s.pack_b is None)
+    assert (spec.a.kmajor, spec.a.vec, spec.b.kmajor, spec.b.vec) == (True, 4, True, 4)
+    s = make_schedule(case_problem(Case(0, "long_k", "mn-km-kn", {"m": 40, "n": 44, "k": 100000}), "f32", "f32", "C"))
+    spec = kernel_spec(s.core, False)
+    assert s.split_mode and spec.tf32 == 2 and s.pack_a is None and s.pack_b is None
+    assert (spec.a.kmajor, spec.a.vec, spec.b.kmajor, spec.b.vec) == (False, 4, False, 4)
 
 
 def test_an_unaligned_pack_takes_its_partner():

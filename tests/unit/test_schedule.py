@@ -223,11 +223,10 @@ def test_simt_split_tile_choice_and_stream_k_gate():
     (29, "f16", (True, True)),
     (12, "f16", (False, False)),  # a plain GEMM's runs are thousands long
     (28, "f16", (True, True)),  # both (with TMA tiles; on mma.sync tiles the pair measured slower)
-    # f32: the f64 tensor cores read each input in 16-byte vectors along k or along m / n, in place where it
-    # has them (#28's B has neither: its k runs of 72 are whole vectors, but its n modes are not stride 1)
-    (20, "f32", (False, False)),
-    (21, "f32", (False, False)),
-    (12, "f32", (False, False)),
+    # f32: compute-bound f64 tensor-core cores read both inputs k-major; an input not k-contiguous is packed k first
+    (20, "f32", (True, True)),
+    (21, "f32", (True, False)),
+    (12, "f32", (True, False)),
     (28, "f32", (False, True)),
 ])
 def test_short_run_packs(num, dtype, packs):
@@ -236,10 +235,10 @@ def test_short_run_packs(num, dtype, packs):
     assert (s.pack_a is not None, s.pack_b is not None) == packs
     if all(packs) and dtype == "f16":  # both packed inputs are read k-major with 16-byte vectors
         assert [lay.vector_width("k") * lay.itemsize for lay in (s.core.layout_a, s.core.layout_b)] == [16, 16]
-    if dtype == "f32":  # compute-bound f32 on sm_90: every input (packed or not) read in 16-byte vectors
+    if dtype == "f32":  # compute-bound f32 on sm_90: every input (packed or not) read k-major in 16-byte vectors
         spec = kernel_spec(s.core, False)
         assert spec.tf32 == 2 and spec.compute == "f64" and spec.tile == DMMA_TILE
-        assert (spec.a.vec, spec.b.vec) == (4, 4)
+        assert (spec.a.kmajor, spec.b.kmajor, spec.a.vec, spec.b.vec) == (True, True, 4, 4)
         for pk in (s.pack_a, s.pack_b):
             if pk is not None:  # (packed k modes first)
                 assert pk.modes[0] in s.core.part.k
