@@ -315,7 +315,7 @@ def flat_refusal(op: OperandSpec, tile_mn: int, K: int) -> str:
 def shift_refusal(op: OperandSpec, tile: TileConfig, tile_mn: int, K: int) -> str:
     """Why input `op` cannot be read as shifted rows on `tile` (`tile_mn` of its rows a tile; OperandSpec.shift), or
     "" where it can: k-major and unpermuted, not flat, its rows' k-tiles each one contiguous run (k's leading map
-    term stride 1, holding whole k-tiles), K > 0, an mma.sync or simt tile (cp.async stages: not wgmma, warp-
+    term stride 1, and where it wraps, at another term or a broadcast mode's repeat, holding whole k-tiles), K > 0, an mma.sync or simt tile (cp.async stages: not wgmma, warp-
     specialised, row-stream or TMA) whose k-tile is 1 to 32 whole 16-byte words a row, its rows' words whole warps
     of copies (a row's words in consecutive lanes of one warp)."""
     k, fw = op.k, 16 // ITEMSIZE[op.dtype]
@@ -325,8 +325,8 @@ def shift_refusal(op: OperandSpec, tile: TileConfig, tile_mn: int, K: int) -> st
         (tile.wgmma or tile.ws or tile.rows or tile.tma, "not an mma.sync or simt tile"),
         (not words or 32 % words, f"bk = {tile.bk} is not 1, 2, 4, 8, 16 or 32 words of 16 bytes"),
         (tile_mn * words % 32, f"{tile_mn} rows of {words} words are not whole warps of copies"),
-        (K <= 0 or not k.strides or k.divisors[0] != 1 or abs(k.strides[0]) != 1 or k.strides[0] < 0
-         or (len(k.strides) > 1 and k.moduli[0] % tile.bk), "its k-tiles are not contiguous runs of its rows"),
+        (K <= 0 or not k.strides or k.divisors[0] != 1 or k.strides[0] != 1
+         or (k.moduli[0] < k.extent and k.moduli[0] % tile.bk), "its k-tiles are not contiguous runs of its rows"),
     ) if bad), "")
 
 

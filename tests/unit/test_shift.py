@@ -64,6 +64,12 @@ def test_refusals():
     two = kernel_spec(p, False, tile=MMA)
     assert not two.a.shift and "contiguous runs" in shift_refusal(dataclasses.replace(two.a, shift=True), MMA, 128,
                                                                   two.K)
+    # one term that wraps (A has 39 values of k, repeated for B's mode b of 16, a stride-0 term the map omits)
+    p = make_plan(ContractionProblem(TensorInfo("A", ("c", "a"), (13, 1), "f16"), TensorInfo("B", ("b",), (1,), "f16"),
+                                     None, TensorInfo("D", (), (), "f32"), (("a", 13), ("b", 16), ("c", 3)), "f32"))
+    wrap = kernel_spec(p, False, tile=TileConfig(16, 128, 32, 4, wm=16, wn=32))
+    assert wrap.a.k.moduli[0] < wrap.a.k.extent and not wrap.a.shift
+    assert "contiguous runs" in shift_refusal(dataclasses.replace(wrap.a, shift=True), wrap.tile, 16, wrap.K)
     with pytest.raises(KernelError, match="operand A: no shifted rows here"):
         dataclasses.replace(spec, tile=TileConfig(128, 64, 32, 4, wm=64, wn=32, resident_a=True),
                             a=dataclasses.replace(a, kmajor=True))
