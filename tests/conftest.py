@@ -109,8 +109,6 @@ SMOKE = (
     "test_int8_gpu.py::test_wgmma_tiles[ws128x256-i8-u8-C]", "test_int8_gpu.py::test_wgmma_long_k_overflows_int32",
     # flat k-tiles (rows of odd length read as one run of aligned words)
     "test_flat_gpu.py::test_forced_tiles[61-51-f16-f16]", "test_flat_gpu.py::test_misaligned_einsum[float16-1]",
-    # shifted rows (k rows starting anywhere, realigned in registers)
-    "test_shift_gpu.py::test_forced_tiles[1037-mma128-f16-f16]", "test_shift_gpu.py::test_long_k_row_major[float16-1]",
     # staging copies (pack, row copy, split-K)
     "test_gpu_permute.py::test_gpu_permute_copy[shape0-float16]", "test_gpu_permute.py::test_gpu_rowcopy[float32]",
     "test_gpu_permute.py::test_gpu_permute_copy_pair[dtypes0]",

@@ -98,13 +98,11 @@ struct Gett {
   __device__ __forceinline__ static int compute_wg() { return int(threadIdx.x >> 7) - 1; }
 
   using LA = TileLoader<TA, BM, BK, Cfg::A_VEC, Cfg::A_KMAJOR, LTHREADS, M, K, typename Cfg::MapAm,
-                        typename Cfg::MapAk, I, U, Cfg::A_VS, WG, Cfg::L2_PREFETCH, Cfg::A_FLAT ? 2 : 0,
-                        Cfg::A_SHIFT>;
+                        typename Cfg::MapAk, I, U, Cfg::A_VS, WG, Cfg::L2_PREFETCH, Cfg::A_FLAT ? 2 : 0>;
   using LB = TileLoader<TB, BN, BK, Cfg::B_VEC, Cfg::B_KMAJOR, LTHREADS, N, K, typename Cfg::MapBn,
-                        typename Cfg::MapBk, I, U, Cfg::B_VS, WG, Cfg::L2_PREFETCH, Cfg::B_FLAT ? 2 : 0,
-                        Cfg::B_SHIFT>;
-  static_assert(!(Cfg::A_FLAT || Cfg::B_FLAT || Cfg::A_SHIFT || Cfg::B_SHIFT) || (!WS && !WG),
-                "flat k-tiles and shifted rows feed the mma.sync and simt tiles' cp.async stages");
+                        typename Cfg::MapBk, I, U, Cfg::B_VS, WG, Cfg::L2_PREFETCH, Cfg::B_FLAT ? 2 : 0>;
+  static_assert(!(Cfg::A_FLAT || Cfg::B_FLAT) || (!WS && !WG),
+                "flat k-tiles feed the mma.sync and simt tiles' cp.async stages (and A's resident panel)");
   static_assert(Cfg::TMA_RANK == 0 || WS, "TMA boxes feed warp-specialised tiles");
   static_assert(!WS || (WG && MW % 64 == 0 && MW <= 128 && LA::ASYNC && LB::ASYNC && Cfg::OpA::kIdentity &&
                         Cfg::OpB::kIdentity), "warp-specialised tiles: wgmma, whole 64-row "

@@ -33,8 +33,7 @@ struct SlotPerm {
 };
 
 template <class T, int TMN, int TBK, int V, bool KMAJOR, int THREADS, long long EXT_MN, long long EXT_K,
-          class MapMN, class MapK, class I, class U, int VS = 1, int SW = 0, int L2P = 0, int FLAT = 0,
-          bool SHIFT = false>
+          class MapMN, class MapK, class I, class U, int VS = 1, int SW = 0, int L2P = 0, int FLAT = 0>
 struct TileLoader {
   static constexpr int TC = KMAJOR ? TBK : TMN;  // smem-contiguous extent
   static constexpr int TS = KMAJOR ? TMN : TBK;  // strided extent
@@ -48,18 +47,11 @@ struct TileLoader {
   // FLAT (load_flat): 0 off; 1 the words stored to their slots as they arrive (a resident panel, loaded once);
   // 2 the words copied by cp.async into a raw area after the slots (one word of header, then FLAT_WORDS), and
   // scattered to their slots by `settle` when the stage is consumed
+  static constexpr int FLAT_MODE = FLAT;
   static constexpr int FLAT_WORDS = (TBK * int(EXT_MN) + FW - 1) / FW + 1;  // (+1: a start inside a word)
   static constexpr int FLAT_ITERS = (FLAT_WORDS + THREADS - 1) / THREADS;
   static constexpr int RAW_OFF = (TS * PITCH + FW - 1) / FW * FW;
-  // SHIFT (load_shift): each row's k-tile read as the LV + 1 aligned words that hold it into a raw area after the
-  // slots, behind a header of the rows' leads (SHIFT_HDR words), and realigned into its slots by `settle`
-  static constexpr int SHIFT_HDR = SHIFT ? (TS * 4 + 15) / 16 : 0;
-  static constexpr int SHIFT_WORDS = TC / FW + 1;
-  static constexpr int STAGE_ELEMS = FLAT == 2 ? RAW_OFF + FW * (FLAT_WORDS + 1)
-                                     : SHIFT   ? RAW_OFF + FW * (SHIFT_HDR + TS * SHIFT_WORDS)
-                                               : TS * PITCH;
-  // (the stage is consumed through `settle`: flat words scattered, shifted rows realigned)
-  static constexpr bool SETTLES = FLAT == 2 || SHIFT;
+  static constexpr int STAGE_ELEMS = FLAT == 2 ? RAW_OFF + FW * (FLAT_WORDS + 1) : TS * PITCH;
   // (k-major TMA boxes of a map that holds half the tile's rows, as a cluster's maps do, ROWS of a split map)
   template <int ROWS>
   static constexpr int HALF_BOXES = ROWS ? ROWS : KMAJOR ? TMN / 2 : 0;
@@ -122,10 +114,6 @@ struct TileLoader {
   __device__ __forceinline__ void load(T* stage, const T* base, int tid, U k0) const {
     if constexpr (FLAT) {
       load_flat(stage, base, tid, k0);
-      return;
-    }
-    if constexpr (SHIFT) {
-      load_shift(stage, base, tid, k0);
       return;
     }
 #pragma unroll
@@ -194,70 +182,6 @@ struct TileLoader {
     }
     flat_zero(stage, tid, n);
   }
-  // (1s) SHIFT (a k-major tile of 16-byte slot vectors whose rows each read one contiguous run of k, starting at
-  //      any element: rows of an odd number of 2-byte values lie 2 bytes apart in alignment): each row's run read as
-  //      the aligned 16-byte words that hold it, word cv by the thread of slot vector cv and the extra last word by
-  //      the row's last thread, and each row's lead (bytes of its first word before the run) written by every
-  //      thread of the row to the header (`settle` reads back its own write). Words wholly past the run are
-  //      zero-filled, not read; a word holding a byte of the run lies in the run's page, so its other bytes are
-  //      readable.
-  static_assert(!SHIFT || (KMAJOR && V == FW && VS == 1 && SW == 0 && !FLAT && NV % 32 == 0 && 32 % LV == 0 &&
-                           THREADS % 32 == 0), "shifted rows: k-major 16-byte slot vectors, unswizzled, whole warps of "
-                "vectors (the threads past the tile's vectors are whole warps), a row's vectors in consecutive lanes");
-  __device__ __forceinline__ void load_shift(T* stage, const T* base, int tid, U k0) const {
-    int* lead_of = reinterpret_cast<int*>(stage + RAW_OFF);
-    uint4* raw = reinterpret_cast<uint4*>(stage + RAW_OFF) + SHIFT_HDR;
-    const int nb = flat_rows(k0) * int(sizeof(T));  // (bytes of each row's run)
-    const I koff = gett_offset<I>(k0, MapK{});
-#pragma unroll
-    for (int i = 0; i < ITERS; ++i) {
-      const int idx = tid + i * THREADS;
-      if (!EVEN && idx >= NV) continue;  // (whole warps)
-      const int cv = idx % LV, sl = idx / LV;
-      const bool row = (mn_ok >> i) & 1u;
-      const unsigned long long a = reinterpret_cast<unsigned long long>(base + (row ? I(mn_off[i] + koff) : I(0)));
-      const int lead = int(a & 15ull);
-      const uint4* words = reinterpret_cast<const uint4*>(a - (a & 15ull));
-      lead_of[sl] = lead;
-      const bool ok = row && cv * 16 < lead + nb;
-      copy_async<16, true, L2P>(raw + sl * SHIFT_WORDS + cv, ok ? words + cv : words, ok);
-      if (cv == LV - 1) {
-        const bool ok2 = row && LV * 16 < lead + nb;
-        copy_async<16, true, L2P>(raw + sl * SHIFT_WORDS + LV, ok2 ? words + LV : words, ok2);
-      }
-    }
-  }
-  // (SHIFT, when the stage is consumed, after this thread's copies have landed) each slot vector from this thread's
-  // word and the next (its neighbour lane's, or the row's extra word), shifted by the row's lead; k past EXT_K
-  // zeroed after the op (as op(x), rounded to T, where APPLY: the stage transform's arithmetic)
-  template <class Op, bool APPLY>
-  __device__ __forceinline__ static void settle_shift(T* stage, int tid, U k0) {
-    const int* lead_of = reinterpret_cast<const int*>(stage + RAW_OFF);
-    const uint4* raw = reinterpret_cast<const uint4*>(stage + RAW_OFF) + SHIFT_HDR;
-    const int n = flat_rows(k0);
-#pragma unroll
-    for (int i = 0; i < ITERS; ++i) {
-      const int idx = tid + i * THREADS;
-      if (!EVEN && idx >= NV) continue;  // (whole warps: the shuffle below has all 32 lanes)
-      const int cv = idx % LV, sl = idx / LV;
-      const uint4 w0 = raw[sl * SHIFT_WORDS + cv];
-      uint4 w1 = shfl_down16(w0);  // (lane + 1 holds the row's next word: a row's vectors are consecutive lanes)
-      if (cv == LV - 1) w1 = raw[sl * SHIFT_WORDS + LV];
-      uint4 v = funnel16(w0, w1, lead_of[sl]);
-      T* e = reinterpret_cast<T*>(&v);
-#pragma unroll
-      for (int j = 0; j < FW; ++j) {
-        if constexpr (APPLY) {
-          using CT = decltype(to_f(e[j]));
-          e[j] = from_acc<T>(Op::template apply<CT>(to_f(e[j])));
-        }
-        if constexpr (!FULL_K) {
-          if (cv * FW + j >= n) e[j] = T(0);
-        }
-      }
-      *reinterpret_cast<uint4*>(stage + slot(sl, cv * FW)) = v;
-    }
-  }
   // the elements of word v, the run's elements f0.., to their slots (those of the run's first n; as op(x), rounded
   // to T, where APPLY: the stage transform's arithmetic)
   template <class Op, bool APPLY>
@@ -283,10 +207,6 @@ struct TileLoader {
   // past EXT_K zero-filled; the caller's barrier then publishes the slots
   template <class Op, bool APPLY>
   __device__ __forceinline__ static void settle(T* stage, int tid, U k0) {
-    if constexpr (SHIFT) {
-      settle_shift<Op, APPLY>(stage, tid, k0);
-      return;
-    }
     const int n = flat_rows(k0) * int(EXT_MN);
     const T* raw = stage + RAW_OFF;
     const int lead = *reinterpret_cast<const int*>(raw);

@@ -37,22 +37,6 @@ __device__ __forceinline__ void copy_async(void* dst, const void* src, bool ok) 
   }
 }
 #undef GETT_COPY_ASYNC
-// Bytes [lead, lead + 16) of the 32 bytes lo:hi (lead < 16): a misaligned 16-byte run realigned in registers
-// (the word selects by lead / 4, then a funnel shift by lead % 4 bytes)
-__device__ __forceinline__ uint4 funnel16(uint4 lo, uint4 hi, int lead) {
-  const unsigned c[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-  const int q = lead >> 2;
-  const unsigned r = unsigned(lead & 3) * 8u;
-  unsigned w[5];
-#pragma unroll
-  for (int j = 0; j < 5; ++j) w[j] = q == 0 ? c[j] : q == 1 ? c[j + 1] : q == 2 ? c[j + 2] : c[j + 3];
-  return make_uint4(__funnelshift_r(w[0], w[1], r), __funnelshift_r(w[1], w[2], r), __funnelshift_r(w[2], w[3], r),
-                    __funnelshift_r(w[3], w[4], r));
-}
-__device__ __forceinline__ uint4 shfl_down16(uint4 v) {
-  return make_uint4(__shfl_down_sync(0xffffffffu, v.x, 1), __shfl_down_sync(0xffffffffu, v.y, 1),
-                    __shfl_down_sync(0xffffffffu, v.z, 1), __shfl_down_sync(0xffffffffu, v.w, 1));
-}
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 template <int N>

@@ -136,10 +136,9 @@ def render_prelude(spec: KernelSpec) -> str:
         f"  static constexpr long long SK_CTAS = {spec.sk_ctas}LL, SK_TILES = {spec.sk_tiles}LL;",
         f"  static constexpr int SK_FLAG_BYTES = {spec.sk_flag_bytes};",
         f"  static constexpr int WM = {t.wm}, WN = {t.wn}, TM = {t.tm}, TN = {t.tn};",
-        f"  static constexpr int A_VEC = {spec.a.copy_vec}, B_VEC = {spec.b.copy_vec}, D_VEC = {spec.d.vec};",
+        f"  static constexpr int A_VEC = {spec.a.vec}, B_VEC = {spec.b.vec}, D_VEC = {spec.d.vec};",
         f"  static constexpr int A_VS = {spec.a.vs}, B_VS = {spec.b.vs};",
         f"  static constexpr bool A_FLAT = {_b(spec.a.flat)}, B_FLAT = {_b(spec.b.flat)};",
-        f"  static constexpr bool A_SHIFT = {_b(spec.a.shift)}, B_SHIFT = {_b(spec.b.shift)};",
         f"  static constexpr int D_RUN = {spec.d.run}, D_CONT = {spec.d.cont};",
         f"  static constexpr bool A_KMAJOR = {_b(spec.a.kmajor)}, B_KMAJOR = {_b(spec.b.kmajor)}, "
         f"D_NCONTIG = {_b(spec.d.ncontig)};",

@@ -274,9 +274,6 @@ class OperandSpec:
         flat: (mn-major, `flat_refusal`) each k-tile is read as one contiguous run of rows (the tile holds the whole
             mn extent and k rows lie mn-extent elements apart), in aligned 16-byte words whatever the rows'
             alignment, every element stored to its slot (gett.cuh's TileLoader::load_flat).
-        shift: (k-major, `shift_refusal`) each row's k-tile, one contiguous run starting at any element (`vec`: the
-            vectors its layout has, fewer than 16 bytes), is read as the aligned 16-byte words that hold it and
-            realigned into 16-byte slot vectors by funnel shifts (gett.cuh's TileLoader::load_shift).
     """
 
     dtype: str
@@ -287,12 +284,6 @@ class OperandSpec:
     kmajor: bool = True
     vs: int = 1
     flat: bool = False
-    shift: bool = False
-
-    @property
-    def copy_vec(self) -> int:
-        """Elements per copy into shared memory: a 16-byte word for shifted rows, else `vec`."""
-        return 16 // ITEMSIZE[self.dtype] if self.shift else self.vec
 
 
 def flat_refusal(op: OperandSpec, tile_mn: int, K: int) -> str:
@@ -309,24 +300,6 @@ def flat_refusal(op: OperandSpec, tile_mn: int, K: int) -> str:
          "the mn map is not one stride-1 term"),
         (K <= 0 or len(k.strides) != 1 or k.divisors[0] != 1 or k.moduli[0] < k.extent or k.strides[0] != mn.extent,
          "k rows do not lie the mn extent apart"),
-    ) if bad), "")
-
-
-def shift_refusal(op: OperandSpec, tile: TileConfig, tile_mn: int, K: int) -> str:
-    """Why input `op` cannot be read as shifted rows on `tile` (`tile_mn` of its rows a tile; OperandSpec.shift), or
-    "" where it can: k-major and unpermuted, not flat, its rows' k-tiles each one contiguous run (k's leading map
-    term stride 1, and where it wraps, at another term or a broadcast mode's repeat, holding whole k-tiles), K > 0, an mma.sync or simt tile (cp.async stages: not wgmma, warp-
-    specialised, row-stream or TMA) whose k-tile is 1 to 32 whole 16-byte words a row, its rows' words whole warps
-    of copies (a row's words in consecutive lanes of one warp)."""
-    k, fw = op.k, 16 // ITEMSIZE[op.dtype]
-    words = tile.bk // fw if tile.bk % fw == 0 else 0
-    return next((w for bad, w in (
-        (not op.kmajor or op.vs != 1 or op.flat, "the tile is mn-major, slot-permuted or flat"),
-        (tile.wgmma or tile.ws or tile.rows or tile.tma, "not an mma.sync or simt tile"),
-        (not words or 32 % words, f"bk = {tile.bk} is not 1, 2, 4, 8, 16 or 32 words of 16 bytes"),
-        (tile_mn * words % 32, f"{tile_mn} rows of {words} words are not whole warps of copies"),
-        (K <= 0 or not k.strides or k.divisors[0] != 1 or k.strides[0] != 1
-         or (k.moduli[0] < k.extent and k.moduli[0] % tile.bk), "its k-tiles are not contiguous runs of its rows"),
     ) if bad), "")
 
 
@@ -452,11 +425,6 @@ class KernelSpec:
                             if on), "")
                 if why:
                     raise KernelError(f"operand {name}: no flat k-tiles here ({why}); give flat=False")
-            if op.shift:
-                why = shift_refusal(op, t, tmn, self.K) or ("A's resident panel" if name == "A" and t.resident_a
-                                                            else "")
-                if why:
-                    raise KernelError(f"operand {name}: no shifted rows here ({why}); give shift=False")
             tc = t.bk if op.kmajor else tmn
             if tc % op.vec or op.vec * ITEMSIZE[op.dtype] > 16:
                 raise KernelError(f"operand {name}: vector width {op.vec} does not fit the tile ({tc})")
@@ -515,8 +483,8 @@ class KernelSpec:
             return
         loaders = 128 if t.ws else t.threads
         for name, op, tmn in (("A", self.a, t.bm), ("B", self.b, t.bn)):
-            if -(-tmn * t.bk // (op.copy_vec * loaders)) > MAX_LOADS:
-                raise KernelError(f"operand {name}: tile {tmn} x {t.bk} in vectors of {op.copy_vec} is more than "
+            if -(-tmn * t.bk // (op.vec * loaders)) > MAX_LOADS:
+                raise KernelError(f"operand {name}: tile {tmn} x {t.bk} in vectors of {op.vec} is more than "
                                   f"{MAX_LOADS} loads for each of {loaders} threads (the loader's predicate mask): "
                                   f"give a tile with a smaller {tmn} x bk or more threads")
 
@@ -818,15 +786,13 @@ def _stage_bytes(tile: TileConfig, op: OperandSpec, tmn: int, bk: int = 0) -> in
     """Bytes of one pipeline stage of operand `op` on tiles of `tmn` rows and `bk` k (tile.bk by default; a
     resident A panel is one stage of whole K) (gett.cuh's A_STAGE_BYTES / B_STAGE_BYTES / PANEL_BYTES): padded
     rows, or on wgmma tiles swizzled ones, mn-major in whole 64-wide column atoms; a flat operand's stage (not its
-    panel) and a shifted one add the raw area their words land in."""
+    panel) adds the raw area its words land in."""
     item, panel, bk = ITEMSIZE[op.dtype], bool(bk), bk or tile.bk
     tc, ts = (bk, tmn) if op.kmajor else (-(-tmn // 64) * 64 if tile.wgmma else tmn, bk)
     elems = ts * (tc + (0 if tile.wgmma else 16 // item))
-    fw = 16 // item
     if op.flat and not panel:  # (TileLoader's raw area: a header word, then the k-tile's run as whole words)
+        fw = 16 // item
         elems = -(-elems // fw) * fw + fw * (-(-bk * op.mn.extent // fw) + 2)
-    elif op.shift:  # (the rows' leads, then each row's run as bk / fw + 1 whole words)
-        elems = -(-elems // fw) * fw + fw * (-(-ts * 4 // 16) + ts * (bk // fw + 1))
     return _round16(elems * item)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from ..kernels.spec import ITEMSIZE, OperandSpec, TileConfig, flat_refusal, shift_refusal
+from ..kernels.spec import ITEMSIZE, OperandSpec, TileConfig, flat_refusal
 from ..layouts.descriptor import OperandLayout
 from .plan import Plan
 
@@ -53,23 +53,6 @@ def flat_read(op: OperandSpec, tile: TileConfig, tile_mn: int, K: int) -> Operan
         return op
     flat = dataclasses.replace(op, kmajor=False, vec=1, vs=1, flat=True)
     return op if flat_refusal(flat, tile_mn, K) else flat
-
-
-def shift_read(op: OperandSpec, tile: TileConfig, tile_mn: int, K: int) -> OperandSpec:
-    """`op` read as shifted rows (OperandSpec.shift) where it is read k-major in copies of fewer than 16 bytes (rows
-    not 16-byte aligned: an odd K of 2-byte values, or 4-byte ones) and each of its rows' k-tiles is one contiguous
-    run (kernels/spec.py's `shift_refusal`), else `op`: each run then arrives as the aligned 16-byte words that hold
-    it, realigned in registers, instead of one copy per element or pair."""
-    if op.shift or op.flat or not op.kmajor or op.vec * ITEMSIZE[op.dtype] >= 16:
-        return op
-    shifted = dataclasses.replace(op, shift=True)
-    return op if shift_refusal(shifted, tile, tile_mn, K) else shifted
-
-
-def realigned(op: OperandSpec, tile: TileConfig, tile_mn: int, K: int) -> OperandSpec:
-    """`op` as the kernel reads it once the realigning reads apply: flat k-tiles (mn-major) or shifted rows (k-major)
-    where they can, else `op`."""
-    return shift_read(flat_read(op, tile, tile_mn, K), tile, tile_mn, K)
 
 
 def _d_run(ld: OperandLayout, store: str) -> int:

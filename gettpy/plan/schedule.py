@@ -99,7 +99,7 @@ from .fold import FOLD, FOLD_A, FOLD_B, MIN_GAIN, fold_candidate, fold_gain, fol
 from .heuristic import INT8_MIN_KVEC, int8_mma_tile, kernel_compute
 from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
-from .reads import realigned
+from .reads import flat_read
 from .splitk import best_slices, choose_cut
 from .target import DEFAULT_TARGET, Target
 from .traffic import SECTOR_BYTES, fetch_ratio, leading_run
@@ -794,7 +794,7 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
         can_op = not info.op.is_identity and info.dtype in ("f16", "f32", "f64")  # (a pack can apply the op)
         read = _read(lay, mn, info.dtype, t)
         if not heavy:  # (runs read in 16-byte words are not gathered; compute-bound cores keep their aligned packs)
-            read = realigned(read, t, tmn, plan.K)
+            read = flat_read(read, t, tmn, plan.K)
         panel = which == "a" and panel_fits(t, plan.M, plan.batch, read.kmajor)  # (the panel takes the op)
         op_first = can_op and rereads >= OP_PACK_MIN_REREADS and not panel
         small_permuted = (rereads >= OP_PACK_MIN_REREADS and _size(info, ext) * SMALL_PACK <= _size(problem.d, ext)
@@ -811,7 +811,7 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
         #  packed whatever its re-reads, or the core planned for the int8 tile would run on another)
         int8_kmajor = int8 and lay.vector_width("k") < INT8_MIN_KVEC
         if (op_first or small_permuted or short_runs or simt_kmajor or dmma_scalar or int8_kmajor
-                or rereads >= PACK_MIN_REREADS and not (read.flat or read.shift) and _gathered(lay, (mn, "k"), tmn)
+                or rereads >= PACK_MIN_REREADS and not read.flat and _gathered(lay, (mn, "k"), tmn)
                 or pack_batch_led(info, plan, ext, target.l2_bytes)):
             new = packed(info, _pack_order(plan, mn, vec, mn_first), ext, apply_op=can_op)  # (the op once)
             new_ka, new_kb = (new, new_kb) if which == "a" else (new_ka, new)
@@ -865,8 +865,7 @@ def _padded_k_memory(plan: Plan, t, sides, news, ext, target: Target):
     for (which, info, rereads, lay, _, _), new in zip(sides, news, strict=True):
         mn = "m" if which == "a" else "n"
         if new is info:
-            read = realigned(_read(lay, mn, info.dtype, t), t, t.bm if mn == "m" else t.bn, plan.K)
-            vb = 16 if read.flat or read.shift else read.vec * info.itemsize
+            vb = _read(lay, mn, info.dtype, t).vec * info.itemsize
         else:  # (a pack made above: m / n fastest where the leading k extent is not whole vectors)
             mns = plan.part.m if mn == "m" else plan.part.n
             lead = mns if new.modes[:1] != plan.part.k[:1] else plan.part.k

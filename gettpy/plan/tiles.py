@@ -70,7 +70,7 @@ from .reads import (
     _op_expr,
     _store_run,
     _wide_kmajor,
-    realigned,
+    flat_read,
     input_spec,
 )
 
@@ -78,7 +78,7 @@ from .reads import (
 def _over_loads(tile: TileConfig, a, b) -> bool:
     """Whether a loader thread of `tile` would copy more than MAX_LOADS vectors of input A or B a k-tile."""
     loaders = 128 if tile.ws else tile.threads
-    return any(-(-tmn * tile.bk // (op.copy_vec * loaders)) > MAX_LOADS for op, tmn in ((a, tile.bm), (b, tile.bn)))
+    return any(-(-tmn * tile.bk // (op.vec * loaders)) > MAX_LOADS for op, tmn in ((a, tile.bm), (b, tile.bn)))
 
 
 def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_count: int = SM_COUNT,
@@ -121,8 +121,8 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
                 a = input_spec(plan.layout_a, "m", ta.dtype, new.bm, new.bk)
                 b = input_spec(plan.layout_b, "n", tb.dtype, new.bn, new.bk)
             tile = new
-    # (inputs whose k-tiles, or their rows' k-tiles, are contiguous runs: read in aligned 16-byte words)
-    a, b = realigned(a, tile, tile.bm, plan.K), realigned(b, tile, tile.bn, plan.K)
+    # (1- and 2-byte inputs whose k-tiles are contiguous runs: read in 16-byte words)
+    a, b = flat_read(a, tile, tile.bm, plan.K), flat_read(b, tile, tile.bn, plan.K)
     while chosen and not tile.rows and _over_loads(tile, a, b):
         # (the heuristic sized the tile by vectors its reads did not keep, say a stepped vector wider than the
         #  tile: a smaller k-tile the tile takes, until each loader thread's copies fit the predicate mask)
@@ -139,7 +139,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
         tile = smaller
         a = input_spec(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk)
         b = input_spec(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk)
-        a, b = realigned(a, tile, tile.bm, plan.K), realigned(b, tile, tile.bn, plan.K)
+        a, b = flat_read(a, tile, tile.bm, plan.K), flat_read(b, tile, tile.bn, plan.K)
     # (3) D's stores, C, indexing, the compute type: the spec
     ld = plan.layout_d
     vdn, vdm = min(ld.vector_width("n"), tile.bn), min(ld.vector_width("m"), tile.bm)

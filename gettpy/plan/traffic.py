@@ -112,7 +112,7 @@ def _read_us(spec, itemsize: int, nbytes: float, span_mn: int, bk: int, ctas_per
              target: Target) -> float:
     """A read of `nbytes` of an input the kernel loads as OperandSpec `spec` on a tile `span_mn` x `bk`, with
     `ctas_per_sm` CTAs of the grid per SM."""
-    if spec.flat or spec.shift:  # (each k-tile, or each row's, one contiguous run read in aligned 16-byte words)
+    if spec.flat:  # (each k-tile one contiguous run, read in aligned 16-byte words)
         return max(target.load_us(nbytes, 16), target.copy_us(nbytes))
     dm, span = (spec.k, bk) if spec.kmajor else (spec.mn, span_mn)
     vbytes = spec.vec * itemsize

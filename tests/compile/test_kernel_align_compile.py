@@ -40,14 +40,10 @@ def _problem(eq: str, ext: dict[str, int], dtype: str) -> ContractionProblem:
 
 
 def test_padded_split_core_compiles_for_sm90():
-    """The split core over zero-filled packs (rows of k = 3001 in a buffer 3008 wide) compiles with no spills."""
+    """The split core over zero-filled packs (odd k rows, C order) compiles with no spills."""
     from gettpy.plan.tiles import kernel_spec
 
-    ext = dict(m=88, n=37, k=3001, l=401)
-    a = TensorInfo("A", ("m", "l", "k"), (401 * 3008, 3008, 1), "f16")
-    b = TensorInfo("B", ("n", "l", "k"), a.strides, "f16")
-    d = TensorInfo("D", ("m", "n"), (37, 1), "f16")
-    s = make_schedule(ContractionProblem(a, b, None, d, tuple(sorted(ext.items()))))
+    s = make_schedule(_problem("mk,nk->mn", dict(m=88, n=37, k=1_200_007), "f16"))
     assert s.pad_ext and s.split_mode is not None
     spec = kernel_spec(s.core, False)
     assert spec.a.vec * 2 == 16 and spec.b.vec * 2 == 16

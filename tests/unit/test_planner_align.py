@@ -1,8 +1,6 @@
-"""Memory-bound GEMMs whose k-contiguous rows are not whole 16-byte vectors: read in place as shifted rows
-(OperandSpec.shift) where each row's k-tiles are contiguous runs, else zero-filled k-major packs where the loaders'
-model says they pay (plan/align.py): which schedule is picked for odd and aligned K in both memory orders and for
-rows that are views into a wider buffer, on shapes in no benchmark, and the split schedules run end to end on the
-CPU executor against numpy in float64."""
+"""Zero-filled k-major packs for memory-bound GEMMs whose k-contiguous rows are not whole 16-byte vectors
+(plan/align.py): which schedule the loaders' model picks for odd and aligned K in both memory orders, on shapes
+in no benchmark, and the padded split schedules run end to end on the CPU executor against numpy in float64."""
 from __future__ import annotations
 
 import numpy as np
@@ -41,58 +39,36 @@ def _problem(eq: str, ext: dict[str, int], dtype: str, order: str) -> Contractio
     return dense_problem(eq, ext, dtype, order)
 
 
-# (einsum, extents, dtype, order, both split-core inputs read as shifted rows)
+# (einsum, extents, dtype, order, padded k extent or None)
 PLAN_CASES = [
-    ("mk,nk->mn", dict(m=88, n=37, k=1_200_007), "f16", "C", True),   # odd k rows: shifted rows in place
-    ("mk,nk->mn", dict(m=88, n=37, k=1_200_007), "f16", "F", False),  # m runs of 88: 16-byte vectors
-    ("mk,nk->mn", dict(m=88, n=37, k=1_200_000), "f16", "C", False),  # whole vectors: in place
-    ("km,kn->mn", dict(m=77, n=45, k=700_001), "f16", "F", True),     # odd k rows, the other operand order
-    ("km,kn->mn", dict(m=77, n=45, k=700_001), "f16", "C", False),    # k strided: flat k-tiles
-    ("km,kn->mn", dict(m=77, n=45, k=700_002), "f16", "F", False),    # 4-byte k vectors, read so by a wgmma tile
-    ("mk,nk->mn", dict(m=88, n=37, k=1_200_007), "f32", "C", True),   # 4-byte elements
-    ("mk,nk->mn", dict(m=90, n=110, k=2_000_003), "f32", "C", True),
+    ("mk,nk->mn", dict(m=88, n=37, k=1_200_007), "f16", "C", 1_200_008),  # odd k rows: element loads -> pad
+    ("mk,nk->mn", dict(m=88, n=37, k=1_200_007), "f16", "F", None),       # m runs of 88: 16-byte vectors
+    ("mk,nk->mn", dict(m=88, n=37, k=1_200_000), "f16", "C", None),       # whole vectors: in place
+    ("km,kn->mn", dict(m=77, n=45, k=700_001), "f16", "F", 700_008),       # odd k rows, the other operand order
+    ("km,kn->mn", dict(m=77, n=45, k=700_001), "f16", "C", None),          # k strided: a padded pack transposes
+    ("km,kn->mn", dict(m=77, n=45, k=700_002), "f16", "F", None),          # 4-byte k vectors: not worth a copy
+    ("mk,nk->mn", dict(m=88, n=37, k=1_200_007), "f32", "C", None),        # 4-byte elements: cp.async, no pad
+    ("mk,nk->mn", dict(m=90, n=110, k=2_000_003), "f32", "C", 2_000_004),  # ... but m/n-first packs cost more
 ]
 
 
-@pytest.mark.parametrize("eq,ext,dtype,order,shifted", PLAN_CASES)
-def test_align_decision(eq, ext, dtype, order, shifted):
-    """No zero-filled pack of a dense input: rows that are not whole 16-byte vectors are read in place."""
-    from gettpy.plan.tiles import kernel_spec
-
+@pytest.mark.parametrize("eq,ext,dtype,order,padded", PLAN_CASES)
+def test_align_decision(eq, ext, dtype, order, padded):
     s = make_schedule(_problem(eq, ext, dtype, order))
     assert s.split_mode is not None  # (a long K over a small output: split-K either way)
-    assert not s.pad_ext and s.pack_a is None and s.pack_b is None
-    spec = kernel_spec(s.core, False)
-    assert (spec.a.shift and spec.b.shift) == shifted
-
-
-def _pitched(m: int, l: int, k: int, pitch: int, dtype: str) -> TensorInfo:
-    """Rows of k values in a buffer `pitch` wide (a view [:, :, :k] of an m x l x pitch array): its k-tiles cross
-    the rows' ends, so they are no contiguous runs."""
-    return TensorInfo("A", ("m", "l", "k"), (l * pitch, pitch, 1), dtype)
-
-
-# (m, n, k, l, pitch): views of rows of k in a wider buffer
-PITCHED = [(300, 24, 301, 333, 304), (88, 37, 3001, 401, 3008), (40, 24, 97, 1031, 104)]
-
-
-@pytest.mark.parametrize("m,n,k,l,pitch", PITCHED)
-def test_align_decision_pitched_views(m, n, k, l, pitch):
-    """Rows of an odd k inside a wider buffer (no k-tile one contiguous run): both inputs packed k-major, k
-    zero-filled to whole 16-byte vectors and read so by the split core (split along l)."""
-    a = _pitched(m, l, k, pitch, "f16")
-    b = TensorInfo("B", ("n", "l", "k"), a.strides, "f16")
-    d = TensorInfo("D", ("m", "n"), (n, 1), "f16")
-    s = make_schedule(ContractionProblem(a, b, None, d, (("k", k), ("l", l), ("m", m), ("n", n)), "f32"))
     pad = dict(s.pad_ext)
-    padded = -(-k // 8) * 8
-    assert pad["k"] == padded and all(pad[x] == e for x, e in (("l", l), ("m", m), ("n", n)))
-    assert s.pack_a is not None and s.pack_b is not None and s.split_mode is not None
-    vec = 8
+    if padded is None:
+        assert not pad
+        return
+    assert pad["k"] == padded and all(pad[m] == e for m, e in ext.items() if m != "k")
+    assert s.pack_a is not None and s.pack_b is not None
+    # the split core reads both packs k-major in 16-byte vectors, every slice and the tail starting aligned
+    vec = 16 // s.problem.a.itemsize
     assert s.core.layout_a.vector_width("k") == vec and s.core.layout_b.vector_width("k") == vec
-    assert dict(s.core.problem.extents)["k"] == padded
+    assert dict(s.core.problem.extents)["k"] % vec == 0 and s.tail_from % vec == 0
     # the temporaries count both padded packs
-    assert s.workspace_bytes >= 2 * padded * l * (m + n)
+    itemsize = s.problem.a.itemsize
+    assert s.workspace_bytes >= itemsize * padded * (ext["m"] + ext["n"])
 
 
 def test_compute_bound_is_not_this_rule():
@@ -108,33 +84,25 @@ def test_load_model():
     assert t.load_gbs(2) < t.load_gbs(4) < t.load_gbs(8) < t.load_gbs(16)
 
 
-# (einsum, (m, n), K, order, row pitch or 0): the split schedules of a long odd K in place (shifted rows or flat
-# k-tiles), and over rows that are views into a wider buffer (zero-filled padded packs)
+# (einsum, (m, n), K, order, whether the model pads): the padded split schedule and its in-place peer
 RUN_CASES = [
-    ("mk,nk->mn", (40, 24), 200_003, "C", 0),
-    ("mk,nk->mn", (40, 24), 200_003, "F", 0),
-    ("km,kn->mn", (40, 24), 200_003, "F", 0),
-    ("km,kn->mn", (40, 24), 200_003, "C", 0),
-    ("mlk,nlk->mn", (40, 24), 301, "C", 304),
+    ("mk,nk->mn", (40, 24), 200_003, "C", True),
+    ("mk,nk->mn", (40, 24), 200_003, "F", False),
+    ("km,kn->mn", (40, 24), 200_003, "F", True),
+    ("km,kn->mn", (40, 24), 200_003, "C", False),
 ]
 
 
-def _inputs(eq: str, ext: dict[str, int], order: str, pitch: int, rng, scale: float = 1.0):
-    """Random f16 inputs of einsum `eq` in `order`; with `pitch`, each a view [..., :k] of a buffer `pitch` wide."""
+@pytest.mark.parametrize("eq,mn,k,order,pads", RUN_CASES)
+def test_padded_split_runs(eq, mn, k, order, pads):
+    ext = dict(m=mn[0], n=mn[1], k=k)
+    rng = np.random.default_rng(5)
     shapes = [tuple(ext[c] for c in x) for x in eq.split("->")[0].split(",")]
-    if pitch:
-        bufs = [(scale * rng.standard_normal((*sh[:-1], pitch))).astype(np.float16) for sh in shapes]
-        return [b[..., :ext["k"]] for b in bufs]
-    ops = [(scale * rng.standard_normal(sh)).astype(np.float16) for sh in shapes]
-    return [np.asfortranarray(x) for x in ops] if order == "F" else ops
-
-
-@pytest.mark.parametrize("eq,mn,k,order,pitch", RUN_CASES)
-def test_split_runs(eq, mn, k, order, pitch):
-    ext = dict(m=mn[0], n=mn[1], k=k, l=333)
-    ops = _inputs(eq, ext, order, pitch, np.random.default_rng(5))
+    ops = [rng.standard_normal(sh).astype(np.float16) for sh in shapes]
+    if order == "F":
+        ops = [np.asfortranarray(x) for x in ops]
     got, s = _run(eq, *ops)
-    assert bool(s.pad_ext) == bool(pitch) and s.split_mode is not None and (pitch or s.tail is not None)
+    assert bool(s.pad_ext) == pads and s.split_mode is not None and s.tail is not None
     ref = np.einsum(eq, *[x.astype(np.float64) for x in ops], optimize=True)
     scale = np.einsum(eq, *[np.abs(x.astype(np.float64)) for x in ops], optimize=True)
     assert np.all(np.abs(got.astype(np.float64) - ref) <= 3e-3 * scale)
@@ -167,12 +135,17 @@ def test_padded_pack_prices():
     assert padded_pack_us(cols, ("k", "m"), ext, pext, t) > 3 * padded_pack_us(rows, ("k", "m"), ext, pext, t)
 
 
-def test_padded_packs_apply_the_op():
-    """An op on an input of a padded memory-bound schedule (rows of k = 301 in a buffer 304 wide) is applied by its
-    pack, before the margin's zeros: exp(0) = 1 would add the margin's products if the core applied it after."""
-    eq = "mlk,nlk->mn"
-    ext = dict(m=300, n=24, k=301, l=333)
-    ops = _inputs(eq, ext, "C", 304, np.random.default_rng(9), 0.1)
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_padded_packs_apply_the_op(order):
+    """An op on an input of a padded memory-bound schedule is applied by its pack, before the margin's zeros:
+    exp(0) = 1 would add the margin's products if the core applied it after the padding."""
+    eq = "mk,nk->mn" if order == "C" else "km,kn->mn"
+    ext = dict(m=300, n=24, k=100_003)
+    rng = np.random.default_rng(9)
+    shapes = [tuple(ext[c] for c in x) for x in eq.split("->")[0].split(",")]
+    ops = [(0.1 * rng.standard_normal(sh)).astype(np.float16) for sh in shapes]
+    if order == "F":
+        ops = [np.asfortranarray(x) for x in ops]
     got, s = _run(eq, *ops, op_b=gops.exp)
     assert s.pad_ext and s.pack_b.op.is_identity  # (padded, the op applied by B's pack)
     b64 = np.exp(ops[1].astype(np.float64))
