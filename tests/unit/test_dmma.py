@@ -1,7 +1,7 @@
 """The f64 tensor-core path for f32 inputs (KernelSpec.tf32 = 2), host side: when the heuristic takes it
 (compute-bound f32 GEMMs of at least 128 x 128 on an sm_90 target, both inputs readable in 16-byte vectors,
-k-major or m / n-major), the schedule's k-first packs it needs, the spec's checks, and its kernels compiling without spills.
-The GPU results are checked against float64 in tests/gpu/test_gpu_dmma.py."""
+k-major or m / n-major), the schedule's k-first packs it needs, the spec's checks, and its kernels compiling
+without spills. The GPU results are checked against float64 in tests/gpu/test_gpu_dmma.py."""
 from __future__ import annotations
 
 import pytest
