@@ -575,24 +575,6 @@ def _stage_interleaved(plan: Plan, prob: ContractionProblem, pa, pb, ext) -> Ten
     return packed(TensorInfo("workspace", d.modes, (0,) * len(d.modes), d.dtype, op=d.op), order, ext)
 
 
-def _dmma_pair(plan: Plan, a, b, vec: int, ext):
-    """The kernel's inputs (`a`, `b`: (input, its pack or itself)) of an f64 tensor-core core that packs one of
-    them: the other packed too where the one pack holds no 16-byte vectors (neither K nor its m / n extent whole
-    vectors of `vec`), so that `_padded_k` can zero-fill both packs' k to whole vectors, which it does only
-    where every holder of the k mode is packed; the tile reads inputs in 16-byte vectors or not at all."""
-    k_aligned = plan.K % vec == 0
-    for (info, new), (other, other_new), mn, omn in ((a, b, "m", "n"), (b, a, "n", "m")):
-        if new is info or other_new is not other:
-            continue
-        mns = plan.part.m if mn == "m" else plan.part.n
-        if k_aligned or math.prod(ext[m] for m in mns) % vec == 0:
-            return a[1], b[1]
-        other_new = packed(other, _pack_order(plan, omn, vec), ext, apply_op=not other.op.is_identity
-                           and other.dtype in ("f16", "f32", "f64"))
-        return (new, other_new) if mn == "m" else (other_new, new)
-    return a[1], b[1]
-
-
 def _padded_k(plan: Plan, t, a, b, ext, heavy: bool, sm_count: int):
     """Extents with the core's leading k mode rounded up to whole 16-byte vectors, where the packs of a
     compute-bound tensor-core GEMM should hold it zero-filled; None where they should not.
@@ -815,8 +797,6 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
                 or pack_batch_led(info, plan, ext, target.l2_bytes)):
             new = packed(info, _pack_order(plan, mn, vec, mn_first), ext, apply_op=can_op)  # (the op once)
             new_ka, new_kb = (new, new_kb) if which == "a" else (new_ka, new)
-    if dmma and (new_ka is ka) != (new_kb is kb):
-        new_ka, new_kb = _dmma_pair(plan, (ka, new_ka), (kb, new_kb), va, ext)
     pext = _padded_k(plan, t, (ka, new_ka), (kb, new_kb), ext, heavy and not mn_first and split is None, sm_count)
     mem_pad = pext is None and not (heavy or fused or part is not None or tile is not None or split is not None)
     if mem_pad:  # (a memory-bound GEMM: zero-filled k-major packs where the loaders' model says they pay)

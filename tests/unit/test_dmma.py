@@ -126,10 +126,10 @@ def test_mn_major_inputs_read_in_place():
     assert (spec.a.kmajor, spec.a.vec, spec.b.kmajor, spec.b.vec) == (False, 4, False, 4)
 
 
-def test_an_unaligned_pack_takes_its_partner():
-    """wcsb-awc-asb (an MPS environment update) at odd extents: A's m run (7 x 489) and K (487) hold no 16-byte
-    vectors, so A is packed; alone its pack would be read 4 bytes at a time (the f64 tensor-core tile then falls
-    to simt), so B is packed too and both are zero-filled along k to 488: both read k-major in 16-byte vectors."""
+def test_unaligned_inputs_are_packed_and_padded():
+    """wcsb-awc-asb (an MPS environment update) at odd extents, compute-bound in f32: neither input has 16-byte
+    vectors along k (A's m run of 7 x 489 has none either), so the f64 tensor-core core reads both as packs, k first
+    and zero-filled along k from 487 to 488: both k-major in 16-byte vectors."""
     from tccg.suite import Case
 
     ext = {"a": 487, "b": 485, "c": 489, "s": 4, "w": 7}
