@@ -80,8 +80,9 @@ __device__ __forceinline__ void mma_f64_tile(double* acc, const unsigned (&af)[M
     for (int ni = 0; ni < NI; ++ni) mma_f64(&acc[(mi * NI + ni) * 4], af[mi], bf[ni]);
 }
 // The same fragments from an mn-major f32 tile (element (k, mn) at k * PITCH + mn): ldmatrix.trans moves 16-bit
-// halves, which would split the 32-bit values, so each register is one shared load. A tile 32k wide has a stage
-// pitch of 4 mod 32 words (TileLoader's 16-byte pad), so lane (g, t) reads bank 4t + g: no bank conflict.
+// halves, which would split the 32-bit values, so each register is one shared load. At the stage's pitch of
+// 4 mod 32 words (a tile 32k wide plus TileLoader's 16-byte pad) lane (g, t) reads bank 4t + g, which two lanes
+// share (g and t + 1 against g + 4 and t): every load is a 2-way bank conflict, twice ldmatrix's wavefronts.
 template <int PITCH>
 __device__ __forceinline__ void frag32_a_mn(unsigned (&a)[4], const float* s, int m0, int k0, int lane) {
   const float* p = s + (k0 + (lane & 3)) * PITCH + m0 + (lane >> 2);

@@ -340,7 +340,8 @@ class KernelSpec:
             gettpy.ops.Semiring (simt path only).
         tf32: 0, or for f32 inputs on an mma tile 1 (TF32 tensor cores), 3 (3xTF32: each operand split
             into two tf32 parts, three mmas, close to fp32 accuracy) or 2 (f64 tensor cores, sm_90: the f32
-            values widened to f64, exact products, f64 sums; compute "f64"); both inputs k-major in smem.
+            values widened to f64, exact products, f64 sums; compute "f64"); inputs k-major (ldmatrix) or m / n-
+            major (one shared load per fragment register) in smem.
     """
 
     tile: TileConfig

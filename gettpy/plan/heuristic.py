@@ -262,8 +262,7 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
             # a narrow tile over a short K that bk 32 would cut into 1.5 k-tiles (e.g. K = 48): one k-tile of
             # K, each row of the inputs read whole, none zero-filled (measured on the H100: 1.2x faster; bk
             # 16, three k-tiles, 1.09x). Vector reads
-            # only: scalar gathers (and tf32's element-wise m/n-major loads) of 48 k would exceed the
-            # loader's 32 copies per thread
+            # only: scalar gathers of 48 k would exceed the loader's 32 copies per thread
             bk = K
         kt = max(1, math.ceil(K / bk))
         stages = max(2, min(4, kt))

@@ -684,8 +684,8 @@ def _fold_schedule(problem: ContractionProblem, plan: Plan, t, ext, sm_count: in
         inner_problem, k1a, k1b = folded_problem(p, mode, d_order, acc)
     except ShapeError:  # (the folded GEMM's FOLD^2 more products would leave 64-bit indexing: no fold)
         return None
-    # (the folded GEMM reads k with a stride of FOLD: on simt tiles, which take A and B m / n-major, not on the
-    #  f64 tensor cores, which would read f32 inputs k-major element by element)
+    # (the folded GEMM reads k with a stride of FOLD: on simt tiles, not on the f64 tensor cores, whose compute-
+    #  bound cores would pack such inputs k-major first)
     folded_tile = _tile(make_plan(inner_problem), sm_count, False)
     gain = fold_gain(plan.M, plan.N, plan.K, plan.batch, max(p.a.itemsize, p.b.itemsize), (t.bm, t.bn),
                      (folded_tile.bm, folded_tile.bn), peak_kind(plan.kernel_a.dtype, p.compute, target),
