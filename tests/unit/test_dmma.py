@@ -138,3 +138,26 @@ def test_unaligned_inputs_are_packed_and_padded():
     assert spec.tf32 == 2 and s.pack_a is not None and s.pack_b is not None
     assert dict(s.pad_ext)["a"] == 488 and s.pack_a.modes[0] == s.pack_b.modes[0] == "a"
     assert (spec.a.kmajor, spec.a.vec, spec.b.kmajor, spec.b.vec) == (True, 4, True, 4)
+
+
+def test_tf32_plans_read_permuted_and_resident_mn_major_stages():
+    """The layouts of tests/gpu/test_gpu_tf32.py's permuted / resident case: B[k, p, q] (q fastest) under D[p, q, i]
+    (p fastest) is read n-major in vectors along q into slot-permuted stages (vs = 4); a narrow A[i, k] (i fastest,
+    24 rows) is one resident m-major panel; both on TF32 tiles, unpacked."""
+    from gettpy import ops
+    from gettpy.plan.problem import ContractionProblem, TensorInfo
+
+    for compute, mode in (("tf32", 1), ("3xtf32", 3)):
+        a = TensorInfo("A", ("i", "k"), (1, 300), "f32")
+        b = TensorInfo("B", ("k", "p", "q"), (512, 128, 1), "f32")
+        d = TensorInfo("D", ("p", "q", "i"), (1, 4, 512), "f32")
+        s = make_schedule(ContractionProblem(a, b, None, d, (("i", 300), ("k", 129), ("p", 4), ("q", 128)), compute))
+        spec = kernel_spec(s.core, False)
+        assert spec.tf32 == mode and s.pack_a is None and s.pack_b is None
+        assert {(x.kmajor, x.vec, x.vs) for x in (spec.a, spec.b)} == {(False, 4, 1), (False, 4, 4)}
+        a = TensorInfo("A", ("i", "k"), (1, 24), "f32")
+        b = TensorInfo("B", ("k", "j"), (5000, 1), "f32", op=ops.relu)
+        d = TensorInfo("D", ("i", "j"), (5000, 1), "f32")
+        s = make_schedule(ContractionProblem(a, b, None, d, (("i", 24), ("j", 5000), ("k", 301)), compute))
+        spec = kernel_spec(s.core, False)
+        assert spec.tf32 == mode and spec.tile.resident_a and not spec.a.kmajor and not spec.b.kmajor
