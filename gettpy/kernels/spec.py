@@ -258,6 +258,11 @@ class TileConfig:
             return 32 * (self.bm // self.wm) * (self.bn // self.wn)
         return (self.bm // self.tm) * (self.bn // self.tn)
 
+    @property
+    def loaders(self) -> int:
+        """Threads that copy the inputs: a warp-specialised tile's loading warpgroup, else every thread."""
+        return 128 if self.ws else self.threads
+
 
 @dataclass(frozen=True, slots=True)
 class OperandSpec:
@@ -284,6 +289,11 @@ class OperandSpec:
     kmajor: bool = True
     vs: int = 1
     flat: bool = False
+
+
+def loads_per_thread(tile: TileConfig, op: OperandSpec, tile_mn: int) -> int:
+    """Vectors of input `op` (`tile_mn` of the tile's rows) that one loader thread of `tile` copies a k-tile."""
+    return -(-tile_mn * tile.bk // (op.vec * tile.loaders))
 
 
 def flat_refusal(op: OperandSpec, tile_mn: int, K: int) -> str:
@@ -482,12 +492,11 @@ class KernelSpec:
         if t.rows:
             self._check_rows()
             return
-        loaders = 128 if t.ws else t.threads
         for name, op, tmn in (("A", self.a, t.bm), ("B", self.b, t.bn)):
-            if -(-tmn * t.bk // (op.vec * loaders)) > MAX_LOADS:
+            if loads_per_thread(t, op, tmn) > MAX_LOADS:
                 raise KernelError(f"operand {name}: tile {tmn} x {t.bk} in vectors of {op.vec} is more than "
-                                  f"{MAX_LOADS} loads for each of {loaders} threads (the loader's predicate mask): "
-                                  f"give a tile with a smaller {tmn} x bk or more threads")
+                                  f"{MAX_LOADS} loads for each of {t.loaders} threads (the loader's predicate "
+                                  f"mask): give a tile with a smaller {tmn} x bk or more threads")
 
     @property
     def int8(self) -> bool:

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from ..dtypes import accumulate_type
 from ..errors import KernelError
-from ..kernels.spec import ITEMSIZE, MAX_LOADS, MMA_DTYPES, KernelSpec, OutputSpec, TileConfig
+from ..kernels.spec import ITEMSIZE, MAX_LOADS, MMA_DTYPES, KernelSpec, OutputSpec, TileConfig, loads_per_thread
 from ..ops import cuda_literal
 from .heuristic import (
     COMPUTE_BOUND_INTENSITY,
@@ -77,8 +77,7 @@ from .reads import (
 
 def _over_loads(tile: TileConfig, a, b) -> bool:
     """Whether a loader thread of `tile` would copy more than MAX_LOADS vectors of input A or B a k-tile."""
-    loaders = 128 if tile.ws else tile.threads
-    return any(-(-tmn * tile.bk // (op.vec * loaders)) > MAX_LOADS for op, tmn in ((a, tile.bm), (b, tile.bn)))
+    return any(loads_per_thread(tile, op, tmn) > MAX_LOADS for op, tmn in ((a, tile.bm), (b, tile.bn)))
 
 
 def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_count: int = SM_COUNT,
@@ -112,14 +111,16 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
         raise KernelError(f"tile {tile} is an mma tile but the contraction uses semiring {p.semiring.name} "
                           f"(tensor cores only add and multiply): give a simt tile")
     # (2) the inputs' reads on the tile, and the passes that depend on them
-    a = input_spec(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk)
-    b = input_spec(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk)
+    def reads(t: TileConfig):
+        return (input_spec(plan.layout_a, "m", ta.dtype, t.bm, t.bk),
+                input_spec(plan.layout_b, "n", tb.dtype, t.bn, t.bk))
+
+    a, b = reads(tile)
     if chosen:
         for _, refine in OPERAND_PASSES:
             new = refine(tile, a, b, plan, ctx)
             if (new.bm, new.bn) != (tile.bm, tile.bn):  # (a new tile shape: the reads as it sees them)
-                a = input_spec(plan.layout_a, "m", ta.dtype, new.bm, new.bk)
-                b = input_spec(plan.layout_b, "n", tb.dtype, new.bn, new.bk)
+                a, b = reads(new)
             tile = new
     # (1- and 2-byte inputs whose k-tiles are contiguous runs: read in 16-byte words)
     a, b = flat_read(a, tile, tile.bm, plan.K), flat_read(b, tile, tile.bn, plan.K)
@@ -137,8 +138,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
         if smaller is None:
             break
         tile = smaller
-        a = input_spec(plan.layout_a, "m", ta.dtype, tile.bm, tile.bk)
-        b = input_spec(plan.layout_b, "n", tb.dtype, tile.bn, tile.bk)
+        a, b = reads(tile)
         a, b = flat_read(a, tile, tile.bm, plan.K), flat_read(b, tile, tile.bn, plan.K)
     # (3) D's stores, C, indexing, the compute type: the spec
     ld = plan.layout_d

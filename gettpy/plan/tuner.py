@@ -173,20 +173,14 @@ def design_space(problem: ContractionProblem, samples: int, seed: int = 0, wgmma
 
 
 def valid(problem: ContractionProblem, c: Candidate) -> bool:
-    """Rejects what would not compile, before compiling: loads per thread beyond the predicate mask, and
-    a tile the kernel spec refuses for this layout (a TMA tile without tensor maps, say)."""
+    """Rejects what would not compile, before compiling: a tile the kernel spec refuses for this layout (loads
+    per thread beyond the predicate mask, a TMA tile without tensor maps, say)."""
     from ..errors import KernelError
     from .tiles import kernel_spec
 
     if c.tile is None:
         return True
     plan = make_plan(problem, c.part, c.tile)
-    t = c.tile
-    loaders = 128 if t.ws else t.threads
-    for lay, mn, tmn in ((plan.layout_a, "m", t.bm), (plan.layout_b, "n", t.bn)):
-        vec = max(1, min(max(lay.vector_width("k"), lay.vector_access(mn, tmn)[0]), 16))
-        if tmn * t.bk / vec / loaders > 32:
-            return False
     try:
         kernel_spec(plan, False)
     except KernelError:
