@@ -91,7 +91,7 @@ from dataclasses import dataclass, replace
 
 from ..dtypes import ITEMSIZE as ITEMSIZE_OF
 from ..dtypes import accumulate_type, is_complex, is_exact
-from ..errors import ShapeError
+from ..errors import KernelError, ShapeError
 from ..kernels.spec import INT8_MMA_DTYPES
 from ..ops import identity
 from .batch import pack_batch_led, stage_batch_led
@@ -100,7 +100,7 @@ from .heuristic import INT8_MIN_KVEC, int8_mma_tile, kernel_compute
 from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
 from .reads import flat_read
-from .splitk import best_slices, choose_cut
+from .splitk import SplitTile, best_slices, choose_cut, split_model_us
 from .target import DEFAULT_TARGET, Target
 from .traffic import SECTOR_BYTES, fetch_ratio, leading_run
 
@@ -130,6 +130,9 @@ SPLIT_MIN_RUN = 64
 #: ... into at most this many slices: a wave of split CTAs fills the machine with far fewer (the time
 #: models pick tens of slices), and the bound keeps planning's cost independent of a k mode's extent
 SPLIT_MAX_SLICES = 4096
+
+#: ... and the slices of a remainder split are counted again on the split core's tile at most this many times
+SLICE_ROUNDS = 3
 
 SPLIT_SUFFIX = "~split"
 #: the f32 (simt) split core's candidate tiles, unless the plain tile is a short-side one (kept):
@@ -398,8 +401,8 @@ def _cuts(plan: Plan, ext):
                 yield mode, s
 
 
-def _slice_run(t: TensorInfo, ext, kmodes, mode: str | None = None, s: int = 1) -> int | None:
-    """The contiguous k run (elements) of input `t` in one slice of a split of k mode `mode` into `s` (None: not
+def _slice_run(t: TensorInfo, ext, kmodes, mode: str | None = None, q: int = 1) -> int | None:
+    """The contiguous k run (elements) of input `t` in one slice of q values of k mode `mode` (None: not
     split): its modes from stride 1 up while each is a k mode whose stride is the product of those below, the cut
     mode's extent its slice's (the run ends there); None where `t`'s stride-1 mode is not a k mode."""
     st = t.stride_of()
@@ -411,7 +414,7 @@ def _slice_run(t: TensorInfo, ext, kmodes, mode: str | None = None, s: int = 1) 
         if m not in kmodes or abs(st[m]) != run:
             break
         if m == mode:
-            return run * (ext[m] // s)
+            return run * q
         run *= ext[m]
     return run
 
@@ -421,18 +424,25 @@ def _run_keeping(plan: Plan, ext, cands: list[tuple[str, int]]) -> list[tuple[st
     whole, where it is shorter), where any does: a cut through the middle of a fused run (a k mode between
     others in memory) leaves each slice rows of a few elements, read a value at a time (measured on the H100:
     36 slices of a middle mode, runs of 31 f16, ran 4.7x torch's time)."""
+    keeps = _keeps_runs(plan, ext)
+    kept = [(mode, s) for mode, s in cands if keeps(mode, ext[mode] // s)]
+    return kept or cands
+
+
+def _keeps_runs(plan: Plan, ext):
+    """keeps(mode, q): whether slices of q values of k mode `mode` keep each k-contiguous input's fused k run at
+    SPLIT_MIN_RUN elements (or whole, where it is shorter)."""
     ins = (plan.problem.a, plan.problem.b)
     k = set(plan.part.k)
 
-    def keeps(ms) -> bool:
+    def keeps(mode: str, q: int) -> bool:
         for t in ins:
             whole = _slice_run(t, ext, k)
-            if whole is not None and _slice_run(t, ext, k, *ms) < min(SPLIT_MIN_RUN, whole):
+            if whole is not None and _slice_run(t, ext, k, mode, q) < min(SPLIT_MIN_RUN, whole):
                 return False
         return True
 
-    kept = [ms for ms in cands if keeps(ms)]
-    return kept or cands
+    return keeps
 
 
 def _divisors(e: int, most: int) -> list[int]:
@@ -604,31 +614,72 @@ def _padded_k(plan: Plan, t, a, b, ext, heavy: bool, sm_count: int):
     return pext
 
 
-def _remainder_cut(plan: Plan, ext, split, sm_count: int, f64_cores: bool, target: Target):
+def _remainder_cut(plan: Plan, part, tile, ext, split, sm_count: int, f64_cores: bool, target: Target):
     """(k mode, q, S): split-K of a long K over a small output where the slices need not divide the mode
-    (plan/splitk.py), when the divisor split (`split`, from `_split_factor`) is absent or leaves the machine
-    less than SPLIT_MAX_WAVE full; None otherwise."""
+    (plan/splitk.py), when the divisor split (`split`, from `_split_factor`) is absent or the model prices it
+    higher (a simt divisor split: when it has fewer slices and leaves the machine less than SPLIT_MAX_WAVE
+    full); None otherwise.
+
+    The slices are counted on the tile the split core is lowered to (tiles.kernel_spec's passes may widen the
+    heuristic's tile of the unsplit plan, which would leave 1-4x fewer CTAs than counted) and the CTAs of it
+    an SM holds: counted on the plain tile first, then again on the core's until the two agree (at most
+    SLICE_ROUNDS times), the cheapest cut by the model kept. The divisor split is priced on its own core's
+    tile; a tail costs one more launch."""
     p = plan.problem
     if not plan.part.k or p.semiring is not None or plan.K < 2 * SPLIT_MIN_K:
         return None
     t = _tile(plan, sm_count, f64_cores)
     tiles = math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch
-    if tiles >= SPLIT_MAX_WAVE * sm_count or split is not None and tiles * split[1] >= SPLIT_MAX_WAVE * sm_count:
+    simt = split is not None and split[2] is not None  # (a simt split core, sized by `_simt_slices`' own model)
+    if tiles >= SPLIT_MAX_WAVE * sm_count or simt and tiles * split[1] >= SPLIT_MAX_WAVE * sm_count:
         return None
     acc = ITEMSIZE_OF[accumulate_type(p.compute)]
     target = replace(target, sm_count=sm_count)
-    slices = best_slices(plan.M, plan.N, plan.K, plan.batch, (p.a.itemsize, p.b.itemsize), acc, (t.bm, t.bn),
-                         target)
     unit = {m for x in (p.a, p.b) for m, st in zip(x.modes, x.strides, strict=True) if abs(st) == 1}
-    cut = choose_cut(plan.part.k, ext, unit, plan.K, slices) if slices >= 2 else None
-    if cut is None or split is not None and split[1] >= cut[2]:
+    in_bytes = (plan.kernel_a.itemsize, plan.kernel_b.itemsize)
+    args = (plan.M, plan.N, plan.K, plan.batch, in_bytes, acc)
+    cta = SplitTile.of(t, in_bytes, target)
+    keeps = _keeps_runs(plan, ext)
+    seen = {}
+    for _ in range(SLICE_ROUNDS):
+        slices = best_slices(*args, cta, target)
+        cut = choose_cut(plan.part.k, ext, unit, plan.K, slices, keeps) if slices >= 2 else None
+        if cut is None or cut in seen:
+            break
+        core, _, _ = _remainder_core(p, part, tile, ext, cut, plan.part.n + plan.part.m + plan.part.b, sm_count,
+                                     f64_cores)
+        cta = _core_cta(core, in_bytes, sm_count, target) or cta
+        tail = target.launch_us if cut[1] * cut[2] < ext[cut[0]] else 0.0
+        seen[cut] = split_model_us(*args, cta, cut[2], target) + tail
+    if not seen:
         return None
+    cut = min(seen, key=seen.get)
+    if simt:
+        return None if split[1] >= cut[2] else cut
+    if split is not None:  # (the divisor split, unless the model prices it higher)
+        w_order = plan.part.n + plan.part.m + plan.part.b
+        core = make_plan(_split_problem(p, split[0], split[1], w_order)[0], None, tile)
+        if split_model_us(*args, _core_cta(core, in_bytes, sm_count, target) or SplitTile.of(t, in_bytes, target),
+                          split[1], target) <= seen[cut]:
+            return None
     return cut
 
 
-def _remainder_schedule(problem, prob, pa, pb, part, tile, ext, cut, w_order, sm_count, f64_cores, target):
-    """The split-K schedule of `_remainder_cut`'s (mode, q, S): the core over the mode's first S x q values in
-    S slices, and a tail schedule over the rest (one more workspace slice)."""
+def _core_cta(core: Plan, in_bytes, sm_count: int, target: Target) -> SplitTile | None:
+    """The SplitTile of the tile `core` is lowered to (tiles.kernel_spec, with its shared memory); None for a core
+    that the GETT kernel does not run itself (complex planes, exact integer sums: their backends tile them)."""
+    from .tiles import kernel_spec
+
+    try:
+        spec = kernel_spec(core, False, sm_count=sm_count, wgmma=target.wgmma)
+    except KernelError:
+        return None
+    return SplitTile.of(spec.tile, in_bytes, target, spec.smem_bytes)
+
+
+def _remainder_core(prob, part, tile, ext, cut, w_order, sm_count, f64_cores):
+    """(the split core's plan, its workspace, the slice mode) of `_remainder_cut`'s (mode, q, S) over `prob`: the
+    core over the mode's first S x q values in S slices."""
     mode, q, s = cut
     head_ext = dict(ext)
     head_ext[mode] = q * s
@@ -637,7 +688,14 @@ def _remainder_schedule(problem, prob, pa, pb, part, tile, ext, cut, w_order, sm
     simt = _simt_slices(head_plan, _simt_split_tiles(head_plan, sm_count, f64_cores), sm_count, head_ext,
                         [(mode, s)])
     core_problem, w, out = _split_problem(head, mode, s, w_order)
-    core = make_plan(core_problem, None, tile if tile is not None else (simt[2] if simt else None))
+    return make_plan(core_problem, None, tile if tile is not None else (simt[2] if simt else None)), w, out
+
+
+def _remainder_schedule(problem, prob, pa, pb, part, tile, ext, cut, w_order, sm_count, f64_cores, target):
+    """The split-K schedule of `_remainder_cut`'s (mode, q, S): the core over the mode's first S x q values in
+    S slices, and a tail schedule over the rest (one more workspace slice)."""
+    mode, q, s = cut
+    core, w, out = _remainder_core(prob, part, tile, ext, cut, w_order, sm_count, f64_cores)
     rest = ext[mode] - q * s
     if not rest:
         return Schedule(problem, core, pa, pb, w, out)
@@ -872,9 +930,9 @@ def _after_packs(problem, prob, plan, pa, pb, part, tile, split, ext, sm_count, 
     else:
         # (over zero-filled packs the slices are sized by plan/splitk.py's model first: the padded extent's
         #  divisors are an accident of the padding)
-        rem = _remainder_cut(on_packs, ext, None, sm_count, f64_cores, target) if model_split else None
+        rem = _remainder_cut(on_packs, part, tile, ext, None, sm_count, f64_cores, target) if model_split else None
         split = None if rem is not None else _split_factor(on_packs, sm_count, ext, f64_cores)
-        rem = rem or _remainder_cut(on_packs, ext, split, sm_count, f64_cores, target)
+        rem = rem or _remainder_cut(on_packs, part, tile, ext, split, sm_count, f64_cores, target)
         if rem is not None:
             return _remainder_schedule(problem, prob, pa, pb, part, tile, ext, rem, w_order, sm_count, f64_cores,
                                        target)

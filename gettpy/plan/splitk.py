@@ -9,10 +9,11 @@ workspace (f32 for 2-byte inputs, f64 for f64) that is summed afterwards.
 
 The slice count comes from a model of the target (`split_model_us`): the bytes of A and B each tile row /
 column reads, over the copy bandwidth scaled by how full the split grid keeps the machine (CTAs per SM
-against `STREAM_CTAS_PER_SM`, and the last wave's idle slots), plus the workspace written and summed, plus
-the launches. The extent need not divide: the first S x q values of the mode are the split core's, and
-the rest (fewer than q) form a *tail* contraction over the same operands from index S x q on, planned like
-any other problem (so a long tail splits again) and written as one more workspace slice.
+against the fewer of `STREAM_CTAS_PER_SM` and the CTAs of the core's tile that an SM holds, and the last
+wave's idle slots), plus the workspace written and summed, plus the launches. The extent need not divide:
+the first S x q values of the mode are the split core's, and the rest (fewer than q) form a *tail*
+contraction over the same operands from index S x q on, planned like any other problem (so a long tail
+splits again) and written as one more workspace slice.
 
 A slice of a mode that is some operand's stride-1 mode keeps whole 16-byte vectors and long runs (q a
 multiple of `SLICE_ALIGN`, at least `MIN_RUN`), so every slice starts aligned.
@@ -20,12 +21,18 @@ multiple of `SLICE_ALIGN`, at least `MIN_RUN`), so every slice starts aligned.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from .target import Target
 
 #: CTAs an SM needs resident to stream its inputs at the copy bandwidth (each keeps a few stages of
-#: loads in flight; a single CTA per SM is latency-bound)
+#: loads in flight; a single CTA per SM is latency-bound, except a tile of which one fills the SM's shared
+#: memory: measured on the H100, a long-K split over 12 tiles of 128 x 128 ran 1.13x faster in 132 CTAs,
+#: one per SM, than in 396)
 STREAM_CTAS_PER_SM = 2
+#: shared memory the driver keeps per resident CTA (bytes; sm_80 / sm_90)
+CTA_SMEM_RESERVE = 1024
 #: the fewest k values a slice keeps: below this the workspace moves more bytes than the slice reads
 MIN_SLICE_K = 256
 #: a cut stride-1 mode keeps slices of whole 16-byte vectors (8 elements of 2 bytes; also 4- and 8-byte ones)
@@ -36,17 +43,34 @@ MIN_RUN = 64
 MAX_SLICES = 4096
 
 
+@dataclass(frozen=True, slots=True)
+class SplitTile:
+    """A split core's CTA as the model sees it: its output tile (bm x bn) and how many of it an SM holds at
+    once (its shared memory)."""
+
+    bm: int
+    bn: int
+    resident: int
+
+    @staticmethod
+    def of(tile, in_bytes: tuple[int, int], target: Target, smem: int | None = None) -> SplitTile:
+        """The SplitTile of TileConfig `tile` over inputs of `in_bytes` bytes an element; `smem` the CTA's shared
+        memory where known (a KernelSpec's), else its pipeline stages'."""
+        if smem is None:
+            smem = tile.stages * tile.bk * (tile.bm * in_bytes[0] + tile.bn * in_bytes[1])
+        return SplitTile(tile.bm, tile.bn, max(1, target.smem_per_sm // (smem + CTA_SMEM_RESERVE)))
+
+
 def split_model_us(M: int, N: int, K: int, batch: int, in_bytes: tuple[int, int], acc_bytes: int,
-                   tile: tuple[int, int], slices: int, target: Target) -> float:
+                   tile: SplitTile, slices: int, target: Target) -> float:
     """Predicted microseconds of a split-K schedule with `slices` slices (1: unsplit).
 
-    in_bytes: element sizes of A and B; acc_bytes: the workspace's; tile: (bm, bn) of the core.
+    in_bytes: element sizes of A and B; acc_bytes: the workspace's; tile: the core's CTA.
     """
-    tm, tn = math.ceil(M / tile[0]), math.ceil(N / tile[1])
-    tiles = tm * tn * batch
+    tm, tn = math.ceil(M / tile.bm), math.ceil(N / tile.bn)
     read = K * batch * (M * in_bytes[0] * tn + N * in_bytes[1] * tm)  # (A once per tile column, B per row)
-    ctas = tiles * slices
-    slots = STREAM_CTAS_PER_SM * target.sm_count
+    ctas = tm * tn * batch * slices
+    slots = min(STREAM_CTAS_PER_SM, tile.resident) * target.sm_count
     fill = min(1.0, ctas / slots) * (ctas / (math.ceil(ctas / slots) * slots) if ctas > slots else 1.0)
     t = target.copy_us(read) / fill
     if slices > 1:  # (the workspace written by the core and read by the sum, the output written once)
@@ -55,7 +79,7 @@ def split_model_us(M: int, N: int, K: int, batch: int, in_bytes: tuple[int, int]
 
 
 def best_slices(M: int, N: int, K: int, batch: int, in_bytes: tuple[int, int], acc_bytes: int,
-                tile: tuple[int, int], target: Target) -> int:
+                tile: SplitTile, target: Target) -> int:
     """The slice count of least `split_model_us` (1: do not split), each slice keeping MIN_SLICE_K of K."""
     most = min(MAX_SLICES, K // MIN_SLICE_K)
     if most < 2:
@@ -81,17 +105,20 @@ def cut(extent: int, slices: int, unit: bool) -> tuple[int, int] | None:
     return (q, s) if s >= 2 else None
 
 
-def choose_cut(k_modes: tuple[str, ...], ext: dict[str, int], unit: set[str], K: int, slices: int):
+def choose_cut(k_modes: tuple[str, ...], ext: dict[str, int], unit: set[str], K: int, slices: int,
+               keeps: Callable[[str, int], bool] | None = None):
     """(mode, q, S) for `slices` slices of K: the slowest k mode that gives at least half of them, else the
-    k mode that gives the most; None where no k mode can be cut."""
-    best = None
+    k mode that gives the most; None where no k mode can be cut. keeps(mode, q): whether slices of q values of
+    `mode` keep the inputs' fused k runs; cuts that do not are taken only where no cut does."""
+    cuts = []
     for mode in reversed(k_modes):  # (slowest first: its slices are the largest contiguous pieces)
         c = cut(ext[mode], slices, mode in unit)
-        if c is None:
-            continue
-        q, s = c
-        if K // ext[mode] * q < MIN_SLICE_K:
-            continue
+        if c is not None and K // ext[mode] * c[0] >= MIN_SLICE_K:
+            cuts.append((mode, *c))
+    if keeps is not None:
+        cuts = [c for c in cuts if keeps(c[0], c[1])] or cuts
+    best = None
+    for mode, q, s in cuts:
         if 2 * s >= slices:
             return mode, q, s
         if best is None or s > best[2]:
@@ -99,4 +126,4 @@ def choose_cut(k_modes: tuple[str, ...], ext: dict[str, int], unit: set[str], K:
     return best
 
 
-__all__ = ["best_slices", "choose_cut", "cut", "split_model_us"]
+__all__ = ["SplitTile", "best_slices", "choose_cut", "cut", "split_model_us"]

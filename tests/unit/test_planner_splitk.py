@@ -4,6 +4,7 @@ and matrix-vector products), planned and run end to end on the CPU executor agai
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -13,7 +14,16 @@ import gettpy
 from gettpy.plan.cache import cached_schedule, clear_plan_cache
 from gettpy.plan.problem import ContractionProblem
 from gettpy.plan.schedule import SPLIT_SUFFIX, make_schedule
-from gettpy.plan.splitk import MIN_RUN, SLICE_ALIGN, best_slices, choose_cut, cut, split_model_us
+from gettpy.plan.splitk import (
+    MIN_RUN,
+    SLICE_ALIGN,
+    STREAM_CTAS_PER_SM,
+    SplitTile,
+    best_slices,
+    choose_cut,
+    cut,
+    split_model_us,
+)
 from gettpy.plan.target import DEFAULT_TARGET, H100_SXM, Target
 
 #: the GPU's schedules (their stagings) run on the CPU executor here: see conftest.py
@@ -90,8 +100,8 @@ def test_split_keeps_fused_k_runs(ext, dtype):
     assert core_ext[s.split_mode] == ext["a"] and core_ext["a"] == 1
     k = set(s.core.part.k)
     assert _slice_run(p.a, ext, k) == ext["a"] * ext["b"] * ext["c"]
-    assert _slice_run(p.a, ext, k, "a", ext["a"]) == ext["b"] * ext["c"] >= SPLIT_MIN_RUN
-    assert _slice_run(p.a, ext, k, "b", ext["b"]) == ext["c"] < SPLIT_MIN_RUN  # (what a cut of b would leave)
+    assert _slice_run(p.a, ext, k, "a", 1) == ext["b"] * ext["c"] >= SPLIT_MIN_RUN
+    assert _slice_run(p.a, ext, k, "b", 1) == ext["c"] < SPLIT_MIN_RUN  # (what a cut of b would leave)
     assert _slice_run(p.b, ext, k) is None  # (B's stride-1 mode is y)
     dt = np.float16 if dtype == "f16" else np.float32
     ops = laid_out(np.random.default_rng(3), [[ext[m] for m in "xabc"], [ext[m] for m in "abcy"]], dt, "C")
@@ -164,6 +174,47 @@ def test_choose_cut_prefers_slowest_mode():
     assert choose_cut(("a", "b"), ext, set(), 3 * 40_009, 200)[0] == "a"
 
 
+#: a 64 x 64 CTA, three to an SM
+CTA64 = SplitTile(64, 64, 3)
+
+
+def test_waves_and_resident_ctas():
+    """The model's waves, by hand: an SM streams at its share of the copy bandwidth with STREAM_CTAS_PER_SM CTAs
+    (or with one, where one fills its shared memory), and a partial last wave costs a whole one."""
+    t = H100_SXM
+    M = N = 64
+    K = 1 << 20
+    read_us = t.copy_us(K * (M + N) * 2)
+    ws = lambda s: t.copy_us(2 * s * M * N * 4) + t.launch_us  # noqa: E731
+    one = SplitTile(64, 64, 1)  # (its shared memory fills an SM)
+    assert STREAM_CTAS_PER_SM == 2
+    for s, want in ((132, read_us), (66, 2 * read_us), (133, read_us * 264 / 133)):
+        assert math.isclose(split_model_us(M, N, K, 1, (2, 2), 4, one, s, t) - ws(s), want, rel_tol=1e-9)
+    for s, want in ((264, read_us), (132, 2 * read_us), (265, read_us * 528 / 265)):
+        assert math.isclose(split_model_us(M, N, K, 1, (2, 2), 4, CTA64, s, t) - ws(s), want, rel_tol=1e-9)
+    assert SplitTile.of(SimpleNamespace(bm=128, bn=128, bk=64, stages=6), (2, 2), t).resident == 1
+    assert SplitTile.of(SimpleNamespace(bm=64, bn=64, bk=32, stages=4), (2, 2), t).resident == 6
+    assert SplitTile.of(SimpleNamespace(bm=64, bn=64, bk=32, stages=4), (2, 2), t, 100_000).resident == 2
+
+
+@pytest.mark.parametrize("M,N,K", [(37, 21, 2_000_003), (101, 3, 900_001), (200, 90, 1_234_567),
+                                   (5, 250, 700_001)])
+@pytest.mark.parametrize("dtype", ["f16", "f32"])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_split_fills_the_machine_on_the_cores_tile(M, N, K, dtype, order):
+    """A long K over an output of a few tiles: the split core, on the tile it is lowered to (which the tile
+    passes may widen), gives every SM of the target at least one CTA (counted on a narrower tile than the
+    core's, half the SMs idled)."""
+    from gettpy.plan.tiles import kernel_spec
+
+    s = make_schedule(_problem("ik,kj->ij", [(M, K), (K, N)], dtype, order))
+    assert s.split_mode is not None
+    t = kernel_spec(s.core, False, sm_count=H100_SXM.sm_count).tile
+    ctas = math.ceil(s.core.M / t.bm) * math.ceil(s.core.N / t.bn) * s.core.batch
+    assert ctas >= H100_SXM.sm_count, (t, ctas)
+    assert _covered(s) == dict(s.pad_ext).get("k", K)  # (over zero-filled packs: the padded extent)
+
+
 @pytest.mark.parametrize("M,N,K,want_split", [
     (62, 55, 1_700_011, True),   # long K, one tile: split to fill the machine
     (1, 1, 10_000_019, True),
@@ -171,10 +222,10 @@ def test_choose_cut_prefers_slowest_mode():
     (64, 64, 300, False),        # too short a K for slices of MIN_SLICE_K
 ])
 def test_best_slices(M, N, K, want_split):
-    s = best_slices(M, N, K, 1, (2, 2), 4, (64, 64), H100_SXM)
+    s = best_slices(M, N, K, 1, (2, 2), 4, CTA64, H100_SXM)
     assert (s > 1) == want_split
     if want_split:  # the chosen count is no worse than unsplit or a few more / fewer slices
-        t = lambda x: split_model_us(M, N, K, 1, (2, 2), 4, (64, 64), x, H100_SXM)  # noqa: E731
+        t = lambda x: split_model_us(M, N, K, 1, (2, 2), 4, CTA64, x, H100_SXM)  # noqa: E731
         assert t(s) <= min(t(1), t(max(2, s // 2)), t(2 * s))
 
 
@@ -182,8 +233,8 @@ def test_slices_follow_the_target():
     """A target with fewer SMs needs fewer slices for the same shape (the model reads the target)."""
     small = Target("half", (9, 0), 66, H100_SXM.smem_per_sm, H100_SXM.smem_per_block, H100_SXM.copy_gbs,
                    H100_SXM.peaks, True, True, True, True)
-    big = best_slices(62, 55, 1_700_011, 1, (2, 2), 4, (64, 64), H100_SXM)
-    few = best_slices(62, 55, 1_700_011, 1, (2, 2), 4, (64, 64), small)
+    big = best_slices(62, 55, 1_700_011, 1, (2, 2), 4, CTA64, H100_SXM)
+    few = best_slices(62, 55, 1_700_011, 1, (2, 2), 4, CTA64, small)
     assert few < big
     assert math.isclose(big / few, 2, rel_tol=0.1)
     p = _problem("ik,kj->ij", [(62, 1_700_011), (1_700_011, 55)], "f16")
@@ -191,7 +242,7 @@ def test_slices_follow_the_target():
         dict(make_schedule(p).core.problem.extents)["k" + SPLIT_SUFFIX]
 
 
-@pytest.mark.parametrize("shapes", [[(17, 319_996), (319_996, 19)], [(9, 319_996), (319_996, 40)]])
+@pytest.mark.parametrize("shapes", [[(17, 1_000_003), (1_000_003, 19)], [(9, 1_000_003), (1_000_003, 40)]])
 def test_nested_tail_runs(shapes):
     """A tail long enough to split again (its own slices and tail) writes its slice of the parent's workspace
     through the axes of its own output modes: the result equals numpy in float64 (M != N, so an axis order
