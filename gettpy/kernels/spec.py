@@ -64,7 +64,6 @@ class TileConfig:
         group_m: CTA swizzle, tile rows per rasterisation group (1 = plain row-major order). Persistent
             warp-specialised tiles turn each group's columns by one more than the previous group's (gett.cuh's
             tile_coords), so that a CTA taking one tile a group does not take the same column every time.
-        split_k: reserved (only 1 is implemented).
         wgmma: the mma path on sm_90a warpgroup MMA (wm = 64, wn = bn: each warpgroup of 128 threads
             owns 64 rows; bk = 64, bm and bn multiples of 64 up to 256, bn of 16 on ws tiles; f16/bf16
             only; sm_90 devices only).
@@ -138,7 +137,6 @@ class TileConfig:
     tm: int = 0
     tn: int = 0
     group_m: int = 8
-    split_k: int = 1
     wgmma: bool = False
     persistent: bool = False
     ws: bool = False
@@ -159,8 +157,6 @@ class TileConfig:
     def __post_init__(self):
         if self.stages < 2:
             raise KernelError(f"TileConfig: stages={self.stages}, the pipeline needs at least 2")
-        if self.split_k != 1:
-            raise KernelError(f"TileConfig: split_k={self.split_k} is not implemented (only 1)")
         if (self.wm > 0) == (self.tm > 0):
             raise KernelError(f"TileConfig {self}: give either a warp tile (wm, wn) or a thread tile (tm, tn)")
         if self.ws and not self.wgmma:

@@ -58,7 +58,10 @@ class Candidate:
         p = d["part"]
         part = Partition(tuple(p["m"]), tuple(p["n"]), tuple(p["k"]), tuple(p["b"]), bool(p["swapped"]),
                          int(p.get("split_m", 0)), int(p.get("split_n", 0)))
-        return cls(part, None if d.get("tile") is None else TileConfig(**d["tile"]))
+        tile = d.get("tile")
+        if tile is not None and tile.get("split_k", 1) == 1:  # (records written while TileConfig had split_k = 1)
+            tile = {k: v for k, v in tile.items() if k != "split_k"}
+        return cls(part, None if tile is None else TileConfig(**tile))
 
 
 def candidate_from_record(problem: ContractionProblem, config) -> tuple[Candidate | None, str]:

@@ -6,6 +6,7 @@ import dataclasses
 import importlib
 
 import numpy as np
+import pytest
 from harness import assert_close, nonzero, packed_problem
 
 import gettpy
@@ -59,6 +60,13 @@ def test_candidate_dict_round_trip():
     assert Candidate.from_dict(c.to_dict()) == c
     c = dataclasses.replace(c, tile=dataclasses.replace(c.tile, l2_prefetch=256))
     assert Candidate.from_dict(c.to_dict()) == c and c.to_dict()["tile"]["l2_prefetch"] == 256
+    # a record written while TileConfig had a split_k field (always 1) still reads; any other value is refused
+    old = c.to_dict()
+    old["tile"]["split_k"] = 1
+    assert Candidate.from_dict(old) == c
+    old["tile"]["split_k"] = 2
+    with pytest.raises(TypeError):
+        Candidate.from_dict(old)
 
 
 def test_tune_measures_verifies_and_ranks():
