@@ -131,7 +131,8 @@ SPLIT_MIN_RUN = 64
 #: models pick tens of slices), and the bound keeps planning's cost independent of a k mode's extent
 SPLIT_MAX_SLICES = 4096
 
-#: ... and the slices of a remainder split are counted again on the split core's tile at most this many times
+#: ... and the slices of a remainder split are counted at most this many times (first on the plain plan's tile,
+#: then again on each split core's)
 SLICE_ROUNDS = 3
 
 SPLIT_SUFFIX = "~split"
@@ -614,7 +615,8 @@ def _padded_k(plan: Plan, t, a, b, ext, heavy: bool, sm_count: int):
     return pext
 
 
-def _remainder_cut(plan: Plan, part, tile, ext, split, sm_count: int, f64_cores: bool, target: Target):
+def _remainder_cut(plan: Plan, part, tile, ext, split, sm_count: int, f64_cores: bool, target: Target,
+                   w_order: tuple[str, ...]):
     """(k mode, q, S): split-K of a long K over a small output where the slices need not divide the mode
     (plan/splitk.py), when the divisor split (`split`, from `_split_factor`) is absent or the model prices it
     higher (a simt divisor split: when it has fewer slices and leaves the machine less than SPLIT_MAX_WAVE
@@ -646,8 +648,7 @@ def _remainder_cut(plan: Plan, part, tile, ext, split, sm_count: int, f64_cores:
         cut = choose_cut(plan.part.k, ext, unit, plan.K, slices, keeps) if slices >= 2 else None
         if cut is None or cut in seen:
             break
-        core, _, _ = _remainder_core(p, part, tile, ext, cut, plan.part.n + plan.part.m + plan.part.b, sm_count,
-                                     f64_cores)
+        core, _, _ = _remainder_core(p, part, tile, ext, cut, w_order, sm_count, f64_cores)
         cta = _core_cta(core, in_bytes, sm_count, target) or cta
         tail = target.launch_us if cut[1] * cut[2] < ext[cut[0]] else 0.0
         seen[cut] = split_model_us(*args, cta, cut[2], target) + tail
@@ -657,7 +658,6 @@ def _remainder_cut(plan: Plan, part, tile, ext, split, sm_count: int, f64_cores:
     if simt:
         return None if split[1] >= cut[2] else cut
     if split is not None:  # (the divisor split, unless the model prices it higher)
-        w_order = plan.part.n + plan.part.m + plan.part.b
         core = make_plan(_split_problem(p, split[0], split[1], w_order)[0], None, tile)
         if split_model_us(*args, _core_cta(core, in_bytes, sm_count, target) or SplitTile.of(t, in_bytes, target),
                           split[1], target) <= seen[cut]:
@@ -930,9 +930,10 @@ def _after_packs(problem, prob, plan, pa, pb, part, tile, split, ext, sm_count, 
     else:
         # (over zero-filled packs the slices are sized by plan/splitk.py's model first: the padded extent's
         #  divisors are an accident of the padding)
-        rem = _remainder_cut(on_packs, part, tile, ext, None, sm_count, f64_cores, target) if model_split else None
+        rem = _remainder_cut(on_packs, part, tile, ext, None, sm_count, f64_cores, target,
+                             w_order) if model_split else None
         split = None if rem is not None else _split_factor(on_packs, sm_count, ext, f64_cores)
-        rem = rem or _remainder_cut(on_packs, part, tile, ext, split, sm_count, f64_cores, target)
+        rem = rem or _remainder_cut(on_packs, part, tile, ext, split, sm_count, f64_cores, target, w_order)
         if rem is not None:
             return _remainder_schedule(problem, prob, pa, pb, part, tile, ext, rem, w_order, sm_count, f64_cores,
                                        target)

@@ -59,7 +59,9 @@ class Candidate:
         part = Partition(tuple(p["m"]), tuple(p["n"]), tuple(p["k"]), tuple(p["b"]), bool(p["swapped"]),
                          int(p.get("split_m", 0)), int(p.get("split_n", 0)))
         tile = d.get("tile")
-        if tile is not None and tile.get("split_k", 1) == 1:  # (records written while TileConfig had split_k = 1)
+        if tile is not None and "split_k" in tile:  # (records written while TileConfig had split_k, always 1)
+            if tile["split_k"] != 1:
+                raise ValueError(f"tile {tile}: split_k={tile['split_k']!r} (TileConfig has no in-kernel split-K)")
             tile = {k: v for k, v in tile.items() if k != "split_k"}
         return cls(part, None if tile is None else TileConfig(**tile))
 

@@ -65,7 +65,7 @@ def test_candidate_dict_round_trip():
     old["tile"]["split_k"] = 1
     assert Candidate.from_dict(old) == c
     old["tile"]["split_k"] = 2
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="split_k"):
         Candidate.from_dict(old)
 
 
