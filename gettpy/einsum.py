@@ -160,10 +160,12 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
             an sm_90 GPU runs on the float64 tensor cores: inputs widened to float64 (exact), float64 sums,
             the result rounded to float32 once (more accurate than a float32 sum, and faster there).
         **options: numpy's ``casting`` ("no", "equiv", "safe" (default), "same_kind", "unsafe") rules
-            `dtype` and `out`; ``order`` sets the layout of a result einsum allocates: "C", "F", "A" (F
-            when every operand is F-contiguous, else C) or "K" (default): for numpy operands the layout
-            numpy.einsum gives (the output axes in the operands' stride order), for CuPy operands C
-            order, the layout the GPU plans are tuned to write.
+            `dtype` and `out` whatever `optimize` is (numpy's optimized path writes some pairwise results into
+            `out` unchecked, e.g. a float sum into an int64 `out`: pass casting="unsafe" for those);
+            ``order`` sets the layout of a result einsum allocates: "C", "F", "A" (F when every operand is
+            F-contiguous, else C) or "K" (default): for numpy operands the layout numpy.einsum gives (the
+            output axes in the operands' stride order), for CuPy operands C order, the layout the GPU plans
+            are tuned to write.
 
     Returns:
         The result array (numpy for numpy inputs, CuPy for CuPy inputs, torch for torch); `out` when given.

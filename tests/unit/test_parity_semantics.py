@@ -119,6 +119,20 @@ def test_zero_d_out_is_returned():
     assert r is out and out == 7.0
 
 
+@pytest.mark.parametrize("optimize", ["optimal", True, False])
+def test_casting_rules_out_whatever_optimize_is(optimize):
+    """An int64 `out` for a float sum: refused under the default casting='safe' with any `optimize` (numpy's
+    optimized path writes it unchecked; README and docstring say so), and with casting='unsafe' it receives
+    numpy's value, the float sum truncated (7 x 0.36 = 2.52 -> 2)."""
+    a = np.full(7, 0.6)
+    out = np.array(5)
+    with pytest.raises(TypeError, match="casting='safe'"):
+        gettpy.einsum("i,i->", a, a, out=out, optimize=optimize)
+    assert out == 5  # (untouched)
+    r = gettpy.einsum("i,i->", a, a, out=out, optimize=optimize, casting="unsafe")
+    assert r is out and out == np.einsum("i,i->", a, a, out=np.array(0), casting="unsafe") == 2
+
+
 # --- out= with casting: dtype= is the computation's type, out receives it under `casting`
 OUT_CASTS = [
     ("f64_into_f32_same_kind", np.float64, np.float32, "same_kind"),
