@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from .target import Target
 
 #: CTAs an SM needs resident to stream its inputs at the copy bandwidth (each keeps a few stages of
-#: loads in flight; a single CTA per SM is latency-bound, except a tile of which one fills the SM's shared
-#: memory: measured on the H100, a long-K split over 12 tiles of 128 x 128 ran 1.13x faster in 132 CTAs,
-#: one per SM, than in 396)
+#: loads in flight; a single CTA per SM is latency-bound). A tile of which an SM holds only one (its stages
+#: fill the shared memory) is counted one to an SM. Not exact: on the H100 a split over twelve 128 x 128
+#: tiles, two to an SM, ran 1.1x faster as 132 CTAs than as the 396 this count prefers
 STREAM_CTAS_PER_SM = 2
 #: shared memory the driver keeps per resident CTA (bytes; sm_80 / sm_90)
 CTA_SMEM_RESERVE = 1024
