@@ -45,7 +45,7 @@ from .dtypes import (
     short_name,
 )
 from .errors import DtypeError, LayoutError, ShapeError, SubscriptError
-from .layouts.descriptor import pointer_alignment
+from .layouts.descriptor import pointer_alignment, self_overlapping
 from .ops import Op, Semiring, as_op, as_semiring, identity
 from .plan.cache import cached_schedule
 from .plan.problem import MAX_INDEX, ContractionProblem, TensorInfo
@@ -75,17 +75,6 @@ def _require_array(x, what: str) -> None:
         raise DtypeError(f"{what} must be a numpy or CuPy array, got {t.__name__}")
     if len(_ARRAY_TYPES) < 64:
         _ARRAY_TYPES.add(t)
-
-
-def _self_overlapping(extents, strides) -> bool:
-    """Whether distinct elements of a tensor with these element strides share memory."""
-    dims = sorted((abs(s), e) for e, s in zip(extents, strides, strict=True) if e > 1)
-    reach = 0  # the largest offset the faster dimensions reach; a stride beyond it cannot collide
-    for s, e in dims:
-        if s <= reach:
-            return True
-        reach += s * (e - 1)
-    return False
 
 
 def _c_order(extents) -> tuple[int, ...]:
@@ -362,7 +351,7 @@ def plan(desc_a: TensorDescriptor, modes_a: str | Sequence, desc_b: TensorDescri
     return ContractionPlan(cached_schedule(problem), desc_a, desc_b, desc_c, desc_d,
                            preference or PlanPreference(), cast if desc_a.dtype != ins else None,
                            cast if desc_b.dtype != ins else None, problem.compute,
-                           _self_overlapping(desc_d.extents, desc_d.strides), _gpu_error(problem),
+                           self_overlapping(desc_d.extents, desc_d.strides), _gpu_error(problem),
                            cached_schedule(problem, "numpy"))
 
 

@@ -220,7 +220,10 @@ def resolve(dtypes, dtype=None, out_dtype=None, casting: str = "safe") -> Resolu
     if half and out_s == "f32":
         return Resolution(ins[0], out_s)
     keep = len(ins) <= 2 and _kind(res) == _kind(compute)
-    return Resolution(res if keep else compute, out_s)
+    # (an integer result into a bool `out`: numpy's sum wraps in the computation's bits before the cast to bool,
+    #  which the wider accumulator's value (nonzero where the wrapped sum is 0) would not give)
+    stage = compute if out_s == "b1" and compute != "b1" and is_exact(compute) else None
+    return Resolution(res if keep else compute, out_s, stage)
 
 
 #: compute types that are not storage types: the tensor-core modes of float32 inputs (accumulate in

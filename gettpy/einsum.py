@@ -32,7 +32,7 @@ from .errors import (
     ShapeError,
 )
 from .interop import caller_stream, to_native, wrapper_for
-from .layouts.descriptor import pointer_alignment
+from .layouts.descriptor import pointer_alignment, self_overlapping
 from .ops import Op, as_op, as_semiring, identity
 from .plan.cache import cached_schedule
 from .plan.problem import ContractionProblem, TensorInfo
@@ -73,13 +73,9 @@ def _element_strides(x, i) -> list[int]:
 
 def _check_no_self_overlap(x, what: str) -> None:
     """Refuse an output whose elements overlap (broadcast or overlapping strides)."""
-    dims = sorted((abs(s), e) for e, s in zip(x.shape, _element_strides(x, what), strict=True) if e > 1)
-    reach = 0  # the largest offset the faster dimensions reach; a stride beyond it cannot collide
-    for s, e in dims:
-        if s <= reach:
-            raise LayoutError(f"{what}: its strides {tuple(x.strides)} make distinct elements share memory; "
-                              f"gettpy cannot write such an output")
-        reach += s * (e - 1)
+    if self_overlapping(tuple(x.shape), _element_strides(x, what)):
+        raise LayoutError(f"{what}: its strides {tuple(x.strides)} make distinct elements share memory; "
+                          f"gettpy cannot write such an output")
 
 
 def _resolve_extents(inputs, arrays) -> dict[str, int]:

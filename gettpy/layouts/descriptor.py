@@ -195,6 +195,22 @@ def build_operand_layout(name: str, groups: dict[str, tuple[str, ...]], extents:
     return OperandLayout(name, tuple(dims), itemsize, min(base_align, VECTOR_BYTES))
 
 
+def self_overlapping(extents, strides) -> bool:
+    """Whether distinct elements of a tensor with these extents and element strides may share memory (a stride 0
+    or overlapping strides); never for a tensor of no elements. Conservative: each stride (smallest first) must
+    pass the furthest offset of the faster ones, so interleaved strides that happen not to collide (extents 3, 2
+    at strides 2, 3) count as overlapping."""
+    if 0 in extents:
+        return False
+    dims = sorted((abs(s), e) for e, s in zip(extents, strides, strict=True) if e > 1)
+    reach = 0  # the largest offset the faster dimensions reach; a stride beyond it cannot collide
+    for s, e in dims:
+        if s <= reach:
+            return True
+        reach += s * (e - 1)
+    return False
+
+
 def pointer_alignment(address: int) -> int:
     """Largest power of two (capped at 16) dividing a byte address."""
     a = VECTOR_BYTES

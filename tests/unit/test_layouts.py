@@ -25,7 +25,7 @@ from gettpy.layouts import (
     operand_offsets,
     scatter_matrix,
 )
-from gettpy.layouts.descriptor import VECTOR_BYTES, pointer_alignment
+from gettpy.layouts.descriptor import VECTOR_BYTES, pointer_alignment, self_overlapping
 from gettpy.layouts.emulate import flat_memory
 
 MODES = "abcdefgh"
@@ -498,3 +498,24 @@ def test_vector_access_prefers_leading_term_and_respects_tile():
     assert lay.vector_access("m", 16) == (1, 1)
     lead = build_operand_layout("A", {"m": ("y", "x")}, {"x": 16, "y": 48}, {"x": 48, "y": 1}, 2)
     assert lead.vector_access("m", 128) == (8, 1) == (lead.vector_width("m"), 1)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(-7, 7)), min_size=1, max_size=4))
+def test_self_overlapping_by_enumeration(dims):
+    """self_overlapping against every coordinate's offset: it never misses distinct coordinates sharing an offset,
+    is False for a tensor of no elements, and exact where each stride passes the faster ones' reach (the
+    layouts of packed tensors and their views)."""
+    extents, strides = tuple(e for e, _ in dims), tuple(s for _, s in dims)
+    offsets = [sum(i * s for i, s in zip(idx, strides, strict=True))
+               for idx in itertools.product(*(range(e) for e in extents))]
+    shared = len(set(offsets)) < len(offsets)
+    if shared:
+        assert self_overlapping(extents, strides)
+    if 0 in extents:
+        assert not self_overlapping(extents, strides)
+    nested, reach = True, 0
+    for s, e in sorted((abs(s), e) for e, s in dims if e > 1):
+        nested, reach = nested and (s > reach or s == 0), reach + s * (e - 1)
+    if nested:
+        assert self_overlapping(extents, strides) == shared

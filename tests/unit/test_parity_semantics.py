@@ -119,6 +119,24 @@ def test_zero_d_out_is_returned():
     assert r is out and out == 7.0
 
 
+@pytest.mark.parametrize("out_dtype", [np.bool_, np.int8, np.int64])
+@pytest.mark.parametrize("eq,arrays", [
+    ("i->", [np.array([200, 56], np.uint8)]),
+    ("i,i->", [np.full(2, 16, np.uint8), np.full(2, 16, np.uint8)]),
+    ("i,i,i->", [np.full(2, 16, np.uint8), np.full(2, 16, np.uint8), np.ones(2, np.uint8)]),
+    ("ij->i", [np.array([[200, 56], [1, 2]], np.uint8)]),
+    ("ij,j->i", [np.array([[-30000, -30000], [3, 4]], np.int16), np.full(2, 2, np.int16)]),
+], ids=["sum", "dot", "chain", "rows", "int16"])
+def test_integer_sums_wrap_before_the_cast_into_out(eq, arrays, out_dtype):
+    """numpy sums in the computation's type (the operands' and out's), wrapping, and then casts into out: a
+    uint8 sum of 256 is 0, so a bool out gets False (the accumulator's 256 would give True)."""
+    want = np.zeros(np.einsum(eq, *arrays).shape, out_dtype)
+    np.einsum(eq, *arrays, out=want, casting="unsafe")
+    got = np.ones_like(want)
+    gettpy.einsum(eq, *arrays, out=got, casting="unsafe")
+    assert got.dtype == want.dtype and (got == want).all(), (got, want)
+
+
 @pytest.mark.parametrize("optimize", ["optimal", True, False])
 def test_casting_rules_out_whatever_optimize_is(optimize):
     """An int64 `out` for a float sum: refused under the default casting='safe' with any `optimize` (numpy's

@@ -335,3 +335,14 @@ def test_descriptor_rejects_non_integer_extents():
 def test_errors_are_builtin_kinds():
     for cls in (DtypeError, OpError, ShapeError, LayoutError, SubscriptError):
         assert issubclass(cls, GettpyError) and issubclass(cls, TypeError | ValueError)
+
+
+def test_empty_output_through_the_plan_api():
+    """A D of no elements (numpy gives it zero strides) is not an overlapping output: contract and Contraction
+    return it empty, as numpy does."""
+    a, b, d = np.ones((16, 3)), np.ones((3, 0)), np.empty((16, 0))
+    p = gettpy.plan(gettpy.TensorDescriptor.of(a), "ik", gettpy.TensorDescriptor.of(b), "kj",
+                    gettpy.TensorDescriptor.of(d), "ij")
+    assert gettpy.contract(p, 1.0, a, b, 0.0, None, d).shape == (16, 0)
+    r = gettpy.Contraction("ik,kj->ij", np.ones((0, 4)), np.ones((4, 2))).execute()
+    assert r.shape == (0, 2) and r.shape == np.einsum("ik,kj->ij", np.ones((0, 4)), np.ones((4, 2))).shape
