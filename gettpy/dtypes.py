@@ -165,6 +165,12 @@ def _np_name(short: str) -> str:
     return "bfloat16" if short == "bf16" else str(_NUMPY_OF[short])
 
 
+def looser_casting(casting: str) -> str:
+    """The advice of a refused cast: the looser casting values that would allow it."""
+    looser = ("same_kind", "unsafe") if casting in ("no", "equiv", "safe") else ("unsafe",)
+    return "pass casting=" + " or ".join(repr(c) for c in looser) + " to allow it"
+
+
 def resolve(dtypes, dtype=None, out_dtype=None, casting: str = "safe") -> Resolution:
     """An einsum call's types by numpy's rules.
 
@@ -195,7 +201,7 @@ def resolve(dtypes, dtype=None, out_dtype=None, casting: str = "safe") -> Resolu
         for i, s in enumerate(ins):
             if not _can_cast(s, want, casting):
                 raise DtypeError(f"operand {i}: cannot cast {_np_name(s)} to dtype={_np_name(want)} under "
-                                 f"casting={casting!r} (pass casting='same_kind' or 'unsafe' to allow it)")
+                                 f"casting={casting!r} ({looser_casting(casting)})")
         if out_s is not None and not (_can_cast(want, out_s, casting) and _can_cast(out_s, want, casting)):
             raise DtypeError(f"out has dtype {_np_name(out_s)}, which does not cast to and from dtype="
                              f"{_np_name(want)} under casting={casting!r}")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import backends
-from .dtypes import TF32_MODES, check_gpu, numpy_dtype, resolve, short_name
+from .dtypes import TF32_MODES, check_gpu, is_complex, is_exact, looser_casting, numpy_dtype, resolve, short_name
 from .errors import (
     ArgumentError,
     DtypeError,
@@ -102,6 +102,30 @@ def _result_dtype(arrays, dtype, out, casting="safe"):
     numpy's promotion over the operands, `dtype=` and `out` under numpy's `casting` rule."""
     r = resolve([x.dtype for x in arrays], dtype, None if out is None else out.dtype, casting)
     return r.inputs, r.output, r.stage
+
+
+#: the built-in ops whose values are not integers for integer arguments
+_NON_INTEGER_OPS = ("gelu", "sigmoid", "tanh", "exp", "log", "sqrt", "elu")
+
+
+def _check_ops_for_types(ops_in: list[Op], op_d: Op, in_s: str) -> None:
+    """Refuse ops the computation's type cannot take: any op on bool operands; on integer operands a built-in op
+    whose values are not integers (sigmoid, exp, ..., scale or leaky_relu by a fraction: they would be truncated back to
+    integers; the integer ops run in 64-bit integer arithmetic and custom ops as their twins define), and on
+    complex operands a built-in op not defined on complex values (relu, sigmoid, ...)."""
+    named = [(f"ops[{i}]", op) for i, op in enumerate(ops_in)] + [("op_out", op_d)]
+    for what, op in named:
+        if op.is_identity:
+            continue
+        if in_s == "b1":
+            raise OpError(f"{what}: op {op.name!r} on a bool contraction (the logical or of ands) takes no ops "
+                          f"(cast the operands to an integer or float type)")
+        if is_exact(in_s) and op.builtin and (op.name in _NON_INTEGER_OPS or any(p != int(p) for p in op.params)):
+            raise OpError(f"{what}: op {op.name}{op.params or ''} on a {numpy_dtype(in_s).name} contraction: its "
+                          f"values are not integers, so they would be truncated (cast the operands to a float type)")
+        if is_complex(in_s) and op.builtin and not op.complex_ok:
+            raise OpError(f"{what}: op {op.name!r} is not defined on complex values ({numpy_dtype(in_s).name} "
+                          f"operands)")
 
 
 def _ops_for(n: int, ops) -> list[Op]:
@@ -203,7 +227,7 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
 def _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrap, arith=(None, None)):
     raw = [to_native(x) for x in raw]
     if out is not None:
-        if not hasattr(out, "shape") or not hasattr(out, "dtype"):
+        if not hasattr(out, "shape") or not hasattr(out, "dtype") or isinstance(out, np.generic):
             raise ArgumentError(f"out must be an array (numpy, cupy or torch), got {type(out).__name__} {out!r}")
         out = to_native(out)
     kinds = {backends.array_module_name(x) for x in raw if type(x).__module__.split(".")[0] in ("numpy", "cupy")}
@@ -231,8 +255,7 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
         if not (np.can_cast(out.dtype, dtype, casting) and np.can_cast(dtype, out.dtype, casting)):
             # numpy's einsum reads and writes `out` in the computation's type: both casts must be allowed
             raise DtypeError(f"out has dtype {out.dtype} but dtype={np.dtype(dtype)}: numpy's rule asks for casts "
-                             f"both ways between them under casting={casting!r} (pass casting='same_kind' or "
-                             f"'unsafe' to allow it)")
+                             f"both ways between them under casting={casting!r} ({looser_casting(casting)})")
         r = _run(operands, arrays, backend, None, dtype, optimize, ops, op_out, {**options, "order": "K"}, arith)
         if tuple(out.shape) != tuple(r.shape):
             raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {tuple(r.shape)}")
@@ -452,6 +475,7 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, 
     for i, (modes, x) in enumerate(zip(subs.inputs, arrays, strict=True)):
         fold_modes(modes, x.shape, [0] * x.ndim, i, ext)
     in_s, out_s, stage_s = _result_dtype(arrays, dtype, out, casting)
+    _check_ops_for_types(ops_in, op_d, in_s)
     if backend == "cupy":
         for s_ in {in_s, out_s, stage_s} - {None}:
             check_gpu(s_, "einsum on CuPy arrays")

@@ -44,6 +44,7 @@ CASES = [
     ("sublist_two_ellipses", (V, [Ellipsis, Ellipsis]), {}, ValueError, "Ellipsis", True),
     ("out_is_a_string", ("", 0.0), {"out": "test"}, TypeError, "out", True),
     ("out_is_a_list", ("i", V), {"out": [0.0, 0.0, 0.0]}, TypeError, "out", True),
+    ("out_is_a_numpy_scalar", ("i,i->", V, V), {"out": np.zeros(())[()]}, TypeError, "out", True),
     ("out_wrong_shape", ("i", V), {"out": np.zeros(4)}, ValueError, "out", True),
     ("out_cannot_receive_under_safe", ("i->i", V), {"out": np.zeros(3, np.float32), "dtype": np.float64},
      TypeError, "out", True),
@@ -137,3 +138,10 @@ def test_error_leaves_out_untouched():
     with pytest.raises(TypeError):
         gettpy.einsum("i->i", V, out=out, dtype=np.float64)  # float64 into float32 is not 'safe'
     assert (out == -7.0).all()
+
+
+@pytest.mark.parametrize("casting,advice", [("safe", "'same_kind' or 'unsafe'"), ("same_kind", "casting='unsafe'")])
+def test_refused_cast_advises_only_looser_casting(casting, advice):
+    with pytest.raises(TypeError) as e:
+        gettpy.einsum("i->i", np.ones(3), dtype=np.int32, casting=casting)
+    assert advice in str(e.value) and (casting == "safe" or "same_kind' or" not in str(e.value))

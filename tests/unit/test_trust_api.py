@@ -346,3 +346,30 @@ def test_empty_output_through_the_plan_api():
     assert gettpy.contract(p, 1.0, a, b, 0.0, None, d).shape == (16, 0)
     r = gettpy.Contraction("ik,kj->ij", np.ones((0, 4)), np.ones((4, 2))).execute()
     assert r.shape == (0, 2) and r.shape == np.einsum("ik,kj->ij", np.ones((0, 4)), np.ones((4, 2))).shape
+
+
+@pytest.mark.parametrize("dtype,in_ops,op_out", [
+    (np.int64, ["sigmoid", None], None), (np.int32, [None, ops.scale(0.5)], None), (np.bool_, ["neg", None], None),
+    (np.uint8, None, ops.leaky_relu(0.1)), (np.complex128, ["relu", None], None), (np.complex64, None, "sigmoid"),
+])
+def test_ops_the_type_cannot_take_are_refused(dtype, in_ops, op_out):
+    """Integer and bool contractions take no built-in op whose values are not integers (a sigmoid's values would
+    be truncated back to integers), and complex ones no op undefined on complex values: an OpError (a
+    ValueError) naming the op, out untouched."""
+    x = (np.arange(6).reshape(2, 3) - 3).astype(dtype)
+    out = np.full(2, 7, dtype)
+    before = out.copy()
+    with pytest.raises(OpError, match="ops\\[|op_out") as e:
+        gettpy.einsum("ij,ij->i", x, x, ops=in_ops, op_out=op_out, out=out)
+    assert isinstance(e.value, ValueError) and (out == before).all()
+
+
+def test_integer_ops_and_complex_ops_still_run():
+    """Integer-valued ops run on integers (neg, relu, square, scale by an integer); ops defined on complex
+    values run on complex operands."""
+    i = np.arange(6).reshape(2, 3) - 3
+    got = gettpy.einsum("ij,ij->i", i, i, ops=["neg", ops.scale(3)], op_out="relu")
+    assert (got == np.maximum(np.einsum("ij,ij->i", -i, 3 * i), 0)).all()
+    c = np.arange(6).reshape(2, 3) + 1j
+    np.testing.assert_allclose(gettpy.einsum("ij,ij->i", c, c, ops=["conj", "neg"]),
+                               np.einsum("ij,ij->i", np.conj(c), -c), rtol=1e-12)
