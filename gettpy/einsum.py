@@ -120,7 +120,8 @@ def _check_ops_for_types(ops_in: list[Op], op_d: Op, in_s: str) -> None:
         if in_s == "b1":
             raise OpError(f"{what}: op {op.name!r} on a bool contraction (the logical or of ands) takes no ops "
                           f"(cast the operands to an integer or float type)")
-        if is_exact(in_s) and op.builtin and (op.name in _NON_INTEGER_OPS or any(p != int(p) for p in op.params)):
+        fractional = op.name in _NON_INTEGER_OPS or any(not float(p).is_integer() for p in op.params)
+        if is_exact(in_s) and op.builtin and fractional:
             raise OpError(f"{what}: op {op.name}{op.params or ''} on a {numpy_dtype(in_s).name} contraction: its "
                           f"values are not integers, so they would be truncated (cast the operands to a float type)")
         if is_complex(in_s) and op.builtin and not op.complex_ok:
