@@ -433,15 +433,11 @@ def _run_keeping(plan: Plan, ext, cands: list[tuple[str, int]]) -> list[tuple[st
 def _keeps_runs(plan: Plan, ext):
     """keeps(mode, q): whether slices of q values of k mode `mode` keep each k-contiguous input's fused k run at
     SPLIT_MIN_RUN elements (or whole, where it is shorter)."""
-    ins = (plan.problem.a, plan.problem.b)
     k = set(plan.part.k)
+    runs = [(t, whole) for t in (plan.problem.a, plan.problem.b) if (whole := _slice_run(t, ext, k)) is not None]
 
     def keeps(mode: str, q: int) -> bool:
-        for t in ins:
-            whole = _slice_run(t, ext, k)
-            if whole is not None and _slice_run(t, ext, k, mode, q) < min(SPLIT_MIN_RUN, whole):
-                return False
-        return True
+        return all(_slice_run(t, ext, k, mode, q) >= min(SPLIT_MIN_RUN, whole) for t, whole in runs)
 
     return keeps
 
@@ -617,7 +613,8 @@ def _padded_k(plan: Plan, t, a, b, ext, heavy: bool, sm_count: int):
 
 def _remainder_cut(plan: Plan, part, tile, ext, split, sm_count: int, f64_cores: bool, target: Target,
                    w_order: tuple[str, ...]):
-    """(k mode, q, S): split-K of a long K over a small output where the slices need not divide the mode
+    """((k mode, q, S), the split core's (plan, workspace, slice mode)): split-K of a long K over a small output
+    where the slices need not divide the mode
     (plan/splitk.py), when the divisor split (`split`, from `_split_factor`) is absent or the model prices it
     higher (a simt divisor split: when it has fewer slices and leaves the machine less than SPLIT_MAX_WAVE
     full); None otherwise.
@@ -642,27 +639,27 @@ def _remainder_cut(plan: Plan, part, tile, ext, split, sm_count: int, f64_cores:
     args = (plan.M, plan.N, plan.K, plan.batch, in_bytes, acc)
     cta = SplitTile.of(t, in_bytes, target)
     keeps = _keeps_runs(plan, ext)
-    seen = {}
+    seen, built = {}, {}
     for _ in range(SLICE_ROUNDS):
         slices = best_slices(*args, cta, target)
         cut = choose_cut(plan.part.k, ext, unit, plan.K, slices, keeps) if slices >= 2 else None
         if cut is None or cut in seen:
             break
-        core, _, _ = _remainder_core(p, part, tile, ext, cut, w_order, sm_count, f64_cores)
-        cta = _core_cta(core, in_bytes, sm_count, target) or cta
+        built[cut] = _remainder_core(p, part, tile, ext, cut, w_order, sm_count, f64_cores)
+        cta = _core_cta(built[cut][0], in_bytes, sm_count, target) or cta
         tail = target.launch_us if cut[1] * cut[2] < ext[cut[0]] else 0.0
         seen[cut] = split_model_us(*args, cta, cut[2], target) + tail
     if not seen:
         return None
     cut = min(seen, key=seen.get)
     if simt:
-        return None if split[1] >= cut[2] else cut
+        return None if split[1] >= cut[2] else (cut, built[cut])
     if split is not None:  # (the divisor split, unless the model prices it higher)
         core = make_plan(_split_problem(p, split[0], split[1], w_order)[0], None, tile)
         if split_model_us(*args, _core_cta(core, in_bytes, sm_count, target) or SplitTile.of(t, in_bytes, target),
                           split[1], target) <= seen[cut]:
             return None
-    return cut
+    return cut, built[cut]
 
 
 def _core_cta(core: Plan, in_bytes, sm_count: int, target: Target) -> SplitTile | None:
@@ -691,11 +688,10 @@ def _remainder_core(prob, part, tile, ext, cut, w_order, sm_count, f64_cores):
     return make_plan(core_problem, None, tile if tile is not None else (simt[2] if simt else None)), w, out
 
 
-def _remainder_schedule(problem, prob, pa, pb, part, tile, ext, cut, w_order, sm_count, f64_cores, target):
-    """The split-K schedule of `_remainder_cut`'s (mode, q, S): the core over the mode's first S x q values in
-    S slices, and a tail schedule over the rest (one more workspace slice)."""
-    mode, q, s = cut
-    core, w, out = _remainder_core(prob, part, tile, ext, cut, w_order, sm_count, f64_cores)
+def _remainder_schedule(problem, prob, pa, pb, ext, rem, w_order, sm_count, f64_cores, target):
+    """The split-K schedule of `_remainder_cut`'s ((mode, q, S), core): the core over the mode's first S x q values
+    in S slices, and a tail schedule over the rest (one more workspace slice)."""
+    (mode, q, s), (core, w, out) = rem
     rest = ext[mode] - q * s
     if not rest:
         return Schedule(problem, core, pa, pb, w, out)
@@ -935,8 +931,7 @@ def _after_packs(problem, prob, plan, pa, pb, part, tile, split, ext, sm_count, 
         split = None if rem is not None else _split_factor(on_packs, sm_count, ext, f64_cores)
         rem = rem or _remainder_cut(on_packs, part, tile, ext, split, sm_count, f64_cores, target, w_order)
         if rem is not None:
-            return _remainder_schedule(problem, prob, pa, pb, part, tile, ext, rem, w_order, sm_count, f64_cores,
-                                       target)
+            return _remainder_schedule(problem, prob, pa, pb, ext, rem, w_order, sm_count, f64_cores, target)
     if split is not None:
         core_problem, w, out = _split_problem(prob, split[0], split[1], w_order)
         if tile is None:  # (f32: the split core's own tile)
