@@ -45,12 +45,16 @@ def _pack(xp, x, t: TensorInfo, pk: TensorInfo, ext):
 
 def _pack_padded(xp, x, t: TensorInfo, pk: TensorInfo, ext, pad):
     """`_pack` into a zero-filled buffer of the pad extents: the packed copy fills its leading corner. On the GPU,
-    where only the fastest mode is padded and its rows are contiguous in the source, one realigning copy
-    (gettpy.kernels.realign) writes the padded rows, margins zeroed."""
-    if xp.__name__ == "cupy" and t.op.is_identity and all(pad[m] == ext[m] for m in pk.modes[1:]):
+    where only the fastest mode is padded, one copy writes the padded rows, margins zeroed: the realigning row
+    copy (gettpy.kernels.realign) where the rows are contiguous in the source, else the tiled copy."""
+    if xp.__name__ == "cupy" and all(pad[m] == ext[m] for m in pk.modes[1:]):
+        from ..kernels.permute import permute_pad
         from ..kernels.realign import realign_pack
 
-        out = realign_pack(_view(xp, x, t, pk.modes, ext), pad[pk.modes[0]])
+        view, op = _pack_args(xp, x, t, pk, ext)
+        out = realign_pack(view, pad[pk.modes[0]]) if not op else None
+        if out is None:
+            out = permute_pad(view, pad[pk.modes[0]], op)
         if out is not None:
             return out
     dense = _pack(xp, x, t, pk, ext)

@@ -43,6 +43,8 @@ SMEM = 24 * 1024
 MIN_BLOCKS = 512
 #: two packs that together move at most this many bytes run as one launch (`permute_copy_pair`)
 PAIR_BYTES = 8 << 20
+#: realigned word reads (`PermutePlan.shift`) for elements narrower than this many bytes
+SHIFT_BELOW = 4
 _BITS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
 _RAW = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "uint2", 16: "uint4"}
 
@@ -86,6 +88,10 @@ class PermutePlan:
         ti, to: tile edges (elements) along i and o.
         group: tiles per block, at consecutive coordinates of the fastest rest axis (all read before
             any is written, so that a thread has several loads in flight).
+        shift: the reads along i are realigned 16-byte words (i of stride 1, but rows that start off a
+            vector boundary: the aligned words holding each vector's bytes, funnel-shifted into place).
+        po: the destination's extent along o (>= shape[o]); past shape[o] it is written with zeros (a
+            zero-filled margin that makes every destination row whole 16-byte vectors).
     """
 
     shape: tuple[int, ...]
@@ -100,15 +106,24 @@ class PermutePlan:
     ti: int = 32
     to: int = 32
     group: int = 1
+    shift: bool = False
+    po: int = 0
 
     def __post_init__(self):
         if self.ti % self.wr or self.to % self.ww:
             raise ValueError(f"PermutePlan: tile {self.ti} x {self.to} is not whole vectors of {self.wr} x {self.ww}")
+        if self.shift and (self.strides[self.i] != 1 or self.wr * self.itemsize != VBYTES):
+            raise ValueError("PermutePlan: realigned reads need a read axis of stride 1 and 16-byte vectors")
+        if not self.po:
+            object.__setattr__(self, "po", self.shape[self.o])
+        if self.po < self.shape[self.o] or self.po % self.ww:
+            raise ValueError(f"PermutePlan: destination extent {self.po} along o is below {self.shape[self.o]} "
+                             f"or not whole vectors of {self.ww}")
 
     @property
     def tiles(self) -> tuple[int, int]:
-        """Tiles along i and along o."""
-        return math.ceil(self.shape[self.i] / self.ti), math.ceil(self.shape[self.o] / self.to)
+        """Tiles along i and along o (o over the destination's extent, margin included)."""
+        return math.ceil(self.shape[self.i] / self.ti), math.ceil(self.po / self.to)
 
     @property
     def blocks(self) -> int:
@@ -154,27 +169,39 @@ def _read_vector(shape, strides, live, axis: int, itemsize: int, base_align: int
 
 
 def plan_permute(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int = 4,
-                 base_align: int = VBYTES) -> PermutePlan | None:
+                 base_align: int = VBYTES, pad: int = 0) -> PermutePlan | None:
     """The tiled copy of a view, or None where an elementwise copy is already coalesced on both sides
-    (the source's fastest axis is the destination's, or fewer than two axes have extent > 1).
+    (the source's fastest axis is the destination's, or fewer than two axes have extent > 1), or where
+    `pad` asks for a margin along an axis that is not the destination's fast one.
 
     itemsize: bytes per element; base_align: the alignment (bytes) of the view's first element, which
-    bounds the read vectors.
+    bounds the aligned read vectors; pad: the destination's extent along the view's last axis, zero-filled
+    past the view's (0: none). Where aligned vectors along the read axis would be narrower than 16 bytes
+    although that axis has stride 1 (the other strides or the base are not whole vectors: rows of odd
+    length), elements narrower than SHIFT_BELOW bytes are read as realigned 16-byte words
+    (`PermutePlan.shift`).
     """
     axes = _fast_axes(shape, strides, "plan_permute")
     if axes is None or axes[1] == axes[2]:
         return None
     live, i, o = axes
+    po = pad or shape[o]
+    if pad and (o != len(shape) - 1 or pad < shape[o]):
+        return None
     dst, acc = [0] * len(shape), 1
     for a in reversed(range(len(shape))):
         dst[a] = acc
-        acc *= shape[a]
+        acc *= po if a == o else shape[a]
     rest = tuple(a for a in live if a not in (i, o))
     wr = _read_vector(shape, strides, live, i, itemsize, base_align)
-    # writes: the destination is fresh (aligned) and its other strides are multiples of shape[o]
-    ww = _vector(itemsize, shape[o], lambda w: True)
+    full = VBYTES // itemsize
+    # (elements of 4 bytes or more read one a thread already fill a 128-byte line per warp instruction)
+    shift = wr < full and strides[i] == 1 and shape[i] > wr and itemsize < SHIFT_BELOW
+    wr = full if shift else wr
+    # writes: the destination is fresh (aligned) and its other strides are multiples of po
+    ww = _vector(itemsize, po, lambda w: True)
     p = PermutePlan(tuple(shape), tuple(strides), tuple(dst), i, o, rest, itemsize, wr, ww,
-                    tile_edge(shape[i], wr, itemsize), tile_edge(shape[o], ww, itemsize))
+                    tile_edge(shape[i], wr, itemsize), tile_edge(po, ww, itemsize), shift=shift, po=po)
     if not rest:
         return p
     # group tiles along the fastest rest axis up to LOADS vectors per thread, evenly
@@ -342,6 +369,32 @@ def _packed(n: int, item: int) -> str:
     return f"make_uint{len(words)}({', '.join(words)})"
 
 
+def _shifted_read(p: PermutePlan, sg: int) -> list[str]:
+    """CUDA lines loading the 16-byte vector x.raw of the source's elements from (ci, co) on (read axis of
+    stride 1) as the aligned words that hold it: the first always, the next only where it holds elements of
+    the row (before its extent ends), funnel-shifted by the misalignment. Elements past the row's end are
+    whatever the first word held: the write side never reads them."""
+    return [
+        f"      const unsigned long long a = reinterpret_cast<unsigned long long>(src + s + g * {sg}LL + ci + "
+        f"co * {p.strides[p.o]}LL);",
+        "      const unsigned off = unsigned(a & 15ull);",
+        "      const uint4* w0 = reinterpret_cast<const uint4*>(a - off);",
+        "      const uint4 lo = __ldg(w0);",
+        "      uint4 hi = make_uint4(0u, 0u, 0u, 0u);",
+        f"      if (off != 0u && ({p.shape[p.i]}LL - ci) * {p.itemsize}LL > (long long)(16u - off)) hi = __ldg(w0 + 1);",
+        "      const unsigned w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};",
+        "      const unsigned sh = (off & 3u) * 8u, q = off >> 2;",
+        "      unsigned o4[4];",
+        "#pragma unroll",
+        "      for (int k = 0; k < 4; ++k) {",
+        "        const unsigned l = q == 0 ? w[k] : q == 1 ? w[k + 1] : q == 2 ? w[k + 2] : w[k + 3];",
+        "        const unsigned h = q == 0 ? w[k + 1] : q == 1 ? w[k + 2] : q == 2 ? w[k + 3] : w[k + 4];",
+        "        o4[k] = __funnelshift_r(l, h, sh);",
+        "      }",
+        "      x.raw = make_uint4(o4[0], o4[1], o4[2], o4[3]);",
+    ]
+
+
 def permute_source(p: PermutePlan, op: str = "", dtype: str = "", body: bool = False) -> str:
     """CUDA source of the tiled copy for plan `p` (kernel `gett_permute`); with `op` (a unary op's CUDA
     expression in x of type T) each element becomes op(x), computed in `dtype`'s compute type (float16,
@@ -349,7 +402,7 @@ def permute_source(p: PermutePlan, op: str = "", dtype: str = "", body: bool = F
     item = p.itemsize
     if item not in _BITS:
         raise ValueError(f"permute_source: no tiled copy for {item}-byte elements (1, 2, 4 or 8)")
-    ei, eo = p.shape[p.i], p.shape[p.o]
+    ei, eo, po = p.shape[p.i], p.shape[p.o], p.po
     nti, nto = p.tiles
     lr, lw = p.ti // p.wr, p.to // p.ww  # vectors per tile row, read and write side
     nr, nw = p.vectors
@@ -383,8 +436,9 @@ def permute_source(p: PermutePlan, op: str = "", dtype: str = "", body: bool = F
         f"    const long long ci = i0 + vi * {p.wr}, co = o0 + r;",
         f"    if (v < {G * nr} && c0 + g < {eg}LL && ci < {ei}LL && co < {eo}LL) {{",
         "      VR x;",
-        f"      x.raw = *reinterpret_cast<const decltype(x.raw)*>(src + s + g * {sg}LL + ci * {p.strides[p.i]}LL + "
-        f"co * {p.strides[p.o]}LL);",
+        *(_shifted_read(p, sg) if p.shift else [
+            f"      x.raw = *reinterpret_cast<const decltype(x.raw)*>(src + s + g * {sg}LL + ci * {p.strides[p.i]}LL"
+            f" + co * {p.strides[p.o]}LL);"]),
         "#pragma unroll",
         f"      for (int e = 0; e < {p.wr}; ++e) tile[g][r][vi * {p.wr} + e] = apply(x.e[e]);",
         "    }",
@@ -395,10 +449,11 @@ def permute_source(p: PermutePlan, op: str = "", dtype: str = "", body: bool = F
         f"  for (int k = 0; k < {math.ceil(G * nw / THREADS)}; ++k) {{",
         f"    const int v = threadIdx.x + k * {THREADS}, g = v / {nw}, vo = v % {nw} % {lw}, r = v % {nw} / {lw};",
         f"    const long long ci = i0 + r, co = o0 + vo * {p.ww};",
-        f"    if (v < {G * nw} && c0 + g < {eg}LL && ci < {ei}LL && co < {eo}LL) {{",
+        f"    if (v < {G * nw} && c0 + g < {eg}LL && ci < {ei}LL && co < {po}LL) {{",
         f"      B y[{p.ww}];",
         "#pragma unroll",
-        f"      for (int e = 0; e < {p.ww}; ++e) y[e] = tile[g][vo * {p.ww} + e][r];",
+        (f"      for (int e = 0; e < {p.ww}; ++e) y[e] = tile[g][vo * {p.ww} + e][r];" if po == eo else
+         f"      for (int e = 0; e < {p.ww}; ++e) y[e] = co + e < {eo}LL ? tile[g][vo * {p.ww} + e][r] : B(0);"),
         f"      __stcg(reinterpret_cast<{_RAW[p.ww * item]}*>(dst + d + g * {dg}LL + ci * {p.dst_strides[p.i]}LL "
         f"+ co), {_packed(p.ww, item)});",
         "    }",
@@ -414,13 +469,14 @@ def _kernel(source: str, name: str = "gett_permute"):
     return load_source(source, name)
 
 
-def _check_out(view, out):
+def _check_out(view, out, pad: int = 0):
     import cupy
 
-    if out is not None and (out.shape != view.shape or out.dtype != view.dtype or not out.flags.c_contiguous):
-        raise ValueError(f"permute_copy: out must be C-contiguous {view.dtype.name} of shape {view.shape}, "
+    shape = view.shape[:-1] + (pad,) if pad else view.shape
+    if out is not None and (out.shape != shape or out.dtype != view.dtype or not out.flags.c_contiguous):
+        raise ValueError(f"permute_copy: out must be C-contiguous {view.dtype.name} of shape {shape}, "
                          f"not {out.dtype.name} {out.shape} (c_contiguous={out.flags.c_contiguous})")
-    return cupy.empty(view.shape, dtype=view.dtype) if out is None else out
+    return cupy.empty(shape, dtype=view.dtype) if out is None else out
 
 
 def _signature(view, op: str) -> tuple:
@@ -430,6 +486,21 @@ def _signature(view, op: str) -> tuple:
     ptr = view.data.ptr
     align = min(ptr & -ptr, VBYTES) if ptr else VBYTES
     return tuple(view.shape), tuple(view.strides), view.dtype.itemsize, align, op, view.dtype.name
+
+
+def permute_pad(view, pad: int, op: str = ""):
+    """A fresh C-ordered CuPy copy of `view` (op(view) with `op`, as `permute_copy`'s) whose last axis is
+    `pad` long, zero-filled past view's extent, in one tiled copy; None where the tiled copy does not apply
+    (the source is fastest along the view's last axis too, or that axis has extent 1)."""
+    sig = _signature(view, op)
+    if sig[2] not in _BITS or any(st % sig[2] for st in sig[1]) or pad < view.shape[-1]:
+        return None
+    hit = _copy_text(*sig, pad=pad)  # (with a pad, the tiled copy or None)
+    if hit is None:
+        return None
+    out = _check_out(view, None, pad)
+    _kernel(hit[0])((hit[1],), (THREADS,), (view, out))
+    return out
 
 
 def permute_copy(view, op: str = "", out=None):
@@ -469,16 +540,19 @@ def permute_copy_pair(view0, op0: str, view1, op1: str):
 
 
 def _copy_source(shape: tuple[int, ...], byte_strides: tuple[int, ...], item: int, align: int, op: str,
-                 dtype: str, body: bool = False) -> tuple[str, int, int] | None:
+                 dtype: str, body: bool = False, pad: int = 0) -> tuple[str, int, int] | None:
     """(CUDA source, blocks, static shared bytes) of the tiled copy or the row copy of a view (with an op, a
     dense view too, as one row), or None where CuPy's copy serves (a dense view without an op, strides that
-    are not whole elements, over 2^31 blocks)."""
+    are not whole elements, over 2^31 blocks); with `pad` (the destination's last extent, zero-filled past
+    the view's) the tiled copy or None."""
     if item not in _BITS or any(s % item for s in byte_strides):
         return None
     strides = tuple(s // item for s in byte_strides)
-    p = plan_permute(shape, strides, item, align)
+    p = plan_permute(shape, strides, item, align, pad)
     if p is not None:
         return (permute_source(p, op, dtype, body), p.blocks, p.smem_bytes) if p.blocks < 2**31 else None
+    if pad:
+        return None
     rc = plan_rowcopy(shape, strides, item, align) or (plan_dense(shape, strides, item, align) if op else None)
     if rc is not None and rc.blocks < 2**31:
         return rowcopy_source(rc, op, dtype, body), rc.blocks, 0
@@ -487,10 +561,10 @@ def _copy_source(shape: tuple[int, ...], byte_strides: tuple[int, ...], item: in
 
 @functools.lru_cache(maxsize=256)
 def _copy_text(shape: tuple[int, ...], byte_strides: tuple[int, ...], item: int, align: int, op: str,
-               dtype: str):
+               dtype: str, pad: int = 0):
     """(CUDA source, blocks) of a view's copy (`_copy_source`), or None; planned and rendered once per view
     signature (a pack runs on every call of its plan; `_kernel` loads the source on each device)."""
-    hit = _copy_source(shape, byte_strides, item, align, op, dtype)
+    hit = _copy_source(shape, byte_strides, item, align, op, dtype, pad=pad)
     return None if hit is None else hit[:2]
 
 
@@ -505,5 +579,5 @@ def _pair_text(sig0: tuple, sig1: tuple):
 
 
 __all__ = ["EDGE_BYTES", "EDGE_MAX", "PAIR_BYTES", "PermutePlan", "RowCopyPlan", "THREADS", "edge_limit",
-           "pair_source", "permute_copy", "permute_copy_pair", "permute_source", "plan_dense", "plan_permute",
+           "pair_source", "permute_copy", "permute_copy_pair", "permute_pad", "permute_source", "plan_dense", "plan_permute",
            "plan_rowcopy", "rowcopy_source", "tile_edge"]

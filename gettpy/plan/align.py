@@ -63,18 +63,26 @@ def pack_us(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int], target: 
 
 def padded_pack_us(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int], pext: dict[str, int],
                    target: Target) -> float:
-    """Predicted microseconds of a zero-filled pack of `t` into `order` over the extents `pext`: the realigning
-    row copy (gettpy.kernels.realign: 16-byte loads and stores, the row read once and the padded row written
-    once) where the source's rows are its first mode's, contiguous, and no op is applied; else the dense pack,
-    a zero-filled buffer and an element-wise copy into it."""
+    """Predicted microseconds of a zero-filled pack of `t` into `order` over the extents `pext`: one copy where
+    only `order`'s first mode is padded -- the realigning row copy (gettpy.kernels.realign: 16-byte loads and
+    stores, the row read once and the padded row written once) where the source's rows are that mode's,
+    contiguous, and no op is applied, else the tiled copy into the padded rows (gettpy.kernels.permute, at
+    the loader rate of its vectors) -- or else the dense pack, a zero-filled buffer and an element-wise copy
+    into it."""
+    from ..kernels.permute import plan_permute
     from ..kernels.realign import plan_realign
 
     n, npad = _size(t, ext) * t.itemsize, _size(t, pext) * t.itemsize
     st = t.stride_of()
     modes = tuple(reversed(order))
-    if t.op.is_identity and plan_realign(tuple(ext[m] for m in modes), tuple(st[m] for m in modes), t.itemsize,
-                                         pext[order[0]]) is not None:
-        return target.copy_us(n + npad) + target.launch_us
+    shape, strides = tuple(ext[m] for m in modes), tuple(st[m] for m in modes)
+    if all(pext[m] == ext[m] for m in order[1:]):
+        if t.op.is_identity and plan_realign(shape, strides, t.itemsize, pext[order[0]]) is not None:
+            return target.copy_us(n + npad) + target.launch_us
+        p = plan_permute(shape, strides, t.itemsize, pad=pext[order[0]])
+        if p is not None:
+            return (target.load_us(n, p.wr * t.itemsize) + target.load_us(npad, p.ww * t.itemsize)
+                    + target.launch_us)
     return (pack_us(t, order, ext, target) + target.copy_us(npad) + target.load_us(n + npad, t.itemsize)
             + 2 * target.launch_us)
 

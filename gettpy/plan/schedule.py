@@ -248,6 +248,16 @@ def packed(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int], dtype: st
     return TensorInfo(t.name, modes, tuple(strides), dtype or t.dtype, 16, identity if apply_op else t.op)
 
 
+def _idle_pack(t: TensorInfo, pk: TensorInfo, ext) -> bool:
+    """Whether pack `pk` of input `t` would change nothing the core reads: the same dtype, op and alignment
+    (16 bytes), and the same stride for every mode of extent > 1 (a dense input packed in its own order)."""
+    if pk is t:
+        return False
+    st, pst = t.stride_of(), pk.stride_of()
+    return (pk.dtype == t.dtype and pk.op == t.op and t.align >= pk.align
+            and all(st[m] == pst[m] for m in t.modes if ext[m] > 1))
+
+
 def _gathered(layout, dims: tuple[str, str], tile_mn: int) -> bool:
     # the kernel vectorises k along its leading term only, m / n along any stride-1 term whose
     # groups of coordinates tile the block tile (vector_access with the tile)
@@ -860,6 +870,8 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
         new_ka, new_kb = (packed(ka, _pack_order(plan, mn, 1), pext, apply_op=(x.op.is_identity or mem_pad) and
                                  not ka.op.is_identity) if x is not ka or mem_pad else x
                           for ka, x, mn in ((ka, new_ka, "m"), (kb, new_kb, "n")))
+    if pext is None:  # (a pack that would copy an input into the layout it already has is no pack)
+        new_ka, new_kb = (x if _idle_pack(x, new, ext) else new for x, new in ((ka, new_ka), (kb, new_kb)))
     if plan.part.swapped:
         new_a, new_b = new_kb, new_ka
     else:
@@ -896,10 +908,13 @@ def _padded_k_memory(plan: Plan, t, sides, news, ext, target: Target):
     if any(not x.op.is_identity and x.dtype not in ("f16", "f32", "f64") for x in (p.a, p.b)):
         return None  # (the pack must apply an input's op: op(0) on the zero margin need not be 0)
     rows = []
-    for (which, info, rereads, lay, _, _), new in zip(sides, news, strict=True):
+    flat_tile = replace(t, wgmma=False, ws=False, tma=False, persistent=False, rows=0)
+    for (which, info, rereads, lay, tmn, _), new in zip(sides, news, strict=True):
         mn = "m" if which == "a" else "n"
-        if new is info:
-            vb = _read(lay, mn, info.dtype, t).vec * info.itemsize
+        if new is info:  # (read flat -- on the mma.sync tiles, up to SPLIT_TILE wide, that split cores of such
+            #               a GEMM get -- a k-tile is copied as the aligned 16-byte words that hold it)
+            read = flat_read(_read(lay, mn, info.dtype, t), flat_tile, max(tmn, SPLIT_TILE), plan.K)
+            vb = 16 if read.flat else read.vec * info.itemsize
         else:  # (a pack made above: m / n fastest where the leading k extent is not whole vectors)
             mns = plan.part.m if mn == "m" else plan.part.n
             lead = mns if new.modes[:1] != plan.part.k[:1] else plan.part.k

@@ -59,3 +59,14 @@ def test_rowcopy_source_compiles_for_sm90(shape, perm, cut, itemsize):
     assert p is not None and p.o == 2
     cubin, log = compile_source(rowcopy_source(p), "gett_permute", "sm_90")
     assert cubin and "0 bytes spill" in log
+
+
+@pytest.mark.parametrize("itemsize", [1, 2, 4, 8])
+@pytest.mark.parametrize("pad", [0, 192])
+def test_realigned_padded_source_compiles_for_sm90(itemsize, pad):
+    """The tiled copy with realigned 16-byte reads (rows of odd length) and a zero-filled margin compiles
+    without spills."""
+    p = plan_permute((43, 187), (1, 43), itemsize, pad=pad)
+    assert p.shift == (itemsize < 4) and p.po == (pad or 187)
+    cubin, log = compile_source(permute_source(p), "gett_permute", "sm_90")
+    assert cubin and "0 bytes spill" in log

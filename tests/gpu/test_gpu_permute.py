@@ -82,6 +82,42 @@ def test_gpu_permute_copy_into_out_and_from_an_offset_base():
 
 
 @pytest.mark.gpu
+@pytest.mark.smoke
+@pytest.mark.parametrize("dtype", [np.int8, np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shape,perm,pad", [((187, 43, 43), (1, 2, 0), 192), ((29, 113, 7), (0, 2, 1), 120),
+                                            ((5, 3, 2, 11), (3, 1, 0, 2), 16), ((70, 31), (1, 0), 0)])
+def test_gpu_permute_realigned_and_padded(shape, perm, pad, dtype):
+    """Transposes of odd-extent tensors (rows starting off 16-byte boundaries: realigned word reads), from an
+    offset base too, into a destination whose last axis is zero-filled to `pad`, against numpy; an op on the
+    way for the float types."""
+    import cupy as cp
+
+    from gettpy import ops
+    from gettpy.kernels.permute import permute_copy, permute_pad, plan_permute
+
+    host = np.random.default_rng(19).uniform(-4, 4, shape).astype(dtype)
+    dev = cp.asarray(np.concatenate([[0], host.ravel()]).astype(dtype))  # (a base 1 element past aligned)
+    for x in (cp.asarray(host), dev[1:].reshape(shape)):
+        view, hv = x.transpose(perm), host.transpose(perm)
+        st = tuple(s // view.itemsize for s in view.strides)
+        assert plan_permute(view.shape, st, view.itemsize).shift == (view.itemsize < 4)
+        if not pad:
+            np.testing.assert_array_equal(cp.asnumpy(permute_copy(view)), np.ascontiguousarray(hv))
+            continue
+        want = np.zeros(hv.shape[:-1] + (pad,), dtype=dtype)
+        want[..., :hv.shape[-1]] = hv
+        got = permute_pad(view, pad)
+        assert got.flags.c_contiguous
+        np.testing.assert_array_equal(cp.asnumpy(got), want)
+        if dtype != np.int8:
+            op = ops.leaky_relu(0.1)
+            acc = np.float64 if dtype == np.float64 else np.float32
+            want[..., :hv.shape[-1]] = op(hv.astype(acc)).astype(dtype)
+            np.testing.assert_array_equal(cp.asnumpy(permute_pad(view, pad, op.cuda)), want)
+    assert permute_pad(cp.asarray(host), shape[-1] + 3) is None  # (the source fast along the last axis too)
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int8, np.float64])
 def test_gpu_rowcopy(dtype):
     """Packs whose fast axes agree go through the row copy (and an op on the way), against numpy."""

@@ -3,6 +3,7 @@ compiled in tests/compile/test_compile_permute.py and run in tests/gpu/test_gpu_
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -61,18 +62,19 @@ def test_tile_edge(extent, vec, itemsize, edge):
     assert math.ceil(extent / edge) == math.ceil(extent / edge_limit(itemsize))  # the fewest tiles
 
 
-@pytest.mark.parametrize("shape,strides,itemsize,align,wr,ww", [
-    ((72, 72, 72, 72), (72, 1, 373248, 5184), 2, 256, 8, 8),  # TCCG #20's pack: 16-byte vectors both ways
-    ((72, 72, 72, 72), (72, 1, 373248, 5184), 2, 4, 2, 8),  # a base aligned to 4 bytes bounds the reads
-    ((72, 72, 72), (72, 2, 5184), 2, 256, 1, 8),  # read axis of stride 2: scalar reads
-    ((72, 72, 72), (75, 1, 5400), 2, 256, 1, 8),  # another stride not whole vectors: scalar reads
-    ((30, 36), (1, 30), 4, 256, 2, 4),  # 30 = 2 x 15 along i; 36 = 4 x 9 along o
-    ((8, 6), (1, 8), 8, 256, 2, 2),  # 8-byte elements: pairs
-    ((33, 7), (1, 33), 1, 256, 1, 1),  # odd extents
+@pytest.mark.parametrize("shape,strides,itemsize,align,wr,ww,shift", [
+    ((72, 72, 72, 72), (72, 1, 373248, 5184), 2, 256, 8, 8, False),  # 16-byte vectors both ways
+    ((72, 72, 72, 72), (72, 1, 373248, 5184), 2, 4, 8, 8, True),  # a base aligned to 4 bytes: realigned words
+    ((72, 72, 72), (72, 2, 5184), 2, 256, 1, 8, False),  # read axis of stride 2: scalar reads
+    ((72, 72, 72), (75, 1, 5400), 2, 256, 8, 8, True),  # another stride not whole vectors: realigned words
+    ((30, 36), (1, 30), 4, 256, 2, 4, False),  # 4-byte elements: aligned pairs, no realigned words
+    ((30, 36), (1, 30), 2, 256, 8, 4, True),  # rows of 30 halves: realigned words
+    ((8, 6), (1, 8), 8, 256, 2, 2, False),  # 8-byte elements: aligned pairs
+    ((33, 7), (1, 33), 1, 256, 16, 1, True),  # odd extents
 ])
-def test_plan_vectors(shape, strides, itemsize, align, wr, ww):
+def test_plan_vectors(shape, strides, itemsize, align, wr, ww, shift):
     p = plan_permute(shape, strides, itemsize, align)
-    assert (p.wr, p.ww) == (wr, ww)
+    assert (p.wr, p.ww, p.shift) == (wr, ww, shift)
     assert p.ti == tile_edge(shape[p.i], wr, itemsize) and p.to == tile_edge(shape[p.o], ww, itemsize)
 
 
@@ -81,11 +83,29 @@ def test_plan_rejects_mismatched_lengths():
         plan_permute((2, 3), (1,))
 
 
+def _shifted(p, src_flat: np.ndarray, first: int, left: int) -> np.ndarray:
+    """A realigned read as the kernel makes it: the aligned 16-byte words holding p.wr elements from `first`
+    (the source allocation 16-byte aligned), the second only where it holds one of the `left` elements of the
+    row still to come; elements past the row's end are unknown (NaN)."""
+    per = 16 // p.itemsize  # elements of a word
+    w0 = first // per
+    words = [w0] + ([w0 + 1] if first % per and left > per - first % per else [])
+    for w in words:  # (every word loaded holds an element of the row: never past the source's end)
+        assert first <= w * per + per - 1 and w * per < first + left
+    got = np.full(p.wr, np.nan)
+    for e in range(p.wr):
+        if first + e < min(first + left, (words[-1] + 1) * per):
+            got[e] = src_flat[first + e]
+    assert not np.isnan(got[:min(left, p.wr)]).any(), "an element of the row not loaded"
+    return got
+
+
 def _emulate(p, src_flat: np.ndarray, out_size: int) -> np.ndarray:
     """Every (block, thread, vector element) of the kernel as planned, in numpy: which source element
-    goes where (the read side's vectors into the tiles of the block's group, the write side's out)."""
+    goes where (the read side's vectors into the tiles of the block's group, the write side's out, zeros in
+    a padded margin)."""
     out = np.full(out_size, np.nan)
-    ei, eo = p.shape[p.i], p.shape[p.o]
+    ei, eo, po = p.shape[p.i], p.shape[p.o], p.po
     nti, nto = p.tiles
     lr, lw = p.ti // p.wr, p.to // p.ww
     ga = p.rest[-1] if p.rest else None  # the group axis
@@ -111,17 +131,23 @@ def _emulate(p, src_flat: np.ndarray, out_size: int) -> np.ndarray:
                 ci, co = t_i * p.ti + vi * p.wr, t_o * p.to + r
                 if ci < ei and co < eo:
                     first = sg + ci * p.strides[p.i] + co * p.strides[p.o]
+                    if p.shift:  # realigned words: p.wr neighbours from anywhere, the row's end respected
+                        assert p.strides[p.i] == 1
+                        tile[r, vi * p.wr:(vi + 1) * p.wr] = _shifted(p, src_flat, first, ei - ci)
+                        continue
                     if p.wr > 1:  # a vector read is p.wr neighbours, whole vectors, all inside the extent
                         assert p.strides[p.i] == 1 and first % p.wr == 0 and ci + p.wr <= ei
                     tile[r, vi * p.wr:(vi + 1) * p.wr] = src_flat[first:first + p.wr]
             for v in range(lw * p.ti):  # (2) write: vector vo of tile column r
                 vo, r = v % lw, v // lw
                 ci, co = t_i * p.ti + r, t_o * p.to + vo * p.ww
-                if ci < ei and co < eo:
+                if ci < ei and co < po:
                     first = dg + ci * p.dst_strides[p.i] + co
-                    assert first % p.ww == 0 and co + p.ww <= eo
+                    assert first % p.ww == 0 and co + p.ww <= po
                     assert np.all(np.isnan(out[first:first + p.ww])), "an element written twice"
-                    out[first:first + p.ww] = tile[vo * p.ww:(vo + 1) * p.ww, r]
+                    vals = tile[vo * p.ww:(vo + 1) * p.ww, r].copy()
+                    vals[np.arange(co, co + p.ww) >= eo] = 0.0  # (the margin)
+                    out[first:first + p.ww] = vals
     return out
 
 
@@ -138,6 +164,43 @@ def test_plan_moves_every_element_once(shape, perm, itemsize):
     assert p.blocks >= MIN_BLOCKS or p.group == 1
     got = _emulate(p, base.ravel(), view.size)
     np.testing.assert_array_equal(got, np.ascontiguousarray(view).ravel())
+
+
+@pytest.mark.parametrize("itemsize", [1, 2])
+@pytest.mark.parametrize("shape,perm,pad", [((43, 187), (1, 0), 192), ((5, 13, 30), (0, 2, 1), 16),
+                                            ((9, 7, 3, 11), (3, 1, 0, 2), 16), ((70, 31), (1, 0), 0),
+                                            ((2, 33, 6), (1, 2, 0), 8)])
+def test_realigned_and_padded_copy_moves_every_element_once(shape, perm, pad, itemsize):
+    """Views of odd extents (their rows start off vector boundaries): the reads are realigned 16-byte words,
+    never past a row's last element, and a padded destination gets zeros in its margin."""
+    base = np.arange(1, math.prod(shape) + 1, dtype=np.float64).reshape(shape)
+    view = base.transpose(perm)
+    pad = max(pad, view.shape[-1]) if pad else 0
+    pad += -pad % max(1, 16 // itemsize) if pad else 0
+    p = plan_permute(view.shape, _strides_of(view), itemsize, pad=pad)
+    assert p.shift and p.wr * itemsize == 16
+    want = np.zeros(view.shape[:-1] + (pad or view.shape[-1],))
+    want[..., :view.shape[-1]] = view
+    got = _emulate(p, base.ravel(), want.size)
+    np.testing.assert_array_equal(got, want.ravel())
+
+
+def test_plan_shift_and_pad_choice():
+    """Aligned vectors where the strides and base allow them, realigned words where only the read axis' stride
+    is 1; a pad only along the destination's fast (last) axis, whole vectors, not below the extent."""
+    assert not plan_permute((72, 72, 72), (72, 1, 5184), 2).shift  # whole vectors: aligned reads
+    assert plan_permute((72, 72, 72), (75, 1, 5400), 2).shift  # a stride not whole vectors
+    assert plan_permute((72, 72, 72), (72, 1, 5184), 2, base_align=4).shift  # an unaligned base
+    assert not plan_permute((72, 72, 72), (75, 1, 5400), 4).shift  # 4-byte elements: aligned reads as they allow
+    assert not plan_permute((72, 72, 72), (72, 2, 5184), 2).shift  # read axis of stride 2: scalars
+    p = plan_permute((43, 187), (1, 43), 2, pad=192)
+    assert (p.po, p.ww, p.dst_strides, p.tiles[1] * p.to >= 192) == (192, 8, (192, 1), True)
+    assert plan_permute((43, 187), (1, 43), 2, pad=180) is None  # below the extent
+    assert plan_permute((187, 43), (43, 1), 2, pad=48) is None  # the source is fast along the last axis
+    with pytest.raises(ValueError, match="whole vectors"):
+        replace(p, po=190, ww=4)
+    with pytest.raises(ValueError, match="realigned"):
+        replace(p, wr=4, ti=p.ti - p.ti % 4)
 
 
 def test_plan_dense():

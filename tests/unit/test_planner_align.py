@@ -121,8 +121,10 @@ def test_realign_plan_refusals():
 
 
 def test_padded_pack_prices():
-    """The zero-filled pack of contiguous rows costs one read and one padded write at the copy bandwidth; of a
-    transposed source, its tiled copy at the copy's vectors plus the fill and the element-wise placement."""
+    """The zero-filled pack of contiguous rows costs one read and one padded write at the copy bandwidth (the
+    realigning row copy); of a transposed source, one tiled copy at its vectors (realigned 16-byte words for
+    2-byte elements; 4-byte ones as the strides allow); padding beyond the leading mode, a dense pack, the fill
+    and the element-wise placement."""
     from gettpy.plan.align import copy_vectors, padded_pack_us
 
     t = DEFAULT_TARGET
@@ -131,8 +133,14 @@ def test_padded_pack_prices():
     cols = TensorInfo("A", ("m", "k"), (1, 94), "f16")            # m contiguous
     n, npad = 94 * 100_001 * 2, 94 * 100_008 * 2
     assert padded_pack_us(rows, ("k", "m"), ext, pext, t) == pytest.approx(t.copy_us(n + npad) + t.launch_us)
-    assert copy_vectors(cols, ("k", "m"), ext) == (4, 2)  # (reads along m = 94: 2 elements; writes single elements)
-    assert padded_pack_us(cols, ("k", "m"), ext, pext, t) > 3 * padded_pack_us(rows, ("k", "m"), ext, pext, t)
+    assert copy_vectors(cols, ("k", "m"), ext) == (16, 2)  # (reads along m = 94 realigned; writes single elements)
+    assert padded_pack_us(cols, ("k", "m"), ext, pext, t) == pytest.approx(t.load_us(n, 16) + t.load_us(npad, 16)
+                                                                           + t.launch_us)
+    cols32 = TensorInfo("A", ("m", "k"), (1, 94), "f32")
+    assert padded_pack_us(cols32, ("k", "m"), ext, pext, t) == pytest.approx(t.load_us(2 * n, 8)
+                                                                             + t.load_us(2 * npad, 16) + t.launch_us)
+    both = dict(pext, m=96)  # (two modes padded: no single copy writes that)
+    assert padded_pack_us(cols, ("k", "m"), ext, both, t) > 2 * padded_pack_us(cols, ("k", "m"), ext, pext, t)
 
 
 @pytest.mark.parametrize("order", ["C", "F"])
@@ -152,3 +160,53 @@ def test_padded_packs_apply_the_op(order):
     ref = np.einsum(eq, ops[0].astype(np.float64), b64, optimize=True)
     scale = np.einsum(eq, np.abs(ops[0].astype(np.float64)), b64, optimize=True)
     assert np.all(np.abs(got.astype(np.float64) - ref) <= 3e-3 * scale)
+
+
+def test_transposed_odd_rows_take_one_padded_tiled_copy():
+    """A row-major input whose k rows are n-contiguous with an odd pitch (a CCSD-like `ac,cbij->abij` with odd
+    orbital counts, in no benchmark): element loads in place, so it is packed k-major with k zero-filled to
+    whole vectors, a pack the tiled copy makes in one pass (read along n, written along k); run end to end on
+    the CPU executor against numpy."""
+    from gettpy.kernels.permute import plan_permute
+
+    ext = dict(a=97, b=61, c=95, i=21, j=23)
+    p = _problem("ac,cbij->abij", ext, "f16", "C")
+    s = make_schedule(p)
+    pad = dict(s.pad_ext)
+    assert pad["c"] == 96 and s.pack_b.modes[0] == "c" and s.pack_b.strides[0] == 1
+    st = p.b.stride_of()
+    view = tuple(reversed(s.pack_b.modes))
+    pp = plan_permute(tuple(ext[m] for m in view), tuple(st[m] for m in view), 2, pad=96)
+    assert pp is not None and pp.shift and pp.po == 96
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((97, 95)).astype(np.float16)
+    b = rng.standard_normal((95, 61, 21, 23)).astype(np.float16)
+    got, s2 = _run("ac,cbij->abij", a, b)
+    assert s2.pad_ext == s.pad_ext
+    ref = np.einsum("ac,cbij->abij", a.astype(np.float64), b.astype(np.float64))
+    scale = np.einsum("ac,cbij->abij", np.abs(a.astype(np.float64)), np.abs(b.astype(np.float64)))
+    assert np.all(np.abs(got.astype(np.float64) - ref) <= 3e-3 * scale)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_no_pack_copies_an_input_into_its_own_layout(seed):
+    """Over random dense problems of odd extents (both orders, f16 and f32), no schedule packs an input into
+    the layout it already has (same strides for every mode of extent > 1, same dtype and op): such a copy
+    changes nothing the core reads."""
+    rng = np.random.default_rng(seed)
+    eqs = ["ac,cbij->abij", "km,kn->mn", "bmk,bkn->bmn", "awc,asb->wcsb", "ijk,ri->rjk", "bi,bj->bij"]
+    for eq in eqs:
+        modes = set(eq.replace(",", "").replace("->", ""))
+        ext = {m: int(rng.integers(3, 400)) | 1 for m in modes}
+        while np.prod([float(v) for v in ext.values()]) > 4e8:
+            ext = {m: max(3, v // 2) | 1 for m, v in ext.items()}
+        for dt in ("f16", "f32"):
+            for order in "CF":
+                p = _problem(eq, ext, dt, order)
+                s = make_schedule(p)
+                if s.pad_ext:
+                    continue
+                for src, pk in ((p.a, s.pack_a), (p.b, s.pack_b)):
+                    if pk is not None:
+                        same = all(src.stride_of()[m] == pk.stride_of()[m] for m in src.modes if ext[m] > 1)
+                        assert not same, (eq, ext, dt, order, src.name)

@@ -43,9 +43,9 @@ PLAN_TABLE = [
     # the same in row-major order: k is D's stride-1 mode, d the inputs': all in place
     ("zhqd,zhkd->zhqk", {"z": 2, "h": 12, "q": 1537, "k": 1537, "d": 72}, "f16", "C", None, None, None),
     # P V, column-major: D = zhqd has z, h fastest; P (A) is read by one CTA column (d = 88 <= one tile), so
-    # only its batch-led layout makes it packed
+    # only its batch-led layout makes it packed -- k-major, its odd k zero-filled to whole vectors (plan/align.py)
     ("zhqk,zhkd->zhqd", {"z": 6, "h": 16, "q": 1203, "k": 1203, "d": 88}, "f16", "F",
-     ("q", "d", "z", "h"), ("q", "k", "z", "h"), ("d", "k", "z", "h")),
+     ("q", "d", "z", "h"), ("k", "q", "z", "h"), ("k", "d", "z", "h")),
     ("zhqk,zhkd->zhqd", {"z": 6, "h": 10, "q": 1203, "k": 1203, "d": 88}, "f32", "F",
      ("q", "d", "z", "h"), ("q", "k", "z", "h"), ("d", "k", "z", "h")),
     # sequence-major heads, column-major (z fastest, then q: the batch run is one mode)
@@ -54,8 +54,9 @@ PLAN_TABLE = [
     # a batched GEMM with the batch mode last in row-major order (b fastest everywhere), f64 (four to a sector)
     ("mkb,knb->mnb", {"b": 21, "m": 613, "n": 577, "k": 301}, "f64", "C",
      ("n", "m", "b"), ("m", "k", "b"), ("n", "k", "b")),
-    # a batch-led D that fits in the L2 share (21 x 133 x 129 f16: 0.7 MB): in place
-    ("mkb,knb->mnb", {"b": 21, "m": 133, "n": 129, "k": 301}, "f16", "C", None, ("m", "k", "b"), ("n", "k", "b")),
+    # a batch-led D that fits in the L2 share (21 x 133 x 129 f16: 0.7 MB): in place; the batch-led inputs packed
+    # k-major, their odd k zero-filled to whole vectors
+    ("mkb,knb->mnb", {"b": 21, "m": 133, "n": 129, "k": 301}, "f16", "C", None, ("k", "m", "b"), ("k", "n", "b")),
     # a batch mode of extent 1 in front does not count: m leads D among the live modes
     ("bmk,bkn->bmn", {"b": 1, "m": 3001, "n": 2999, "k": 64}, "f16", "F", None, ("k", "m", "b"), None),
 ]
