@@ -34,31 +34,47 @@ def _size(t: TensorInfo, ext) -> int:
     return math.prod(ext[m] for m in t.modes)
 
 
-def copy_vectors(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int]) -> tuple[int, int]:
-    """(bytes a thread reads, bytes it writes) at once when the pack copies `t` into a dense layout with its
-    modes in `order` (first fastest): the tiled copy's or the row copy's vectors (gettpy.kernels.permute),
-    whole 16-byte vectors for a dense source."""
+def _copy_plan(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int], pad: int = 0):
+    """(bytes a thread reads, bytes it writes, whether the copy transposes) when the pack copies `t` into a dense
+    layout with its modes in `order` (first fastest; `pad`: that mode's padded extent, 0 for none): the tiled
+    copy's or the row copy's vectors (gettpy.kernels.permute), whole 16-byte vectors for a dense source."""
     from ..kernels.permute import plan_permute, plan_rowcopy
 
     st = t.stride_of()
     modes = tuple(reversed(order))
     shape, strides = tuple(ext[m] for m in modes), tuple(st[m] for m in modes)
-    p = plan_permute(shape, strides, t.itemsize)
+    p = plan_permute(shape, strides, t.itemsize, pad=pad)
     if p is not None:
-        return p.wr * t.itemsize, p.ww * t.itemsize
+        return p.wr * t.itemsize, p.ww * t.itemsize, True
+    if pad:
+        return None
     rc = plan_rowcopy(shape, strides, t.itemsize)
     if rc is not None:
-        return rc.w * t.itemsize, rc.w * t.itemsize
-    return 16, 16
+        return rc.w * t.itemsize, rc.w * t.itemsize, False
+    return 16, 16, False
+
+
+def copy_vectors(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int]) -> tuple[int, int]:
+    """(bytes a thread reads, bytes it writes) at once when the pack copies `t` into a dense layout with its
+    modes in `order` (first fastest): the tiled copy's or the row copy's vectors (gettpy.kernels.permute),
+    whole 16-byte vectors for a dense source."""
+    return _copy_plan(t, order, ext)[:2]
+
+
+def _copy_us(n: float, nw: float, plan, itemsize: int, target: Target) -> float:
+    """Microseconds of a copy (`_copy_plan`'s) of `itemsize`-byte elements reading n bytes and writing nw: each
+    side at the loader rate of its vectors, a transposing copy at the target's `transpose_share` of that."""
+    vr, vw, transposes = plan
+    us = target.load_us(n, vr) + target.load_us(nw, vw)
+    return us / target.transpose_share(itemsize) if transposes else us
 
 
 def pack_us(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int], target: Target) -> float:
     """Predicted microseconds of a dense pack of `t` in `order`: its read and its write at the loader rate of
     the copy's vectors (`Target.load_gbs`: a copy of single 2-byte elements is issue-bound as a GEMM loader
-    is), and a launch."""
+    is; a transposing copy at `Target.transpose_share` of that), and a launch."""
     n = _size(t, ext) * t.itemsize
-    vr, vw = copy_vectors(t, order, ext)
-    return target.load_us(n, vr) + target.load_us(n, vw) + target.launch_us
+    return _copy_us(n, n, _copy_plan(t, order, ext), t.itemsize, target) + target.launch_us
 
 
 def padded_pack_us(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int], pext: dict[str, int],
@@ -67,9 +83,8 @@ def padded_pack_us(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int], p
     only `order`'s first mode is padded -- the realigning row copy (gettpy.kernels.realign: 16-byte loads and
     stores, the row read once and the padded row written once) where the source's rows are that mode's,
     contiguous, and no op is applied, else the tiled copy into the padded rows (gettpy.kernels.permute, at
-    the loader rate of its vectors) -- or else the dense pack, a zero-filled buffer and an element-wise copy
-    into it."""
-    from ..kernels.permute import plan_permute
+    the loader rate of its vectors and the target's transpose_share) -- or else the dense pack, a zero-filled
+    buffer and an element-wise copy into it."""
     from ..kernels.realign import plan_realign
 
     n, npad = _size(t, ext) * t.itemsize, _size(t, pext) * t.itemsize
@@ -79,10 +94,9 @@ def padded_pack_us(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int], p
     if all(pext[m] == ext[m] for m in order[1:]):
         if t.op.is_identity and plan_realign(shape, strides, t.itemsize, pext[order[0]]) is not None:
             return target.copy_us(n + npad) + target.launch_us
-        p = plan_permute(shape, strides, t.itemsize, pad=pext[order[0]])
-        if p is not None:
-            return (target.load_us(n, p.wr * t.itemsize) + target.load_us(npad, p.ww * t.itemsize)
-                    + target.launch_us)
+        tiled = _copy_plan(t, order, ext, pad=pext[order[0]])
+        if tiled is not None:
+            return _copy_us(n, npad, tiled, t.itemsize, target) + target.launch_us
     return (pack_us(t, order, ext, target) + target.copy_us(npad) + target.load_us(n + npad, t.itemsize)
             + 2 * target.launch_us)
 

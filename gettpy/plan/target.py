@@ -38,6 +38,11 @@ class Target:
             0.49 of the memory floor's rate, against 0.72 for torch.einsum on the same shape (taken as the
             16-byte rate: 0.68 = 0.25 ** 0.28); with element loads of k-contiguous rows of odd length, at 0.07,
             and a pack reading such rows element by element at about 0.1 of the copy bandwidth.
+        transpose_frac: (largest element bytes, share) pairs, ascending: the share of the copy bandwidth a
+            transposing copy of such elements (gettpy.kernels.permute's tiled copy: its tiles pass through shared
+            memory) reaches with 16-byte vectors on both sides, against a copy along the rows (`transpose_share`).
+            Measured on an H200, 0.13-1 GB tensors: f16 0.79-0.82, f32 0.90-0.94 of the realigning row copy's
+            rate; narrower vectors lose more on top, as `load_gbs` prices them.
     """
 
     name: str
@@ -55,6 +60,7 @@ class Target:
     l2_bytes: int = 50 << 20
     narrow_load_exp: float = 0.28
     sync_load_frac: float = 0.1
+    transpose_frac: tuple[tuple[int, float], ...] = ((2, 0.8), (8, 0.92))
 
     def __post_init__(self):
         if self.sm_count < 1 or self.copy_gbs <= 0:
@@ -64,6 +70,10 @@ class Target:
     def peak(self, kind: str) -> float:
         """Peak TFLOP/s of instruction kind `kind` (see `peaks`); 0 where the target has none."""
         return dict(self.peaks).get(kind, 0.0)
+
+    def transpose_share(self, itemsize: int) -> float:
+        """`transpose_frac`'s share for elements of `itemsize` bytes (the last pair's beyond them all)."""
+        return next((f for size, f in self.transpose_frac if itemsize <= size), self.transpose_frac[-1][1])
 
     def copy_us(self, nbytes: float) -> float:
         """Microseconds to move `nbytes` (read or written) at the copy bandwidth."""

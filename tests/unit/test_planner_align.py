@@ -134,11 +134,12 @@ def test_padded_pack_prices():
     n, npad = 94 * 100_001 * 2, 94 * 100_008 * 2
     assert padded_pack_us(rows, ("k", "m"), ext, pext, t) == pytest.approx(t.copy_us(n + npad) + t.launch_us)
     assert copy_vectors(cols, ("k", "m"), ext) == (16, 2)  # (reads along m = 94 realigned; writes single elements)
-    assert padded_pack_us(cols, ("k", "m"), ext, pext, t) == pytest.approx(t.load_us(n, 16) + t.load_us(npad, 16)
-                                                                           + t.launch_us)
+    assert padded_pack_us(cols, ("k", "m"), ext, pext, t) == pytest.approx(
+        (t.load_us(n, 16) + t.load_us(npad, 16)) / t.transpose_share(2) + t.launch_us)
     cols32 = TensorInfo("A", ("m", "k"), (1, 94), "f32")
-    assert padded_pack_us(cols32, ("k", "m"), ext, pext, t) == pytest.approx(t.load_us(2 * n, 8)
-                                                                             + t.load_us(2 * npad, 16) + t.launch_us)
+    assert padded_pack_us(cols32, ("k", "m"), ext, pext, t) == pytest.approx(
+        (t.load_us(2 * n, 8) + t.load_us(2 * npad, 16)) / t.transpose_share(4) + t.launch_us)
+    assert t.transpose_share(1) == t.transpose_share(2) < t.transpose_share(4) == t.transpose_share(8) < 1
     both = dict(pext, m=96)  # (two modes padded: no single copy writes that)
     assert padded_pack_us(cols, ("k", "m"), ext, both, t) > 2 * padded_pack_us(cols, ("k", "m"), ext, pext, t)
 
