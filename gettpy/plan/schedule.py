@@ -100,7 +100,7 @@ from .heuristic import INT8_MIN_KVEC, int8_mma_tile, kernel_compute
 from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
 from .reads import flat_read
-from .splitk import SplitTile, best_slices, choose_cut, split_model_us
+from .splitk import SplitTile, best_slices, choose_cut, split_model_us, wave_model_us
 from .target import DEFAULT_TARGET, Target
 from .traffic import SECTOR_BYTES, fetch_ratio, leading_run
 
@@ -130,6 +130,11 @@ SPLIT_MIN_RUN = 64
 #: ... into at most this many slices: a wave of split CTAs fills the machine with far fewer (the time
 #: models pick tens of slices), and the bound keeps planning's cost independent of a k mode's extent
 SPLIT_MAX_SLICES = 4096
+
+#: a compute-bound grid of fewer than WAVE_SPLIT_MAX_WAVES waves of the SMs is cut into k slices where
+#: plan/splitk.py's `wave_model_us` predicts at most WAVE_SPLIT_GAIN of its unsplit time (`_wave_split`)
+WAVE_SPLIT_MAX_WAVES = 4
+WAVE_SPLIT_GAIN = 0.85
 
 #: ... and the slices of a remainder split are counted at most this many times (first on the plain plan's tile,
 #: then again on each split core's)
@@ -544,6 +549,43 @@ def _split_factor(plan: Plan, sm_count: int, ext, f64_cores: bool = True):
     return None if best is None else (*best, None)
 
 
+def _wave_split(plan: Plan, ext, sm_count: int, target: Target, w_order: tuple[str, ...]):
+    """(the split core's plan, its workspace, the slice mode) of a compute-bound `plan` whose grid ends in a
+    wave that leaves SMs idle (fewer than WAVE_SPLIT_MAX_WAVES waves), cut over k where plan/splitk.py's
+    `wave_model_us` predicts at most WAVE_SPLIT_GAIN of the unsplit grid's time; None otherwise. Each
+    divisor cut (`_split_candidates`) is priced on the tile its core is lowered to, and on the plain plan's
+    tile (the tile passes widen a split core's tile for its larger grid, which can bring the idle wave back)."""
+    from .tiles import kernel_spec
+    from .traffic import _peak
+
+    p = plan.problem
+    if not plan.part.k or p.semiring is not None:
+        return None
+    target = replace(target, sm_count=sm_count)
+
+    def priced(core: Plan, slices: int):
+        try:
+            spec = kernel_spec(core, False, sm_count=sm_count, wgmma=target.wgmma)
+        except KernelError:
+            return None
+        t = spec.tile
+        tiles = math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch
+        ws = plan.M * plan.N * plan.batch * ITEMSIZE_OF[accumulate_type(p.compute)]
+        return tiles, wave_model_us(tiles, plan.K, t.bm, t.bn, slices, _peak(spec, target), ws, target)
+
+    base = priced(plan, 1)
+    if base is None or base[0] >= WAVE_SPLIT_MAX_WAVES * sm_count or base[0] % sm_count == 0:
+        return None
+    best, best_us = None, WAVE_SPLIT_GAIN * base[1]
+    for mode, slices in _split_candidates(plan, ext):
+        cut = _split_problem(p, mode, slices, w_order)
+        for core in (make_plan(cut[0]), make_plan(cut[0], None, _tile(plan, sm_count))):  # (its tile, the plain one)
+            got = priced(core, slices)
+            if got is not None and got[1] < best_us:
+                best, best_us = (core, *cut[1:]), got[1]
+    return best
+
+
 def _split_problem(problem: ContractionProblem, mode: str, s: int, w_order: tuple[str, ...]):
     ext = dict(problem.extents)
     inner = ext[mode] // s
@@ -889,8 +931,13 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
                              heavy, target, model_split=True)
         return replace(inner, pad_ext=tuple(sorted(pext.items())))
     if pext is not None:  # (the core over the packs' extents, whichever order _core_order left them in)
-        core = make_plan(replace(prob, extents=tuple(sorted(pext.items()))), part, tile)
-        return Schedule(problem, core, pa, pb, pad_ext=tuple(sorted(pext.items())))
+        pad = tuple(sorted(pext.items()))
+        core = make_plan(replace(prob, extents=pad), part, tile)
+        wave = None if part is not None or tile is not None else _wave_split(
+            core, pext, sm_count, target, plan.part.n + plan.part.m + plan.part.b)
+        if wave is not None:
+            return Schedule(problem, wave[0], pa, pb, wave[1], wave[2], pad_ext=pad)
+        return Schedule(problem, core, pa, pb, pad_ext=pad)
     return _after_packs(problem, prob, plan, pa, pb, part, tile, split, ext, sm_count, f64_cores, fused, heavy,
                         target)
 
@@ -947,6 +994,10 @@ def _after_packs(problem, prob, plan, pa, pb, part, tile, split, ext, sm_count, 
         rem = rem or _remainder_cut(on_packs, part, tile, ext, split, sm_count, f64_cores, target, w_order)
         if rem is not None:
             return _remainder_schedule(problem, prob, pa, pb, ext, rem, w_order, sm_count, f64_cores, target)
+        if split is None and heavy and part is None and tile is None and not fused:
+            wave = _wave_split(on_packs, ext, sm_count, target, w_order)
+            if wave is not None:
+                return Schedule(problem, wave[0], pa, pb, wave[1], wave[2])
     if split is not None:
         core_problem, w, out = _split_problem(prob, split[0], split[1], w_order)
         if tile is None:  # (f32: the split core's own tile)

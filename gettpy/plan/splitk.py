@@ -1,4 +1,5 @@
-"""Split-K sized by a model, for any extent: a long K over a small output.
+"""Split-K sized by a model, for any extent: a long K over a small output (and, `wave_model_us`, a compute-bound
+grid whose last wave leaves most SMs idle).
 
 A GEMM whose output gives the machine only a few tiles but whose K is long (a dot product, a
 matrix-vector product, M·N of a few thousand over K of 10^5..10^7) is a stream of A and B through few
@@ -78,6 +79,21 @@ def split_model_us(M: int, N: int, K: int, batch: int, in_bytes: tuple[int, int]
     return t
 
 
+def wave_model_us(tiles: int, K: int, bm: int, bn: int, slices: int, peak_tflops: float, ws_bytes: int,
+                  target: Target) -> float:
+    """Predicted microseconds of a compute-bound grid of `tiles` bm x bn tiles over K, cut into `slices` k slices
+    (1: unsplit): the tensor pipe (or FMA units) of an SM serve the CTAs on it in turn, so the SM with the most
+    tile-slices sets the time -- ceil(tiles x slices / SMs) of them, each 2 bm bn K / slices flops at the SM's
+    share of `peak_tflops` -- plus, when split, the workspace (`ws_bytes` a slice) written and summed and one
+    more launch. A grid of 162 tiles on 132 SMs leaves 102 SMs idle half the time; 4 slices bring it to 5 rounds
+    of a quarter of the work."""
+    rounds = math.ceil(tiles * slices / target.sm_count)
+    t = rounds * 2.0 * bm * bn * (K / slices) / (peak_tflops * 1e6 / target.sm_count)
+    if slices > 1:
+        t += target.copy_us(2 * slices * ws_bytes) + target.launch_us
+    return t
+
+
 def best_slices(M: int, N: int, K: int, batch: int, in_bytes: tuple[int, int], acc_bytes: int,
                 tile: SplitTile, target: Target) -> int:
     """The slice count of least `split_model_us` (1: do not split), each slice keeping MIN_SLICE_K of K."""
@@ -126,4 +142,4 @@ def choose_cut(k_modes: tuple[str, ...], ext: dict[str, int], unit: set[str], K:
     return best
 
 
-__all__ = ["SplitTile", "best_slices", "choose_cut", "cut", "split_model_us"]
+__all__ = ["SplitTile", "best_slices", "choose_cut", "cut", "split_model_us", "wave_model_us"]
