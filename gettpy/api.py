@@ -37,6 +37,7 @@ from .dtypes import (
     TF32_MODES,
     accumulate_type,
     check_gpu,
+    check_ops,
     compute_of,
     is_complex,
     is_exact,
@@ -312,6 +313,8 @@ def plan(desc_a: TensorDescriptor, modes_a: str | Sequence, desc_b: TensorDescri
     Raises:
         DtypeError, ShapeError, LayoutError, SubscriptError: naming the operand, mode or value at fault (a
         D whose elements overlap each other, extents whose product leaves 64-bit indexing, ...).
+        OpError: a descriptor's op the computation's type cannot take (`gettpy.dtypes.check_ops`, as
+        einsum: any op on bool, sigmoid or scale(0.5) on integers, relu on complex), naming the operand.
     """
     desc_d = desc_c if desc_d is None else desc_d
     modes_d = modes_c if modes_d is None else modes_d
@@ -337,6 +340,10 @@ def plan(desc_a: TensorDescriptor, modes_a: str | Sequence, desc_b: TensorDescri
     # A and B of different types are contracted in their common type (numpy's promotion): the narrower one
     # is cast per call into a C-ordered copy, which the problem describes
     ins = promote(desc_a.dtype, desc_b.dtype)
+    # the ops run in the compute type, whose kind is that of the four types' promotion (`compute_of`)
+    check_ops([(f"operand {w} (desc_{w.lower()}.op)", d.op) for w, d in
+               (("A", desc_a), ("B", desc_b), ("C", desc_c), ("D", desc_d))],
+              promote(ins, desc_c.dtype, desc_d.dtype))
 
     def info(name, modes, desc):
         if name in "AB" and desc.dtype != ins:
@@ -482,6 +489,13 @@ class Contraction:
         ops: (op_a, op_b) and op_out fused ops.
         compute: None, or "tf32" / "3xtf32" for float32 operands (see gettpy.einsum).
         semiring: None, a name ("max_plus", ...) or a gettpy.ops.Semiring (see gettpy.einsum).
+
+    Raises (when constructed, before any planning):
+        SubscriptError: subscripts that are not binary with an explicit output, or do not fit a's or b's rank.
+        ShapeError: a mode's extents disagree between a and b, or c or out has a shape other than the result's
+            (naming c or out).
+        OpError: an op the operands' type cannot take (as einsum, `gettpy.dtypes.check_ops`), naming it
+            ("ops[0] (operand A)", "op_out (operand D)", ...).
     """
 
     def __init__(self, subscripts: str, a: Array, b: Array, c: Array | None = None, out: Array | None = None,
@@ -496,7 +510,7 @@ class Contraction:
         lhs, self._md = subscripts.split("->")
         self._ma, self._mb = lhs.split(",")
         if ops is None:
-            self._ops = (None, None)
+            self._ops = (identity, identity)
         elif isinstance(ops, list | tuple) and len(ops) == 2:
             self._ops = tuple(as_op(o, f"ops[{i}]") for i, o in enumerate(ops))
         else:
@@ -505,25 +519,50 @@ class Contraction:
         self._compute, self._semiring = compute, semiring
         self._plan: ContractionPlan | None = None
         self.a, self.b, self.c = a, b, c
-        self.out = out if out is not None else self._alloc_out()
+        shape = self._result_shape()
+        for what, x in (("c", c), ("out", out)):
+            if x is not None and tuple(x.shape) != shape:
+                raise ShapeError(f"Contraction: {what} has shape {tuple(x.shape)} but the result of {subscripts!r} "
+                                 f"has shape {shape}")
+        self.out = out if out is not None else self._alloc_out(shape)
+        self._check_ops()  # (here, not at the first execute: a Contraction that cannot run is refused when made)
 
-    def _alloc_out(self):
+    def _result_shape(self) -> tuple[int, ...]:
+        """The result's shape from a's and b's extents (a SubscriptError or ShapeError naming the operand)."""
+        ext: dict[str, tuple[int, str]] = {}  # mode -> (extent, the operand it was first seen in)
         for what, x, modes in (("a", self.a, self._ma), ("b", self.b, self._mb)):
             if len(modes) != len(x.shape):
                 raise SubscriptError(f"Contraction: operand {what} has {len(x.shape)} dimensions but "
                                      f"{len(modes)} modes {modes!r}")
-        ext = dict(zip(self._ma, self.a.shape, strict=True)) | dict(zip(self._mb, self.b.shape, strict=True))
+            for m, e in zip(modes, x.shape, strict=True):
+                first, where = ext.setdefault(m, (e, what))
+                if first != e:
+                    raise ShapeError(f"Contraction: mode {m!r} has extent {first} in operand {where} but {e} in "
+                                     f"operand {what}")
         missing = [m for m in self._md if m not in ext]
         if missing:
             raise SubscriptError(f"output mode {missing[0]!r} appears in neither input")
+        return tuple(ext[m][0] for m in self._md)
+
+    def _alloc_out(self, shape: tuple[int, ...]):
+        """A C-ordered result of numpy's result type of a, b and c."""
         xp = backends.xp_of(backends.array_module_name(self.a))
         types = [short_name(x.dtype, w) for w, x in (("a", self.a), ("b", self.b), ("c", self.c)) if x is not None]
         res = promote(*types)
         dtype = numpy_dtype(res) if res != "bf16" else self.a.dtype
-        return xp.empty(tuple(ext[m] for m in self._md), dtype=dtype)
+        return xp.empty(shape, dtype=dtype)
+
+    def _check_ops(self) -> None:
+        """Refuse the ops the current operands' type cannot take, named as the caller gave them (ops[0], op_out):
+        without c, `plan` gets out's descriptor, op_out included, as C's too, and would name op_out operand C's."""
+        types = [short_name(x.dtype, w) for w, x in (("a", self.a), ("b", self.b), ("c", self.c), ("out", self.out))
+                 if x is not None]
+        check_ops([("ops[0] (operand A)", self._ops[0]), ("ops[1] (operand B)", self._ops[1]),
+                   ("op_out (operand D)", self._op_out)], promote(*types))
 
     def plan(self) -> ContractionPlan:
         """Plan for the current operands' layouts (cached: planning again costs a lookup)."""
+        self._check_ops()  # (reset_operands may have brought operands of another type)
         da = TensorDescriptor.of(self.a, self._ops[0])
         db = TensorDescriptor.of(self.b, self._ops[1])
         dd = TensorDescriptor.of(self.out, self._op_out)

@@ -14,7 +14,8 @@ types from this module:
   output, so complex inputs stay complex until the final cast into a real output, and float32 /
   complex64 inputs into float64 / complex128 outputs accumulate in the wider type. Integer problems
   accumulate in 64 bits, which gives numpy's wrap-around in the result type once cast; bool problems
-  compute in bool (numpy's bool einsum is the logical or of ands).
+  compute in bool (numpy's bool einsum is the logical or of ands);
+* `check_ops` refuses the fused ops a computation's type cannot take, for every front end alike.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import DtypeError
+from .errors import DtypeError, OpError
 
 _BY_NUMPY = {
     np.dtype(np.float16): "f16",
@@ -74,6 +75,11 @@ def short_name(dtype, what: str = "operand") -> str:
     try:
         return _BY_NUMPY[nd]
     except KeyError:
+        if not nd.isnative and nd.newbyteorder("=") in _BY_NUMPY:
+            # (the kernels and the CPU executor read and write the machine's words: a byte-swapped array taken
+            #  as its native twin would be read as other values; gettpy.einsum converts such arrays itself)
+            raise DtypeError(f"{what}: dtype {nd.str} is byte-swapped (not this machine's byte order); convert "
+                             f"the array with x.astype(x.dtype.newbyteorder('=')) first") from None
         raise DtypeError(f"{what}: unsupported dtype {nd} (gettpy contracts {_SUPPORTED})") from None
 
 
@@ -95,6 +101,40 @@ def is_complex(short: str) -> bool:
 def is_exact(short: str) -> bool:
     """Whether `short` is an integer or bool type (computed in its own kind, never in floating point)."""
     return short == "b1" or short[0] in "iu"
+
+
+#: the built-in ops whose values are not integers for integer arguments
+NON_INTEGER_OPS = ("gelu", "sigmoid", "tanh", "exp", "log", "sqrt", "elu")
+
+
+def check_ops(named_ops, short: str) -> None:
+    """Refuse the ops a computation of type `short` cannot take: an OpError naming the op and `what` of its
+    ``(what, op)`` pair in `named_ops` (the argument or operand it came with).
+
+    The ops run in the computation's type (the CPU executor and the kernels apply them after the cast into the
+    accumulate type), so `short` is the type the operands are contracted in (its kind is the accumulate type's):
+
+    * bool (the logical or of ands): no op at all;
+    * integers: no built-in op whose values are not integers (sigmoid, exp, ..., scale or leaky_relu by a
+      fraction: they would be truncated back to integers); the integer ops run in 64-bit integer arithmetic;
+    * complex: no built-in op not defined on complex values (relu, sigmoid, ...).
+
+    Custom ops run as their twins define (gettpy cannot tell what their values are), except on bool.
+    """
+    for what, op in named_ops:
+        if op.is_identity:
+            continue
+        if short == "b1":
+            raise OpError(f"{what}: op {op.name!r} on a bool contraction (the logical or of ands): bool contractions "
+                          f"take no ops (cast the operands to an integer or float type)")
+        fractional = op.name in NON_INTEGER_OPS or any(not float(p).is_integer() for p in op.params)
+        if is_exact(short) and op.builtin and fractional:
+            spelled = f"{op.name}({', '.join(f'{p:g}' for p in op.params)})" if op.params else op.name
+            raise OpError(f"{what}: op {spelled} on a contraction of type {type_name(short)}: its "
+                          f"values are not integers, so they would be truncated (cast the operands to a float type)")
+        if is_complex(short) and op.builtin and not op.complex_ok:
+            raise OpError(f"{what}: op {op.name!r} is not defined on complex values (a contraction of type "
+                          f"{type_name(short)})")
 
 
 def promote(*shorts: str) -> str:
@@ -161,7 +201,8 @@ def _can_cast(src: str, dst: str, casting: str) -> bool:
     return bool(np.can_cast(_NUMPY_OF[src], _NUMPY_OF[dst], casting))
 
 
-def _np_name(short: str) -> str:
+def type_name(short: str) -> str:
+    """numpy's name of a short name ("int32", "complex64"; "bfloat16" without needing ml_dtypes), for messages."""
     return "bfloat16" if short == "bf16" else str(_NUMPY_OF[short])
 
 
@@ -200,11 +241,11 @@ def resolve(dtypes, dtype=None, out_dtype=None, casting: str = "safe") -> Resolu
         want = short_name(dtype, "dtype=")
         for i, s in enumerate(ins):
             if not _can_cast(s, want, casting):
-                raise DtypeError(f"operand {i}: cannot cast {_np_name(s)} to dtype={_np_name(want)} under "
+                raise DtypeError(f"operand {i}: cannot cast {type_name(s)} to dtype={type_name(want)} under "
                                  f"casting={casting!r} ({looser_casting(casting)})")
         if out_s is not None and not (_can_cast(want, out_s, casting) and _can_cast(out_s, want, casting)):
-            raise DtypeError(f"out has dtype {_np_name(out_s)}, which does not cast to and from dtype="
-                             f"{_np_name(want)} under casting={casting!r}")
+            raise DtypeError(f"out has dtype {type_name(out_s)}, which does not cast to and from dtype="
+                             f"{type_name(want)} under casting={casting!r}")
         out_s = want if out_s is None else out_s
         if half and want == "f32" and out_s == "f32":
             return Resolution(ins[0], out_s)
@@ -216,12 +257,12 @@ def resolve(dtypes, dtype=None, out_dtype=None, casting: str = "safe") -> Resolu
     compute = res if out_s is None else promote(res, out_s)
     for i, s in enumerate(ins):  # (numpy casts every operand to the compute type under `casting` too)
         if not _can_cast(s, compute, casting):
-            raise DtypeError(f"operand {i}: cannot cast {_np_name(s)} to the computation's type {_np_name(compute)} "
+            raise DtypeError(f"operand {i}: cannot cast {type_name(s)} to the computation's type {type_name(compute)} "
                              f"under casting={casting!r}")
     if out_s is None:
         return Resolution(res, res)
     if not _can_cast(compute, out_s, casting):
-        raise DtypeError(f"out has dtype {_np_name(out_s)}, which cannot hold the result type {_np_name(compute)} "
+        raise DtypeError(f"out has dtype {type_name(out_s)}, which cannot hold the result type {type_name(compute)} "
                          f"under casting={casting!r}")
     if half and out_s == "f32":
         return Resolution(ins[0], out_s)

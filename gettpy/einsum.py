@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import backends
-from .dtypes import TF32_MODES, check_gpu, is_complex, is_exact, looser_casting, numpy_dtype, resolve, short_name
+from .dtypes import TF32_MODES, check_gpu, check_ops, looser_casting, numpy_dtype, resolve, short_name
 from .errors import (
     ArgumentError,
     DtypeError,
@@ -104,31 +104,6 @@ def _result_dtype(arrays, dtype, out, casting="safe"):
     return r.inputs, r.output, r.stage
 
 
-#: the built-in ops whose values are not integers for integer arguments
-_NON_INTEGER_OPS = ("gelu", "sigmoid", "tanh", "exp", "log", "sqrt", "elu")
-
-
-def _check_ops_for_types(ops_in: list[Op], op_d: Op, in_s: str) -> None:
-    """Refuse ops the computation's type cannot take: any op on bool operands; on integer operands a built-in op
-    whose values are not integers (sigmoid, exp, ..., scale or leaky_relu by a fraction: they would be truncated back to
-    integers; the integer ops run in 64-bit integer arithmetic and custom ops as their twins define), and on
-    complex operands a built-in op not defined on complex values (relu, sigmoid, ...)."""
-    named = [(f"ops[{i}]", op) for i, op in enumerate(ops_in)] + [("op_out", op_d)]
-    for what, op in named:
-        if op.is_identity:
-            continue
-        if in_s == "b1":
-            raise OpError(f"{what}: op {op.name!r} on a bool contraction (the logical or of ands) takes no ops "
-                          f"(cast the operands to an integer or float type)")
-        fractional = op.name in _NON_INTEGER_OPS or any(not float(p).is_integer() for p in op.params)
-        if is_exact(in_s) and op.builtin and fractional:
-            raise OpError(f"{what}: op {op.name}{op.params or ''} on a {numpy_dtype(in_s).name} contraction: its "
-                          f"values are not integers, so they would be truncated (cast the operands to a float type)")
-        if is_complex(in_s) and op.builtin and not op.complex_ok:
-            raise OpError(f"{what}: op {op.name!r} is not defined on complex values ({numpy_dtype(in_s).name} "
-                          f"operands)")
-
-
 def _ops_for(n: int, ops) -> list[Op]:
     if ops is None:
         return [identity] * n
@@ -156,7 +131,10 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
             ``numpy.asarray`` converts them, then promoted with the arrays as numpy.einsum does).
         out: optional output array of the result's shape; it may overlap an input. With `dtype`, `out`
             may have another dtype where `casting` allows the casts between the two both ways (numpy's
-            rule: the computation runs in `dtype` and `out` receives it).
+            rule: the computation runs in `dtype` and `out` receives it). A byte-swapped numpy `out` (or
+            `dtype=`, or operand: ``'>f4'`` on a little-endian machine) is taken as numpy takes it: byte order
+            takes no part in the type rules, and the result is computed in native order and copied into `out`
+            with its bytes swapped.
         dtype: type of the result (and of the computation); for float16/bfloat16 inputs, float32
             keeps the inputs in half precision and writes a float32 result. Types follow numpy
             (`gettpy.dtypes.resolve`): the operands' and `out`'s result type, complex kept until the final
@@ -247,6 +225,9 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
         v = _single_view(operands, arrays, dtype, order, backend)
         if v is not None:
             return v
+    if backend == "numpy" and (_native_twin(dtype) is not None
+                               or out is not None and _native_twin(out.dtype) is not None):
+        return _run_byte_swapped(operands, arrays, out, dtype, optimize, ops, op_out, options, arith)
     # byte-swapped operands (numpy's '>f8' on a little-endian machine): the same values in native order
     arrays = [x if getattr(x.dtype, "isnative", True) else x.astype(x.dtype.newbyteorder("=")) for x in arrays]
     arrays = _cast_numpy_only_operands(arrays, dtype, casting)
@@ -298,6 +279,41 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
     if target is not result:
         result[...] = target.real if target.dtype.kind == "c" and result.dtype.kind != "c" else target
     return result
+
+
+def _native_twin(dtype) -> np.dtype | None:
+    """The native-order twin of `dtype` when it is a byte-swapped numpy dtype (numpy's '>f4' on a little-endian
+    machine), else None (native types, None, and spellings numpy does not know, e.g. torch's)."""
+    if dtype is None:
+        return None
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        return None
+    return None if dt.isnative else dt.newbyteorder("=")
+
+
+def _run_byte_swapped(operands, arrays, out, dtype, optimize, ops, op_out, options, arith):
+    """einsum into a byte-swapped `out` or `dtype=` (numpy arrays), as numpy.einsum takes them.
+
+    The executor computes and writes the machine's words, so the result is computed with the native twins of
+    `dtype` and of `out`'s type (the same types by numpy's rules: byte order takes no part in promotion or
+    casting) into a native array, which numpy then copies into `out` (or casts to `dtype=`), swapping the
+    bytes of each element: the values numpy.einsum gives, and `out` untouched on any error before the copy.
+    """
+    twin = _native_twin(dtype)
+    if out is None:
+        r = _run(operands, arrays, "numpy", None, dtype if twin is None else twin, optimize, ops, op_out, options,
+                 arith)
+        return r if twin is None else r.astype(np.dtype(dtype))  # (numpy's result has dtype='s byte order)
+    if out.size:
+        _check_no_self_overlap(out, "out")  # (checked on `out` itself: its native copy is always packed)
+    out_twin = _native_twin(out.dtype)
+    native = out if out_twin is None else np.empty(out.shape, out_twin)
+    _run(operands, arrays, "numpy", native, dtype if twin is None else twin, optimize, ops, op_out, options, arith)
+    if native is not out:
+        np.copyto(out, native, casting="equiv")
+    return out
 
 
 #: dtype chars of the types only numpy computes in: object, longdouble and clongdouble
@@ -476,7 +492,7 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, 
     for i, (modes, x) in enumerate(zip(subs.inputs, arrays, strict=True)):
         fold_modes(modes, x.shape, [0] * x.ndim, i, ext)
     in_s, out_s, stage_s = _result_dtype(arrays, dtype, out, casting)
-    _check_ops_for_types(ops_in, op_d, in_s)
+    check_ops([*((f"ops[{i}]", op) for i, op in enumerate(ops_in)), ("op_out", op_d)], in_s)
     if backend == "cupy":
         for s_ in {in_s, out_s, stage_s} - {None}:
             check_gpu(s_, "einsum on CuPy arrays")

@@ -8,6 +8,13 @@ tuning database of the device (`TuningDB`, under ``GETTPY_CACHE_DIR``) and into 
 table, which the plan cache consults: later `einsum` calls with the same (canonical) problem run the
 tuned plan. With ``GETTPY_TUNE=1`` the plan cache also reads earlier processes' entries from the
 database of the current device.
+
+Without a GPU, numpy operands are tuned on the CPU executor (its plans' partitions and tiles, timed on the host
+clock). Only real floating-point contractions are tuned (float16, bfloat16, float32 and float64 operands: a
+float32 or float64 compute type), on either device: the design space is the tiles of the GETT kernel's
+floating-point path (`plan.tiles.kernel_spec` takes float32 and float64 compute types only), and integer, bool and
+complex contractions run on kernels it does not describe (backends/gpu_exact.py, backends/gpu_complex.py); tuning
+those raises a DtypeError before any candidate is run.
 """
 from __future__ import annotations
 
@@ -20,7 +27,8 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from . import backends
-from .errors import GettpyError
+from .dtypes import accumulate_type, type_name
+from .errors import DtypeError, GettpyError
 from .graphs import replay_ms
 from .plan.cache import clear_plan_cache, record_tuned
 from .plan.tuner import Candidate, Trial, schedule_of
@@ -35,6 +43,12 @@ def tune(subscripts: str, a: Any, b: Any, out: Any = None, dtype: DTypeLike | No
 
     Returns the measured trials, best first. The reference every candidate must match is the result
     of the heuristic plan, itself checked against a float64 numpy einsum when there are no ops.
+
+    Raises:
+        DtypeError: integer, bool or complex contractions, with or without a GPU (the tuner's design space is
+            the floating-point kernel's tiles; those contractions keep their heuristic plan).
+        GettpyError: subscripts that are not one binary contraction, or a heuristic result that does not match
+            numpy.
     """
     import importlib
 
@@ -49,6 +63,8 @@ def tune(subscripts: str, a: Any, b: Any, out: Any = None, dtype: DTypeLike | No
     if len(prog.steps) != 1 or prog.steps[0].b < 0:
         raise GettpyError(f"tune: {subscripts!r} is not a single binary contraction")
     problem = prog.steps[0].plan.problem  # canonical
+    # (here too, not only in tune_problem: before the float64 reference, which has no meaning for bool or complex)
+    _check_tunable(problem)
     ref = (result.get() if backend == "cupy" else np.array(result)).astype(np.float64)
     if ops is None and op_out is None:
         # (the float64 reference on the device: a CPU einsum of a large compute-bound contraction takes minutes)
@@ -65,6 +81,23 @@ def tune(subscripts: str, a: Any, b: Any, out: Any = None, dtype: DTypeLike | No
     return trials
 
 
+#: the compute types the tuner's design space describes (the GETT kernel's floating-point tiles)
+TUNABLE_COMPUTE = ("f32", "f64")
+
+
+def _check_tunable(problem) -> None:
+    """A DtypeError unless `problem` computes in a type the tuner's design space covers (`TUNABLE_COMPUTE`): the
+    same answer with or without a GPU, since integer, bool and complex contractions have no tiles to tune on
+    either."""
+    compute = accumulate_type(problem.compute)
+    if compute not in TUNABLE_COMPUTE:
+        kind = "bool" if compute == "b1" else "integer" if compute[0] in "iu" else "complex"
+        raise DtypeError(f"tune: {kind} contractions are not tuned (A {type_name(problem.a.dtype)}, B "
+                         f"{type_name(problem.b.dtype)}): the tuner searches the tiles of the kernel's floating-point "
+                         f"path (float16, bfloat16, float32 and float64 operands), with or without a GPU; {kind} "
+                         f"contractions keep their heuristic plan")
+
+
 def _device_ms(call, reps: int) -> float:
     """Median GPU ms of `call` (cupy work): back-to-back calls filling ~0.5 ms, captured into one CUDA graph
     on a non-blocking stream and replayed `reps` times between CUDA events, as `python -m tccg` times the
@@ -79,7 +112,12 @@ def tune_problem(problem, backend: str, a, b, result, samples: int = 48, top: in
                  seed: int = 0) -> list[Trial]:
     """Tune a planned binary problem on its operands `a`, `b` (the problem's A and B); `result` is the
     heuristic plan's output (the reference, and the layout every candidate writes). The winner is
-    recorded in the device's tuning DB and the in-process table. Returns the trials, best first."""
+    recorded in the device's tuning DB and the in-process table. Returns the trials, best first.
+
+    Raises:
+        DtypeError: an integer, bool or complex problem (see `_check_tunable`), before any candidate runs.
+    """
+    _check_tunable(problem)
     xp = backends.xp_of(backend)
     ref = (result.get() if backend == "cupy" else np.array(result)).astype(np.float64)
     tol = {"f16": 1e-2, "bf16": 5e-2, "f32": 1e-4, "f64": 1e-10}.get(problem.d.dtype, 1e-4)
