@@ -13,7 +13,7 @@ from harness import assert_close, magnitude, nonzero, reference
 
 import gettpy
 from gettpy import ops
-from gettpy.errors import KernelError
+from gettpy.errors import KernelError, OpError
 
 pytestmark = pytest.mark.gpu
 
@@ -190,15 +190,19 @@ def test_einsum_empty_and_zero_k(dtype, rng):
     assert (_host(got) == 0).all() and got.shape == (4, 3)
 
 
-@pytest.mark.parametrize("op_a,op_out,what", [
-    (ops.relu, None, "operand A"), ("exp", None, "operand A"), (None, "neg", "operand D"),
+@pytest.mark.parametrize("op_a,op_out,error,what", [
+    (ops.relu, None, OpError, "ops\\[0\\]: op 'relu' is not defined on complex values"),  # (the type check, first)
+    ("exp", None, OpError, "ops\\[0\\]: op 'exp' is not defined on complex values"),
+    (ops.square, None, KernelError, "operand A"),  # (defined on complex values; the kernel takes none but conj)
+    (None, "neg", KernelError, "operand D"),
 ])
-def test_einsum_unsupported_ops_raise(op_a, op_out, what, rng):
+def test_einsum_unsupported_ops_raise(op_a, op_out, error, what, rng):
     a, _ = _operand(rng, (8, 6), np.complex64)
     b, _ = _operand(rng, (6, 5), np.complex64)
-    with pytest.raises(KernelError, match=what) as e:
+    with pytest.raises(error, match=what) as e:
         gettpy.einsum("ik,kj->ij", a, b, ops=[op_a, None], op_out=op_out)
-    assert "identity and conj" in str(e.value) or "no op on the output" in str(e.value)
+    if error is KernelError:
+        assert "identity and conj" in str(e.value) or "no op on the output" in str(e.value)
 
 
 # ----------------------------------------------------------------------------------------------- Contraction / contract
@@ -322,7 +326,12 @@ def test_contraction_unsupported_op_on_c_raises(rng):
     c, _ = _operand(rng, (8, 5), np.complex64)
     d = _poisoned((8, 5), np.complex64)
     da, db = gettpy.TensorDescriptor.of(a), gettpy.TensorDescriptor.of(b)
-    p = gettpy.plan(da, "ik", db, "kj", gettpy.TensorDescriptor.of(c, op="relu"), "ij", gettpy.TensorDescriptor.of(d),
+    # an op undefined on complex values is refused by the plan (the type check einsum makes too)
+    with pytest.raises(OpError, match="operand C .*op 'relu' is not defined on complex values"):
+        gettpy.plan(da, "ik", db, "kj", gettpy.TensorDescriptor.of(c, op="relu"), "ij", gettpy.TensorDescriptor.of(d),
                     "ij")
-    with pytest.raises(KernelError, match="operand C: op 'relu'"):
+    # one defined there that the complex kernel does not apply, by the kernel
+    p = gettpy.plan(da, "ik", db, "kj", gettpy.TensorDescriptor.of(c, op="square"), "ij",
+                    gettpy.TensorDescriptor.of(d), "ij")
+    with pytest.raises(KernelError, match="operand C: op 'square'"):
         gettpy.contract(p, 1.0, a, b, 1.0, c, d)
