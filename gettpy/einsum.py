@@ -273,8 +273,8 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
         target = xp.empty(prog.out_shape, dtype=prog.stage)
     elif out is not None and any(xp.may_share_memory(out, x) for x in arrays):
         target = xp.empty(prog.out_shape, dtype=prog.out_dtype)
-        if not prog.target_packed:
-            raise LayoutError("out overlaps an input and has a non-C-contiguous layout; pass a separate out")
+        if not prog.target_packed:  # (planned for out's layout: planned again for the packed temporary)
+            prog = _program(operands, arrays, target, dtype, optimize, ops, op_out, backend, casting, arith)
     _execute(prog, backend, xp, arrays, target)
     if target is not result:
         result[...] = target.real if target.dtype.kind == "c" and result.dtype.kind != "c" else target

@@ -316,3 +316,28 @@ def test_tune_of_float_types_runs_on_the_cpu_executor(isolated, dtype):
     ref = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(gettpy.einsum("ij,jk->ik", a, b).astype(np.float64), ref,
                                rtol=1e-2 if dtype == np.float16 else 1e-5, atol=1e-2 if dtype == np.float16 else 1e-6)
+
+
+OVERLAP_CASES = [
+    # (einsum, shapes, which input `out` is a view of, how: the view of that input that is `out`)
+    ("ij,jk->ik", [(6, 6), (6, 6)], 0, lambda x: x.T),             # out = A transposed (F-ordered view)
+    ("ij,jk->ik", [(6, 6), (6, 6)], 1, lambda x: x[::-1]),         # out = B reversed (negative stride)
+    ("ij,jk->ik", [(6, 12), (12, 6)], 0, lambda x: x[:, ::2]),     # out = every other column of A
+    ("ijk,kl->ijl", [(3, 4, 5), (5, 5)], 0, lambda x: x),          # out = A itself (C-ordered)
+    ("ij,j->i", [(7, 7), (7,)], 0, lambda x: x[:, 2]),             # out = a strided column of A
+]
+
+
+@pytest.mark.parametrize("eq,shapes,which,view", OVERLAP_CASES)
+def test_out_overlapping_an_input_in_any_layout(eq, shapes, which, view):
+    """An out= that shares memory with an input, in any layout (C-ordered, transposed, strided, reversed), gets
+    the values numpy gives from copies of the inputs, as numpy.einsum does (it was a LayoutError unless out
+    was C-contiguous)."""
+    rng = np.random.default_rng(len(eq))
+    xs = [rng.standard_normal(s) for s in shapes]
+    want = np.einsum(eq, *[x.copy() for x in xs])
+    out = view(xs[which])
+    assert np.shares_memory(out, xs[which]) and out.shape == want.shape
+    got = gettpy.einsum(eq, *xs, out=out)
+    assert got is out
+    np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-12)
