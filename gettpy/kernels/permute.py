@@ -381,7 +381,8 @@ def _shifted_read(p: PermutePlan, sg: int) -> list[str]:
         "      const uint4* w0 = reinterpret_cast<const uint4*>(a - off);",
         "      const uint4 lo = __ldg(w0);",
         "      uint4 hi = make_uint4(0u, 0u, 0u, 0u);",
-        f"      if (off != 0u && ({p.shape[p.i]}LL - ci) * {p.itemsize}LL > (long long)(16u - off)) hi = __ldg(w0 + 1);",
+        f"      if (off != 0u && ({p.shape[p.i]}LL - ci) * {p.itemsize}LL > (long long)(16u - off))",
+        "        hi = __ldg(w0 + 1);",
         "      const unsigned w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};",
         "      const unsigned sh = (off & 3u) * 8u, q = off >> 2;",
         "      unsigned o4[4];",
@@ -579,5 +580,5 @@ def _pair_text(sig0: tuple, sig1: tuple):
 
 
 __all__ = ["EDGE_BYTES", "EDGE_MAX", "PAIR_BYTES", "PermutePlan", "RowCopyPlan", "THREADS", "edge_limit",
-           "pair_source", "permute_copy", "permute_copy_pair", "permute_pad", "permute_source", "plan_dense", "plan_permute",
-           "plan_rowcopy", "rowcopy_source", "tile_edge"]
+           "pair_source", "permute_copy", "permute_copy_pair", "permute_pad", "permute_source", "plan_dense",
+           "plan_permute", "plan_rowcopy", "rowcopy_source", "tile_edge"]

@@ -549,7 +549,7 @@ def _split_factor(plan: Plan, sm_count: int, ext, f64_cores: bool = True):
     return None if best is None else (*best, None)
 
 
-def _wave_split(plan: Plan, ext, sm_count: int, target: Target, w_order: tuple[str, ...]):
+def _wave_split(plan: Plan, ext, sm_count: int, target: Target, w_order: tuple[str, ...], f64_cores: bool = True):
     """(the split core's plan, its workspace, the slice mode) of a compute-bound `plan` whose grid ends in a
     wave that leaves SMs idle (fewer than WAVE_SPLIT_MAX_WAVES waves), cut over k where plan/splitk.py's
     `wave_model_us` predicts at most WAVE_SPLIT_GAIN of the unsplit grid's time; None otherwise. Each
@@ -579,7 +579,8 @@ def _wave_split(plan: Plan, ext, sm_count: int, target: Target, w_order: tuple[s
     best, best_us = None, WAVE_SPLIT_GAIN * base[1]
     for mode, slices in _split_candidates(plan, ext):
         cut = _split_problem(p, mode, slices, w_order)
-        for core in (make_plan(cut[0]), make_plan(cut[0], None, _tile(plan, sm_count))):  # (its tile, the plain one)
+        plain = _tile(plan, sm_count, f64_cores)
+        for core in (make_plan(cut[0]), make_plan(cut[0], None, plain)):  # (its own tile, the plain one)
             got = priced(core, slices)
             if got is not None and got[1] < best_us:
                 best, best_us = (core, *cut[1:]), got[1]
@@ -934,7 +935,7 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
         pad = tuple(sorted(pext.items()))
         core = make_plan(replace(prob, extents=pad), part, tile)
         wave = None if part is not None or tile is not None else _wave_split(
-            core, pext, sm_count, target, plan.part.n + plan.part.m + plan.part.b)
+            core, pext, sm_count, target, plan.part.n + plan.part.m + plan.part.b, f64_cores)
         if wave is not None:
             return Schedule(problem, wave[0], pa, pb, wave[1], wave[2], pad_ext=pad)
         return Schedule(problem, core, pa, pb, pad_ext=pad)
@@ -995,7 +996,7 @@ def _after_packs(problem, prob, plan, pa, pb, part, tile, split, ext, sm_count, 
         if rem is not None:
             return _remainder_schedule(problem, prob, pa, pb, ext, rem, w_order, sm_count, f64_cores, target)
         if split is None and heavy and part is None and tile is None and not fused:
-            wave = _wave_split(on_packs, ext, sm_count, target, w_order)
+            wave = _wave_split(on_packs, ext, sm_count, target, w_order, f64_cores)
             if wave is not None:
                 return Schedule(problem, wave[0], pa, pb, wave[1], wave[2])
     if split is not None:
