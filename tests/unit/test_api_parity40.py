@@ -341,3 +341,20 @@ def test_out_overlapping_an_input_in_any_layout(eq, shapes, which, view):
     got = gettpy.einsum(eq, *xs, out=out)
     assert got is out
     np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-12)
+
+
+def test_half_chain_intermediates_are_half_as_numpys_optimized_path():
+    """Three float16 operands contract pairwise with float16 intermediates (README): a·b leaves float16's range
+    (inf, as numpy's optimized path gives) although the whole product fits; dtype='float32' computes the chain
+    in float32 and matches float64."""
+    a = np.full((2, 50), 100, np.float16)
+    b = np.full((50, 2), 100, np.float16)
+    c = np.full((2, 1000), 1e-4, np.float16)
+    with np.errstate(over="ignore", invalid="ignore"):  # (inf intermediates, inf products)
+        half = gettpy.einsum("ij,jk,kl->il", a, b, c)
+        assert np.isinf(np.einsum("ij,jk,kl->il", a, b, c, optimize=True)).all()
+    assert half.dtype == np.float16 and np.isinf(half).all()
+    ref = np.einsum("ij,jk,kl->il", *(x.astype(np.float64) for x in (a, b, c)))
+    got = gettpy.einsum("ij,jk,kl->il", a, b, c, dtype="float32")
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, ref, rtol=2e-3)
