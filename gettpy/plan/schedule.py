@@ -571,7 +571,10 @@ def _wave_split(plan: Plan, ext, sm_count: int, target: Target, w_order: tuple[s
         t = spec.tile
         tiles = math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch
         ws = plan.M * plan.N * plan.batch * ITEMSIZE_OF[accumulate_type(p.compute)]
-        return tiles, wave_model_us(tiles, plan.K, t.bm, t.bn, slices, _peak(spec, target), ws, target)
+        peak = _peak(spec, target)
+        if peak <= 0:  # (a target that names no peak for these instructions: nothing to price)
+            return None
+        return tiles, wave_model_us(tiles, plan.K, t.bm, t.bn, slices, peak, ws, target)
 
     base = priced(plan, 1)
     if base is None or base[0] >= WAVE_SPLIT_MAX_WAVES * sm_count or base[0] % sm_count == 0:
@@ -648,6 +651,8 @@ def _padded_k(plan: Plan, t, a, b, ext, heavy: bool, sm_count: int):
     tiles' packs run m / n fastest)."""
     if not (heavy and t.mma and plan.part.k):
         return None
+    if any(not x.op.is_identity and x.dtype not in ("f16", "f32", "f64") for x in (a[0], b[0])):
+        return None  # (a pack cannot apply that op, so the core would apply it to the margin: op(0) need not be 0)
     k0 = plan.part.k[0]
     vec = 16 // max(a[0].itemsize, b[0].itemsize)
     if ext[k0] % vec == 0:

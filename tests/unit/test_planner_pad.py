@@ -83,3 +83,23 @@ def test_padded_pack_applies_the_op_once():
     ref = np.exp(a.astype(np.float32)).astype(np.float16).astype(np.float64) @ b.astype(np.float64)
     scale = np.abs(np.exp(a.astype(np.float64))) @ np.abs(b.astype(np.float64))
     assert np.all(np.abs(np.asarray(got, np.float64) - ref) <= 3e-3 * scale)
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "f16", "f32"])
+@pytest.mark.parametrize("op", ["log", "exp", "sigmoid"])
+def test_padded_packs_never_leave_an_op_to_the_core(dtype, op):
+    """A zero-filled pack must hold op(x), zeros in the margin: were the op left to the core, it would apply it to
+    the margin too (log(0) = -inf, exp(0) = 1 added per margin element). Where a pack cannot apply the op
+    (bfloat16: the packs apply ops to float16, float32 and float64 only), K is not padded at all."""
+    from dataclasses import replace
+
+    from gettpy.ops import as_op
+
+    p = _problem("mk,nk->mn", [(1500, 4099), (1400, 4099)], dtype, "C")
+    p = replace(p, b=replace(p.b, op=as_op(op)))
+    s = make_schedule(p)
+    for src, pk in ((p.a, s.pack_a), (p.b, s.pack_b)):
+        if s.pad_ext and pk is not None:
+            assert pk.op.is_identity, (dtype, op, src.name)
+    if dtype == "bf16":
+        assert not s.pad_ext
