@@ -225,6 +225,12 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
         v = _single_view(operands, arrays, dtype, order, backend)
         if v is not None:
             return v
+    if casting == "no":  # (numpy's rule: 'no' allows no change of byte order between an array and the computation)
+        named = [(f"operand {i}", x) for i, x in enumerate(arrays)] + ([("out", out)] if out is not None else [])
+        for what, x in named:
+            if not getattr(x.dtype, "isnative", True):
+                raise DtypeError(f"{what}: dtype {x.dtype.str} is byte-swapped, and casting='no' allows no change of "
+                                 f"byte order (numpy's rule); pass casting='equiv' or looser")
     if backend == "numpy" and (_native_twin(dtype) is not None
                                or out is not None and _native_twin(out.dtype) is not None):
         return _run_byte_swapped(operands, arrays, out, dtype, optimize, ops, op_out, options, arith)

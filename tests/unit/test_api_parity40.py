@@ -358,3 +358,20 @@ def test_half_chain_intermediates_are_half_as_numpys_optimized_path():
     got = gettpy.einsum("ij,jk,kl->il", a, b, c, dtype="float32")
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, ref, rtol=2e-3)
+
+
+@pytest.mark.parametrize("where", ["operand", "out"])
+def test_casting_no_refuses_byte_swapped_arrays_as_numpy(where):
+    """casting='no' allows no change of byte order: numpy refuses a byte-swapped operand or out of a
+    contraction under it (TypeError); gettpy too, naming it, and casting='equiv' takes both with numpy's values."""
+    a = np.arange(4.0).reshape(2, 2)
+    swapped = a.astype(a.dtype.newbyteorder())
+    args = ("ij,jk->ik", swapped, a) if where == "operand" else ("ij,jk->ik", a, a)
+    kw = {} if where == "operand" else {"out": np.empty((2, 2), a.dtype.newbyteorder())}
+    with pytest.raises(TypeError):
+        np.einsum(*args, casting="no", **kw)
+    with pytest.raises(DtypeError, match=("operand 0" if where == "operand" else "out") + ".*byte-swapped"):
+        gettpy.einsum(*args, casting="no", **kw)
+    kw = {k: np.empty_like(v) for k, v in kw.items()}
+    got = gettpy.einsum(*args, casting="equiv", **kw)
+    np.testing.assert_array_equal(got, a @ a)
