@@ -28,6 +28,8 @@ import functools
 import math
 from dataclasses import dataclass, replace
 
+from .realign import PICK, aligned_words_load
+
 #: threads per block
 THREADS = 256
 #: bytes of the longest tile edge (at most EDGE_MAX elements): 2-byte elements get edges of up to 128
@@ -371,27 +373,12 @@ def _packed(n: int, item: int) -> str:
 
 def _shifted_read(p: PermutePlan, sg: int) -> list[str]:
     """CUDA lines loading the 16-byte vector x.raw of the source's elements from (ci, co) on (read axis of
-    stride 1) as the aligned words that hold it: the first always, the next only where it holds elements of
-    the row (before its extent ends), funnel-shifted by the misalignment. Elements past the row's end are
-    whatever the first word held: the write side never reads them."""
+    stride 1) as the aligned words that hold them (gettpy.kernels.realign's `aligned_words_load`). Elements past
+    the row's end are whatever the first word held: the write side never reads them."""
     return [
-        f"      const unsigned long long a = reinterpret_cast<unsigned long long>(src + s + g * {sg}LL + ci + "
-        f"co * {p.strides[p.o]}LL);",
-        "      const unsigned off = unsigned(a & 15ull);",
-        "      const uint4* w0 = reinterpret_cast<const uint4*>(a - off);",
-        "      const uint4 lo = __ldg(w0);",
-        "      uint4 hi = make_uint4(0u, 0u, 0u, 0u);",
-        f"      if (off != 0u && ({p.shape[p.i]}LL - ci) * {p.itemsize}LL > (long long)(16u - off))",
-        "        hi = __ldg(w0 + 1);",
-        "      const unsigned w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};",
-        "      const unsigned sh = (off & 3u) * 8u, q = off >> 2;",
         "      unsigned o4[4];",
-        "#pragma unroll",
-        "      for (int k = 0; k < 4; ++k) {",
-        "        const unsigned l = q == 0 ? w[k] : q == 1 ? w[k + 1] : q == 2 ? w[k + 2] : w[k + 3];",
-        "        const unsigned h = q == 0 ? w[k + 1] : q == 1 ? w[k + 2] : q == 2 ? w[k + 3] : w[k + 4];",
-        "        o4[k] = __funnelshift_r(l, h, sh);",
-        "      }",
+        *aligned_words_load(f"src + s + g * {sg}LL + ci + co * {p.strides[p.o]}LL",
+                            f"({p.shape[p.i]}LL - ci) * {p.itemsize}LL", "o4", "      "),
         "      x.raw = make_uint4(o4[0], o4[1], o4[2], o4[3]);",
     ]
 
@@ -421,6 +408,7 @@ def permute_source(p: PermutePlan, op: str = "", dtype: str = "", body: bool = F
     return "\n".join([
         f"typedef {_BITS[item]} B;",
         f"union VR {{ {_RAW[p.wr * item]} raw; B e[{p.wr}]; }};",
+        *([PICK] if p.shift else []),
         *_apply_prelude(op, dtype),
         _entry(body),
         f"  __shared__ B tile[{G}][{p.to}][{_pitch(p.ti, item)}];  // [group][o][i]",
@@ -492,11 +480,9 @@ def _signature(view, op: str) -> tuple:
 def permute_pad(view, pad: int, op: str = ""):
     """A fresh C-ordered CuPy copy of `view` (op(view) with `op`, as `permute_copy`'s) whose last axis is
     `pad` long, zero-filled past view's extent, in one tiled copy; None where the tiled copy does not apply
-    (the source is fastest along the view's last axis too, or that axis has extent 1)."""
-    sig = _signature(view, op)
-    if sig[2] not in _BITS or any(st % sig[2] for st in sig[1]) or pad < view.shape[-1]:
-        return None
-    hit = _copy_text(*sig, pad=pad)  # (with a pad, the tiled copy or None)
+    (`plan_permute` refuses the view with that pad: the source fastest along the view's last axis too, that
+    axis of extent 1, a pad below the extent, strides that are not whole elements)."""
+    hit = _copy_text(*_signature(view, op), pad=pad)  # (with a pad, the tiled copy or None)
     if hit is None:
         return None
     out = _check_out(view, None, pad)

@@ -63,6 +63,39 @@ def plan_realign(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int
     return p if p.blocks < 2**31 else None
 
 
+#: CUDA: pick<Q>(w, sh, o), the 16 bytes from byte 4 Q + sh / 8 on of the 32 bytes in w (`aligned_words_load`)
+PICK = "\n".join([
+    "template <int Q>",
+    "__device__ __forceinline__ void pick(const unsigned (&w)[8], unsigned sh, unsigned (&o)[4]) {",
+    "#pragma unroll",
+    "  for (int i = 0; i < 4; ++i) o[i] = __funnelshift_r(w[Q + i], w[Q + i + 1], sh);",
+    "}",
+])
+
+
+def aligned_words_load(addr: str, left: str, out: str, indent: str) -> list[str]:
+    """CUDA lines (needing `PICK`) that set `unsigned out[4]` to the 16 bytes from byte address `addr` on, loaded
+    as the aligned 16-byte words that hold them: the first always, the next only where it holds some of the
+    `left` bytes still in the row (so no load reaches past the row's last element), funnel-shifted by the
+    misalignment. Bytes past the row's end are whatever the first word held."""
+    return [indent + line for line in (
+        f"const unsigned long long a = reinterpret_cast<unsigned long long>({addr});",
+        "const unsigned off = unsigned(a & 15ull);",
+        "const uint4* w0 = reinterpret_cast<const uint4*>(a - off);",
+        "const uint4 lo = __ldg(w0);",
+        "uint4 hi = make_uint4(0u, 0u, 0u, 0u);",
+        f"if (off != 0u && ({left}) > (long long)(16u - off)) hi = __ldg(w0 + 1);  // (only where it holds row bytes)",
+        "const unsigned w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};",
+        "const unsigned sh = (off & 3u) * 8u;",
+        "switch (off >> 2) {",
+        f"  case 0: pick<0>(w, sh, {out}); break;",
+        f"  case 1: pick<1>(w, sh, {out}); break;",
+        f"  case 2: pick<2>(w, sh, {out}); break;",
+        f"  default: pick<3>(w, sh, {out}); break;",
+        "}",
+    )]
+
+
 def realign_source(p: RealignPlan) -> str:
     """CUDA source of kernel `gett_realign(const char* src, uint4* dst)` (src: the view's first element)."""
     per_row = p.kp * p.itemsize // VBYTES
@@ -71,11 +104,7 @@ def realign_source(p: RealignPlan) -> str:
     rest = [f"  {{ const long long q = r % {e}LL; r /= {e}LL; s += q * {st * p.itemsize}LL; }}"
             for e, st in reversed(outer)]  # (fastest outer axis first)
     return "\n".join([
-        "template <int Q>",
-        "__device__ __forceinline__ void pick(const unsigned (&w)[8], unsigned sh, unsigned (&o)[4]) {",
-        "#pragma unroll",
-        "  for (int i = 0; i < 4; ++i) o[i] = __funnelshift_r(w[Q + i], w[Q + i + 1], sh);",
-        "}",
+        PICK,
         f'extern "C" __global__ void __launch_bounds__({THREADS}) gett_realign(const char* __restrict__ src, '
         "uint4* __restrict__ dst) {",
         f"  const long long v = (long long)blockIdx.x * {THREADS}LL + threadIdx.x;  // vector v of the destination",
@@ -87,21 +116,7 @@ def realign_source(p: RealignPlan) -> str:
         f"  const long long left = {row_bytes}LL - j * 16LL;  // bytes of the row from the vector's first on",
         "  unsigned o[4] = {0u, 0u, 0u, 0u};",
         "  if (left > 0) {",
-        "    const char* p = src + s + j * 16LL;",
-        "    const unsigned long long a = reinterpret_cast<unsigned long long>(p);",
-        "    const unsigned off = unsigned(a & 15ull);",
-        "    const uint4* w0 = reinterpret_cast<const uint4*>(a - off);",
-        "    const uint4 x = __ldg(w0);",
-        "    uint4 y = make_uint4(0u, 0u, 0u, 0u);",
-        "    if (off != 0u && left > (long long)(16u - off)) y = __ldg(w0 + 1);  // (only where it holds row bytes)",
-        "    const unsigned w[8] = {x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w};",
-        "    const unsigned sh = (off & 3u) * 8u;",
-        "    switch (off >> 2) {",
-        "      case 0: pick<0>(w, sh, o); break;",
-        "      case 1: pick<1>(w, sh, o); break;",
-        "      case 2: pick<2>(w, sh, o); break;",
-        "      default: pick<3>(w, sh, o); break;",
-        "    }",
+        *aligned_words_load("src + s + j * 16LL", "left", "o", "    "),
         "    if (left < 16) {  // the row's last vector: zeros past its end",
         "#pragma unroll",
         "      for (int i = 0; i < 4; ++i) {",
@@ -144,4 +159,4 @@ def realign_pack(view, kp: int):
     return out
 
 
-__all__ = ["RealignPlan", "plan_realign", "realign_pack", "realign_source"]
+__all__ = ["PICK", "RealignPlan", "aligned_words_load", "plan_realign", "realign_pack", "realign_source"]
