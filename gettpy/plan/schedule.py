@@ -253,6 +253,12 @@ def packed(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int], dtype: st
     return TensorInfo(t.name, modes, tuple(strides), dtype or t.dtype, 16, identity if apply_op else t.op)
 
 
+def _pack_applies_op(t: TensorInfo) -> bool:
+    """Whether a pack of input `t` can apply its op (or it has none): the packs compute ops on float16, float32
+    and float64 elements only (gettpy.kernels.permute)."""
+    return t.op.is_identity or t.dtype in ("f16", "f32", "f64")
+
+
 def _idle_pack(t: TensorInfo, pk: TensorInfo, ext) -> bool:
     """Whether pack `pk` of input `t` would change nothing the core reads: the same dtype, op and alignment
     (16 bytes), and the same stride for every mode of extent > 1 (a dense input packed in its own order)."""
@@ -651,8 +657,8 @@ def _padded_k(plan: Plan, t, a, b, ext, heavy: bool, sm_count: int):
     tiles' packs run m / n fastest)."""
     if not (heavy and t.mma and plan.part.k):
         return None
-    if any(not x.op.is_identity and x.dtype not in ("f16", "f32", "f64") for x in (a[0], b[0])):
-        return None  # (a pack cannot apply that op, so the core would apply it to the margin: op(0) need not be 0)
+    if not all(_pack_applies_op(x) for x in (a[0], b[0])):
+        return None  # (the core would apply that op to the margin too: op(0) need not be 0)
     k0 = plan.part.k[0]
     vec = 16 // max(a[0].itemsize, b[0].itemsize)
     if ext[k0] % vec == 0:
@@ -885,7 +891,7 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
             continue
         if is_complex(info.dtype) and info.align % info.itemsize:
             continue  # (the real launches read its planes in place; a copy would load elements it is not aligned to)
-        can_op = not info.op.is_identity and info.dtype in ("f16", "f32", "f64")  # (a pack can apply the op)
+        can_op = not info.op.is_identity and _pack_applies_op(info)
         read = _read(lay, mn, info.dtype, t)
         if not heavy:  # (runs read in 16-byte words are not gathered; compute-bound cores keep their aligned packs)
             read = flat_read(read, t, tmn, plan.K)
@@ -958,7 +964,7 @@ def _padded_k_memory(plan: Plan, t, sides, news, ext, target: Target):
     p = plan.problem
     if not plan.part.k or p.semiring is not None or any(is_complex(x.dtype) for x in (p.a, p.b)):
         return None
-    if any(not x.op.is_identity and x.dtype not in ("f16", "f32", "f64") for x in (p.a, p.b)):
+    if not all(_pack_applies_op(x) for x in (p.a, p.b)):
         return None  # (the pack must apply an input's op: op(0) on the zero margin need not be 0)
     rows = []
     flat_tile = replace(t, wgmma=False, ws=False, tma=False, persistent=False, rows=0)
