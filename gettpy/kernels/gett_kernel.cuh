@@ -98,11 +98,14 @@ struct Gett {
   __device__ __forceinline__ static int compute_wg() { return int(threadIdx.x >> 7) - 1; }
 
   using LA = TileLoader<TA, BM, BK, Cfg::A_VEC, Cfg::A_KMAJOR, LTHREADS, M, K, typename Cfg::MapAm,
-                        typename Cfg::MapAk, I, U, Cfg::A_VS, WG, Cfg::L2_PREFETCH, Cfg::A_FLAT ? 2 : 0>;
+                        typename Cfg::MapAk, I, U, Cfg::A_VS, WG, Cfg::L2_PREFETCH, Cfg::A_FLAT ? 2 : 0,
+                        Cfg::A_REALIGN>;
   using LB = TileLoader<TB, BN, BK, Cfg::B_VEC, Cfg::B_KMAJOR, LTHREADS, N, K, typename Cfg::MapBn,
-                        typename Cfg::MapBk, I, U, Cfg::B_VS, WG, Cfg::L2_PREFETCH, Cfg::B_FLAT ? 2 : 0>;
-  static_assert(!(Cfg::A_FLAT || Cfg::B_FLAT) || (!WS && !WG),
-                "flat k-tiles feed the mma.sync and simt tiles' cp.async stages (and A's resident panel)");
+                        typename Cfg::MapBk, I, U, Cfg::B_VS, WG, Cfg::L2_PREFETCH, Cfg::B_FLAT ? 2 : 0,
+                        Cfg::B_REALIGN>;
+  static_assert(!(Cfg::A_FLAT || Cfg::B_FLAT || Cfg::A_REALIGN || Cfg::B_REALIGN) || (!WS && !WG),
+                "flat k-tiles and realigned rows feed the mma.sync and simt tiles' cp.async stages (and flat ones A's "
+                "resident panel)");
   static_assert(Cfg::TMA_RANK == 0 || WS, "TMA boxes feed warp-specialised tiles");
   static_assert(!WS || (WG && MW % 64 == 0 && MW <= 128 && LA::ASYNC && LB::ASYNC && Cfg::OpA::kIdentity &&
                         Cfg::OpB::kIdentity), "warp-specialised tiles: wgmma, whole 64-row "
@@ -117,7 +120,8 @@ struct Gett {
                                              typename Cfg::MapAm, typename Cfg::MapAk, I, U, Cfg::A_VS, WG,
                                              Cfg::L2_PREFETCH, Cfg::A_FLAT ? 1 : 0>,
                            LA>::type;
-  static_assert(!RES_A || (!WG && !Cfg::A_KMAJOR && M <= BM && BATCH == 1 && KTILES > 0 && LP::PITCH == LA::PITCH),
+  static_assert(!RES_A || (!WG && !Cfg::A_KMAJOR && !Cfg::A_REALIGN && M <= BM && BATCH == 1 && KTILES > 0 &&
+                           LP::PITCH == LA::PITCH),
                 "a resident A panel: mma.sync / simt tiles, one tile row, no batch, A mn-major");
   static constexpr int PANEL_BYTES = RES_A ? round16(LP::STAGE_ELEMS * int(sizeof(TA))) : 0;
   __device__ __forceinline__ static TA* panel_of(unsigned char* smem) {  // (at BAR_OFFSET: see SMEM_BYTES)

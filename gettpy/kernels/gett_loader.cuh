@@ -32,12 +32,19 @@ struct SlotPerm {
   }
 };
 
-template <class T, int TMN, int TBK, int V, bool KMAJOR, int THREADS, long long EXT_MN, long long EXT_K,
-          class MapMN, class MapK, class I, class U, int VS = 1, int SW = 0, int L2P = 0, int FLAT = 0>
+template <class T, int TMN, int TBK, int V0, bool KMAJOR, int THREADS, long long EXT_MN, long long EXT_K,
+          class MapMN, class MapK, class I, class U, int VS = 1, int SW = 0, int L2P = 0, int FLAT = 0, bool RA = false>
 struct TileLoader {
   static constexpr int TC = KMAJOR ? TBK : TMN;  // smem-contiguous extent
   static constexpr int TS = KMAJOR ? TMN : TBK;  // strided extent
   static constexpr int FW = 16 / int(sizeof(T));  // (elements of a 16-byte word: a copy, a swizzle chunk)
+  // RA (load_realign): every smem row's TC elements, contiguous in global memory at any alignment, are read as the
+  // aligned 16-byte words that hold them. A task is RA_G words of a row (V elements): it copies RA_G + 1 words into
+  // its raw area, and `settle` (the same thread, once those copies have landed) shifts them into the row's slots.
+  // K-major, a task is a whole row, whose padded slots (PITCH = TC + FW) are its raw area, shifted in place;
+  // mn-major rows are cut into tasks of up to 4 words, each with its own raw area after the slots
+  static constexpr int RA_G = KMAJOR ? TC / FW : (TC / FW) % 4 == 0 ? 4 : (TC / FW) % 2 == 0 ? 2 : 1;
+  static constexpr int V = RA ? RA_G * FW : V0;
   static constexpr int PAD = SW ? 0 : FW;
   static constexpr int ATOM = 128 / int(sizeof(T));  // (elements of a swizzle row)
   // (swizzled mn-major tiles hold whole column atoms: a tile 224 wide takes 4 atoms, the wgmma reading
@@ -51,7 +58,16 @@ struct TileLoader {
   static constexpr int FLAT_WORDS = (TBK * int(EXT_MN) + FW - 1) / FW + 1;  // (+1: a start inside a word)
   static constexpr int FLAT_ITERS = (FLAT_WORDS + THREADS - 1) / THREADS;
   static constexpr int RAW_OFF = (TS * PITCH + FW - 1) / FW * FW;
-  static constexpr int STAGE_ELEMS = FLAT == 2 ? RAW_OFF + FW * (FLAT_WORDS + 1) : TS * PITCH;
+  // (RA: after the slots, mn-major, each task's RA_G + 1 words; then a header of two ints a task: the lead and the
+  //  valid count)
+  static constexpr int RA_TASKS = RA ? TS * (TC / V) : 0;
+  static constexpr int RA_HDR = RAW_OFF + (KMAJOR ? 0 : FW * (RA_G + 1) * RA_TASKS);
+  __device__ __forceinline__ static T* ra_raw(T* stage, int idx, int sl) {
+    return KMAJOR ? stage + sl * PITCH : stage + RAW_OFF + FW * (RA_G + 1) * idx;
+  }
+  static constexpr int STAGE_ELEMS = FLAT == 2 ? RAW_OFF + FW * (FLAT_WORDS + 1)
+                                     : RA ? RA_HDR + FW * ((RA_TASKS * 8 + 15) / 16) : TS * PITCH;
+  static constexpr bool SETTLES = FLAT == 2 || RA;
   // (k-major TMA boxes of a map that holds half the tile's rows, as a cluster's maps do, ROWS of a split map)
   template <int ROWS>
   static constexpr int HALF_BOXES = ROWS ? ROWS : KMAJOR ? TMN / 2 : 0;
@@ -64,7 +80,9 @@ struct TileLoader {
   static constexpr int BYTES = V * int(sizeof(T));
   static constexpr bool ASYNC = BYTES >= 4;
   static_assert(TC % V == 0, "vector width must divide the tile");
-  static_assert(BYTES <= 16, "at most 16-byte vectors");
+  static_assert(BYTES <= 16 || RA, "at most 16-byte vectors");
+  static_assert(!RA || (V0 == 1 && VS == 1 && SW == 0 && !FLAT && TC % FW == 0 && sizeof(T) == 2),
+                "realigned rows: unswizzled, unpermuted rows of whole 16-byte words, 2-byte elements");
   static_assert(ITERS <= 32, "too many loads per thread for the predicate mask");
   static_assert(VS == 1 || (!KMAJOR && TMN % (VS * V) == 0), "vector step VS needs an mn-contiguous tile");
   static_assert(!SW || (TS % 8 == 0 && (KMAJOR ? sizeof(T) <= 2 && TC == ATOM : sizeof(T) == 2 && TC % 16 == 0)),
@@ -92,6 +110,7 @@ struct TileLoader {
 
   I mn_off[ITERS];
   unsigned mn_ok;  // bit i: vector i of this thread is inside the tile and inside the mn extent
+  int mn_left[RA && !KMAJOR ? ITERS : 1];  // (RA, mn-major: the extent's elements from the task's first on)
 
   __device__ __forceinline__ static T* at(T* s, int k, int mn) {
     return KMAJOR ? s + mn * PITCH + k : s + k * PITCH + mn;
@@ -107,6 +126,7 @@ struct TileLoader {
       const bool ok = (EVEN || idx < NV) && (FULL_MN || g < U(EXT_MN));
       mn_off[i] = ok ? gett_offset<I>(g, MapMN{}) : I(0);
       mn_ok |= (ok ? 1u : 0u) << i;
+      if constexpr (RA && !KMAJOR) mn_left[i] = ok ? int(min(U(V), U(EXT_MN) - g)) : 0;
     }
   }
 
@@ -114,6 +134,10 @@ struct TileLoader {
   __device__ __forceinline__ void load(T* stage, const T* base, int tid, U k0) const {
     if constexpr (FLAT) {
       load_flat(stage, base, tid, k0);
+      return;
+    }
+    if constexpr (RA) {
+      load_realign(stage, base, tid, k0);
       return;
     }
 #pragma unroll
@@ -218,6 +242,95 @@ struct TileLoader {
       scatter<Op, APPLY>(stage, *reinterpret_cast<const uint4*>(raw + FW * (w + 1)), f0, n);
     }
     flat_zero(stage, tid, n);
+  }
+
+  // (1''') RA: task i's words (a row of the tile: mn_off[i] is its row, or its first mn coordinate, mn-major). A
+  //        word is copied only where it holds one of the task's valid elements, so it lies in their page; the
+  //        others are zero-filled. The header keeps the lead (elements of the first word before the task's
+  //        first element) and the valid count for `settle`.
+  __device__ __forceinline__ void load_realign(T* stage, const T* base, int tid, U k0) const {
+#pragma unroll
+    for (int i = 0; i < ITERS; ++i) {
+      const int idx = tid + i * THREADS;
+      if (!EVEN && idx >= NV) continue;
+      const int cv = idx % LV, sl = idx / LV;
+      const U gk = k0 + U(KMAJOR ? cv * V : sl);
+      const bool ok = ((mn_ok >> i) & 1u) && (FULL_K || gk < U(EXT_K));
+      int n = 0;
+      if (ok) {
+        if constexpr (KMAJOR) n = FULL_K ? V : int(min(U(V), U(EXT_K) - gk));
+        else n = mn_left[i];
+      }
+      const unsigned long long a =
+          reinterpret_cast<unsigned long long>(base + (ok ? I(mn_off[i] + gett_offset<I>(gk, MapK{})) : I(0)));
+      const int lead = int((a & 15ull) / sizeof(T));
+      const uint4* words = reinterpret_cast<const uint4*>(a - (a & 15ull));
+      T* raw = ra_raw(stage, idx, sl);
+#pragma unroll
+      for (int w = 0; w <= RA_G; ++w) {
+        const bool wok = n > 0 && w * FW - lead < n;
+        copy_async<16, true, L2P>(raw + FW * w, wok ? words + w : reinterpret_cast<const uint4*>(base), wok);
+      }
+      reinterpret_cast<int2*>(stage + RA_HDR)[idx] = int2{lead, n};
+    }
+  }
+  // (RA, when the stage is consumed, after this thread's copies have landed) each task's words shifted by its lead
+  // into its slots (all read before any is written: k-major, they are the same row), the elements past its valid
+  // count zero (as op(x), rounded to T, where APPLY); the caller's barrier then publishes the slots
+  template <class Op, bool APPLY>
+  __device__ __forceinline__ static void settle_realign(T* stage, int tid) {
+    using W = typename Cond<sizeof(T) == 1, unsigned char,
+                            typename Cond<sizeof(T) == 2, unsigned short, unsigned>::type>::type;
+#pragma unroll
+    for (int i = 0; i < ITERS; ++i) {
+      const int idx = tid + i * THREADS;
+      if (!EVEN && idx >= NV) continue;
+      const int cv = idx % LV, sl = idx / LV;
+      const int2 h = reinterpret_cast<const int2*>(stage + RA_HDR)[idx];
+      const uint4* raw = reinterpret_cast<const uint4*>(ra_raw(stage, idx, sl));  // (k-major: the row itself)
+      unsigned x[4 * (RA_G + 1)];
+#pragma unroll
+      for (int w = 0; w <= RA_G; ++w) {
+        const uint4 r = raw[w];
+        x[4 * w] = r.x, x[4 * w + 1] = r.y, x[4 * w + 2] = r.z, x[4 * w + 3] = r.w;
+      }
+      const int lb = h.x * int(sizeof(T));  // (the lead in bytes: l4 whole 32-bit lanes, then sh bits)
+      const int l4 = lb >> 2, sh = (lb & 3) * 8;
+#pragma unroll
+      for (int q = 0; q < RA_G; ++q) {
+        unsigned z[5];  // (z[j] = x[4q + j + l4], l4 <= 3)
+#pragma unroll
+        for (int j = 0; j < 5; ++j) {
+          const int b = 4 * q + j;
+          const unsigned lo = (l4 & 1) ? x[b + 1] : x[b];
+          const unsigned hi = (l4 & 1) ? x[b + 3] : x[b + 2];
+          z[j] = (l4 & 2) ? hi : lo;
+        }
+        Pack<T, FW> v;
+        unsigned* o = reinterpret_cast<unsigned*>(&v);
+#pragma unroll
+        for (int j = 0; j < 4; ++j) o[j] = __funnelshift_r(z[j], z[j + 1], sh);
+        if (APPLY || h.y < (q + 1) * FW) {
+#pragma unroll
+          for (int e = 0; e < FW; ++e) {
+            const bool in = q * FW + e < h.y;
+            if constexpr (APPLY) {
+              using CT = decltype(to_f(v.e[e]));
+              v.e[e] = from_acc<T>(in ? Op::template apply<CT>(to_f(v.e[e])) : CT(0));
+            } else if (!in) {
+              reinterpret_cast<W*>(&v)[e] = W(0);
+            }
+          }
+        }
+        *reinterpret_cast<Pack<T, FW>*>(stage + slot(sl, cv * V + q * FW)) = v;
+      }
+    }
+  }
+  // (the consume step of the stages that need one: FLAT == 2 or RA)
+  template <class Op, bool APPLY>
+  __device__ __forceinline__ static void settle_stage(T* stage, int tid, U k0) {
+    if constexpr (RA) settle_realign<Op, APPLY>(stage, tid);
+    else settle<Op, APPLY>(stage, tid, k0);
   }
 
   // (1') TMA: the stage as boxes of the operand's tensor map (dims innermost first: the smem-contiguous

@@ -54,13 +54,14 @@
       const long long ks = PERSIST ? kstep++ : kt - kbeg;  // (one tile per CTA: the ring starts with it)
       const int s = int(ks % STAGES);
       cp_async_wait<PF - 1>();
-      // (flat k-tiles: the words this thread copied go to their slots, with the op unless on the fragments)
-      if constexpr (LA::FLAT_MODE == 2 && !RES_A)
-        LA::template settle<typename Cfg::OpA, !Cfg::OpA::kIdentity && !FRAG_OP_A>(stA(s), tid, U(kt) * U(BK));
+      // (flat k-tiles and realigned rows: the words this thread copied go to their slots, with the op unless on
+      //  the fragments)
+      if constexpr (LA::SETTLES && !RES_A)
+        LA::template settle_stage<typename Cfg::OpA, !Cfg::OpA::kIdentity && !FRAG_OP_A>(stA(s), tid, U(kt) * U(BK));
       else if constexpr (!Cfg::OpA::kIdentity && !RES_A && !FRAG_OP_A)
         LA{}.template transform<typename Cfg::OpA>(stA(s), tid, U(kt) * U(BK));
-      if constexpr (LB::FLAT_MODE == 2)
-        LB::template settle<typename Cfg::OpB, !Cfg::OpB::kIdentity && !FRAG_OP_B>(stB(s), tid, U(kt) * U(BK));
+      if constexpr (LB::SETTLES)
+        LB::template settle_stage<typename Cfg::OpB, !Cfg::OpB::kIdentity && !FRAG_OP_B>(stB(s), tid, U(kt) * U(BK));
       else if constexpr (!Cfg::OpB::kIdentity && !FRAG_OP_B)
         LB{}.template transform<typename Cfg::OpB>(stB(s), tid, U(kt) * U(BK));
       // (the wgmma reads shared memory through the async proxy: make this thread's writes visible to it)

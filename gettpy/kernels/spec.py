@@ -41,6 +41,9 @@ EXACT_DTYPES = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "b1")
 #: the compute types of integer / bool contractions: unsigned, so that sums and products wrap (numpy's overflow)
 EXACT_COMPUTE = ("u32", "u64")
 SIMT_DTYPES = ("f32", "f64", *COMPLEX_DTYPES, *EXACT_DTYPES)
+#: the inputs that may be read as realigned rows (OperandSpec.realign): 2-byte floating point (wider elements are
+#: copied asynchronously in place, which measured faster than realigned rows)
+REALIGN_DTYPES = ("f16", "bf16")
 #: vectors one thread of a tile loader copies per k-tile at most (gett_loader.cuh: their predicates are one 32-bit mask)
 MAX_LOADS = 32
 #: shared memory a CTA may have on the H100 (227 KB)
@@ -275,6 +278,9 @@ class OperandSpec:
         flat: (mn-major, `flat_refusal`) each k-tile is read as one contiguous run of rows (the tile holds the whole
             mn extent and k rows lie mn-extent elements apart), in aligned 16-byte words whatever the rows'
             alignment, every element stored to its slot (gett.cuh's TileLoader::load_flat).
+        realign: (`realign_refusal`) each smem row of the tile (k-major: a row's k-tile, else a k row's mn
+            coordinates) is one contiguous run in memory at any alignment, read as the aligned 16-byte words that
+            hold it and shifted into its slots (gett.cuh's TileLoader::load_realign); vec is then 1.
     """
 
     dtype: str
@@ -285,11 +291,40 @@ class OperandSpec:
     kmajor: bool = True
     vs: int = 1
     flat: bool = False
+    realign: bool = False
+
+
+def realign_group(op: OperandSpec, tile_mn: int, bk: int) -> int:
+    """The 16-byte words of one realigned task of `op` on a tile `tile_mn` x `bk` (gett.cuh's RA_G): a k-major
+    smem row's, else 4, 2 or 1, the largest dividing the words of a row."""
+    words = (bk if op.kmajor else tile_mn) * ITEMSIZE[op.dtype] // 16
+    return words if op.kmajor else next(g for g in (4, 2, 1) if words % g == 0)
 
 
 def loads_per_thread(tile: TileConfig, op: OperandSpec, tile_mn: int) -> int:
-    """Vectors of input `op` (`tile_mn` of the tile's rows) that one loader thread of `tile` copies a k-tile."""
+    """Vectors of input `op` (`tile_mn` of the tile's rows) that one loader thread of `tile` copies a k-tile (a
+    realigned operand: tasks, each its group of words and one more)."""
+    if op.realign:
+        fw = 16 // ITEMSIZE[op.dtype]
+        g = realign_group(op, tile_mn, tile.bk)
+        return -(-tile_mn * tile.bk // (g * fw * tile.loaders)) * (g + 1)
     return -(-tile_mn * tile.bk // (op.vec * tile.loaders))
+
+
+def realign_refusal(op: OperandSpec, tile_mn: int, bk: int) -> str:
+    """Why input `op` cannot be read as realigned rows on tiles `tile_mn` x `bk` (OperandSpec.realign), or "" where
+    it can: real elements of at most 4 bytes, unpermuted, not flat, its smem-contiguous dimension's map (k when
+    k-major, else mn) one stride-1 term over the whole extent, and the tile's rows whole 16-byte words."""
+    item = ITEMSIZE[op.dtype]
+    dm = op.k if op.kmajor else op.mn
+    tc = bk if op.kmajor else tile_mn
+    return next((w for bad, w in (
+        (op.dtype not in REALIGN_DTYPES, f"{op.dtype} is not one of {', '.join(REALIGN_DTYPES)}"),
+        (op.vs != 1 or op.flat or op.vec != 1, "the read is slot-permuted, flat or vectorised"),
+        (len(dm.strides) != 1 or dm.divisors[0] != 1 or dm.strides[0] != 1 or dm.moduli[0] < dm.extent,
+         f"the {'k' if op.kmajor else 'mn'} map is not one stride-1 term"),
+        (tc * item % 16, f"a smem row of {tc} elements is not whole 16-byte words"),
+    ) if bad), "")
 
 
 def flat_refusal(op: OperandSpec, tile_mn: int, K: int) -> str:
@@ -432,6 +467,14 @@ class KernelSpec:
                             if on), "")
                 if why:
                     raise KernelError(f"operand {name}: no flat k-tiles here ({why}); give flat=False")
+            if op.realign:
+                why = realign_refusal(op, tmn, t.bk)
+                why = why or next((w for on, w in ((t.wgmma, "a wgmma tile"), (t.ws, "a warp-specialised tile"),
+                                                    (t.rows, "a row-stream tile"),
+                                                    (t.resident_a and name == "A", "a resident A panel"))
+                                   if on), "")
+                if why:
+                    raise KernelError(f"operand {name}: no realigned rows here ({why}); give realign=False")
             tc = t.bk if op.kmajor else tmn
             if tc % op.vec or op.vec * ITEMSIZE[op.dtype] > 16:
                 raise KernelError(f"operand {name}: vector width {op.vec} does not fit the tile ({tc})")
@@ -799,6 +842,12 @@ def _stage_bytes(tile: TileConfig, op: OperandSpec, tmn: int, bk: int = 0) -> in
     if op.flat and not panel:  # (TileLoader's raw area: a header word, then the k-tile's run as whole words)
         fw = 16 // item
         elems = -(-elems // fw) * fw + fw * (-(-bk * op.mn.extent // fw) + 2)
+    if op.realign:  # (TileLoader's raw area, mn-major: each task's words and one more; an 8-byte header a task)
+        fw = 16 // item
+        g = realign_group(op, tmn, bk)
+        tasks = ts * tc // (g * fw)
+        raw = 0 if op.kmajor else fw * (g + 1) * tasks
+        elems = -(-elems // fw) * fw + raw + fw * (-(-tasks * 8 // 16))
     return _round16(elems * item)
 
 

@@ -99,7 +99,8 @@ from .fold import FOLD, FOLD_A, FOLD_B, MIN_GAIN, fold_candidate, fold_gain, fol
 from .heuristic import INT8_MIN_KVEC, int8_mma_tile, kernel_compute
 from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
-from .reads import flat_read
+from .reads import word_read
+from .traffic import REALIGN_AS_BYTES
 from .splitk import SplitTile, best_slices, choose_cut, split_model_us, wave_model_us
 from .target import DEFAULT_TARGET, Target
 from .traffic import SECTOR_BYTES, fetch_ratio, leading_run
@@ -894,7 +895,7 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
         can_op = not info.op.is_identity and _pack_applies_op(info)
         read = _read(lay, mn, info.dtype, t)
         if not heavy:  # (runs read in 16-byte words are not gathered; compute-bound cores keep their aligned packs)
-            read = flat_read(read, t, tmn, plan.K)
+            read = word_read(read, t, tmn, plan.K)
         panel = which == "a" and panel_fits(t, plan.M, plan.batch, read.kmajor)  # (the panel takes the op)
         op_first = can_op and rereads >= OP_PACK_MIN_REREADS and not panel
         small_permuted = (rereads >= OP_PACK_MIN_REREADS and _size(info, ext) * SMALL_PACK <= _size(problem.d, ext)
@@ -911,7 +912,7 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
         #  packed whatever its re-reads, or the core planned for the int8 tile would run on another)
         int8_kmajor = int8 and lay.vector_width("k") < INT8_MIN_KVEC
         if (op_first or small_permuted or short_runs or simt_kmajor or dmma_scalar or int8_kmajor
-                or rereads >= PACK_MIN_REREADS and not read.flat and _gathered(lay, (mn, "k"), tmn)
+                or rereads >= PACK_MIN_REREADS and not (read.flat or read.realign) and _gathered(lay, (mn, "k"), tmn)
                 or pack_batch_led(info, plan, ext, target.l2_bytes)):
             new = packed(info, _pack_order(plan, mn, vec, mn_first), ext, apply_op=can_op)  # (the op once)
             new_ka, new_kb = (new, new_kb) if which == "a" else (new_ka, new)
@@ -970,10 +971,10 @@ def _padded_k_memory(plan: Plan, t, sides, news, ext, target: Target):
     flat_tile = replace(t, wgmma=False, ws=False, tma=False, persistent=False, rows=0)
     for (which, info, rereads, lay, tmn, _), new in zip(sides, news, strict=True):
         mn = "m" if which == "a" else "n"
-        if new is info:  # (read flat -- on the mma.sync tiles, up to SPLIT_TILE wide, that split cores of such
-            #               a GEMM get -- a k-tile is copied as the aligned 16-byte words that hold it)
-            read = flat_read(_read(lay, mn, info.dtype, t), flat_tile, max(tmn, SPLIT_TILE), plan.K)
-            vb = 16 if read.flat else read.vec * info.itemsize
+        if new is info:  # (read flat or realigned -- on the mma.sync tiles, up to SPLIT_TILE wide, that split
+            #               cores of such a GEMM get -- a k-tile is copied as the aligned 16-byte words that hold it)
+            read = word_read(_read(lay, mn, info.dtype, t), flat_tile, max(tmn, SPLIT_TILE), plan.K)
+            vb = 16 if read.flat else REALIGN_AS_BYTES if read.realign else read.vec * info.itemsize
         else:  # (a pack made above: m / n fastest where the leading k extent is not whole vectors)
             mns = plan.part.m if mn == "m" else plan.part.n
             lead = mns if new.modes[:1] != plan.part.k[:1] else plan.part.k

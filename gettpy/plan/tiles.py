@@ -70,8 +70,8 @@ from .reads import (
     _op_expr,
     _store_run,
     _wide_kmajor,
-    flat_read,
     input_spec,
+    word_read,
 )
 
 
@@ -122,8 +122,8 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
             if (new.bm, new.bn) != (tile.bm, tile.bn):  # (a new tile shape: the reads as it sees them)
                 a, b = reads(new)
             tile = new
-    # (1- and 2-byte inputs whose k-tiles are contiguous runs: read in 16-byte words)
-    a, b = flat_read(a, tile, tile.bm, plan.K), flat_read(b, tile, tile.bn, plan.K)
+    # (inputs read in copies narrower than 16 bytes whose k-tiles or rows are contiguous runs: in 16-byte words)
+    a, b = word_read(a, tile, tile.bm, plan.K, panel=tile.resident_a), word_read(b, tile, tile.bn, plan.K)
     while chosen and not tile.rows and _over_loads(tile, a, b):
         # (the heuristic sized the tile by vectors its reads did not keep, say a stepped vector wider than the
         #  tile: a smaller k-tile the tile takes, until each loader thread's copies fit the predicate mask)
@@ -139,7 +139,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
             break
         tile = smaller
         a, b = reads(tile)
-        a, b = flat_read(a, tile, tile.bm, plan.K), flat_read(b, tile, tile.bn, plan.K)
+        a, b = word_read(a, tile, tile.bm, plan.K, panel=tile.resident_a), word_read(b, tile, tile.bn, plan.K)
     # (3) D's stores, C, indexing, the compute type: the spec
     ld = plan.layout_d
     vdn, vdm = min(ld.vector_width("n"), tile.bn), min(ld.vector_width("m"), tile.bm)

@@ -46,6 +46,8 @@ import math
 from dataclasses import replace
 
 from ..errors import KernelError
+from ..kernels.spec import realign_group
+from .heuristic import compute_bound
 from .problem import ContractionProblem, TensorInfo
 from .target import Target
 
@@ -61,6 +63,14 @@ MIN_GAIN, MIN_GAIN_SCALAR = 0.7, 0.5
 #: synchronous element loads: the share of the copy bandwidth one CTA per SM reaches, and the CTAs per SM that
 #: add to it (see the module docstring)
 SYNC_CTA_SHARE, SYNC_CTAS = 0.05, 4.0
+#: the copy width whose loader rate realigned rows (OperandSpec.realign) stream at: measured on the H100, they ran
+#: 0.62-0.81x as fast as 4-byte copies on the same tiles and 1.2-1.8x faster than 2-byte element loads
+REALIGN_AS_BYTES = 4
+#: (REALIGN_HEAVY) on a compute-bound core a realigned input is priced as the element loads it replaces, so that the
+#: model keeps packing where a pack measured faster: the pack lets the core run wgmma tiles, which realigned rows
+#: (unswizzled stages) cannot; on the H100 a bve-cbvt-cte (a compute-bound MPS update, f16) read realigned on
+#: mma.sync tiles ran 0.58-0.74x of its pack on wgmma tiles. Where the model takes no pack the core still reads
+#: realigned (1.2-1.8x faster than element loads on the awc and batched-GEMM families).
 #: the share of an input's re-reads by other CTA rows / columns that miss the L2 cache
 REREAD_MISS = 0.25
 
@@ -115,6 +125,12 @@ def _read_us(spec, itemsize: int, nbytes: float, span_mn: int, bk: int, ctas_per
     if spec.flat:  # (each k-tile one contiguous run, read in aligned 16-byte words)
         return max(target.load_us(nbytes, 16), target.copy_us(nbytes))
     dm, span = (spec.k, bk) if spec.kmajor else (spec.mn, span_mn)
+    if spec.realign:  # (each smem row a run, read in aligned 16-byte words -- a task's words and one more -- and
+        #              shifted into its slots: streams as 4-byte copies do, REALIGN_AS_BYTES)
+        g = realign_group(spec, span_mn, bk)
+        waste = fetch_ratio(dm, itemsize, span)
+        return max(target.load_us(nbytes * (g + 1) / g, REALIGN_AS_BYTES),
+                   target.copy_us(nbytes * (1.0 if waste == math.inf else waste)))
     vbytes = spec.vec * itemsize
     if spec.vs > 1:  # (vectors along a non-leading term: each its own run)
         waste = max(1.0, SECTOR_BYTES / vbytes)
@@ -143,9 +159,12 @@ def core_us(spec, target: Target, sm_count: int | None = None) -> float:
     M, N, K, nb = spec.M, spec.N, spec.K, spec.batch
     tiles_m, tiles_n = math.ceil(M / t.bm), math.ceil(N / t.bn)
     per_sm = tiles_m * tiles_n * nb / (sm_count or target.sm_count)
+    heavy = compute_bound(M, N, K)
     us = 0.0
     for s, size, rereads, span in ((spec.a, M * K * nb, tiles_n, t.bm), (spec.b, K * N * nb, tiles_m, t.bn)):
         nbytes = size * ITEMSIZE[s.dtype] * (1 + (rereads - 1) * REREAD_MISS)
+        if s.realign and heavy:  # (REALIGN_HEAVY: priced as the element loads it replaces)
+            s = replace(s, realign=False)
         us += _read_us(s, ITEMSIZE[s.dtype], nbytes, span, t.bk, per_sm, target)
     d = spec.d
     dm, span = (d.n, t.bn) if d.ncontig else (d.m, t.bm)

@@ -40,15 +40,34 @@ def _problem(eq: str, ext: dict[str, int], dtype: str) -> ContractionProblem:
 
 
 def test_padded_split_core_compiles_for_sm90():
-    """The split core over zero-filled packs (odd k rows, C order) compiles with no spills."""
+    """The split core over zero-filled packs (odd k rows of 4-byte elements, C order) compiles with no spills."""
     from gettpy.plan.tiles import kernel_spec
 
-    s = make_schedule(_problem("mk,nk->mn", dict(m=88, n=37, k=1_200_007), "f16"))
+    s = make_schedule(_problem("mk,nk->mn", dict(m=90, n=110, k=1_200_007), "f32"))
     assert s.pad_ext and s.split_mode is not None
     spec = kernel_spec(s.core, False)
-    assert spec.a.vec * 2 == 16 and spec.b.vec * 2 == 16
+    assert spec.a.vec * 4 == 16 and spec.b.vec * 4 == 16
     from gettpy.kernels.render import render
 
     src, name = render(spec)
     cubin, log = build.compile_source(src, name, "sm_90a" if spec.tile.wgmma else "sm_90")
     assert cubin and "0 bytes spill" in log
+
+
+@pytest.mark.parametrize("eq,ext", [("mk,nk->mn", dict(m=88, n=37, k=1_200_007)),
+                                    ("km,kn->mn", dict(m=1155, n=219, k=29)),
+                                    ("nk,mk->nm", dict(m=200_003, n=23, k=157))])
+def test_realigned_cores_compile_for_sm90(eq, ext):
+    """The cores that read odd 2-byte rows realigned in place (k-major rows; mn-major rows wider than a tile)
+    compile with no spills, split cores and their tails included."""
+    from gettpy.kernels.render import render
+    from gettpy.plan.tiles import kernel_spec
+
+    s = make_schedule(_problem(eq, ext, "f16"))
+    cores = [s.core] + ([s.tail.core] if s.tail is not None else [])
+    specs = [kernel_spec(c, False) for c in cores]
+    assert any(sp.a.realign or sp.b.realign for sp in specs)
+    for spec in specs:
+        src, name = render(spec)
+        cubin, log = build.compile_source(src, name, "sm_90a" if spec.tile.wgmma else "sm_90")
+        assert cubin and "0 bytes spill" in log
