@@ -107,8 +107,8 @@ def padded_k_memory(k0: str, ext: dict[str, int], sides, target: Target) -> dict
     not.
 
     sides: for the kernel's A and B, (input, its pack as staged now or None, the pack's mode order (k-major
-    for the padded pack), rereads, vector bytes the core reads it in as staged now). Both inputs hold `k0`
-    (it is a k mode), so both are packed padded.
+    for the padded pack), rereads, the microseconds the core takes to read a number of bytes of it as staged
+    now). Both inputs hold `k0` (it is a k mode), so both are packed padded.
     """
     itemsize = max(s[0].itemsize for s in sides)
     vec = 16 // itemsize
@@ -117,9 +117,9 @@ def padded_k_memory(k0: str, ext: dict[str, int], sides, target: Target) -> dict
     pext = dict(ext)
     pext[k0] = math.ceil(ext[k0] / vec) * vec
     now = padded = 0.0
-    for info, pk, order, rereads, vb in sides:
+    for info, pk, order, rereads, read_us in sides:
         n = _size(info, ext) * info.itemsize
-        now += target.load_us(n * max(1, rereads), vb)
+        now += read_us(n * max(1, rereads))
         if pk is not None:
             now += pack_us(info, pk.modes, ext, target)
         padded += (padded_pack_us(info, order, ext, pext, target)

@@ -92,7 +92,7 @@ from dataclasses import dataclass, replace
 from ..dtypes import ITEMSIZE as ITEMSIZE_OF
 from ..dtypes import accumulate_type, is_complex, is_exact
 from ..errors import KernelError, ShapeError
-from ..kernels.spec import INT8_MMA_DTYPES
+from ..kernels.spec import INT8_MMA_DTYPES, realign_group
 from ..ops import identity
 from .batch import pack_batch_led, stage_batch_led
 from .fold import FOLD, FOLD_A, FOLD_B, MIN_GAIN, fold_candidate, fold_gain, folded_problem, peak_kind
@@ -100,10 +100,9 @@ from .heuristic import INT8_MIN_KVEC, int8_mma_tile, kernel_compute
 from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
 from .reads import word_read
-from .traffic import REALIGN_AS_BYTES
 from .splitk import SplitTile, best_slices, choose_cut, split_model_us, wave_model_us
 from .target import DEFAULT_TARGET, Target
-from .traffic import SECTOR_BYTES, fetch_ratio, leading_run
+from .traffic import SECTOR_BYTES, fetch_ratio, leading_run, realign_load_us
 
 #: tensors smaller than this are never staged (a copy costs a launch)
 MIN_STAGE_ELEMS = 4096
@@ -955,6 +954,11 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
                         target)
 
 
+def _k_order(plan: Plan, mn: str, info: TensorInfo) -> tuple[str, ...]:
+    """The modes of input `info` (on the kernel's `mn` side) in the order of its k-major padded pack."""
+    return tuple(m for m in _pack_order(plan, mn, 1) if m in info.modes)
+
+
 def _padded_k_memory(plan: Plan, t, sides, news, ext, target: Target):
     """plan/align.py's `padded_k_memory` on make_schedule's view of the inputs: `sides` its (name, kernel
     input, rereads, layout, tile side, vector) rows, `news` the kernel inputs as staged so far (packs or
@@ -973,14 +977,20 @@ def _padded_k_memory(plan: Plan, t, sides, news, ext, target: Target):
         mn = "m" if which == "a" else "n"
         if new is info:  # (read flat or realigned -- on the mma.sync tiles, up to SPLIT_TILE wide, that split
             #               cores of such a GEMM get -- a k-tile is copied as the aligned 16-byte words that hold it)
-            read = word_read(_read(lay, mn, info.dtype, t), flat_tile, max(tmn, SPLIT_TILE), plan.K)
-            vb = 16 if read.flat else REALIGN_AS_BYTES if read.realign else read.vec * info.itemsize
+            side = max(tmn, SPLIT_TILE)
+            read = word_read(_read(lay, mn, info.dtype, t), flat_tile, side, plan.K)
+            if read.realign:
+                g = realign_group(read, side, flat_tile.bk)
+                rows.append((info, None, _k_order(plan, mn, info), rereads,
+                             lambda nb, g=g: realign_load_us(nb, g, target)))
+                continue
+            vb = 16 if read.flat else read.vec * info.itemsize
         else:  # (a pack made above: m / n fastest where the leading k extent is not whole vectors)
             mns = plan.part.m if mn == "m" else plan.part.n
             lead = mns if new.modes[:1] != plan.part.k[:1] else plan.part.k
             vb = math.gcd(math.prod(ext[m] for m in lead) * info.itemsize, 16)
-        order = tuple(m for m in _pack_order(plan, mn, 1) if m in info.modes)
-        rows.append((info, None if new is info else new, order, rereads, vb))
+        rows.append((info, None if new is info else new, _k_order(plan, mn, info), rereads,
+                     lambda nb, vb=vb: target.load_us(nb, vb)))
     return padded_k_memory(plan.part.k[0], ext, rows, target)
 
 

@@ -63,9 +63,11 @@ MIN_GAIN, MIN_GAIN_SCALAR = 0.7, 0.5
 #: synchronous element loads: the share of the copy bandwidth one CTA per SM reaches, and the CTAs per SM that
 #: add to it (see the module docstring)
 SYNC_CTA_SHARE, SYNC_CTAS = 0.05, 4.0
-#: the copy width whose loader rate realigned rows (OperandSpec.realign) stream at: measured on the H100, they ran
-#: 0.62-0.81x as fast as 4-byte copies on the same tiles and 1.2-1.8x faster than 2-byte element loads
-REALIGN_AS_BYTES = 4
+#: realigned rows (OperandSpec.realign) stream at REALIGN_SHARE of the loader rate of 4-byte copies, their words
+#: (one more than a task fills) counted: measured on the H100, they ran 0.62-0.81x as fast as 4-byte copies on the
+#: same tiles and 1.2-1.8x faster than 2-byte element loads; an input re-read by two or more CTA columns was then
+#: read faster from a padded pack (re-read at the copy rate)
+REALIGN_SHARE = 0.7
 #: (REALIGN_HEAVY) on a compute-bound core a realigned input is priced as the element loads it replaces, so that the
 #: model keeps packing where a pack measured faster: the pack lets the core run wgmma tiles, which realigned rows
 #: (unswizzled stages) cannot; on the H100 a bve-cbvt-cte (a compute-bound MPS update, f16) read realigned on
@@ -118,6 +120,13 @@ def write_ratio(dm, itemsize: int, span: int, run: int = 0) -> float:
     return (SECTOR_BYTES / used) ** PARTIAL_EXP
 
 
+def realign_load_us(nbytes: float, g: int, target: Target) -> float:
+    """Microseconds for a loader to read `nbytes` of an input as realigned rows of tasks of `g` words
+    (OperandSpec.realign, kernels/spec.py's realign_group): g + 1 words a task, at REALIGN_SHARE of the rate
+    of 4-byte copies."""
+    return target.load_us(nbytes * (g + 1) / g, 4) / REALIGN_SHARE
+
+
 def _read_us(spec, itemsize: int, nbytes: float, span_mn: int, bk: int, ctas_per_sm: float,
              target: Target) -> float:
     """A read of `nbytes` of an input the kernel loads as OperandSpec `spec` on a tile `span_mn` x `bk`, with
@@ -126,10 +135,9 @@ def _read_us(spec, itemsize: int, nbytes: float, span_mn: int, bk: int, ctas_per
         return max(target.load_us(nbytes, 16), target.copy_us(nbytes))
     dm, span = (spec.k, bk) if spec.kmajor else (spec.mn, span_mn)
     if spec.realign:  # (each smem row a run, read in aligned 16-byte words -- a task's words and one more -- and
-        #              shifted into its slots: streams as 4-byte copies do, REALIGN_AS_BYTES)
-        g = realign_group(spec, span_mn, bk)
+        #              shifted into its slots)
         waste = fetch_ratio(dm, itemsize, span)
-        return max(target.load_us(nbytes * (g + 1) / g, REALIGN_AS_BYTES),
+        return max(realign_load_us(nbytes, realign_group(spec, span_mn, bk), target),
                    target.copy_us(nbytes * (1.0 if waste == math.inf else waste)))
     vbytes = spec.vec * itemsize
     if spec.vs > 1:  # (vectors along a non-leading term: each its own run)
@@ -317,5 +325,6 @@ def restage(problem: ContractionProblem, planned, make, target: Target, sm_count
     return best
 
 
-__all__ = ["MIN_GAIN", "MIN_GAIN_SCALAR", "copy_us", "core_us", "dense_order", "fetch_ratio", "leading_run", "restage",
+__all__ = ["MIN_GAIN", "MIN_GAIN_SCALAR", "REALIGN_SHARE", "copy_us", "core_us", "dense_order", "fetch_ratio",
+           "leading_run", "realign_load_us", "restage",
            "schedule_us", "staged_schedule", "write_ratio"]

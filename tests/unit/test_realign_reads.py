@@ -18,7 +18,7 @@ from gettpy.layouts.descriptor import DimMap
 from gettpy.plan import make_plan
 from gettpy.plan.reads import realign_read, word_read
 from gettpy.plan.target import DEFAULT_TARGET
-from gettpy.plan.traffic import REALIGN_AS_BYTES, _read_us
+from gettpy.plan.traffic import REALIGN_SHARE, _read_us, realign_load_us
 
 tiles = importlib.import_module("gettpy.plan.tiles")
 schedule = importlib.import_module("gettpy.plan.schedule")
@@ -96,9 +96,30 @@ def test_model_prices_realigned_rows_between_element_loads_and_words():
     op = realign_read(_op(_dm(77, 3001), _dm(3001, 1)), MMA, 128)
     t, nbytes = DEFAULT_TARGET, 77 * 3001 * 2
     got = _read_us(op, 2, nbytes, 128, 32, 2, t)
-    assert got == pytest.approx(max(t.load_us(nbytes * 5 / 4, REALIGN_AS_BYTES), t.copy_us(nbytes)))
+    assert got == pytest.approx(max(realign_load_us(nbytes, 4, t), t.copy_us(nbytes)))
+    assert realign_load_us(nbytes, 4, t) == pytest.approx(t.load_us(nbytes * 5 / 4, 4) / REALIGN_SHARE)
     element = _read_us(dataclasses.replace(op, realign=False), 2, nbytes, 128, 32, 2, t)
-    assert t.copy_us(nbytes) < got < element
+    four = _read_us(dataclasses.replace(op, realign=False, vec=2), 2, nbytes, 128, 32, 2, t)
+    assert t.copy_us(nbytes) < four < got < element  # (between 4-byte copies and element loads)
+
+
+@pytest.mark.parametrize("rereads,pads", [(1, False), (2, True)])
+def test_re_read_inputs_go_through_padded_packs(rereads, pads):
+    """An input read once is read realigned in place; one that two CTA columns re-read costs less from a padded
+    pack (one copy, then re-reads at the copy rate): plan/align.py's padded_k_memory with the realigned read's
+    price, for two row-major inputs of odd K (in no benchmark)."""
+    from gettpy.plan.align import padded_k_memory
+    from gettpy.plan.problem import TensorInfo
+
+    t = DEFAULT_TARGET
+    ext = dict(m=90, n=100, k=500_001)
+    a = TensorInfo("A", ("m", "k"), (500_001, 1), "f16")
+    b = TensorInfo("B", ("n", "k"), (500_001, 1), "f16")
+    sides = [(x, None, ("k", mn), rereads, lambda nb: realign_load_us(nb, 4, t)) for x, mn in ((a, "m"), (b, "n"))]
+    got = padded_k_memory("k", ext, sides, t)
+    assert (got is not None) is pads
+    if pads:
+        assert got["k"] == 500_008
 
 
 def test_schedule_reads_odd_rows_in_place(rng, gpu_schedules_on_the_cpu):
