@@ -267,9 +267,9 @@ struct TileLoader {
       const uint4* words = reinterpret_cast<const uint4*>(a - (a & 15ull));
       T* raw = ra_raw(stage, idx, sl);
 #pragma unroll
-      for (int w = 0; w <= RA_G; ++w) {
+      for (int w = 0; w <= RA_G; ++w) {  // (a zero-filled copy names the first word: its source is aligned too)
         const bool wok = n > 0 && w * FW - lead < n;
-        copy_async<16, true, L2P>(raw + FW * w, wok ? words + w : reinterpret_cast<const uint4*>(base), wok);
+        copy_async<16, true, L2P>(raw + FW * w, wok ? words + w : words, wok);
       }
       reinterpret_cast<int2*>(stage + RA_HDR)[idx] = int2{lead, n};
     }

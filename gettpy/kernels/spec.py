@@ -313,7 +313,7 @@ def loads_per_thread(tile: TileConfig, op: OperandSpec, tile_mn: int) -> int:
 
 def realign_refusal(op: OperandSpec, tile_mn: int, bk: int) -> str:
     """Why input `op` cannot be read as realigned rows on tiles `tile_mn` x `bk` (OperandSpec.realign), or "" where
-    it can: real elements of at most 4 bytes, unpermuted, not flat, its smem-contiguous dimension's map (k when
+    it can: 2-byte floating point (REALIGN_DTYPES), unpermuted, not flat, its smem-contiguous dimension's map (k when
     k-major, else mn) one stride-1 term over the whole extent, and the tile's rows whole 16-byte words."""
     item = ITEMSIZE[op.dtype]
     dm = op.k if op.kmajor else op.mn
