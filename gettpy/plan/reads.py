@@ -69,11 +69,12 @@ def realign_read(op: OperandSpec, tile: TileConfig, tile_mn: int, panel: bool = 
     return op if realign_refusal(ra, tile_mn, tile.bk) else ra
 
 
-def word_read(op: OperandSpec, tile: TileConfig, tile_mn: int, K: int, panel: bool = False) -> OperandSpec:
+def word_read(op: OperandSpec, tile: TileConfig, tile_mn: int, K: int, panel: bool = False,
+              realign: bool = True) -> OperandSpec:
     """`op` read in aligned 16-byte words where its own vectors are narrower: as flat k-tiles (`flat_read`), else
-    as realigned rows (`realign_read`), else `op`."""
+    as realigned rows (`realign_read`, unless `realign` is False), else `op`."""
     new = flat_read(op, tile, tile_mn, K)
-    return new if new.flat else realign_read(op, tile, tile_mn, panel)
+    return new if new.flat or not realign else realign_read(op, tile, tile_mn, panel)
 
 
 def _d_run(ld: OperandLayout, store: str) -> int:

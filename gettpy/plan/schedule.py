@@ -92,7 +92,7 @@ from dataclasses import dataclass, replace
 from ..dtypes import ITEMSIZE as ITEMSIZE_OF
 from ..dtypes import accumulate_type, is_complex, is_exact
 from ..errors import KernelError, ShapeError
-from ..kernels.spec import INT8_MMA_DTYPES, realign_group
+from ..kernels.spec import INT8_MMA_DTYPES, REALIGN_DTYPES, realign_group
 from ..ops import identity
 from .batch import pack_batch_led, stage_batch_led
 from .fold import FOLD, FOLD_A, FOLD_B, MIN_GAIN, fold_candidate, fold_gain, folded_problem, peak_kind
@@ -832,6 +832,9 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
     if sm_count is None:
         sm_count = target.sm_count
     s = planned_schedule(problem, sm_count, part, tile, split, f64_cores, target)
+    realign = not _element_reads(s, sm_count)
+    if not realign:  # (the decisions may have counted on realigned reads that the cores cannot make)
+        s = planned_schedule(problem, sm_count, part, tile, split, f64_cores, target, realign=False)
     if part is not None or tile is not None or split is not None or problem.c is not None:
         return s
     if any(t.dtype not in RESTAGE_DTYPES for t in (problem.a, problem.b, problem.d)):
@@ -840,18 +843,46 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
     #  do, every alternative predicts the same flop time, which no MIN_GAIN margin undercuts)
     from .traffic import restage
 
-    return restage(problem, s, lambda p: planned_schedule(p, sm_count, f64_cores=f64_cores, target=target),
-                   target, sm_count)
+    return restage(problem, s, lambda p: planned_schedule(p, sm_count, f64_cores=f64_cores, target=target,
+                                                          realign=realign), target, sm_count)
+
+
+def _cores(s: Schedule):
+    """The plans the launches of schedule `s` run: its core, and its tail's and folded GEMM's cores."""
+    yield s.core
+    for sub in (s.tail, s.inner):
+        if sub is not None:
+            yield from _cores(sub)
+
+
+def _element_reads(s: Schedule, sm_count: int) -> bool:
+    """Whether a core of `s` reads a 2-byte input one element a copy (the loader's synchronous path). The
+    schedule's decisions judge an input's reads on the unsplit problem, where its k modes may make one run that a
+    split core's k map no longer does; such a core then reads it element by element, not realigned as the
+    decisions counted (measured on the H100: an `xy-abcex-yeacb` split so, 0.45x of its padded packs). Where this
+    holds, make_schedule plans again without counting on realigned reads."""
+    from .tiles import kernel_spec
+
+    for core in _cores(s):
+        try:
+            spec = kernel_spec(core, False, sm_count=sm_count)
+        except KernelError:
+            continue
+        if any(op.dtype in REALIGN_DTYPES and not (op.flat or op.realign) and op.vec * ITEMSIZE_OF[op.dtype] < 4
+               for op in (spec.a, spec.b)):
+            return True
+    return False
 
 
 def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, part=None, tile=None,
                      split: tuple[str, int] | None = None, f64_cores: bool = True,
-                     target: Target = DEFAULT_TARGET) -> Schedule:
+                     target: Target = DEFAULT_TARGET, realign: bool = True) -> Schedule:
     """The schedule of `problem` (see the module docstring for the stagings): heuristic, or around the
     partition and tile of an autotuner candidate; `split` = (k mode, slices) forces that split-K
     (the mode's extent must be a multiple of the slices). f64_cores: the target runs
     f32 GEMMs on f64 tensor cores (an sm_90 device: tiles.DMMA_TILE, DMMA_SPLIT_TILE); False keeps f32 on
-    simt tiles and their packs. target: the device planned for (its SM count unless `sm_count` is given)."""
+    simt tiles and their packs. target: the device planned for (its SM count unless `sm_count` is given).
+    realign: the decisions may count on inputs read as realigned rows (plan/reads.py's realign_read)."""
     if sm_count is None:
         sm_count = target.sm_count
     plan = make_plan(problem, part, tile)
@@ -894,7 +925,7 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
         can_op = not info.op.is_identity and _pack_applies_op(info)
         read = _read(lay, mn, info.dtype, t)
         if not heavy:  # (runs read in 16-byte words are not gathered; compute-bound cores keep their aligned packs)
-            read = word_read(read, t, tmn, plan.K)
+            read = word_read(read, t, tmn, plan.K, realign=realign)
         panel = which == "a" and panel_fits(t, plan.M, plan.batch, read.kmajor)  # (the panel takes the op)
         op_first = can_op and rereads >= OP_PACK_MIN_REREADS and not panel
         small_permuted = (rereads >= OP_PACK_MIN_REREADS and _size(info, ext) * SMALL_PACK <= _size(problem.d, ext)
@@ -918,7 +949,7 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
     pext = _padded_k(plan, t, (ka, new_ka), (kb, new_kb), ext, heavy and not mn_first and split is None, sm_count)
     mem_pad = pext is None and not (heavy or fused or part is not None or tile is not None or split is not None)
     if mem_pad:  # (a memory-bound GEMM: zero-filled k-major packs where the loaders' model says they pay)
-        pext = _padded_k_memory(plan, t, sides, (new_ka, new_kb), ext, target)
+        pext = _padded_k_memory(plan, t, sides, (new_ka, new_kb), ext, target, realign)
         mem_pad = pext is not None
     if pext is not None:  # (the packs k-major, the leading k mode zero-filled to whole vectors)
         new_ka, new_kb = (packed(ka, _pack_order(plan, mn, 1), pext, apply_op=(x.op.is_identity or mem_pad) and
@@ -959,7 +990,7 @@ def _k_order(plan: Plan, mn: str, info: TensorInfo) -> tuple[str, ...]:
     return tuple(m for m in _pack_order(plan, mn, 1) if m in info.modes)
 
 
-def _padded_k_memory(plan: Plan, t, sides, news, ext, target: Target):
+def _padded_k_memory(plan: Plan, t, sides, news, ext, target: Target, realign: bool = True):
     """plan/align.py's `padded_k_memory` on make_schedule's view of the inputs: `sides` its (name, kernel
     input, rereads, layout, tile side, vector) rows, `news` the kernel inputs as staged so far (packs or
     themselves). None for a semiring, a complex input, no k mode or an op that a pack cannot apply (the padded
@@ -978,7 +1009,7 @@ def _padded_k_memory(plan: Plan, t, sides, news, ext, target: Target):
         if new is info:  # (read flat or realigned -- on the mma.sync tiles, up to SPLIT_TILE wide, that split
             #               cores of such a GEMM get -- a k-tile is copied as the aligned 16-byte words that hold it)
             side = max(tmn, SPLIT_TILE)
-            read = word_read(_read(lay, mn, info.dtype, t), flat_tile, side, plan.K)
+            read = word_read(_read(lay, mn, info.dtype, t), flat_tile, side, plan.K, realign=realign)
             if read.realign:
                 g = realign_group(read, side, flat_tile.bk)
                 rows.append((info, None, _k_order(plan, mn, info), rereads,

@@ -139,3 +139,19 @@ def test_schedule_reads_odd_rows_in_place(rng, gpu_schedules_on_the_cpu):
     scale = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)).T
     assert got.dtype == np.float16
     assert (np.abs(got.astype(np.float64) - ref) <= 2e-3 * scale + 1e-3).all()
+
+
+def test_schedule_replans_where_a_split_core_cannot_realign():
+    """An MPS-like `abcex,yeacb->xy` (column-major, odd extents, in no benchmark): judged on the unsplit problem, B's
+    k modes make one run it could read realigned, so no pack is planned; but the split core's k map (cut along c)
+    is two terms, and that core would read B element by element. make_schedule then plans without counting on
+    realigned reads: the padded packs of the memory-bound rule, and no core reads a 2-byte input element-wise."""
+    p = dense_problem("abcex,yeacb->xy", dict(a=25, b=9, c=20, e=13, x=394, y=347), "f16", "F")
+    first = schedule.planned_schedule(p, 132)
+    assert schedule._element_reads(first, 132)
+    s = schedule.make_schedule(p, 132)
+    assert s == schedule.planned_schedule(p, 132, realign=False)
+    assert s.pad_ext and not schedule._element_reads(s, 132)
+    for core in schedule._cores(s):
+        spec = tiles.kernel_spec(core, False, sm_count=132)
+        assert all(op.vec * 2 == 16 for op in (spec.a, spec.b))  # (both packs read k-major in 16-byte vectors)
