@@ -122,7 +122,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
             if (new.bm, new.bn) != (tile.bm, tile.bn):  # (a new tile shape: the reads as it sees them)
                 a, b = reads(new)
             tile = new
-    # (inputs read in copies narrower than 16 bytes whose k-tiles or rows are contiguous runs: in 16-byte words)
+    # (1- and 2-byte inputs whose k-tiles or smem rows are contiguous runs: read in 16-byte words)
     a, b = word_read(a, tile, tile.bm, plan.K, panel=tile.resident_a), word_read(b, tile, tile.bn, plan.K)
     while chosen and not tile.rows and _over_loads(tile, a, b):
         # (the heuristic sized the tile by vectors its reads did not keep, say a stepped vector wider than the
