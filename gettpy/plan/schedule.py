@@ -88,6 +88,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import partial
 
 from ..dtypes import ITEMSIZE as ITEMSIZE_OF
 from ..dtypes import accumulate_type, is_complex, is_exact
@@ -586,9 +587,9 @@ def _wave_split(plan: Plan, ext, sm_count: int, target: Target, w_order: tuple[s
     if base is None or base[0] >= WAVE_SPLIT_MAX_WAVES * sm_count or base[0] % sm_count == 0:
         return None
     best, best_us = None, WAVE_SPLIT_GAIN * base[1]
+    plain = _tile(plan, sm_count, f64_cores)
     for mode, slices in _split_candidates(plan, ext):
         cut = _split_problem(p, mode, slices, w_order)
-        plain = _tile(plan, sm_count, f64_cores)
         for core in (make_plan(cut[0]), make_plan(cut[0], None, plain)):  # (its own tile, the plain one)
             got = priced(core, slices)
             if got is not None and got[1] < best_us:
@@ -831,10 +832,7 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
     (plan/traffic.py's `restage`: D staged through a dense workspace, or an input packed)."""
     if sm_count is None:
         sm_count = target.sm_count
-    s = planned_schedule(problem, sm_count, part, tile, split, f64_cores, target)
-    realign = not _element_reads(s, sm_count)
-    if not realign:  # (the decisions may have counted on realigned reads that the cores cannot make)
-        s = planned_schedule(problem, sm_count, part, tile, split, f64_cores, target, realign=False)
+    s, realign = readable_schedule(problem, sm_count, part, tile, split, f64_cores, target)
     if part is not None or tile is not None or split is not None or problem.c is not None:
         return s
     if any(t.dtype not in RESTAGE_DTYPES for t in (problem.a, problem.b, problem.d)):
@@ -845,6 +843,17 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
 
     return restage(problem, s, lambda p: planned_schedule(p, sm_count, f64_cores=f64_cores, target=target,
                                                           realign=realign), target, sm_count)
+
+
+def readable_schedule(problem: ContractionProblem, sm_count: int, part=None, tile=None,
+                      split: tuple[str, int] | None = None, f64_cores: bool = True,
+                      target: Target = DEFAULT_TARGET) -> tuple[Schedule, bool]:
+    """(`planned_schedule`'s schedule, whether its decisions may count on realigned reads): planned again without
+    them where a core of the first would read a 2-byte input element by element (`_element_reads`)."""
+    s = planned_schedule(problem, sm_count, part, tile, split, f64_cores, target)
+    if any(x.dtype in REALIGN_DTYPES for x in (problem.a, problem.b)) and _element_reads(s, sm_count):
+        return planned_schedule(problem, sm_count, part, tile, split, f64_cores, target, realign=False), False
+    return s, True
 
 
 def _cores(s: Schedule):
@@ -985,11 +994,6 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
                         target)
 
 
-def _k_order(plan: Plan, mn: str, info: TensorInfo) -> tuple[str, ...]:
-    """The modes of input `info` (on the kernel's `mn` side) in the order of its k-major padded pack."""
-    return tuple(m for m in _pack_order(plan, mn, 1) if m in info.modes)
-
-
 def _padded_k_memory(plan: Plan, t, sides, news, ext, target: Target, realign: bool = True):
     """plan/align.py's `padded_k_memory` on make_schedule's view of the inputs: `sides` its (name, kernel
     input, rereads, layout, tile side, vector) rows, `news` the kernel inputs as staged so far (packs or
@@ -1010,18 +1014,15 @@ def _padded_k_memory(plan: Plan, t, sides, news, ext, target: Target, realign: b
             #               cores of such a GEMM get -- a k-tile is copied as the aligned 16-byte words that hold it)
             side = max(tmn, SPLIT_TILE)
             read = word_read(_read(lay, mn, info.dtype, t), flat_tile, side, plan.K, realign=realign)
-            if read.realign:
-                g = realign_group(read, side, flat_tile.bk)
-                rows.append((info, None, _k_order(plan, mn, info), rereads,
-                             lambda nb, g=g: realign_load_us(nb, g, target)))
-                continue
-            vb = 16 if read.flat else read.vec * info.itemsize
+            read_us = (partial(realign_load_us, g=realign_group(read, side, flat_tile.bk), target=target)
+                       if read.realign else
+                       partial(target.load_us, vec_bytes=16 if read.flat else read.vec * info.itemsize))
         else:  # (a pack made above: m / n fastest where the leading k extent is not whole vectors)
             mns = plan.part.m if mn == "m" else plan.part.n
             lead = mns if new.modes[:1] != plan.part.k[:1] else plan.part.k
-            vb = math.gcd(math.prod(ext[m] for m in lead) * info.itemsize, 16)
-        rows.append((info, None if new is info else new, _k_order(plan, mn, info), rereads,
-                     lambda nb, vb=vb: target.load_us(nb, vb)))
+            read_us = partial(target.load_us, vec_bytes=math.gcd(math.prod(ext[m] for m in lead) * info.itemsize, 16))
+        order = tuple(m for m in _pack_order(plan, mn, 1) if m in info.modes)
+        rows.append((info, None if new is info else new, order, rereads, read_us))
     return padded_k_memory(plan.part.k[0], ext, rows, target)
 
 

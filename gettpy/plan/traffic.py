@@ -68,11 +68,6 @@ SYNC_CTA_SHARE, SYNC_CTAS = 0.05, 4.0
 #: same tiles and 1.2-1.8x faster than 2-byte element loads; an input re-read by two or more CTA columns was then
 #: read faster from a padded pack (re-read at the copy rate)
 REALIGN_SHARE = 0.7
-#: (REALIGN_HEAVY) on a compute-bound core a realigned input is priced as the element loads it replaces, so that the
-#: model keeps packing where a pack measured faster: the pack lets the core run wgmma tiles, which realigned rows
-#: (unswizzled stages) cannot; on the H100 a bve-cbvt-cte (a compute-bound MPS update, f16) read realigned on
-#: mma.sync tiles ran 0.58-0.74x of its pack on wgmma tiles. Where the model takes no pack the core still reads
-#: realigned (1.2-1.8x faster than element loads on the awc and batched-GEMM families).
 #: the share of an input's re-reads by other CTA rows / columns that miss the L2 cache
 REREAD_MISS = 0.25
 
@@ -171,7 +166,11 @@ def core_us(spec, target: Target, sm_count: int | None = None) -> float:
     us = 0.0
     for s, size, rereads, span in ((spec.a, M * K * nb, tiles_n, t.bm), (spec.b, K * N * nb, tiles_m, t.bn)):
         nbytes = size * ITEMSIZE[s.dtype] * (1 + (rereads - 1) * REREAD_MISS)
-        if s.realign and heavy:  # (REALIGN_HEAVY: priced as the element loads it replaces)
+        if s.realign and heavy:
+            # (on a compute-bound core, priced as the element loads it replaces, so that the model keeps packing
+            #  where a pack measured faster: a pack lets the core run wgmma tiles, which realigned rows -- unswizzled
+            #  stages -- cannot; on the H100 a compute-bound MPS update bve-cbvt-cte, f16, read realigned on mma.sync
+            #  tiles ran 0.58-0.74x of its pack on wgmma tiles. Where no pack is taken the core still reads realigned)
             s = replace(s, realign=False)
         us += _read_us(s, ITEMSIZE[s.dtype], nbytes, span, t.bk, per_sm, target)
     d = spec.d
