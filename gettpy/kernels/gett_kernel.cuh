@@ -234,6 +234,34 @@ struct Gett {
   __device__ __forceinline__ static TE& epi(TE* es, int m, int n) {
     return D_NCONTIG ? es[m * EPITCH + n] : es[n * EPITCH + m];
   }
+  // SIMT k-steps read together: on a k-major tile, KV consecutive k of one row are one vector load (up to 16
+  // bytes, at most 4 values), not KV scalar loads that the compiler merges only where it can prove their
+  // alignment (it left 5 to 29 scalar or 8-byte loads a k-tile on about a third of the f32 simt tiles); the
+  // 16-byte row pad keeps 8 rows' 16-byte loads on distinct banks. KV divides the padded row (BK a multiple of
+  // the 16-byte word) and BK.
+  template <class TS, bool KMAJOR>
+  __host__ __device__ static constexpr int simt_kvec() {
+    constexpr int w = 16 / int(sizeof(TS)) < 4 ? 16 / int(sizeof(TS)) : 4;
+    return KMAJOR && !MMA && w > 1 && BK % (16 / int(sizeof(TS))) == 0 ? w : 1;
+  }
+  static constexpr int KVA = simt_kvec<TA, Cfg::A_KMAJOR>(), KVB = simt_kvec<TB, Cfg::B_KMAJOR>();
+  static constexpr int KV = KVA > KVB ? KVA : KVB;
+  // a SIMT thread's T values of KV consecutive smem rows kk0.. (x[v]: row kk0 + v) at tile coordinates at(0..T-1):
+  // one KVL-wide load along k a coordinate where KVL == KV, else row by row (simt_fragment)
+  template <bool KMAJOR, int KVL, int G, int T, class L, class TS, class At>
+  __device__ __forceinline__ static void simt_block(TAcc (&x)[KV][T], const TS* s, int kk0, At at) {
+    if constexpr (KVL == KV && KV > 1) {
+#pragma unroll
+      for (int i = 0; i < T; ++i) {
+        const Pack<TS, KV> v = *reinterpret_cast<const Pack<TS, KV>*>(L::at(const_cast<TS*>(s), kk0, at(i)));
+#pragma unroll
+        for (int e = 0; e < KV; ++e) x[e][i] = TAcc(to_f(v.e[e]));
+      }
+    } else {
+#pragma unroll
+      for (int e = 0; e < KV; ++e) simt_fragment<KMAJOR, G, T, L>(x[e], s, kk0 + e, at);
+    }
+  }
   // a SIMT thread's T values of one smem row kk at tile coordinates at(0..T-1) (groups of G neighbours):
   // vector loads on an mn-contiguous tile, scalar loads on a k-major one
   template <bool KMAJOR, int G, int T, class L, class TS, class At>

@@ -18,6 +18,7 @@ CASES = [
     ("ij->i", {"i": 300, "j": 77}),                        # one operand: the semiring's one
     ("ij,jk,kl->il", {"i": 20, "j": 30, "k": 40, "l": 10}),  # three operands (intermediates)
     ("ik,kj->ij", {"i": 64, "j": 64, "k": 256}),            # full tiles
+    ("ik,jk->ij", {"i": 70, "j": 50, "k": 45}),             # both k-major, K ending inside a k vector
 ]
 
 
