@@ -55,15 +55,19 @@ def flat_read(op: OperandSpec, tile: TileConfig, tile_mn: int, K: int) -> Operan
     return op if flat_refusal(flat, tile_mn, K) else flat
 
 
-def realign_read(op: OperandSpec, tile: TileConfig, tile_mn: int, panel: bool = False) -> OperandSpec:
+def realign_read(op: OperandSpec, tile: TileConfig, tile_mn: int, K: int, panel: bool = False) -> OperandSpec:
     """`op` read as realigned rows (OperandSpec.realign) on an mma.sync or simt `tile` (`tile_mn` of its rows a
     tile) where it would otherwise be read in 1- or 2-byte copies (the loader's synchronous element loads) and each
     smem row of the tile is one contiguous run (kernels/spec.py's `realign_refusal`), else `op`: rows of K = 141
     two-byte elements (282 bytes) then stream in aligned 16-byte words, without a padded copy. Not for copies of 4
     bytes or more (already asynchronous): measured on the H100, realigned rows ran 0.62-0.81x as fast as 4-byte
     copies and 0.41-0.68x as 8-byte ones on the same tiles (the shift on every k-tile), and 1.2-1.8x faster than
-    2-byte element loads. Not for A's resident panel (`panel`: loaded once, its reads are not the loop's)."""
-    if panel or op.flat or op.realign or op.vec * ITEMSIZE[op.dtype] >= 4 or tile.wgmma or tile.ws or tile.rows:
+    2-byte element loads. Not for A's resident panel (`panel`: loaded once, its reads are not the loop's). Not where
+    K fits one k-tile: a tile's element loads of its only k-tile then all issue together, and the shift still waits
+    on every tile (measured on the H100 against element loads over 21 such shapes, 6-D CCSD(T) terms with K = 22-27
+    and outer products: 0.87-1.08x, geomean 0.97)."""
+    if (panel or K <= tile.bk or op.flat or op.realign or op.vec * ITEMSIZE[op.dtype] >= 4 or tile.wgmma or tile.ws
+            or tile.rows):
         return op
     ra = dataclasses.replace(op, vec=1, vs=1, realign=True)
     return op if realign_refusal(ra, tile_mn, tile.bk) else ra
@@ -74,7 +78,7 @@ def word_read(op: OperandSpec, tile: TileConfig, tile_mn: int, K: int, panel: bo
     """`op` read in aligned 16-byte words where its own vectors are narrower: as flat k-tiles (`flat_read`), else
     as realigned rows (`realign_read`, unless `realign` is False), else `op`."""
     new = flat_read(op, tile, tile_mn, K)
-    return new if new.flat or not realign else realign_read(op, tile, tile_mn, panel)
+    return new if new.flat or not realign else realign_read(op, tile, tile_mn, K, panel)
 
 
 def _d_run(ld: OperandLayout, store: str) -> int:

@@ -869,7 +869,8 @@ def _element_reads(s: Schedule, sm_count: int) -> bool:
     schedule's decisions judge an input's reads on the unsplit problem, where its k modes may make one run that a
     split core's k map no longer does; such a core then reads it element by element, not realigned as the
     decisions counted (measured on the H100: an `xy-abcex-yeacb` split so, 0.45x of its padded packs). Where this
-    holds, make_schedule plans again without counting on realigned reads."""
+    holds, make_schedule plans again without counting on realigned reads. A core of one k-tile (a split's last
+    piece, say) is not counted: it reads element by element by the realign rule itself (reads.realign_read)."""
     from .tiles import kernel_spec
 
     for core in _cores(s):
@@ -877,7 +878,7 @@ def _element_reads(s: Schedule, sm_count: int) -> bool:
             spec = kernel_spec(core, False, sm_count=sm_count)
         except KernelError:
             continue
-        if any(op.dtype in REALIGN_DTYPES and not (op.flat or op.realign) and op.vec * ITEMSIZE_OF[op.dtype] < 4
+        if core.K > spec.tile.bk and any(op.dtype in REALIGN_DTYPES and not (op.flat or op.realign) and op.vec * ITEMSIZE_OF[op.dtype] < 4
                for op in (spec.a, spec.b)):
             return True
     return False

@@ -49,14 +49,15 @@ RULE = [
 @pytest.mark.parametrize("maps,kmajor,dtype,vec,ok", RULE, ids=[f"rule{i}" for i in range(len(RULE))])
 def test_realign_rule(maps, kmajor, dtype, vec, ok):
     op = _op(*maps, dtype=dtype, kmajor=kmajor, vec=vec)
-    got = realign_read(op, MMA, 128)
+    got = realign_read(op, MMA, 128, 3001)
     assert got.realign is ok and (got is op) is not ok
     if ok:
         assert got.vec == 1 and got.kmajor == kmajor and realign_refusal(got, 128, 32) == ""
         assert word_read(op, MMA, 128, 3001).realign
         for other in (dataclasses.replace(MMA, bm=128, bn=128, bk=64, wm=64, wn=128, wgmma=True),):
-            assert realign_read(op, other, 128) is op  # (swizzled stages: never realigned)
-        assert realign_read(op, MMA, 128, panel=True) is op  # (A's resident panel is loaded once)
+            assert realign_read(op, other, 128, 3001) is op  # (swizzled stages: never realigned)
+        assert realign_read(op, MMA, 128, 3001, panel=True) is op  # (A's resident panel is loaded once)
+        assert realign_read(op, MMA, 128, MMA.bk) is op  # (K within one k-tile: element loads)
 
 
 def test_lowering_and_prelude():
@@ -76,6 +77,15 @@ def test_lowering_and_prelude():
     assert not spec.a.realign and spec.a.vec == 2
 
 
+@pytest.mark.parametrize("k,realigned", [(27, False), (33, True)])
+def test_one_k_tile_keeps_element_loads(k, realigned):
+    """Row-major A[m, k], B[n, k], f16, K odd: K within the tile's one k-tile reads the rows element by element, one
+    more k than the k-tile realigns them (on MMA's 32-deep k-tiles, forced)."""
+    plan = make_plan(dense_problem("mk,nk->mn", {"k": k, "m": 301, "n": 173}, "f16", "C"))
+    spec = tiles.kernel_spec(plan, False, tile=MMA)
+    assert spec.a.realign is realigned and spec.b.realign is realigned
+
+
 REFUSALS = [
     (lambda s: dataclasses.replace(s, tile=dataclasses.replace(s.tile, bm=128, bn=128, bk=64, wm=64, wn=128,
                                                                wgmma=True)), "operand A.*wgmma tile"),
@@ -93,7 +103,7 @@ def test_realign_refusals(change, match):
 
 
 def test_model_prices_realigned_rows_between_element_loads_and_words():
-    op = realign_read(_op(_dm(77, 3001), _dm(3001, 1)), MMA, 128)
+    op = realign_read(_op(_dm(77, 3001), _dm(3001, 1)), MMA, 128, 3001)
     t, nbytes = DEFAULT_TARGET, 77 * 3001 * 2
     got = _read_us(op, 2, nbytes, 128, 32, 2, t)
     assert got == pytest.approx(max(realign_load_us(nbytes, 4, t), t.copy_us(nbytes)))
