@@ -122,17 +122,20 @@ def cut(extent: int, slices: int, unit: bool) -> tuple[int, int] | None:
 
 
 def choose_cut(k_modes: tuple[str, ...], ext: dict[str, int], unit: set[str], K: int, slices: int,
-               keeps: Callable[[str, int], bool] | None = None):
+               keeps: Callable[[str, int], int] | None = None):
     """(mode, q, S) for `slices` slices of K: the slowest k mode that gives at least half of them, else the
-    k mode that gives the most; None where no k mode can be cut. keeps(mode, q): whether slices of q values of
-    `mode` keep the inputs' fused k runs; cuts that do not are taken only where no cut does."""
+    k mode that gives the most; None where no k mode can be cut. keeps(mode, q): how well slices of q values of
+    `mode` keep the inputs' fused k runs (0: not at all; more: better); only the cuts that keep them best are
+    taken, all of them where none keeps them."""
     cuts = []
     for mode in reversed(k_modes):  # (slowest first: its slices are the largest contiguous pieces)
         c = cut(ext[mode], slices, mode in unit)
         if c is not None and K // ext[mode] * c[0] >= MIN_SLICE_K:
             cuts.append((mode, *c))
-    if keeps is not None:
-        cuts = [c for c in cuts if keeps(c[0], c[1])] or cuts
+    if keeps is not None and cuts:
+        score = {c: keeps(c[0], c[1]) for c in cuts}
+        best = max(score.values())
+        cuts = [c for c in cuts if score[c] == best] if best else cuts
     best = None
     for mode, q, s in cuts:
         if 2 * s >= slices:

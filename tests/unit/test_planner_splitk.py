@@ -108,6 +108,26 @@ def test_split_keeps_fused_k_runs(ext, dtype):
     assert_each_close(eq, gettpy.einsum(eq, *ops), ops, TOL[dt])
 
 
+@pytest.mark.parametrize("ext", [{"a": 39, "b": 15, "c": 36, "e": 28, "x": 9, "y": 230},
+                                 {"a": 21, "b": 13, "c": 44, "e": 20, "x": 7, "y": 11}])
+def test_split_keeps_k_vectors(ext):
+    """Column-major f16 A[a, b, c, e, x]: its four k modes are one run whose length takes 4- or 8-byte vectors, but
+    a x b is odd. The split may not cut the run into slices of a x b values (read an element a copy): each core
+    still reads A's k run in copies of 4 bytes or more; run end to end against numpy."""
+    from gettpy.plan.schedule import _cores
+    from gettpy.plan.tiles import kernel_spec
+
+    eq = "abcex,yeacb->xy"
+    s = make_schedule(dense_problem(eq, ext, "f16", "F"))
+    assert s.split_mode is not None
+    for core in _cores(s):
+        spec = kernel_spec(core, False)
+        assert all(op.vec * 2 >= 4 for op in (spec.a, spec.b) if op.kmajor), (spec.a, spec.b)
+    ops = laid_out(np.random.default_rng(5), [[ext[m] for m in "abcex"], [ext[m] for m in "yeacb"]], np.float16,
+                   "F")
+    assert_each_close(eq, gettpy.einsum(eq, *ops), ops, TOL[np.float16])
+
+
 # (einsum, shapes): small enough to run on the CPU executor, long enough in K to split with a tail
 RUN_CASES = [
     ("ik,kj->ij", [(5, 3001), (3001, 7)]),

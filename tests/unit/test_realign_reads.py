@@ -156,7 +156,7 @@ def test_schedule_replans_where_a_split_core_cannot_realign():
     k modes make one run it could read realigned, so no pack is planned; but the split core's k map (cut along c)
     is two terms, and that core would read B element by element. make_schedule then plans without counting on
     realigned reads: the padded packs of the memory-bound rule, and no core reads a 2-byte input element-wise."""
-    p = dense_problem("abcex,yeacb->xy", dict(a=25, b=9, c=20, e=13, x=394, y=347), "f16", "F")
+    p = dense_problem("abcex,yeacb->xy", dict(a=23, b=29, c=37, e=20, x=303, y=219), "f16", "F")
     first = schedule.planned_schedule(p, 132)
     assert schedule._element_reads(first, 132)
     s = schedule.make_schedule(p, 132)
