@@ -893,8 +893,8 @@ def _element_reads(s: Schedule, sm_count: int) -> bool:
             spec = kernel_spec(core, False, sm_count=sm_count)
         except KernelError:
             continue
-        if core.K > spec.tile.bk and any(op.dtype in REALIGN_DTYPES and not (op.flat or op.realign) and op.vec * ITEMSIZE_OF[op.dtype] < 4
-               for op in (spec.a, spec.b)):
+        if core.K > spec.tile.bk and any(op.dtype in REALIGN_DTYPES and not (op.flat or op.realign)
+                                         and op.vec * ITEMSIZE_OF[op.dtype] < 4 for op in (spec.a, spec.b)):
             return True
     return False
 
