@@ -49,3 +49,13 @@ def test_sampled_reference_on_cupy_matches_numpy():
                      b.astype(np.complex64).astype(np.complex128))
     assert np.allclose(cupy.asnumpy(ref.ref), full[np.ix_(idx["a"], idx["b"], idx["c"])], rtol=0, atol=1e-12)
     assert ref.err(cupy.asarray(full)) < 1e-12
+
+
+@pytest.mark.gpu
+def test_profile_case_runs_a_real_case_row_major(capsys):
+    """tccg.probes.profile_case on a case of the real set in row-major order: verified against float64 (exit 0)."""
+    from tccg.probes.profile_case import main
+
+    case = next(c for c in sets.cases_of("real") if c.group == "tucker" and not c.dtypes)
+    assert main([str(case.num), "f32", "--set", "real", "--order", "C", "--reps", "1"]) == 0
+    assert f"real #{case.num}" in capsys.readouterr().out

@@ -282,6 +282,18 @@ def test_interleaved_ms_takes_the_runners_in_turn():
     assert order == ["a", "b"] * 4
 
 
+def test_profile_case_refuses_what_it_cannot_run():
+    """profile_case names the set and seed of a case number it lacks, and refuses --tile off TCCG's column-major
+    cases, before any device work."""
+    pytest.importorskip("cupy")
+    from tccg.probes.profile_case import main
+
+    with pytest.raises(SystemExit, match="real has no real-valued case #999"):
+        main(["999", "f16", "--set", "real"])
+    with pytest.raises(SystemExit, match="--tile launches TCCG cases in column-major order only"):
+        main(["3", "f16", "--set", "real", "--tile", "h"])
+
+
 def test_tile_probe_options():
     """tccg.probes.tiles' tile strings (profile_case --tile): ':lN' sets the copies' L2 prefetch, 'H' / 'P' take the
     heuristic's tile (P persistent) with it; '--order n=a:8,c' cuts the first mode (Partition.split_n), and the cut
