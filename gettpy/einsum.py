@@ -644,7 +644,10 @@ def _execute(prog: Program, backend: str, xp, arrays, target) -> None:
     n = len(arrays)
     for j, st in enumerate(prog.steps):
         d = target if st.out_shape is None else xp.empty(st.out_shape, dtype=prog.in_dtype)
-        backends.execute(backend, st.plan, slots[st.a], slots[st.b], None, d, 1.0, 0.0)
+        if st.b == _ONES and st.plan.problem.semiring is None and np.dtype(prog.in_dtype).kind == "c":
+            backends.execute_sum(backend, st.plan, slots[st.a], d)  # (a complex x (1 + 0i) is not x at inf)
+        else:
+            backends.execute(backend, st.plan, slots[st.a], slots[st.b], None, d, 1.0, 0.0)
         slots[n + j] = d
 
 

@@ -84,6 +84,25 @@ def execute_without_ab(name: str, schedule, c, d, beta, stream=None) -> None:
         _without_ab(xp, p, c, d, beta, ext, acc)
 
 
+def execute_sum(name: str, schedule, a, d) -> None:
+    """D = op_d(the sum of op_a(A) over the modes D lacks): a one-operand contraction summed as numpy sums it,
+    without the product by a 0-d one that a binary contraction takes. The product is exact for real types, but a
+    complex one is not the identity on inf and NaN: (inf + 1i)(1 + 0i) = inf + nan i, where numpy's sum gives
+    inf + 1i. Computed in the schedule's compute type with the ops' numpy twins and cast into D through its own
+    strides, on either backend (CuPy dispatches numpy's functions on its arrays)."""
+    p = schedule.problem
+    xp = xp_of(name)
+    ext = dict(p.extents)
+    acc = NUMPY_ACCUMULATE[accumulate_type(p.compute)]
+    kept = tuple(p.d.modes)
+    summed = tuple(m for m in p.a.modes if m not in kept and m in ext)
+    av = xp.asarray(p.a.op(_view(xp, a, p.a, tuple(reversed(kept + summed)), ext).astype(acc)), dtype=acc)
+    r = av.sum(axis=tuple(range(len(kept), len(kept) + len(summed))), dtype=acc) if summed else av
+    r = xp.asarray(p.d.op(r))
+    dv = _view(xp, d, p.d, tuple(reversed(kept)), ext)
+    dv[...] = r.real if r.dtype.kind == "c" and dv.dtype.kind != "c" else r
+
+
 def _without_ab(xp, p, c, d, beta, ext, acc) -> None:
     dv = _view(xp, d, p.d, p.d.modes, ext)
     if c is not None and beta != 0 and p.c is not None:

@@ -56,3 +56,12 @@ def test_cupy_pad_matches_cpu_pad():
     got = gettpy.pad(cp.asarray(h), (2, 4))
     np.testing.assert_array_equal(cp.asnumpy(got), gettpy.pad(h, (2, 4)))
     np.testing.assert_array_equal(cp.asnumpy(gettpy.unpad(got, h.shape)), h)
+
+
+@pytest.mark.parametrize("subscripts,values", [("i->", [np.inf + 0j, 1 + 1j]), ("ij->j", [[np.nan + 0j, 2j], [1, 1j]])])
+def test_cupy_one_operand_complex_sum_keeps_inf_and_nan_apart(subscripts, values):
+    h = np.asarray(values, dtype=np.complex64)
+    got = cp.asnumpy(gettpy.einsum(subscripts, cp.asarray(h)))
+    want = np.einsum(subscripts, h)
+    np.testing.assert_array_equal(got.real, np.real(want))
+    np.testing.assert_array_equal(got.imag, np.imag(want))

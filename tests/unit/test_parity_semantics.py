@@ -344,3 +344,30 @@ def test_pad_errors():
         gettpy.pad(np.ones((2, 3)), (2,))
     with pytest.raises(ValueError):
         gettpy.unpad(np.ones((2, 3)), (3, 3))
+
+
+#: one-operand complex sums whose elements hold inf or NaN in one part: numpy adds them, so the other part is kept
+COMPLEX_SUMS = [
+    ("i->", [np.inf + 0j, 1 + 1j]),
+    ("i->", [np.nan + 0j, 2j]),
+    ("i->", [1e308 + 0j, 1e308 + 0j]),  # (the real sum overflows to inf; the imaginary one stays 0)
+    ("ij->i", [[complex(0, np.inf), 1], [complex(-np.inf, 2), 3j]]),
+    ("ii->", [[complex(np.inf, 1), 5], [7, 2j]]),
+    ("ijk->kj", np.full((2, 3, 2), complex(np.nan, 1.5))),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("subscripts,values", COMPLEX_SUMS)
+def test_one_operand_complex_sums_keep_inf_and_nan_apart(subscripts, values, dtype):
+    """A one-operand complex einsum is a sum, not a product by 1 + 0i (which turns inf x 0 into a NaN part):
+    numpy's values, bit for bit where they are inf or NaN, with and without `out=`."""
+    a = np.asarray(values, dtype=dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = np.einsum(subscripts, a)
+        got = gettpy.einsum(subscripts, a)
+        out = np.zeros(np.shape(want), dtype=np.complex128)
+        gettpy.einsum(subscripts, a, out=out, casting="safe")
+    for g in (np.asarray(got), out):
+        np.testing.assert_array_equal(g.real, np.real(want))
+        np.testing.assert_array_equal(g.imag, np.imag(want))
