@@ -471,7 +471,11 @@ def _keeps_runs(plan: Plan, ext):
             run = _slice_run(t, ext, k, mode, q)
             if run < min(SPLIT_MIN_RUN, whole):
                 return 0
-            kept = math.gcd(v, run, q * abs(t.stride_of().get(mode, 0)))
+            stride = abs(t.stride_of().get(mode, 0))
+            # (a slice's rows start q values of the cut mode apart, and, where the run goes on past that mode,
+            #  at every step of the mode after it: the cut mode's extent apart, even where q does not divide it)
+            more = stride * ext[mode] if run < whole and run // q * ext[mode] < whole else 0
+            kept = math.gcd(v, run, q * stride, more)
             if kept * t.itemsize < 4 <= v * t.itemsize:
                 score = 1
         return score

@@ -128,6 +128,18 @@ def test_split_keeps_k_vectors(ext):
     assert_each_close(eq, gettpy.einsum(eq, *ops), ops, TOL[np.float16])
 
 
+def test_keeps_runs_scores_the_rows_of_a_remainder_cut():
+    """A slice of q values of a mode inside a fused k run starts a row at every step of the next mode, the cut
+    mode's extent apart: q = 64 values of a = 585 (odd) leave f16 rows at odd offsets, element copies, whatever q
+    itself is (score 1); two values of the last k mode keep 4-byte copies (score 2). Column-major A[a, c, e, x]."""
+    from gettpy.plan.plan import make_plan
+    from gettpy.plan.schedule import _keeps_runs
+
+    ext = {"a": 585, "c": 67, "e": 16, "x": 8, "y": 9}
+    keeps = _keeps_runs(make_plan(dense_problem("acex,yace->yx", ext, "f16", "F")), ext)
+    assert (keeps("a", 64), keeps("c", 2), keeps("e", 1), keeps("e", 2)) == (1, 1, 1, 2)
+
+
 # (einsum, shapes): small enough to run on the CPU executor, long enough in K to split with a tail
 RUN_CASES = [
     ("ik,kj->ij", [(5, 3001), (3001, 7)]),
