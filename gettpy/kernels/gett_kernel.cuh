@@ -234,15 +234,16 @@ struct Gett {
   __device__ __forceinline__ static TE& epi(TE* es, int m, int n) {
     return D_NCONTIG ? es[m * EPITCH + n] : es[n * EPITCH + m];
   }
-  // SIMT k-steps read together: on a k-major tile, KV consecutive k of one row are one vector load (up to 16
-  // bytes, at most 4 values), not KV scalar loads that the compiler merges only where it can prove their
+  // SIMT k-steps read together: on a k-major tile of 4- or 8-byte values, KV consecutive k of one row are one
+  // 16-byte load (4 or 2 values), not KV scalar loads that the compiler merges only where it can prove their
   // alignment (it left 5 to 29 scalar or 8-byte loads a k-tile on about a third of the f32 simt tiles); the
   // 16-byte row pad keeps 8 rows' 16-byte loads on distinct banks. KV divides the padded row (BK a multiple of
-  // the 16-byte word) and BK.
+  // the 16-byte word) and BK. Not for 1- and 2-byte values: holding 4 k-steps of them took a max-plus f16 tile
+  // from 48 to 94 registers.
   template <class TS, bool KMAJOR>
   __host__ __device__ static constexpr int simt_kvec() {
-    constexpr int w = 16 / int(sizeof(TS)) < 4 ? 16 / int(sizeof(TS)) : 4;
-    return KMAJOR && !MMA && w > 1 && BK % (16 / int(sizeof(TS))) == 0 ? w : 1;
+    return KMAJOR && !MMA && (sizeof(TS) == 4 || sizeof(TS) == 8) && BK % (16 / int(sizeof(TS))) == 0
+               ? 16 / int(sizeof(TS)) : 1;
   }
   static constexpr int KVA = simt_kvec<TA, Cfg::A_KMAJOR>(), KVB = simt_kvec<TB, Cfg::B_KMAJOR>();
   static constexpr int KV = KVA > KVB ? KVA : KVB;
