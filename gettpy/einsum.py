@@ -239,6 +239,7 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
     arrays = _cast_numpy_only_operands(arrays, dtype, casting)
     _refuse_numpy_only_types(operands, arrays, dtype, out)
     if out is not None and dtype is not None and not _same_dtype(dtype, out.dtype):
+        _check_out_shape(out, *_output_of(operands, arrays))  # (shapes before types, as numpy checks them)
         # numpy: dtype= is the type of the computation, and `out` receives it under the casting rule
         if not (np.can_cast(out.dtype, dtype, casting) and np.can_cast(dtype, out.dtype, casting)):
             # numpy's einsum reads and writes `out` in the computation's type: both casts must be allowed
@@ -482,6 +483,20 @@ def _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend, casting,
         return None
 
 
+def _output_of(operands, arrays) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """(the result's shape, its output modes) of an einsum call (parsed; no data read)."""
+    subs, _ = parse(_rebuild(operands, arrays))
+    ext = _resolve_extents(subs.inputs, arrays)
+    return tuple(ext[m] for m in subs.output), subs.output
+
+
+def _check_out_shape(out, out_shape: tuple[int, ...], output) -> None:
+    """A ShapeError where `out` has not the result's shape."""
+    if tuple(out.shape) != out_shape:
+        raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {out_shape} "
+                         f"(output modes {''.join(m if len(m) == 1 else '.' for m in output)!r})")
+
+
 def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith=(None, None)) -> Program:
     """Parse, check and plan an einsum call (no data is read or written); `arith` is (semiring, compute)."""
     subs, _ = parse(args)
@@ -497,6 +512,8 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, 
     out_shape = tuple(ext[m] for m in subs.output)
     for i, (modes, x) in enumerate(zip(subs.inputs, arrays, strict=True)):
         fold_modes(modes, x.shape, [0] * x.ndim, i, ext)
+    if out is not None:
+        _check_out_shape(out, out_shape, subs.output)
     in_s, out_s, stage_s = _result_dtype(arrays, dtype, out, casting)
     check_ops([*((f"ops[{i}]", op) for i, op in enumerate(ops_in)), ("op_out", op_d)], in_s)
     if backend == "cupy":
@@ -511,9 +528,6 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, 
     if out is not None:
         if backends.array_module_name(out) != backend:
             raise ArgumentError(f"out is a {backends.array_module_name(out)} array but the operands are {backend}")
-        if tuple(out.shape) != out_shape:
-            raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {out_shape} "
-                             f"(output modes {''.join(m if len(m) == 1 else '.' for m in subs.output)!r})")
         if out.size:
             _check_no_self_overlap(out, "out")
     infos = []

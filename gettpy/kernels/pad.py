@@ -9,12 +9,13 @@ padded on the CPU with the same meaning. Results are new C-contiguous arrays of 
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from ..errors import KernelError, ShapeError
+from ..errors import ArgumentError, KernelError, ShapeError
 from .build import load_source
 
 _RAW = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long", 16: "uint4"}
@@ -96,9 +97,14 @@ def pad(x: Any, multiples: int | Sequence[int]) -> Any:
     """A zero-padded C-contiguous copy of `x` whose extents are rounded up to `multiples` (int or per axis)."""
     if not _on_gpu(x):
         x = np.asarray(x)
-    if isinstance(multiples, int):
+    if isinstance(multiples, int | np.integer):
         multiples = (multiples,) * x.ndim
-    if len(multiples) != x.ndim or any(int(m) < 1 for m in multiples):
+    try:
+        multiples = tuple(operator.index(m) for m in multiples)
+    except TypeError:
+        raise ArgumentError(f"pad: multiples {multiples!r} must be an integer or a sequence of integers, one per "
+                            f"axis of shape {x.shape}") from None
+    if len(multiples) != x.ndim or any(m < 1 for m in multiples):
         raise ShapeError(f"pad: multiples {multiples} must be positive, one per axis of shape {x.shape}")
     shape = tuple(-(-e // int(m)) * int(m) for e, m in zip(x.shape, multiples, strict=True))
     return _copy(x, shape)

@@ -344,6 +344,15 @@ def test_pad_errors():
         gettpy.pad(np.ones((2, 3)), (2,))
     with pytest.raises(ValueError):
         gettpy.unpad(np.ones((2, 3)), (3, 3))
+    for bad in (2.5, "ab", (2, 1.5)):  # (not integers: a TypeError naming the argument)
+        with pytest.raises(TypeError, match="pad: multiples"):
+            gettpy.pad(np.ones((2, 3)), bad)
+
+
+def test_pad_takes_numpy_integers():
+    x = np.arange(6.0).reshape(2, 3)
+    assert gettpy.pad(x, np.int64(4)).shape == (4, 4)
+    np.testing.assert_array_equal(gettpy.pad(x, (np.int32(2), np.uint8(5)))[:2, :3], x)
 
 
 #: one-operand complex sums whose elements hold inf or NaN in one part: numpy adds them, so the other part is kept
