@@ -209,6 +209,8 @@ def _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrap, ari
         if not hasattr(out, "shape") or not hasattr(out, "dtype") or isinstance(out, np.generic):
             raise ArgumentError(f"out must be an array (numpy, cupy or torch), got {type(out).__name__} {out!r}")
         out = to_native(out)
+        if isinstance(out, np.ndarray) and not out.flags.writeable:  # (even when empty, as numpy refuses it)
+            raise LayoutError("out is read-only; einsum writes its result into out")
     kinds = {backends.array_module_name(x) for x in raw if type(x).__module__.split(".")[0] in ("numpy", "cupy")}
     if len(kinds) > 1:
         raise ArgumentError("operands mix numpy and cupy arrays; move them to one device first")

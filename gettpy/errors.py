@@ -39,7 +39,8 @@ class ShapeError(GettpyError, ValueError):
 
 
 class LayoutError(GettpyError, ValueError):
-    """An operand's strides cannot be expressed as element strides, or the output overlaps itself."""
+    """An operand's strides cannot be expressed as element strides, or the output overlaps itself or is
+    read-only."""
 
 
 class DtypeError(GettpyError, TypeError):

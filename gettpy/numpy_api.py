@@ -42,10 +42,11 @@ def _axis_list(ax, what: str) -> list[int]:
 
 def tensordot(a, b, axes=2):
     """numpy.tensordot through one GETT contraction (no transposes); scalars and lists are taken as numpy
-    takes them, and a full contraction gives a 0-d array, as numpy.tensordot."""
+    takes them (a bool `axes` as the int it is), the result is C-contiguous, and a full contraction gives a 0-d
+    array, as numpy.tensordot."""
     a, b = _as_operand(a, b), _as_operand(b, a)
     na, nb = a.ndim, b.ndim
-    if isinstance(axes, int | np.integer) and not isinstance(axes, bool):
+    if isinstance(axes, int | np.integer):
         axes = int(axes)
         if axes < 0 or axes > min(na, nb):
             raise ShapeError(f"tensordot: axes={axes} exceeds the operands' ranks {na} and {nb}")
@@ -78,7 +79,7 @@ def tensordot(a, b, axes=2):
             raise ShapeError(f"tensordot: axis {i} of A has extent {a.shape[i]} but axis {j} of B has {b.shape[j]}")
         sb[j] = sa[i]
     out = [s for i, s in enumerate(sa) if i not in ax_a] + [s for j, s in enumerate(sb) if j not in ax_b]
-    r = einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b)
+    r = einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b, order="C")
     return np.asarray(r) if isinstance(r, np.generic) else r
 
 

@@ -16,6 +16,8 @@ import gettpy.errors as gerr
 
 A = np.linspace(0.5, 3.0, 6).reshape(2, 3)
 V = np.linspace(1.0, 2.0, 3)
+RO = np.zeros((0, 2))  # (a read-only, empty out: numpy refuses it though nothing would be written)
+RO.flags.writeable = False
 
 # (id, positional args, keyword args, builtin kind, text the message must contain, numpy takes the call)
 CASES = [
@@ -48,6 +50,7 @@ CASES = [
     ("out_wrong_shape", ("i", V), {"out": np.zeros(4)}, ValueError, "out", True),
     ("out_cannot_receive_under_safe", ("i->i", V), {"out": np.zeros(3, np.float32), "dtype": np.float64},
      TypeError, "out", True),
+    ("out_read_only", ("ij->ij", np.ones((0, 2))), {"out": RO}, ValueError, "read-only", True),
     ("out_wrong_shape_and_type", ("ij,jk->ik", A, A.T), {"out": np.zeros((5, 5), np.int32)}, ValueError, "shape",
      True),
     ("out_wrong_shape_and_type_dtype", ("ij,jk->ik", A, A.T), {"out": np.zeros((5, 5), np.int32),

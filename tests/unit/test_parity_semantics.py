@@ -298,11 +298,15 @@ def test_python_ints_next_to_arrays(subscripts, operands):
     (np.linspace(0, 1, 6).reshape(2, 3), np.linspace(1, 2, 6).reshape(2, 3), 2),
     (np.linspace(0, 1, 6).reshape(2, 3), np.linspace(1, 2, 6).reshape(3, 2), (-1, 0)),
     (np.linspace(0, 1, 6).reshape(2, 3), np.linspace(1, 2, 6).reshape(3, 2), np.int64(1)),
+    (np.linspace(0, 1, 6).reshape(2, 3), np.linspace(1, 2, 6).reshape(3, 2), True),  # (a bool is the int 1)
+    (np.asfortranarray(np.linspace(0, 1, 20).reshape(4, 5)), np.asfortranarray(np.linspace(1, 2, 15).reshape(5, 3)),
+     1),  # (Fortran operands: numpy's result is still C-contiguous)
 ])
 def test_tensordot_like_numpy(a, b, axes):
     got = gettpy.tensordot(a, b, axes=axes)
     want = np.tensordot(a, b, axes=axes)
     assert type(got) is type(want) and got.shape == want.shape
+    assert got.flags.c_contiguous == want.flags.c_contiguous
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
