@@ -216,7 +216,18 @@ def _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrap, ari
         raise ArgumentError("operands mix numpy and cupy arrays; move them to one device first")
     backend = kinds.pop() if kinds else "numpy"
     arrays = [_as_array(x, backend) for x in raw]
-    return wrap(_run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, arith))
+    try:
+        return wrap(_run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, arith))
+    except _OutShapeError as e:
+        # numpy stretches an output mode of extent 1 over a longer axis of `out`: the result is computed into a
+        # temporary of out's type (the same casting and computation as into `out`), then broadcast into `out`
+        if len(e.shape) != out.ndim or any(r not in (1, o) for r, o in zip(e.shape, out.shape, strict=True)):
+            raise ShapeError(str(e)) from None
+        xp = backends.xp_of(backend)
+        tmp = xp.empty(e.shape, dtype=out.dtype)
+        _run(operands, arrays, backend, tmp, dtype, optimize, ops, op_out, options, arith)
+        xp.copyto(out, tmp)
+        return wrap(out)
 
 
 def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, arith):
@@ -492,11 +503,19 @@ def _output_of(operands, arrays) -> tuple[tuple[int, ...], tuple[str, ...]]:
     return tuple(ext[m] for m in subs.output), subs.output
 
 
+class _OutShapeError(ShapeError):
+    """`out` has not the result's shape (`shape`); einsum broadcasts the result into it where numpy would."""
+
+    def __init__(self, msg: str, shape: tuple[int, ...]):
+        super().__init__(msg)
+        self.shape = shape
+
+
 def _check_out_shape(out, out_shape: tuple[int, ...], output) -> None:
-    """A ShapeError where `out` has not the result's shape."""
+    """An _OutShapeError where `out` has not the result's shape."""
     if tuple(out.shape) != out_shape:
-        raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {out_shape} "
-                         f"(output modes {''.join(m if len(m) == 1 else '.' for m in output)!r})")
+        raise _OutShapeError(f"out has shape {tuple(out.shape)} but the result has shape {out_shape} "
+                             f"(output modes {''.join(m if len(m) == 1 else '.' for m in output)!r})", out_shape)
 
 
 def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith=(None, None)) -> Program:

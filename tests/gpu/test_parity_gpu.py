@@ -65,3 +65,10 @@ def test_cupy_one_operand_complex_sum_keeps_inf_and_nan_apart(subscripts, values
     want = np.einsum(subscripts, h)
     np.testing.assert_array_equal(got.real, np.real(want))
     np.testing.assert_array_equal(got.imag, np.imag(want))
+
+
+def test_cupy_out_broadcasts_extent_one_labels():
+    h = [np.random.default_rng(2).standard_normal(s) for s in ((1, 3), (3, 4))]
+    out = cp.zeros((2, 4))
+    assert gettpy.einsum("ij,jk->ik", *map(cp.asarray, h), out=out) is out
+    np.testing.assert_allclose(cp.asnumpy(out), np.einsum("ij,jk->ik", *h, out=np.zeros((2, 4))), rtol=1e-12)

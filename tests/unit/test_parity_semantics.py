@@ -384,3 +384,31 @@ def test_one_operand_complex_sums_keep_inf_and_nan_apart(subscripts, values, dty
     for g in (np.asarray(got), out):
         np.testing.assert_array_equal(g.real, np.real(want))
         np.testing.assert_array_equal(g.imag, np.imag(want))
+
+
+#: (subscripts, operand shapes, out shape): output labels of extent 1 stretched over longer `out` axes, as numpy does
+OUT_BROADCASTS = [
+    ("i->i", [(1,)], (3,)),
+    ("ij,j->i", [(1, 3), (3,)], (2,)),
+    ("ij,jk->ik", [(1, 3), (3, 1)], (2, 4)),
+    ("bij,bjk->bik", [(1, 2, 3), (1, 3, 4)], (5, 2, 4)),
+]
+
+
+@pytest.mark.parametrize("subscripts,shapes,out_shape", OUT_BROADCASTS)
+@pytest.mark.parametrize("out_dtype", [np.float64, np.complex128])
+def test_out_broadcasts_extent_one_labels(subscripts, shapes, out_shape, out_dtype):
+    rng = np.random.default_rng(11)
+    ops_ = [rng.standard_normal(s) for s in shapes]
+    want = np.zeros(out_shape, out_dtype)
+    np.einsum(subscripts, *ops_, out=want)
+    got = np.full(out_shape, np.nan, out_dtype)[..., ::1]
+    assert gettpy.einsum(subscripts, *ops_, out=got) is got
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_out_that_cannot_take_the_result_still_refused():
+    with pytest.raises(ValueError, match="out has shape"):
+        gettpy.einsum("ij,jk->ik", np.ones((2, 3)), np.ones((3, 4)), out=np.zeros((3, 4)))
+    with pytest.raises(TypeError):  # (stretched, but float64 into float32 under casting='safe')
+        gettpy.einsum("ij,jk->ik", np.ones((1, 3)), np.ones((3, 4)), out=np.zeros((2, 4), np.float32))
