@@ -29,6 +29,7 @@ from .errors import (
     OpError,
     OpTypeError,
     PathError,
+    PathIndexError,
     ShapeError,
 )
 from .interop import caller_stream, to_native, wrapper_for
@@ -744,7 +745,7 @@ def _check_path(optimize, n: int) -> list[tuple[int, ...]]:
             raise PathError(f"optimize: path step {j} {step!r} repeats an operand")
         bad = [i for i in idx if not 0 <= i < live]
         if bad:
-            raise PathError(f"optimize: path step {j} {step!r} names operand {bad[0]}, but only {live} "
+            raise PathIndexError(f"optimize: path step {j} {step!r} names operand {bad[0]}, but only {live} "
                                  f"operand(s) are left at that step")
         steps.append(idx)
         live -= len(idx) - 1

@@ -24,6 +24,11 @@ class PathError(SubscriptError, RuntimeError):
     raises RuntimeError here, and the error is also a SubscriptError (ValueError)."""
 
 
+class PathIndexError(PathError, IndexError):
+    """An explicit path names an operand position that is not alive at that step: also an IndexError, the class
+    numpy raises there."""
+
+
 class ArgumentError(GettpyError, TypeError):
     """An argument has a type the function does not take (`out` that is not an array, `optimize=3.5`,
     an unknown keyword), as numpy's TypeError."""
@@ -34,8 +39,19 @@ class OptionError(GettpyError, ValueError):
     ``casting='blah'``, an unknown path strategy), as numpy's ValueError."""
 
 
+class StrategyError(OptionError, KeyError):
+    """`optimize` names no path strategy: also a KeyError, the class numpy raises for an unknown name."""
+
+    __str__ = Exception.__str__  # (KeyError's would print the message as a quoted repr)
+
+
 class ShapeError(GettpyError, ValueError):
     """Extents disagree between operands, or `out` has the wrong shape (a wrong rank is a SubscriptError)."""
+
+
+class AxisError(ShapeError, IndexError):
+    """An axis number out of range (tensordot's `axes`): a ValueError and an IndexError, as numpy's AxisError,
+    and the IndexError numpy's tensordot raises there."""
 
 
 class LayoutError(GettpyError, ValueError):

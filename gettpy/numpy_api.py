@@ -10,7 +10,7 @@ import string
 import numpy as np
 
 from .einsum import einsum
-from .errors import ArgumentError, ShapeError
+from .errors import ArgumentError, AxisError, ShapeError
 from .interop import to_native, wrapper_for
 
 
@@ -49,7 +49,7 @@ def tensordot(a, b, axes=2):
     if isinstance(axes, int | np.integer):
         axes = int(axes)
         if axes < 0 or axes > min(na, nb):
-            raise ShapeError(f"tensordot: axes={axes} exceeds the operands' ranks {na} and {nb}")
+            raise AxisError(f"tensordot: axes={axes} exceeds the operands' ranks {na} and {nb}")
         ax_a, ax_b = list(range(na - axes, na)), list(range(axes))
     else:
         try:
@@ -62,7 +62,7 @@ def tensordot(a, b, axes=2):
     for ax, n, name in ((ax_a, na, "A"), (ax_b, nb, "B")):
         for x in ax:
             if not -n <= x < n:
-                raise ShapeError(f"tensordot: axis {x} is out of range for {name}, which has {n} dimension(s)")
+                raise AxisError(f"tensordot: axis {x} is out of range for {name}, which has {n} dimension(s)")
     ax_a = [x % na for x in ax_a]
     ax_b = [x % nb for x in ax_b]
     for ax, name in ((ax_a, "A"), (ax_b, "B")):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import ArgumentError, OptionError, ShapeError
+from .errors import ArgumentError, OptionError, ShapeError, StrategyError
 
 ORDERS = ("K", "A", "C", "F")
 CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
@@ -72,7 +72,7 @@ def _check_strategy(name: str) -> None:
     try:
         oe.paths.get_path_fn(name)
     except KeyError:
-        raise OptionError(f"optimize={name!r} is not a path strategy: use True, False, 'auto', 'greedy', "
+        raise StrategyError(f"optimize={name!r} is not a path strategy: use True, False, 'auto', 'greedy', "
                           f"'optimal', 'dp', 'branch-all', 'branch-2', 'branch-1', 'random-greedy', "
                           f"'random-greedy-128', 'auto-hq' or an explicit path") from None
 

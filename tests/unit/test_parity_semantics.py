@@ -313,6 +313,11 @@ def test_tensordot_like_numpy(a, b, axes):
 def test_tensordot_errors():
     with pytest.raises(ValueError):
         gettpy.tensordot(np.ones((2, 3)), np.ones((4, 2)), axes=1)
+    for axes in (5, ([5], [0])):  # (out of range: numpy raises IndexError; gettpy's is also a ValueError)
+        with pytest.raises(IndexError, match="tensordot"):
+            gettpy.tensordot(np.ones((2, 3)), np.ones((3, 2)), axes=axes)
+        with pytest.raises(IndexError):
+            np.tensordot(np.ones((2, 3)), np.ones((3, 2)), axes=axes)
     with pytest.raises(ValueError):
         gettpy.tensordot(np.ones((2, 3)), np.ones((3, 2)), axes=([5], [0]))
     with pytest.raises(TypeError):
