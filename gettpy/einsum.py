@@ -224,6 +224,8 @@ def _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrap, ari
         # temporary of out's type (the same casting and computation as into `out`), then broadcast into `out`
         if len(e.shape) != out.ndim or any(r not in (1, o) for r, o in zip(e.shape, out.shape, strict=True)):
             raise ShapeError(str(e)) from None
+        if out.size:
+            _check_no_self_overlap(out, "out")
         xp = backends.xp_of(backend)
         tmp = xp.empty(e.shape, dtype=out.dtype)
         _run(operands, arrays, backend, tmp, dtype, optimize, ops, op_out, options, arith)

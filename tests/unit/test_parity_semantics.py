@@ -417,3 +417,7 @@ def test_out_that_cannot_take_the_result_still_refused():
         gettpy.einsum("ij,jk->ik", np.ones((2, 3)), np.ones((3, 4)), out=np.zeros((3, 4)))
     with pytest.raises(TypeError):  # (stretched, but float64 into float32 under casting='safe')
         gettpy.einsum("ij,jk->ik", np.ones((1, 3)), np.ones((3, 4)), out=np.zeros((2, 4), np.float32))
+    base = np.zeros(3)
+    with pytest.raises(ValueError, match="out"):  # (a stretched result into an out that overlaps itself)
+        gettpy.einsum("i->i", np.ones(1), out=np.lib.stride_tricks.as_strided(base, shape=(3,), strides=(0,)))
+    assert not base.any()
