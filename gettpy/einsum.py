@@ -255,16 +255,16 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
     arrays = _cast_numpy_only_operands(arrays, dtype, casting)
     _refuse_numpy_only_types(operands, arrays, dtype, out)
     if out is not None and dtype is not None and not _same_dtype(dtype, out.dtype):
-        _check_out_shape(out, *_output_of(operands, arrays))  # (shapes before types, as numpy checks them)
         # numpy: dtype= is the type of the computation, and `out` receives it under the casting rule
         if not (np.can_cast(out.dtype, dtype, casting) and np.can_cast(dtype, out.dtype, casting)):
+            _check_out_shape(out, *_output_of(operands, arrays))  # (shapes before types, as numpy checks them)
             # numpy's einsum reads and writes `out` in the computation's type: both casts must be allowed
             raise DtypeError(f"out has dtype {out.dtype} but dtype={np.dtype(dtype)}: numpy's rule asks for casts "
                              f"both ways between them under casting={casting!r} ({looser_casting(casting)})")
         r = _run(operands, arrays, backend, None, dtype, optimize, ops, op_out, {**options, "order": "K"}, arith)
-        if tuple(out.shape) != tuple(r.shape):
+        if r.ndim != out.ndim or any(e not in (1, o) for e, o in zip(r.shape, out.shape, strict=True)):
             raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {tuple(r.shape)}")
-        if out.size:
+        if out.size:  # (an extent-1 result axis is stretched over out's by the copy, as numpy does)
             _check_no_self_overlap(out, "out")
         xp.copyto(out, r, casting="unsafe")
         return out
