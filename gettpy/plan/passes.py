@@ -204,31 +204,69 @@ def _tma_tile(plan: Plan, tile: TileConfig, sm_count: int = SM_COUNT) -> TileCon
     return best[1] if best else tile
 
 
+#: an f32 simt thread's registers, estimated (`simt_registers`): a base, then per accumulator and per copy it
+#: issues a k-tile. Fitted to ptxas on the 217 f32 simt kernels the benchmark sets plan: registers plus spilled
+#: words fall within -18 and +35 of the estimate (of 64 to 255)
+SIMT_REG_BASE, SIMT_REG_PER_ACC, SIMT_REG_PER_COPY = 30, 1.6, 2.6
+#: registers a capped tile's estimate may pass its cap by: ptxas then spills some words, L1-resident, which cost
+#: less than the CTAs the cap bought where the estimate passed it by up to 11 (measured on the H100)
+SIMT_REG_SLACK = 12
+
+
+def simt_registers(tile: TileConfig, a: OperandSpec, b: OperandSpec) -> int:
+    """The registers a thread of simt `tile` needs to run without spilling, estimated from its accumulators
+    (tm x tn, each with its share of the fragments that feed it) and the copies it issues a k-tile (each keeps
+    an mn offset and a predicate bit, and takes address arithmetic): element copies of a misaligned input cost
+    a 128-thread 8 x 8 tile 20-24 copies a k-tile, against 6 in 16-byte vectors."""
+    copies = (math.ceil(tile.bm * tile.bk / (a.vec * tile.threads))
+              + math.ceil(tile.bn * tile.bk / (b.vec * tile.threads)))
+    return math.ceil(SIMT_REG_BASE + SIMT_REG_PER_ACC * tile.tm * tile.tn + SIMT_REG_PER_COPY * copies)
+
+
+def _register_cap(threads: int, ctas: int) -> int:
+    """ptxas's register cap for `ctas` CTAs of `threads` on an SM (65536 registers, allocated 8 at a time)."""
+    return min(255, 65536 // (threads * ctas) // 8 * 8)
+
+
+def _fits(tile: TileConfig, a: OperandSpec, b: OperandSpec, ctas: int) -> bool:
+    return simt_registers(tile, a, b) <= _register_cap(tile.threads, ctas) + SIMT_REG_SLACK
+
+
 def _min_blocks(tile: TileConfig, a: OperandSpec, b: OperandSpec, heavy: bool = False) -> TileConfig:
     """A heuristic f32 simt tile with its registers capped for more CTAs per SM (TileConfig.min_blocks),
     where that measured faster on the H100: 64 x 64 for 4 (1-8%), 128 x 64 / 64 x 128 for 3 (1-5%), 128 x 128
-    for 2 where neither input is read k-major (4%; with k-major fragments the 128 registers spill: 1-3%
-    slower, so those take 128 x 64 tiles for 2). The caps of 64 and 80 registers leave 8-24 bytes of spills in some of
-    these kernels
-    (L1-resident; measured faster with them).
+    for 2 where neither input is read k-major (4%), else 128 x 64 for 2 (1-3%).
 
-    A compute-bound (`heavy`) 128 x 128 tile with neither input k-major becomes 128 x 64 with 128 threads of
-    8 x 8, 3 CTAs per SM and 4 stages: the same FMAs per shared load, and 168 registers, with which ptxas
-    puts the FFMAs' sources in different register banks far more often than under the 128-register cap of
-    two 256-thread CTAs (the H100's dispatch stalls: 4-7% faster on square GEMMs of ~5000); compute-bound
-    128 x 64 and 64 x 128 tiles take the same threads (7-9% faster)."""
+    A compute-bound (`heavy`) 128 x 128, 128 x 64 or 64 x 128 tile becomes 128 x 64 (or 64 x 128) with 128
+    threads of 8 x 8, 3 CTAs per SM and 4 stages: the same FMAs per shared load, and 168 registers, with which
+    ptxas puts the FFMAs' sources in different register banks far more often than under the 128-register cap
+    of two 256-thread CTAs (the H100's dispatch stalls: 4-9% faster on square GEMMs of ~5000 with both inputs
+    read mn-major; 0.98-1.06x, geomean 1.02x, on 18 real-code shapes with k-major inputs).
+
+    Each cap applies only where the tile's estimated registers (`simt_registers`) fit under it, with
+    SIMT_REG_SLACK to spare. Element copies (odd strides or extents) need many: the 128-thread 8 x 8 tile with
+    20-24 copies a k-tile spilled 100-150 bytes a thread at 168 registers, and its 256-thread tile at 2 CTAs per
+    SM ran 1.08-1.34x faster (8 shapes); with 18 copies (48-120 bytes spilled) the capped tile stayed 3-8%
+    faster. A 256-thread tile whose estimate passes the cap of 3 CTAs takes 2 (1.01-1.24x on 11 shapes)."""
     if tile.mma or tile.tm == 0 or tile.threads != 256 or (a.dtype, b.dtype) != ("f32", "f32"):
         return tile  # (f64 tiles need their registers)
     n = {(64, 64): 4, (128, 64): 3, (64, 128): 3}.get((tile.bm, tile.bn), 0)
-    if heavy and ((tile.bm, tile.bn) == (128, 128) and not (a.kmajor or b.kmajor)
-                  or (tile.bm, tile.bn) in ((128, 64), (64, 128))):
+    if heavy and (tile.bm, tile.bn) in ((128, 128), (128, 64), (64, 128)):
         bm, bn = (tile.bm, tile.bn) if tile.bm != tile.bn else (128, 64)
-        return TileConfig(bm, bn, 16, 4, tm=8, tn=8, group_m=tile.group_m, min_blocks=3)
+        wide = TileConfig(bm, bn, 16, 4, tm=8, tn=8, group_m=tile.group_m, min_blocks=3)
+        if _fits(wide, a, b, 3):
+            return wide
+        # (too many copies for 168 registers: the 256-thread tile at 128 x 64, 8-17% faster than 128 x 128 tiles
+        #  spilling 88-112 bytes a thread)
+        tile = dataclasses.replace(tile, bm=bm, bn=bn, tm=8 if bm == 128 else 4, tn=8 if bn == 128 else 4)
+        n = 3
     if (tile.bm, tile.bn) == (128, 128) and not (a.kmajor or b.kmajor):
-        n = 2
-    elif (tile.bm, tile.bn) == (128, 128):
+        return dataclasses.replace(tile, min_blocks=2)  # (spilling or not: its 128 x 64 form was slower)
+    if (tile.bm, tile.bn) == (128, 128):
         # a k-major input: 128 x 64 with 2 CTAs per SM (1-3% faster on the H100)
-        return dataclasses.replace(tile, bn=64, tn=4, min_blocks=2)
+        tile, n = dataclasses.replace(tile, bn=64, tn=4), 2
+    while n > 1 and not _fits(tile, a, b, n):
+        n -= 1
     return dataclasses.replace(tile, min_blocks=n) if n else tile
 
 

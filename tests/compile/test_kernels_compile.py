@@ -752,12 +752,14 @@ def test_narrow_k48_tiles_compile(dtype, compute, sa, sb):
 
 
 def test_f32_register_caps_compile():
-    """The f32 simt tile capped for 2 CTAs per SM (one input k-major; a target without the f64 tensor cores) fits
-    128 registers without spills."""
-    spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f32"), False, wgmma=False)
-    assert spec.tile.tm > 0
-    r = B.build(spec, ARCH).report
-    assert r.registers <= 128 and r.spill_stores == 0
+    """The f32 simt tiles capped for more CTAs per SM (one input k-major; a target without the f64 tensor cores)
+    fit their caps without spills: compute-bound, 3 CTAs of 128 threads (168 registers); memory-bound, 2 CTAs of
+    256 (128 registers)."""
+    for ext, cap in (((5136, 5120, 5136), 168), ((513, 4096, 36), 128)):
+        spec = kernel_spec(tccg_plan("ab-ac-cb", ext, "f32"), False, wgmma=False)
+        assert spec.tile.tm > 0 and 65536 // (spec.tile.threads * spec.tile.min_blocks) // 8 * 8 == cap
+        r = B.build(spec, ARCH).report
+        assert r.registers <= cap and r.spill_stores == 0, (ext, spec.tile, r)
 
 
 def test_kmajor_lines_on_narrow_tiles_compile():

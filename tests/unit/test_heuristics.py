@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from harness import tccg_plan
+from harness import dense_problem, tccg_plan
 
 from gettpy import ops
 from gettpy.errors import KernelError
@@ -373,9 +373,10 @@ def test_narrow_k48_tiles(dtype, compute, sa, sb):
 
 def test_f32_register_caps():
     """Heuristic f32 simt tiles leave registers for more CTAs per SM: 64 x 64 for 4 (ccsd_t), 128 x 64 and
-    64 x 128 for 3, 128 x 128 for 2 when both inputs are read mn-major (compute-bound: 128 x 64 of 128
-    threads for 3); with a k-major input 128 x 64 for 2; f64 and the mma paths keep 1. (The compute-bound
-    f32 shapes on a target without the f64 tensor cores, which take them on sm_90.)"""
+    64 x 128 for 3, 128 x 128 for 2 when both inputs are read mn-major, else 128 x 64 for 2; compute-bound
+    ones 128 x 64 of 128 threads of 8 x 8 for 3, whichever way the inputs are read; f64 and the mma paths
+    keep 1. (The compute-bound f32 shapes on a target without the f64 tensor cores, which take them on
+    sm_90.)"""
     from gettpy.plan.tiles import kernel_spec
 
     def tile(con, ext, dt="f32", wgmma=True):
@@ -391,8 +392,10 @@ def test_f32_register_caps():
     assert (t.bm, t.bn, t.tm, t.tn, t.min_blocks) == (128, 64, 8, 8, 3)
     assert tile("abcd-aebf-dfce", (72,) * 6).tm == 0  # (sm_90: the f64 tensor cores)
     spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f32"), False, wgmma=False)  # (one input k-major)
-    assert (spec.a.kmajor or spec.b.kmajor) and (spec.tile.bm, spec.tile.bn, spec.tile.tn, spec.tile.min_blocks) == (
-        128, 64, 4, 2)
+    assert (spec.a.kmajor or spec.b.kmajor) and (spec.tile.bm, spec.tile.bn, spec.tile.tn, spec.tile.min_blocks,
+                                                 spec.tile.threads) == (128, 64, 8, 3, 128)
+    spec = kernel_spec(tccg_plan("ab-ac-cb", (513, 4096, 36), "f32"), False, wgmma=False)  # (memory-bound)
+    assert spec.a.kmajor and (spec.tile.bm, spec.tile.bn, spec.tile.tn, spec.tile.min_blocks) == (128, 64, 4, 2)
     assert tile("ab-ac-cb", (513, 511, 257), "f64").min_blocks == 1
     assert tile("abcd-aebf-dfce", (72,) * 6, "f16").min_blocks == 1
 
@@ -534,3 +537,48 @@ def test_narrow_ws_tile_needs_16_byte_b():
         s = make_schedule(ContractionProblem(a, b, None, d, tuple(sorted(ext.items()))))
         spec = kernel_spec(s.core, False)
         assert spec.tile.ws == (align == 16), (align, spec.tile)
+
+
+def _simt_spec(eq, ext, order="C"):
+    from gettpy.plan.tiles import kernel_spec
+
+    return kernel_spec(make_plan(dense_problem(eq, ext, "f32", order)), False, wgmma=False)
+
+
+def test_simt_register_estimate():
+    """`simt_registers`: 30 + 1.6 per accumulator + 2.6 per copy a thread issues a k-tile, rounded up; the register
+    cap of n CTAs is 65536 / (threads x n) in steps of 8, at most 255."""
+    from gettpy.plan.passes import _register_cap, simt_registers
+
+    t = TileConfig(64, 128, 16, 4, tm=8, tn=8, min_blocks=3)  # (128 threads: copies 8/va + 16/vb)
+    assert simt_registers(t, _Vec(1), _Vec(1)) == math.ceil(30 + 1.6 * 64 + 2.6 * 24) == 195
+    assert simt_registers(t, _Vec(4), _Vec(4)) == math.ceil(30 + 1.6 * 64 + 2.6 * 6) == 148
+    t = TileConfig(64, 128, 16, 3, tm=4, tn=8)  # (256 threads: 4 + 8 element copies)
+    assert simt_registers(t, _Vec(1), _Vec(1)) == math.ceil(30 + 1.6 * 32 + 2.6 * 12) == 113
+    assert [_register_cap(128, n) for n in (1, 2, 3)] == [255, 255, 168]
+    assert [_register_cap(256, n) for n in (1, 2, 3, 4)] == [255, 128, 80, 64]
+
+
+class _Vec:
+    """The one field of an OperandSpec that `simt_registers` reads."""
+
+    def __init__(self, vec):
+        self.vec = vec
+
+
+@pytest.mark.parametrize("ext", [
+    {"i": 1501, "j": 731, "k": 1203},   # (odd everywhere: both inputs read element by element)
+    {"i": 977, "j": 389, "k": 2011},
+])
+def test_element_copies_keep_256_threads(ext):
+    """A compute-bound f32 GEMM (not on the f64 tensor cores: a target without them) whose inputs are read element by
+    element (odd row lengths, row-major) does not take the 128-thread 8 x 8 tile: its ~24 copies a k-tile need ~195
+    registers, over that tile's cap of 168 (it spilled 100-150 bytes a thread). It keeps 256 threads, at 2 CTAs
+    per SM (128 registers); the same GEMM on aligned rows takes the 128-thread tile."""
+    spec = _simt_spec("ij,jk->ik", ext)
+    t = spec.tile
+    assert spec.a.vec == 1 and spec.b.vec == 1
+    assert t.threads == 256 and t.min_blocks == 2 and t.tm * t.tn == 32, t
+    aligned = {m: e // 8 * 8 for m, e in ext.items()}
+    t = _simt_spec("ij,jk->ik", aligned).tile
+    assert (t.threads, t.tm, t.tn, t.min_blocks) == (128, 8, 8, 3), t
