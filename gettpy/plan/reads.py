@@ -38,6 +38,12 @@ def input_spec(layout: OperandLayout, mn: str, dtype: str, tile_mn: int, bk: int
     return OperandSpec(dtype, layout.dim(mn), layout.dim("k"), layout.dim("b"), vec, kmajor, vs)
 
 
+def widest_vectors(plan: Plan) -> tuple[int, int]:
+    """The widest vector each input offers the heuristic, A's and B's: along k or along its m / n."""
+    return (max(plan.layout_a.vector_width("k"), plan.layout_a.vector_access("m")[0]),
+            max(plan.layout_b.vector_width("k"), plan.layout_b.vector_access("n")[0]))
+
+
 def flat_read(op: OperandSpec, tile: TileConfig, tile_mn: int, K: int) -> OperandSpec:
     """`op` read as flat k-tiles (OperandSpec.flat) on an mma.sync or simt `tile` (`tile_mn` of its rows a tile) where
     it would otherwise be read in 1- or 2-byte copies (the loader's synchronous element loads, plan/traffic.py's

@@ -71,6 +71,7 @@ from .reads import (
     _store_run,
     _wide_kmajor,
     input_spec,
+    widest_vectors,
     word_read,
 )
 
@@ -93,8 +94,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
     chosen = tile is None  # (the heuristic's tile, not a caller's or the tuner's)
     ctx = PassContext(sm_count, wgmma)
     if chosen:  # (1) the heuristic's tile, refined by the tile passes in order
-        va = max(plan.layout_a.vector_width("k"), plan.layout_a.vector_access("m")[0])
-        vb = max(plan.layout_b.vector_width("k"), plan.layout_b.vector_access("n")[0])
+        va, vb = widest_vectors(plan)
         tile = choose_tile(plan.M, plan.N, plan.K, plan.batch, ta.dtype, va, vb, sm_count, tb.dtype, p.compute,
                            p.semiring is not None, wgmma, dmma=min(va, vb) >= 4)
         for _, refine in TILE_PASSES:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from harness import LAYOUTS, run_forced, sm90
+from harness import LAYOUTS, dense_problem, extents_of, run_forced, sm90
 
 pytestmark = pytest.mark.gpu
 
@@ -50,6 +50,30 @@ def test_dmma_heuristic_tccg20_family(order):
     got = cp.asnumpy(gettpy.einsum("aebf,dfce->abcd", a, b)).astype(np.float64)
     ref = np.einsum("aebf,dfce->abcd", ha.astype(np.float64), hb.astype(np.float64))
     assert np.all(np.abs(got - ref) <= _rounding_bound(ref))
+
+
+@pytest.mark.parametrize("eq,shapes", [
+    ("zab,zbc->zac", ((7, 1203, 60), (7, 60, 1500))),     # (short K, batched: compute-bound at the FFMA rate only)
+    ("abk,kc->abc", ((41, 57, 116), (116, 1300))),        # (B n-major, read where it lies)
+])
+def test_dmma_below_the_tensor_core_intensity(eq, shapes):
+    """Shapes compute-bound at the FFMA rate but not at the tensor cores' (`passes._dmma_simt`), row-major with
+    16-byte rows: the lowering takes DMMA_TILE, and every element is f32's rounding of the float64 result."""
+    _need_sm90()
+    import cupy as cp
+
+    import gettpy
+    from gettpy.plan.heuristic import DMMA_TILE
+    from gettpy.plan.schedule import make_schedule
+    from gettpy.plan.tiles import kernel_spec
+
+    rng = np.random.default_rng(7)
+    ha, hb = (rng.uniform(-1, 1, sh).astype(np.float32) for sh in shapes)
+    got = cp.asnumpy(gettpy.einsum(eq, cp.asarray(ha), cp.asarray(hb))).astype(np.float64)
+    ref = np.einsum(eq, ha.astype(np.float64), hb.astype(np.float64))
+    assert np.all(np.abs(got - ref) <= _rounding_bound(ref))
+    spec = kernel_spec(make_schedule(dense_problem(eq, extents_of(eq, shapes), "f32", "C")).core, False)
+    assert spec.tile == DMMA_TILE and spec.tf32 == 2, spec.tile
 
 
 @pytest.mark.parametrize("la,lb,ld", LAYOUTS, ids=["_".join(x) for x in LAYOUTS])

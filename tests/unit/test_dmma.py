@@ -34,8 +34,8 @@ def test_tccg_f32_plans():
     """Of the 48 in f32 (order F), the compute-bound squares #12 and #20-#30 run on the f64 tensor cores on
     DMMA_TILE: both inputs k-major with 16-byte vectors, an f64 accumulator (the kernel's compute type), packs
     of the inputs that are not k-contiguous made k first. The split cores of #13 (74 slices of c) and #14 (52)
-    run on DMMA_SPLIT_TILE, reading their inputs in 16-byte vectors where they lie (#13's B n-major). f16 plans
-    never take the path."""
+    run on DMMA_SPLIT_TILE, and #15-#18 (~300 x 92352 x ~300, compute-bound at the FFMA rate only) on DMMA_TILE,
+    reading their inputs in 16-byte vectors where they lie (#13's B n-major). f16 plans never take the path."""
     from gettpy.plan.schedule import DMMA_SPLIT_TILE
 
     bm, bn, bk, st, wm, wn, blocks = DMMA_SPLIT_TILE
@@ -53,12 +53,16 @@ def test_tccg_f32_plans():
                     assert spec.tile == split_tile
                     split[case.num] = (s.split_mode, s.core.batch)
                     continue
-                assert spec.tile == DMMA_TILE and spec.a.kmajor and spec.b.kmajor
+                assert spec.tile == DMMA_TILE
+                if case.num in (15, 16, 17, 18):  # (planned for the simt tile: no packs, read where they lie)
+                    assert s.pack_a is None and s.pack_b is None
+                    continue
+                assert spec.a.kmajor and spec.b.kmajor
                 for pk in (s.pack_a, s.pack_b):
                     assert pk is None or pk.modes[0] in s.core.part.k
             else:
                 assert spec.compute == ("f64" if dt == "f64" else "f32")
-    assert on == [(n, "f32") for n in (12, 13, 14, *range(20, 31))]
+    assert on == [(n, "f32") for n in (*range(12, 19), *range(20, 31))]
     assert split == {13: ("c~split", 74), 14: ("c~split", 52)}
 
 
@@ -161,3 +165,22 @@ def test_tf32_plans_read_permuted_and_resident_mn_major_stages():
         s = make_schedule(ContractionProblem(a, b, None, d, (("i", 24), ("j", 5000), ("k", 301)), compute))
         spec = kernel_spec(s.core, False)
         assert spec.tf32 == mode and spec.tile.resident_a and not spec.a.kmajor and not spec.b.kmajor
+
+
+def test_dmma_below_the_tensor_core_intensity():
+    """`passes._dmma_simt`: f32 GEMMs compute-bound at the FFMA rate (not at the tensor cores'), at least 128 on
+    each side, both inputs in 16-byte vectors, lower to DMMA_TILE; the simt tile stays on a target without the f64
+    tensor cores, with element reads (odd rows), a side under 128, or a memory-bound shape. Shapes in no benchmark."""
+    from harness import dense_problem, extents_of
+
+    def spec(eq, shapes, wgmma=True):
+        return kernel_spec(make_schedule(dense_problem(eq, extents_of(eq, shapes), "f32", "C")).core, False,
+                           wgmma=wgmma)
+
+    for eq, shapes in (("zab,zbc->zac", ((7, 1203, 60), (7, 60, 1500))), ("abk,kc->abc", ((41, 57, 116), (116, 1300))),
+                       ("ik,kj->ij", ((2000, 44), (44, 3000)))):
+        assert spec(eq, shapes).tile == DMMA_TILE, (eq, shapes)
+        assert spec(eq, shapes, wgmma=False).tile.tm > 0
+    assert spec("ik,kj->ij", ((2000, 45), (45, 3001))).tile.tm > 0        # (rows of 45 and 3001 f32: element reads)
+    assert spec("ik,kj->ij", ((100, 400), (400, 30000))).tile.tm > 0      # (M = 100)
+    assert spec("ik,kj->ij", ((2000, 24), (24, 3000))).tile.tm > 0        # (K = 24: memory-bound)

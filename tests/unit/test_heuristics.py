@@ -384,8 +384,8 @@ def test_f32_register_caps():
 
     t = tile("abcdef-degc-gfab", (24, 16, 16, 24, 16, 16, 24))
     assert (t.bm, t.bn, t.min_blocks) == (64, 64, 4)
-    t = tile("abc-ad-bdc", (312, 312, 296, 296))
-    assert (t.bm, t.bn, t.min_blocks) == (128, 64, 3)
+    t = tile("abc-ad-bdc", (312, 312, 296, 296), wgmma=False)  # (sm_90: the f64 tensor cores)
+    assert (t.bm, t.bn, t.min_blocks, t.tm) == (128, 64, 3, 8)
     t = tile("ab-ac-bc", (4096, 2048, 34))  # (both inputs mn-major, memory-bound)
     assert (t.bm, t.bn, t.min_blocks) == (128, 128, 2)
     t = tile("abcd-aebf-dfce", (72,) * 6, wgmma=False)  # (both inputs mn-major, compute-bound: 8 x 8 a thread)
