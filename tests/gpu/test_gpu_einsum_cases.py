@@ -42,3 +42,29 @@ def test_gpu_matches_numpy(rng, subscripts, shapes):
     got = gettpy.einsum(subscripts, *[cupy.asarray(x) for x in xs])
     assert isinstance(got, cupy.ndarray)
     _check(cupy.asnumpy(got), np.einsum(subscripts, *xs), np.float64)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("subscripts,shapes,order", [
+    ("i,j->ij", [(1001,), (517,)], "C"),
+    ("bi,bj->bij", [(5, 301), (5, 259)], "F"),
+    ("ij,kl->ijkl", [(13, 29), (7, 41)], "C"),
+])
+def test_gpu_f32_outer_products(rng, subscripts, shapes, order):
+    """f32 outer products (K = 1) on heuristic.SIMT_OUTER_TILE (128 x 64, bk 8), ragged at both edges, in both
+    memory orders: every element equal to numpy's f32 product."""
+    import cupy
+
+    from gettpy.plan.heuristic import SIMT_OUTER_TILE
+
+    xs = [np.asarray(x.astype(np.float32), order=order) for x in _inputs(rng, shapes)]
+    got = cupy.asnumpy(gettpy.einsum(subscripts, *[cupy.asarray(x, order=order) for x in xs]))
+    ref = np.einsum(subscripts, *xs)  # (one product per element: exact in f32 as on the device)
+    assert got.dtype == np.float32 and np.array_equal(got, ref)
+    from harness import dense_problem, extents_of
+    from gettpy.plan.schedule import make_schedule
+    from gettpy.plan.tiles import kernel_spec
+
+    t = kernel_spec(make_schedule(dense_problem(subscripts, extents_of(subscripts, shapes), "f32", order)).core,
+                    False).tile
+    assert (t.bm, t.bn, t.bk, t.tm, t.tn) == (SIMT_OUTER_TILE.bm, SIMT_OUTER_TILE.bn, 8, 8, 4), t

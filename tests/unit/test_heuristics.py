@@ -582,3 +582,15 @@ def test_element_copies_keep_256_threads(ext):
     aligned = {m: e // 8 * 8 for m, e in ext.items()}
     t = _simt_spec("ij,jk->ik", aligned).tile
     assert (t.threads, t.tm, t.tn, t.min_blocks) == (128, 8, 8, 3), t
+
+
+def test_f32_outer_products_take_the_outer_tile():
+    """An f32 shape whose K is under one k-tile of 8 (an outer product: its CTAs are epilogue alone) takes
+    SIMT_OUTER_TILE where both sides have 128; K = 8-32 keeps the 64 x 64 tiles, and so does a side under 128."""
+    from gettpy.plan.heuristic import SIMT_OUTER_TILE
+
+    for M, N, K in ((3001, 4099, 1), (129, 70001, 1), (5000, 200, 7)):
+        assert choose_tile(M, N, K, dtype="f32", wgmma=True) == SIMT_OUTER_TILE, (M, N, K)
+    for M, N, K in ((3001, 4099, 8), (3001, 4099, 24), (100, 4099, 1)):
+        t = choose_tile(M, N, K, dtype="f32", wgmma=True)
+        assert t != SIMT_OUTER_TILE and (max(t.bm, t.bn) <= 64 or min(M, N) < 128), (M, N, K, t)
