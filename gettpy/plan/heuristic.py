@@ -10,7 +10,8 @@
   than they need reuse);
 * f32 (simt): a narrow side between 16 and 32 (a multiple of 8) gets a tile exactly that wide (24 x 128
   for K >= 256, else 24 x 256); a short K (<= SIMT_SHORT_K: mostly epilogue) takes 64x64 tiles if they
-  fill the machine, and a K under one k-tile (outer products) 128 x 64 ones (SIMT_OUTER_TILE); M (or N) between 64 and 128, a multiple of 8, takes one tile of exactly that extent
+  fill the machine, and a K under one k-tile (outer products) 128 x 64 ones (SIMT_OUTER_TILE); M (or N)
+  between 64 and 128, a multiple of 8, takes one tile of exactly that extent
   (M x 128 or 128 x N: 72 rows, not 128 of which 56 are padding) where K is short, the grid fills a
   wave or K is long enough for split-K; otherwise the candidate with the least padded work
   (SIMT_TILE_COST charges the smaller tiles);
