@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from harness import assert_close, nonzero
+from harness import assert_close, dense_problem, extents_of, nonzero
 
 import gettpy
+from gettpy.plan.heuristic import SIMT_OUTER_TILE
+from gettpy.plan.schedule import make_schedule
+from gettpy.plan.tiles import kernel_spec
 
 # (a few of tests/unit/test_einsum_cases.py's CPU cases: id, subscripts, operand shapes)
 GPU_CASES = [
@@ -55,16 +58,10 @@ def test_gpu_f32_outer_products(rng, subscripts, shapes, order):
     memory orders: every element equal to numpy's f32 product."""
     import cupy
 
-    from gettpy.plan.heuristic import SIMT_OUTER_TILE
-
     xs = [np.asarray(x.astype(np.float32), order=order) for x in _inputs(rng, shapes)]
     got = cupy.asnumpy(gettpy.einsum(subscripts, *[cupy.asarray(x, order=order) for x in xs]))
     ref = np.einsum(subscripts, *xs)  # (one product per element: exact in f32 as on the device)
     assert got.dtype == np.float32 and np.array_equal(got, ref)
-    from harness import dense_problem, extents_of
-    from gettpy.plan.schedule import make_schedule
-    from gettpy.plan.tiles import kernel_spec
-
     t = kernel_spec(make_schedule(dense_problem(subscripts, extents_of(subscripts, shapes), "f32", order)).core,
                     False).tile
     assert (t.bm, t.bn, t.bk, t.tm, t.tn) == (SIMT_OUTER_TILE.bm, SIMT_OUTER_TILE.bn, 8, 8, 4), t
