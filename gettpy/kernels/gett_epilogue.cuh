@@ -1,5 +1,28 @@
-// gett_epilogue.cuh — gett::Gett, part 5 of its class body: the chunked and direct epilogues of
-// warp-specialised tiles
+// gett_epilogue.cuh — gett::Gett, part 5 of its class body: realigned D rows, and the chunked and direct epilogues
+// of warp-specialised tiles
+  // (D_REALIGN) a staged row's first nv values (`row`, contiguous; stored as fin(value)) to D at `dst`, which may
+  // start anywhere: the 16-byte words inside the span as vector stores, the values before the first and after the
+  // last word one at a time; the warp's lanes share the row
+  template <class Fin>
+  __device__ __forceinline__ static void store_row_realigned(const TE* row, TD* dst, int nv, int lane, Fin fin) {
+    constexpr int FW = 16 / int(sizeof(TD));
+    const int lead = int((reinterpret_cast<unsigned long long>(dst) / sizeof(TD)) % FW);
+    const int head = min((FW - lead) % FW, nv);
+    const int words = (nv - head) / FW, tail0 = head + words * FW;
+    const int items = words + head + (nv - tail0);
+    for (int it = lane; it < items; it += 32) {
+      if (it < words) {
+        const int c = head + it * FW;
+        Pack<TD, FW> v;
+#pragma unroll
+        for (int e = 0; e < FW; ++e) v.e[e] = fin(row[c + e]);
+        *reinterpret_cast<Pack<TD, FW>*>(dst + c) = v;
+      } else {
+        const int s = it - words, c = s < head ? s : tail0 + (s - head);
+        dst[c] = fin(row[c]);
+      }
+    }
+  }
   // (EPI_CHUNK) the epilogue through each computing warp's region (see EPI_CHUNK): per 64-row block of the warpgroup
   // and EPI_COLS columns, the warp stages its 16 rows as finished D values (2-byte values: stmatrix, four 8 x 8
   // fragments at once; else accumulator pairs (n, n + 1) as one store), then stores them in D_VEC-wide vectors along
@@ -45,6 +68,21 @@
         }
         const U row0 = m0 + U(wm0 + mi * 64);
         __syncwarp();
+        if constexpr (D_REALIGN) {  // (the chunk's 16 rows, each contiguous from column n0 + c0)
+          const U gn0 = n0 + U(c0);
+          const int nv = FULL_N ? CW : gn0 < U(N) ? int(min(U(CW), U(N) - gn0)) : 0;
+          if (nv > 0) {
+            const I dn = gett_offset<I>(gn0, typename Cfg::MapDn{});
+#pragma unroll 1
+            for (int o = 0; o < 16; ++o) {
+              const U gm = row0 + U(o);
+              if (!(FULL_M || gm < U(M))) break;
+              store_row_realigned(&es[o * RP], Db + gett_offset<I>(gm, typename Cfg::MapDm{}) + dn, nv, lane,
+                                  [](TE v) { return TD(v); });
+            }
+          }
+          continue;
+        }
         // (the stores: along n, vector v of row o is columns c0 + v ..; along m, vector v of column o is rows v ..,
         //  a lane pair writing a column's 32 bytes, one sector where D is aligned. Plain stores: on the H100 no slower
         //  than st.global.cg or st.global.cs)

@@ -141,6 +141,7 @@ def render_prelude(spec: KernelSpec) -> str:
         f"  static constexpr bool A_FLAT = {_b(spec.a.flat)}, B_FLAT = {_b(spec.b.flat)};",
         f"  static constexpr bool A_REALIGN = {_b(spec.a.realign)}, B_REALIGN = {_b(spec.b.realign)};",
         f"  static constexpr int D_RUN = {spec.d.run}, D_CONT = {spec.d.cont};",
+        f"  static constexpr bool D_REALIGN = {_b(spec.d.realign)};",
         f"  static constexpr bool A_KMAJOR = {_b(spec.a.kmajor)}, B_KMAJOR = {_b(spec.b.kmajor)}, "
         f"D_NCONTIG = {_b(spec.d.ncontig)};",
         f"  static constexpr bool READ_C = {_b(spec.read_c)}, DIRECT_D = {_b(spec.direct_d)}, "

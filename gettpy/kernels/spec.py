@@ -327,6 +327,27 @@ def realign_refusal(op: OperandSpec, tile_mn: int, bk: int) -> str:
     ) if bad), "")
 
 
+#: D types whose odd rows the epilogue stores as realigned 16-byte words (OutputSpec.realign)
+STORE_REALIGN_DTYPES = ("f16", "bf16", "f32")
+
+
+def store_realign_refusal(d: OutputSpec, tile: TileConfig, read_c: bool) -> str:
+    """Why D cannot be stored as realigned rows on `tile` (OutputSpec.realign), or "" where it can: single-value
+    stores (vec 1) of a STORE_REALIGN_DTYPES type, no run-by-run walk, no C, not a row-stream tile, a chunked
+    epilogue only along n, and the store dimension's map one stride-1 term over the whole extent (a tile's row
+    contiguous in D)."""
+    dm = d.n if d.ncontig else d.m
+    return next((w for bad, w in (
+        (d.dtype not in STORE_REALIGN_DTYPES, f"{d.dtype} is not one of {', '.join(STORE_REALIGN_DTYPES)}"),
+        (d.vec != 1 or d.run, "D is stored in vectors or run by run"),
+        (read_c, "C is read"),
+        (tile.rows > 0, "a row-stream tile has its own epilogue"),
+        (tile.chunked and not d.ncontig, "a chunked epilogue along m"),
+        (len(dm.strides) != 1 or dm.divisors[0] != 1 or dm.strides[0] != 1 or dm.moduli[0] < dm.extent,
+         f"D's {'n' if d.ncontig else 'm'} map is not one stride-1 term"),
+    ) if bad), "")
+
+
 def flat_refusal(op: OperandSpec, tile_mn: int, K: int) -> str:
     """Why input `op` cannot be read as flat k-tiles on tiles `tile_mn` wide (OperandSpec.flat), or "" where it can:
     mn-major and unpermuted, elements of 1 or 2 bytes (wider ones are copied asynchronously in place), its mn map one
@@ -351,6 +372,8 @@ class OutputSpec:
     run, cont (D only; 0 = off): D's stride-1 run along the store dimension is `run` elements long and
     continues over the first `cont` coordinates of the other GEMM dimension; the epilogue's threads
     then walk run by run, so that consecutive threads store consecutive addresses.
+    realign (D only): rows along the store dimension are contiguous (one stride-1 term) at any alignment, stored
+    as the aligned 16-byte words inside each row (gett_kernel.cuh's D_REALIGN; vec 1, no run, no C).
     """
 
     dtype: str
@@ -361,6 +384,7 @@ class OutputSpec:
     ncontig: bool = True
     run: int = 0
     cont: int = 0
+    realign: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -528,6 +552,10 @@ class KernelSpec:
         if self.d.run and (self.d.run % self.d.vec or self.d.cont < 1):
             raise KernelError(f"operand D: run {self.d.run} must be whole vectors of {self.d.vec} and cont "
                               f"{self.d.cont} >= 1")
+        if self.d.realign:
+            why = store_realign_refusal(self.d, t, self.read_c)
+            if why:
+                raise KernelError(f"operand D: no realigned rows here: {why}; give realign=False")
         if t.rows:
             self._check_rows()
             return

@@ -15,7 +15,16 @@ from dataclasses import replace
 
 from ..dtypes import accumulate_type
 from ..errors import KernelError
-from ..kernels.spec import ITEMSIZE, MAX_LOADS, MMA_DTYPES, KernelSpec, OutputSpec, TileConfig, loads_per_thread
+from ..kernels.spec import (
+    ITEMSIZE,
+    MAX_LOADS,
+    MMA_DTYPES,
+    KernelSpec,
+    OutputSpec,
+    TileConfig,
+    loads_per_thread,
+    store_realign_refusal,
+)
 from ..ops import cuda_literal
 from .heuristic import (
     COMPUTE_BOUND_INTENSITY,
@@ -173,6 +182,9 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
     if chosen:  # (4) the spec passes in order
         for _, refine in SPEC_PASSES:
             spec = refine(spec, plan, read_c, ctx)
+    if not spec.d.realign and not store_realign_refusal(spec.d, spec.tile, read_c):
+        # (5) odd rows of D stored as aligned 16-byte words (OutputSpec.realign): whole sectors, no L2 read-back
+        spec = replace(spec, d=replace(spec.d, realign=True))
     return spec
 
 
