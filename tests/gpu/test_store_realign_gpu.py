@@ -35,7 +35,8 @@ def test_staged_epilogues(rng, name, ld, ext):
     tile, (din, dout) = TILES[name]
     spec = run_forced(rng, "mk", "kn", ld, ext, tile, din, dout)
     assert spec.d.realign and spec.d.vec == 1 and spec.d.ncontig == (ld == "mn")
-    spec = run_forced(rng, "mk", "kn", ld, ext, tile, din, dout, alpha=-1.25, ops=(None, None, None, ops.leaky_relu(0.2)))
+    spec = run_forced(rng, "mk", "kn", ld, ext, tile, din, dout, alpha=-1.25,
+                      ops=(None, None, None, ops.leaky_relu(0.2)))
     assert spec.d.realign and spec.op_d
 
 
@@ -70,9 +71,9 @@ def test_chunked_epilogue(rng, ext, dts, alpha):
 ])
 def test_einsum(rng, dtype, subs, shapes):
     """gettpy.einsum with row-major outputs of odd row length: numpy's values; the core's D realigned."""
-    import gettpy
     from harness import dense_problem, extents_of
 
+    import gettpy
     from gettpy.plan.schedule import make_schedule
     from gettpy.plan.tiles import kernel_spec
 
