@@ -1,10 +1,9 @@
-// gett_epilogue.cuh — gett::Gett, part 5 of its class body: realigned D rows, and the chunked and direct epilogues
-// of warp-specialised tiles
-  // (D_REALIGN) a staged row's first nv values (`row`, contiguous; stored as fin(value)) to D at `dst`, which may
-  // start anywhere: the 16-byte words inside the span as vector stores, the values before the first and after the
-  // last word one at a time; the warp's lanes share the row
-  template <class Fin>
-  __device__ __forceinline__ static void store_row_realigned(const TE* row, TD* dst, int nv, int lane, Fin fin) {
+// gett_epilogue.cuh — gett::Gett, part 5 of its class body: the chunked and direct epilogues of warp-specialised
+// tiles
+  // (D_REALIGN) a staged row's first nv finished values (`row`, contiguous) to D at `dst`, which may start anywhere:
+  // the 16-byte words inside the span as vector stores, the values before the first and after the last word one at
+  // a time; the warp's lanes share the row
+  __device__ __forceinline__ static void store_row_realigned(const TE* row, TD* dst, int nv, int lane) {
     constexpr int FW = 16 / int(sizeof(TD));
     const int lead = int((reinterpret_cast<unsigned long long>(dst) / sizeof(TD)) % FW);
     const int head = min((FW - lead) % FW, nv);
@@ -15,11 +14,11 @@
         const int c = head + it * FW;
         Pack<TD, FW> v;
 #pragma unroll
-        for (int e = 0; e < FW; ++e) v.e[e] = fin(row[c + e]);
+        for (int e = 0; e < FW; ++e) v.e[e] = TD(row[c + e]);
         *reinterpret_cast<Pack<TD, FW>*>(dst + c) = v;
       } else {
         const int s = it - words, c = s < head ? s : tail0 + (s - head);
-        dst[c] = fin(row[c]);
+        dst[c] = TD(row[c]);
       }
     }
   }
@@ -77,8 +76,7 @@
             for (int o = 0; o < 16; ++o) {
               const U gm = row0 + U(o);
               if (!(FULL_M || gm < U(M))) break;
-              store_row_realigned(&es[o * RP], Db + gett_offset<I>(gm, typename Cfg::MapDm{}) + dn, nv, lane,
-                                  [](TE v) { return TD(v); });
+              store_row_realigned(&es[o * RP], Db + gett_offset<I>(gm, typename Cfg::MapDm{}) + dn, nv, lane);
             }
           }
           continue;

@@ -230,10 +230,6 @@
     TD* Db = D + gett_offset<I>(bz, typename Cfg::MapDb{});
     const TC* Cb = nullptr;
     if constexpr (Cfg::READ_C) Cb = C + gett_offset<I>(bz, typename Cfg::MapCb{});
-    if constexpr (D_REALIGN) {
-      store_realigned(es, Db, alpha, tid - (THREADS - ETHREADS), m0, n0);
-      return;
-    }
     if constexpr (ROW_WALK) {
       store_rows(es, Cb, Db, alpha, beta, tid - (THREADS - ETHREADS), m0, n0);
       return;
@@ -287,25 +283,6 @@
       }
     }
     return out;
-  }
-
-  // (D_REALIGN) the staged epilogue by rows of the staging tile along the store dimension, a warp a row: each row's
-  // values are contiguous in D from the tile's first column on (one stride-1 term), stored as realigned words
-  __device__ __forceinline__ static void store_realigned(const TE* es, TD* Db, TAcc alpha, int t, U m0, U n0) {
-    using MDe = typename Cond<D_NCONTIG, typename Cfg::MapDn, typename Cfg::MapDm>::type;
-    using MDs = typename Cond<D_NCONTIG, typename Cfg::MapDm, typename Cfg::MapDn>::type;
-    constexpr U LIM_E = U(D_NCONTIG ? N : M), LIM_S = U(D_NCONTIG ? M : N);
-    constexpr bool FULL_E = D_NCONTIG ? FULL_N : FULL_M, FULL_S = D_NCONTIG ? FULL_M : FULL_N;
-    const U ge0 = D_NCONTIG ? n0 : m0, gs0 = D_NCONTIG ? m0 : n0;
-    const int nv = FULL_E ? EC : int(min(U(EC), LIM_E - ge0));  // (the tile starts inside the extent)
-    const I de = gett_offset<I>(ge0, MDe{});
-#pragma unroll 1
-    for (int sl = t >> 5; sl < ES; sl += ETHREADS / 32) {
-      if (!(FULL_S || gs0 + U(sl) < LIM_S)) break;
-      store_row_realigned(&epi(const_cast<TE*>(es), D_NCONTIG ? sl : 0, D_NCONTIG ? 0 : sl),
-                          Db + gett_offset<I>(gs0 + U(sl), MDs{}) + de, nv, t & 31,
-                          [&](TE v) { return stored(v, alpha); });
-    }
   }
 
   // (ROW_WALK) the staged epilogue where a warp's lanes keep one row of the staging tile together and every thread

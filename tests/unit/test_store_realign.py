@@ -1,5 +1,5 @@
 """Realigned D rows (OutputSpec.realign), without a GPU: where the lowering takes them (odd rows of a 2- or 4-byte
-float D along either GEMM dimension, no C, no run walk) and where not, the spec's refusal of a forced one, and an
+float D along n on the chunked epilogue, no C, no run walk) and where not, the spec's refusal of a forced one, and an
 enumeration of the epilogue's partition of a row into words and single values (gett_epilogue.cuh's
 `store_row_realigned`) over every alignment and row length."""
 from __future__ import annotations
@@ -19,34 +19,37 @@ def _spec(eq, ext, dtype, order="C", read_c=False):
     return kernel_spec(make_plan(dense_problem(eq, ext, dtype, order)), read_c, wgmma=True)
 
 
-@pytest.mark.parametrize("dtype", ["f16", "bf16", "f32"])
-def test_odd_rows_are_realigned(dtype):
-    spec = _spec("ik,kj->ij", {"i": 1001, "j": 517, "k": 96}, dtype)             # (row-major D, rows of 517)
-    assert spec.d.realign and spec.d.vec == 1 and spec.d.ncontig
-    spec = _spec("ik,kj->ij", {"i": 1001, "j": 517, "k": 96}, dtype, order="F")  # (column-major, columns of 1001)
-    assert spec.d.realign and spec.d.vec == 1
-    spec = _spec("ik,kj->ij", {"i": 1001, "j": 520, "k": 96}, dtype)             # (rows of 520: vectors)
+BATCHED = ("zik,zjk->zij", {"z": 2, "i": 1500, "j": 3001, "k": 768})  # (compute-bound f16: the chunked TMA tile)
+
+
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+def test_odd_rows_are_realigned_on_the_chunked_epilogue(dtype):
+    spec = _spec(*BATCHED, dtype)                                          # (rows of 3001 along n)
+    assert spec.epi_chunk and spec.d.realign and spec.d.vec == 1 and spec.d.ncontig
+    aligned = dict(BATCHED[1], j=3008)
+    spec = _spec(BATCHED[0], aligned, dtype)                               # (rows of 3008: vectors)
     assert not spec.d.realign and spec.d.vec > 1
 
 
 def test_where_rows_are_not_realigned():
-    assert not _spec("ik,kj->ij", {"i": 1001, "j": 517, "k": 96}, "f64").d.realign       # (8-byte D)
-    # (D[b, a, c]: n = (b, c) with a between them in memory, so a tile's row is no one run of D)
-    spec = _spec("ak,kbc->bac", {"a": 301, "b": 13, "c": 29, "k": 64}, "f16")
-    assert not spec.d.realign and len(spec.d.n.strides if spec.d.ncontig else spec.d.m.strides) == 2
+    spec = _spec("ik,kj->ij", {"i": 1001, "j": 517, "k": 96}, "f16")       # (the staged epilogue)
+    assert not spec.epi_chunk and not spec.d.realign and spec.d.vec == 1
+    assert not _spec("ik,kj->ij", {"i": 1001, "j": 517, "k": 96}, "f32").d.realign
+    assert not _spec(*BATCHED, "f16", read_c=False).d.run
 
 
 def test_refusals():
-    spec = _spec("ik,kj->ij", {"i": 1001, "j": 517, "k": 96}, "f16")
-
+    spec = _spec(*BATCHED, "f16")
     assert store_realign_refusal(spec.d, spec.tile, True) == "C is read"
     assert "vectors" in store_realign_refusal(dataclasses.replace(spec.d, vec=2), spec.tile, False)
     assert "f64" in store_realign_refusal(dataclasses.replace(spec.d, dtype="f64"), spec.tile, False)
-    two = dataclasses.replace(spec.d, n=dataclasses.replace(spec.d.n, divisors=(1, 11), moduli=(11, 47),
+    assert "chunked" in store_realign_refusal(spec.d, dataclasses.replace(spec.tile, chunked=False), False)
+    two = dataclasses.replace(spec.d, n=dataclasses.replace(spec.d.n, divisors=(1, 11), moduli=(11, 273),
                                                              strides=(1, 12)))
     assert "one stride-1 term" in store_realign_refusal(two, spec.tile, False)
-    with pytest.raises(KernelError, match="realigned rows"):
-        dataclasses.replace(spec, read_c=True, c=dataclasses.replace(spec.d, realign=False))
+    staged = _spec("ik,kj->ij", {"i": 1001, "j": 517, "k": 96}, "f16")
+    with pytest.raises(KernelError, match="no realigned rows here: only the chunked epilogue"):
+        dataclasses.replace(staged, d=dataclasses.replace(staged.d, realign=True))
 
 
 def _partition(lead: int, nv: int, fw: int):
