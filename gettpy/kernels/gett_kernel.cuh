@@ -325,7 +325,7 @@ struct Gett {
   // words inside its span, one vector store each, and the values before the first and after the last word one by
   // one (`store_row_realigned`): a store instruction writes whole sectors, where element stores left partial ones
   // that the L2 completed by reading D (an f16 D of 2 GB with rows of 10395 took 4.2x the time of rows of 10080
-  // on the H100, reading 1.5 GB more; realigned, 1.8x)
+  // on the H100, reading 1.5 GB more; realigned, 1.8x; 1.01-2.18x on the 11 real-code rows that take it)
   static constexpr bool D_REALIGN = Cfg::D_REALIGN;
   static_assert(!D_REALIGN || (Cfg::EPI_CHUNK && D_NCONTIG && Cfg::D_VEC == 1 && Cfg::D_RUN == 0 && !Cfg::READ_C &&
                                (sizeof(TD) == 2 || sizeof(TD) == 4)),

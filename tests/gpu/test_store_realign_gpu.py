@@ -1,7 +1,7 @@
 """Realigned D rows on the GPU (OutputSpec.realign: D's rows along n contiguous but of odd length, so at any
 alignment; each staged row of the chunked epilogue stored as the aligned 16-byte words inside it and the values
 around them one by one): against numpy float64, into NaN-poisoned outputs (every element written), partial tiles at
-both edges, alpha, f16 and f32 D, with C (element stores kept), and through einsum."""
+both edges, alpha, f16 and f32 D, and through einsum."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,17 +12,6 @@ from gettpy.kernels.spec import TileConfig
 
 pytestmark = pytest.mark.gpu
 cp = pytest.importorskip("cupy")
-
-
-def test_with_c_keeps_element_stores(rng):
-    """C read (beta != 0): D keeps its element stores (realigned rows take no C), with the same values."""
-    t = TileConfig(256, 160, 64, 4, wm=64, wn=160, cluster=2, group_m=4, persistent=True, serpentine=True,
-                   wgmma=True, ws=True, tma=True)
-    if not sm90():
-        pytest.skip("TMA tiles need an sm_90 device")
-    spec = run_forced(rng, "ik", "jk", "ij", {"i": 1021, "j": 2599, "k": 200}, t, "f16", "f16", with_c=True,
-                      alpha=0.5, beta=-1.0)
-    assert not spec.d.realign and spec.d.vec == 1
 
 
 @pytest.mark.parametrize("ext,dts", [
