@@ -25,8 +25,9 @@
   // (EPI_CHUNK) the epilogue through each computing warp's region (see EPI_CHUNK): per 64-row block of the warpgroup
   // and EPI_COLS columns, the warp stages its 16 rows as finished D values (2-byte values: stmatrix, four 8 x 8
   // fragments at once; else accumulator pairs (n, n + 1) as one store), then stores them in D_VEC-wide vectors along
-  // n, and after its last stores releases the stage to the loaders. The other warps' wgmmas have read the stage (the barrier before); no warp reads or writes
-  // another's region. alpha == 1 skips the scaling (SCALE)
+  // n (D_REALIGN: row by row, as realigned words), and after its last stores releases the stage to the loaders. The
+  // other warps' wgmmas have read the stage (the barrier before); no warp reads or writes another's region. alpha == 1
+  // skips the scaling (SCALE)
   template <bool SCALE, int R>
   __device__ __forceinline__ static void warp_stores(const TAcc (&acc)[R], TE* es, TD* __restrict__ Db, TAcc alpha,
                                                      U m0, U n0, int wm0, int lane) {
@@ -114,7 +115,9 @@
       warp_stores<false>(acc, es, Db, alpha, m0, n0, wm0, lane);
     else
       warp_stores<true>(acc, es, Db, alpha, m0, n0, wm0, lane);
-    // (the loaders' TMA writes into the stage, async proxy, after these generic accesses)
+    // (every lane's reads of the region before lane 0 releases the stage; then the loaders' TMA writes into it,
+    //  async proxy, after these generic accesses)
+    __syncwarp();
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     release_stage(empty);
   }
