@@ -321,12 +321,13 @@ struct Gett {
     else return v;
   }
   // D_REALIGN (the chunked epilogue): D's rows along n are contiguous (one stride-1 map term) but start at any
-  // alignment (odd row lengths or pitches, or an offset base), so D_VEC is 1; each row's lead comes from its address. Each staged row of a chunk is then stored as the aligned 16-byte
-  // words inside its span, one vector store each, and the values before the first and after the last word one by
-  // one (`store_row_realigned`): a store instruction writes whole sectors, where element stores left partial ones
-  // that the L2 completed by reading D (an f16 D of 2 GB with rows of 10395 took 4.2x the time of rows of 10080
-  // on the H100, reading 1.5 GB more; realigned, 2.4x faster; 1.01-2.18x on the 11 real-code rows that take it).
-  // The element-store loop also spilled 250-600 bytes a thread under the 168-register cap; these stores spill none)
+  // alignment (odd row lengths or pitches, or an offset base), so D_VEC is 1; each row's lead comes from its
+  // address. Each staged row of a chunk is then stored as the aligned 16-byte words inside its span, one vector
+  // store each, and the values before the first and after the last word one by one (`store_row_realigned`): a
+  // store instruction writes whole sectors, where element stores left partial ones that the L2 completed by reading
+  // D (an f16 D of 2 GB with rows of 10395 took 4.2x the time of rows of 10080 on the H100, reading 1.5 GB more;
+  // realigned, 2.4x faster; 1.01-2.18x on the 11 real-code rows that take it). The element-store loop also spilled
+  // 250-600 bytes a thread under the 168-register cap; these stores spill none
   static constexpr bool D_REALIGN = Cfg::D_REALIGN;
   static_assert(!D_REALIGN || (Cfg::EPI_CHUNK && D_NCONTIG && Cfg::D_VEC == 1 && Cfg::D_RUN == 0 && !Cfg::READ_C &&
                                (sizeof(TD) == 2 || sizeof(TD) == 4)),

@@ -1,13 +1,15 @@
 """The ordered passes that refine the heuristic's tile (plan/heuristic.py) from the plan's layouts and the
 target, and then the kernel spec, each stated in shapes and hardware and measured where it was added.
 
-`TILE_PASSES` run in order on the heuristic tile (each `(tile, plan, ctx) -> tile`): narrow mma.sync tiles
+`TILE_PASSES` run in order on the heuristic tile (each `(tile, plan, ctx) -> tile`): an f32 simt tile of a shape
+compute-bound at the FFMA rate goes to the f64 tensor cores (`_dmma_simt`, sm_90); narrow mma.sync tiles
 over a k-major input take bk 64 (`_kmajor_lines`); a tile is cut to whole runs of D (`_run_aligned`);
 write-bound one-k-tile and tall wgmma tiles become persistent (`_persistent`); the f32 narrow tile of a long K
 becomes one wave of wide tiles (`_narrow_simt_wave`); a long narrow k-major GEMM takes the warp-specialised
 wgmma tile (`_narrow_ws`, sm_90); the compute-bound wgmma tile becomes a TMA-fed one where both inputs have
 tensor maps and no op (`_tma_tile`). `OPERAND_PASSES` then see the inputs' reads (`(tile, a, b, plan, ctx) ->
-tile`): register caps for more CTAs per SM (`_min_blocks`) and stream-K for compute-bound simt grids
+tile`): register caps for more CTAs per SM where the tile's estimated registers fit (`_min_blocks`,
+`simt_registers`) and stream-K for compute-bound simt grids
 (`_stream_k`). `SPEC_PASSES` run on the lowered spec (`(spec, plan, read_c, ctx) -> spec`): the chunked
 persistent epilogue of the 256 x 160 TMA tile, or a persistent tile made plain where its epilogue does not fit
 (`_epilogue_fit`); L2 prefetch, resident panels and fragment ops on narrow tiles (`_narrow_copies`); the
