@@ -1,7 +1,7 @@
 """Realigned D rows on the GPU (OutputSpec.realign: D's rows along n contiguous but of odd length, so at any
 alignment; each staged row of the chunked epilogue stored as the aligned 16-byte words inside it and the values
 around them one by one): against numpy float64, into NaN-poisoned outputs (every element written), partial tiles at
-both edges, alpha, f16 and f32 D, and through einsum."""
+both edges, alpha, f16, bf16 and f32 D, and through einsum."""
 from __future__ import annotations
 
 import numpy as np
@@ -17,6 +17,7 @@ cp = pytest.importorskip("cupy")
 @pytest.mark.parametrize("ext,dts", [
     ({"i": 1700, "j": 4001, "k": 336}, ("f16", "f16")),   # (rows of 4001; 26 columns of 160, the last 1 wide)
     ({"i": 1021, "j": 2599, "k": 200}, ("f16", "f32")),
+    ({"i": 777, "j": 1283, "k": 136}, ("bf16", "bf16")),
 ])
 @pytest.mark.parametrize("alpha", [1.0, 0.75], ids=["alpha1", "scaled"])
 def test_chunked_epilogue(rng, ext, dts, alpha):
