@@ -101,7 +101,7 @@ from .heuristic import INT8_MIN_KVEC, int8_mma_tile, kernel_compute
 from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
 from .reads import word_read
-from .splitk import SplitTile, best_slices, choose_cut, split_model_us, wave_model_us
+from .splitk import SplitTile, best_kept, best_slices, choose_cut, split_model_us, wave_model_us
 from .target import DEFAULT_TARGET, Target
 from .traffic import SECTOR_BYTES, fetch_ratio, leading_run, realign_load_us
 
@@ -448,9 +448,7 @@ def _run_keeping(plan: Plan, ext, cands: list[tuple[str, int]]) -> list[tuple[st
     elements, read a value at a time: measured on the H100, 36 slices of a middle mode, runs of 31 f16, ran 4.7x
     torch's time), then its copies of 4 bytes or more; all of them where none keeps the length."""
     keeps = _keeps_runs(plan, ext)
-    score = {c: keeps(c[0], ext[c[0]] // c[1]) for c in cands}
-    best = max(score.values(), default=0)
-    return [c for c in cands if score[c] == best] if best else cands
+    return best_kept(cands, lambda c: keeps(c[0], ext[c[0]] // c[1]))
 
 
 def _keeps_runs(plan: Plan, ext):

@@ -121,6 +121,14 @@ def cut(extent: int, slices: int, unit: bool) -> tuple[int, int] | None:
     return (q, s) if s >= 2 else None
 
 
+def best_kept(items: list, score: Callable[[object], int]) -> list:
+    """The items whose score (how well a cut keeps the inputs' fused k runs: 0 not at all, more better) is the
+    highest, in order; all of them where none scores above 0."""
+    scores = [score(c) for c in items]
+    best = max(scores, default=0)
+    return [c for c, sc in zip(items, scores, strict=True) if sc == best] if best else items
+
+
 def choose_cut(k_modes: tuple[str, ...], ext: dict[str, int], unit: set[str], K: int, slices: int,
                keeps: Callable[[str, int], int] | None = None):
     """(mode, q, S) for `slices` slices of K: the slowest k mode that gives at least half of them, else the
@@ -132,10 +140,8 @@ def choose_cut(k_modes: tuple[str, ...], ext: dict[str, int], unit: set[str], K:
         c = cut(ext[mode], slices, mode in unit)
         if c is not None and K // ext[mode] * c[0] >= MIN_SLICE_K:
             cuts.append((mode, *c))
-    if keeps is not None and cuts:
-        score = {c: keeps(c[0], c[1]) for c in cuts}
-        best = max(score.values())
-        cuts = [c for c in cuts if score[c] == best] if best else cuts
+    if keeps is not None:
+        cuts = best_kept(cuts, lambda c: keeps(c[0], c[1]))
     best = None
     for mode, q, s in cuts:
         if 2 * s >= slices:
