@@ -55,7 +55,7 @@ def gpu_row(case, order: str, args, l2_bytes: int) -> dict:
     import cupy
 
     import gettpy
-    from gettpy.backends import gpu_simt
+    from gettpy.backends import gpu_exact
 
     from . import timing, verify
 
@@ -76,19 +76,20 @@ def gpu_row(case, order: str, args, l2_bytes: int) -> dict:
 
     # (1) int8: one verified call (recording whether the int8 tile ran), then the timing
     specs = []
-    real = gpu_simt.launch
+    real = gpu_exact.launch_exact
 
     def spy(spec, *a, **k):
         specs.append(spec)
         return real(spec, *a, **k)
 
-    gpu_simt.launch = spy
+    gpu_exact.launch_exact = spy
     try:
         outs[0].fill(77)
         gettpy.einsum(subs, sets[0][0], sets[0][1], out=outs[0])
     finally:
-        gpu_simt.launch = real
-    row["int8_tile"] = next((("wgmma" if s.tile.wgmma else "mma") for s in specs if s.int8), "")
+        gpu_exact.launch_exact = real
+    row["int8_tile"] = next((("tma" if s.tile.tma else "wgmma" if s.tile.wgmma else "mma") for s in specs if s.int8),
+                            "")
     row["int8_ok"] = ref.err(outs[0]) == 0.0  # (float64 sums of int8 products are exact here)
     calls = [(lambda a=a, b=b, d=d: gettpy.einsum(subs, a, b, out=d)) for (a, b), d in zip(sets, outs, strict=True)]
     row["int8_ms"], how, _ = timing.time_cupy(calls, reps=args.reps)

@@ -130,6 +130,12 @@ def launch_grid(spec: KernelSpec, f) -> int:
     return grid - grid % spec.tile.cluster  # (clusters: whole pairs, each walking pairs of tiles)
 
 
+def scalar_type(compute: str):
+    """The numpy type of the kernel's alpha and beta (Cfg::TAcc) on a compute type: f32 but for f64 and the integer
+    kernel's unsigned accumulators."""
+    return {"f64": np.float64, "u32": np.uint32, "u64": np.uint64}.get(compute, np.float32)
+
+
 def launch(spec: KernelSpec, a_ptr: int, b_ptr: int, c_ptr: int, d_ptr: int, alpha, beta, stream=None) -> None:
     """Launch the kernel of `spec` on raw device pointers (element 0 of each operand)."""
     if spec.M == 0 or spec.N == 0 or spec.batch == 0:
@@ -163,7 +169,7 @@ def launch(spec: KernelSpec, a_ptr: int, b_ptr: int, c_ptr: int, d_ptr: int, alp
     if spec.tile.tma:  # (CuPy's launch cannot pass the 128-byte tensor maps)
         raise KernelError(f"tile {spec.tile}: TMA kernels launch through libcuda's cuLaunchKernel, which failed "
                           f"or is missing")
-    acc = np.float64 if spec.compute == "f64" else np.float32
+    acc = scalar_type(spec.compute)
     args = (np.uint64(a_ptr), np.uint64(b_ptr), np.uint64(c_ptr), np.uint64(d_ptr), acc(alpha), acc(beta))
     if ws_bytes:
         args += (np.uint64(ws),)
@@ -198,7 +204,7 @@ class _Launcher:
                  "has_ws")
 
     def __init__(self, fn, spec: KernelSpec, func_ptr: int, grid: int):
-        acc = ctypes.c_double if spec.compute == "f64" else ctypes.c_float
+        acc = np.ctypeslib.as_ctypes_type(scalar_type(spec.compute))
         self.fn, self.spec, self.func = fn, spec, ctypes.c_void_p(func_ptr)
         self.grid, self.threads, self.smem = grid, spec.tile.threads, spec.smem_bytes
         self.vals = (ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64(), acc(), acc())

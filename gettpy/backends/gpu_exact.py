@@ -11,7 +11,9 @@ logical or of ands; the count of true products fits the compute type). alpha and
 int8 / uint8 inputs of a compute-bound contraction with a D (and C) of at most 32 bits run on the int8 tensor cores
 instead (the same template's mma.sync m16n8k32 tile, or on Hopper its warp-specialised wgmma k32 tile; 32-bit
 accumulators that wrap: the same low bits), where plan/heuristic.py's `int8_mma_tile` takes them; both inputs are then
-read k-major (`int8_operand`).
+read k-major (`int8_operand`). Where both inputs have tensor maps, the wgmma tile is fed by TMA (plan/passes.py's
+`tma_tile`: the shapes, clusters and cost model of the 2-byte TMA tiles, a k-tile of 128 one-byte values) and
+launches through backends/gpu.py's launcher, which passes the maps.
 
 Ops: identity only on A, B, C and D (an op on integers is refused with a KernelError naming the operand; numpy
 arrays run every op on the CPU executor).
@@ -25,6 +27,7 @@ from ..errors import KernelError
 from ..kernels.spec import EXACT_DTYPES, KernelSpec, OperandSpec, TileConfig
 from ..layouts.descriptor import OperandLayout
 from ..plan.heuristic import int8_mma_tile, kernel_compute
+from ..plan.passes import tma_tile
 from ..plan.target import device_target
 from . import gpu_simt
 
@@ -43,7 +46,7 @@ EXACT_TILES = {
 def exact_kernel_spec(la: OperandLayout, lb: OperandLayout, lc: OperandLayout | None, ld: OperandLayout,
                       dtypes: tuple[str, str, str | None, str], extents: tuple[int, int, int, int],
                       tile: TileConfig | None = None, sm_count: int = gpu_simt.DEFAULT_SM_COUNT,
-                      wgmma: bool = False) -> KernelSpec:
+                      wgmma: bool = False, tma: bool = False) -> KernelSpec:
     """The integer kernel's KernelSpec on decided layouts (the kernel's A and B, C's where read, D's).
 
     Args:
@@ -53,6 +56,7 @@ def exact_kernel_spec(la: OperandLayout, lb: OperandLayout, lc: OperandLayout | 
             takes the contraction (its inputs' k vector widths as the layouts give them), else the largest of
             EXACT_TILES that fills the device (`gpu_simt.pick_tile`).
         wgmma: whether the device runs warpgroup MMA (the int8 tile may then be a wgmma tile).
+        tma: whether it has the tensor-memory accelerator (the int8 wgmma tile may then be TMA-fed).
     """
     bad = [n for n, t in zip("ABCD", dtypes, strict=True) if t is not None and t not in EXACT_DTYPES]
     if bad:
@@ -62,6 +66,9 @@ def exact_kernel_spec(la: OperandLayout, lb: OperandLayout, lc: OperandLayout | 
     if tile is None:
         kvec = min(la.vector_width("k"), lb.vector_width("k"))
         tile = int8_mma_tile(M, N, K, batch, dtypes, compute, kvec, sm_count, wgmma)
+        if tile is not None and tile.ws and tma:
+            read = lambda mn, tmn: int8_operand(la if mn == "m" else lb, mn, dtypes["mn".index(mn)], 128)  # noqa
+            tile = tma_tile(M, N, batch, read, 128, sm_count) or tile
     tile = tile or gpu_simt.pick_tile(EXACT_TILES[compute], M, N, batch, sm_count)
     if tile.mma:  # (the int8 tensor-core tile: KernelSpec's int8 checks refuse what it cannot run)
         a, b = int8_operand(la, "m", dtypes[0], tile.bk), int8_operand(lb, "n", dtypes[1], tile.bk)
@@ -77,8 +84,8 @@ def int8_operand(layout: OperandLayout, mn: str, dtype: str, bk: int) -> Operand
 
 
 def exact_spec(plan, read_c: bool, tile: TileConfig | None = None,
-               sm_count: int = gpu_simt.DEFAULT_SM_COUNT, wgmma: bool = False) -> KernelSpec:
-    """The integer kernel's KernelSpec of `plan` (read_c: beta != 0 and a C given; sm_count and wgmma: the
+               sm_count: int = gpu_simt.DEFAULT_SM_COUNT, wgmma: bool = False, tma: bool = False) -> KernelSpec:
+    """The integer kernel's KernelSpec of `plan` (read_c: beta != 0 and a C given; sm_count, wgmma and tma: the
     device's, as `exact_kernel_spec` takes them).
 
     Raises:
@@ -94,7 +101,7 @@ def exact_spec(plan, read_c: bool, tile: TileConfig | None = None,
     lc = plan.layout_c if read_c else None
     return exact_kernel_spec(plan.layout_a, plan.layout_b, lc, plan.layout_d,
                              (plan.kernel_a.dtype, plan.kernel_b.dtype, p.c.dtype if read_c else None, p.d.dtype),
-                             (plan.M, plan.N, plan.K, plan.batch), tile, sm_count, wgmma)
+                             (plan.M, plan.N, plan.K, plan.batch), tile, sm_count, wgmma, tma)
 
 
 def scalar(value, compute: str, d: str, what: str):
@@ -127,12 +134,12 @@ def execute_exact(plan, a, b, c, d, alpha=1, beta=0, stream=None) -> None:
         return
     read_c = c is not None and beta != 0 and plan.layout_c is not None
     target = device_target()
-    key = (id(plan), read_c, target.sm_count, target.wgmma)
+    key = (id(plan), read_c, target.sm_count, target.wgmma, target.tma)
     hit = _SPECS.get(key)
     if hit is not None and hit[0] is plan:
         spec = hit[1]
     else:
-        spec = exact_spec(plan, read_c, sm_count=target.sm_count, wgmma=target.wgmma)
+        spec = exact_spec(plan, read_c, sm_count=target.sm_count, wgmma=target.wgmma, tma=target.tma)
         if len(_SPECS) > 4096:
             _SPECS.clear()
         _SPECS[key] = (plan, spec)  # holds the plan: its id cannot be reused meanwhile
@@ -142,8 +149,19 @@ def execute_exact(plan, a, b, c, d, alpha=1, beta=0, stream=None) -> None:
         raise KernelError("an operand's data pointer is not aligned as its plan assumed; plan again for this array")
     al = scalar(alpha, spec.compute, spec.d.dtype, "alpha")
     be = scalar(beta, spec.compute, spec.d.dtype, "beta")
-    gpu_simt.launch(spec, ptrs[0], ptrs[1], ptrs[3] if read_c else 0, ptrs[2], al, be, type(al), stream)
+    launch_exact(spec, ptrs[0], ptrs[1], ptrs[3] if read_c else 0, ptrs[2], al, be, stream)
+
+
+def launch_exact(spec: KernelSpec, a_ptr: int, b_ptr: int, c_ptr: int, d_ptr: int, alpha, beta, stream=None) -> None:
+    """One launch of an integer kernel's spec on raw pointers, alpha and beta as `scalar` gives them: a TMA tile
+    through the GETT backend's launcher (which passes its tensor maps), any other through gpu_simt's."""
+    if spec.tile.tma:
+        from .gpu import launch
+
+        launch(spec, a_ptr, b_ptr, c_ptr, d_ptr, int(alpha), int(beta), stream)
+    else:
+        gpu_simt.launch(spec, a_ptr, b_ptr, c_ptr, d_ptr, alpha, beta, type(alpha), stream)
 
 
 __all__ = ["EXACT_PROBLEM_COMPUTE", "EXACT_TILES", "GPU_EXACT_DTYPES", "exact_kernel_spec", "exact_spec",
-           "execute_exact", "int8_operand", "kernel_compute", "scalar"]
+           "execute_exact", "int8_operand", "kernel_compute", "launch_exact", "scalar"]

@@ -22,7 +22,7 @@ struct Gett {
   static constexpr bool I8 = Cfg::MMA && sizeof(typename Cfg::TA) == 1;
   // (a wgmma reads k-steps of 32 bytes and a stage's rows are one 128-byte swizzle atom: 16 or 32 k per step, a
   //  k-tile of 64 or 128)
-  static_assert(!WG || (MMA && !Cfg::TF32 && (sizeof(typename Cfg::TA) == 2 || (I8 && Cfg::WS && Cfg::TMA_RANK == 0))
+  static_assert(!WG || (MMA && !Cfg::TF32 && (sizeof(typename Cfg::TA) == 2 || (I8 && Cfg::WS))
                         && Cfg::WM == 64 && Cfg::WN == Cfg::BN && Cfg::BK * int(sizeof(typename Cfg::TA)) == 128
                         && (Cfg::WS ? 384 : (Cfg::BM / 64) * 128) == Cfg::THREADS), "bad wgmma tile");
   static constexpr int KSTEP = TF32 ? 8 : I8 ? 32 : 16;  // k of one mma (its A and B fragments: 16-byte k columns)
@@ -291,7 +291,7 @@ struct Gett {
                 "ops on B's fragments: mma.sync tiles (not wgmma, not tf32) with an op on B");
   static_assert(!I8 || (!TF32 && sizeof(TB) == 1 && Same<TAcc, unsigned>::value && Cfg::A_KMAJOR && Cfg::B_KMAJOR &&
                         BK % 32 == 0 && !RES_A && !FRAG_OP_A && !FRAG_OP_B && !Cfg::SK_CTAS && !PERSIST),
-                "int8 tiles: mma.sync or cp.async-fed warp-specialised wgmma over k-major 8-bit A and B, bk a "
+                "int8 tiles: mma.sync or warp-specialised wgmma (cp.async- or TMA-fed) over k-major 8-bit A and B, bk a "
                 "multiple of 32, u32 accumulators");
   template <class Op, class T, int R>
   __device__ __forceinline__ static void frag_op(unsigned (&r)[R], U k0, int lane) {

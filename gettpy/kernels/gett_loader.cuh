@@ -334,8 +334,9 @@ struct TileLoader {
   }
 
   // (1') TMA: the stage as boxes of the operand's tensor map (dims innermost first: the smem-contiguous
-  //      dimension, the other, the batch): one box of 64 x TS (k-major) or one box of 64 x 64 per column atom
-  //      (mn-major), each landing in the swizzled layout `slot` describes; zero-filled outside the tensor.
+  //      dimension, the other, the batch): one box of ATOM x TS (k-major: a 128-byte row each) or one box of 64 x 64
+  //      per column atom (mn-major, 2-byte elements), each landing in the swizzled layout `slot` describes;
+  //      zero-filled outside the tensor.
   //      SPLIT > 0 (k-major): the mn dimension is two dims of the map, rows mn % SPLIT and slabs mn / SPLIT,
   //      read in boxes of ROWS rows (ROWS divides both the tile's rows and SPLIT: no box straddles two slabs,
   //      kernels/tma.py), each one ROWS x 128-byte piece of the stage
@@ -364,8 +365,8 @@ struct TileLoader {
 #pragma unroll
     for (int r = r0; r < r0 + n; r += BR) {
       box_coords<SPLIT>(c, k0, mn0 + U(r), bz);
-      if (mask) tma_box_mc<R>(stage + r * 64, map, bar, c, mask);
-      else tma_box<R>(stage + r * 64, map, bar, c);
+      if (mask) tma_box_mc<R>(stage + r * ATOM, map, bar, c, mask);
+      else tma_box<R>(stage + r * ATOM, map, bar, c);
     }
   }
   // (mn-major, HALF: kernels/tma.py's half_atom_geometry) the tile's last column atom, of whose 64 columns it uses
@@ -389,7 +390,7 @@ struct TileLoader {
   template <int RANK, long long SPLIT, int ROWS, bool HALF = false>
   __device__ __forceinline__ static void tma(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
                                              U bz, const TmaDesc* half = nullptr) {
-    static_assert(SW && (KMAJOR ? TC == 64 : TS == 64), "TMA boxes fill 128-byte-swizzled stages");
+    static_assert(SW && (KMAJOR ? TC == ATOM : TS == 64 && sizeof(T) == 2), "TMA boxes fill 128-byte-swizzled stages");
     static_assert(ROWS == 0 || (KMAJOR && TS % ROWS == 0), "k-major boxes that fill the tile's rows");
     constexpr int R = RANK + (SPLIT > 0 ? 1 : 0);
     int c[4];
@@ -410,7 +411,7 @@ struct TileLoader {
   template <int RANK, long long SPLIT, int ROWS, bool HALF = false>
   __device__ __forceinline__ static void tma_half(T* stage, const TmaDesc* map, unsigned long long* bar, U mn0, U k0,
                                                   U bz, unsigned part, const TmaDesc* half = nullptr) {
-    static_assert(SW && (KMAJOR ? TC == 64 && TS % 16 == 0 : TS == 64), "halves of whole atoms");
+    static_assert(SW && (KMAJOR ? TC == ATOM && TS % 16 == 0 : TS == 64 && sizeof(T) == 2), "halves of whole atoms");
     static_assert(ROWS == 0 || (KMAJOR && (TS / 2) % ROWS == 0), "k-major boxes that fill the half's rows");
     constexpr int R = RANK + (SPLIT > 0 ? 1 : 0);
     int c[4];

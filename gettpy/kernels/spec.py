@@ -572,7 +572,8 @@ class KernelSpec:
 
     def _check_int8(self) -> None:
         """Refuse an int8 tensor-core tile (mma.sync m16n8k32, gett_mma.cuh's Mma<TA, TB>; or wgmma k32 on a
-        warp-specialised tile fed by cp.async) where the template cannot run it: both read k-major 8-bit tiles
+        warp-specialised tile fed by cp.async or by TMA, in clusters or not) where the template cannot run it: both
+        read k-major 8-bit tiles
         (ldmatrix has no transposing 8-bit form on sm_90, wgmma no transposed 8-bit operand), its k-steps are 32
         values, its accumulators 32 bits that wrap (so D and C of at most 32 bits)."""
         t = self.tile
@@ -594,8 +595,8 @@ class KernelSpec:
             if o is not None and (o.dtype == "b1" or ITEMSIZE[o.dtype] > 4):
                 raise KernelError(f"operand {name}: an int8 tensor-core tile stores and reads integers of at most 32 "
                                   f"bits, not {o.dtype}; give a simt tile")
-        others = [w for on, w in ((t.wgmma and not t.ws, "wgmma without ws"), (t.tma, "tma"),
-                                  (t.cluster > 1, "cluster"), (t.chunked, "chunked"), (t.rows, "rows"),
+        others = [w for on, w in ((t.wgmma and not t.ws, "wgmma without ws"), (t.tma and not t.wgmma, "tma"),
+                                  (t.chunked, "chunked"), (t.rows, "rows"),
                                   (t.persistent, "persistent"),
                                   (t.sk_ctas, "sk_ctas"), (t.resident_a, "resident_a"), (t.frag_op_a, "frag_op_a"),
                                   (t.frag_op_b, "frag_op_b"), (self.op_a, "op_a"), (self.op_b, "op_b")) if on]
@@ -607,7 +608,7 @@ class KernelSpec:
                               f"bn={t.bn}")
         if others:
             raise KernelError(f"tile {t}: an int8 tensor-core tile is a plain mma.sync tile or a warp-specialised "
-                              f"wgmma tile fed by cp.async (not implemented with {', '.join(others)})")
+                              f"wgmma tile fed by cp.async or TMA (not implemented with {', '.join(others)})")
 
     def _check_rows(self) -> None:
         """Refuse a row-stream tile (TileConfig.rows) where gett.cuh's Rows cannot run it."""

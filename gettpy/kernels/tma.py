@@ -5,8 +5,9 @@ byte strides, box size, swizzle) into shared memory, zero-filling what lies outs
 operand qualifies when each of its GEMM dimensions is one stride term (a dense or strided matrix,
 possibly batched: packed inputs, plain GEMMs): its map then has the smem-contiguous dimension
 innermost (k for a k-major tile, mn for an mn-major one), the other GEMM dimension next and the batch
-last, and boxes of 64 x tile rows (k-major) or 64 x 64 (mn-major, one per 64-wide column atom) land
-in exactly the 128-byte-swizzled layout the wgmma descriptors read (gett.cuh, TileLoader::tma).
+last, and boxes of 128 bytes x tile rows (k-major: 64 2-byte or 128 1-byte values a row) or 64 x 64 (mn-major, 2-byte
+values, one per 64-wide column atom) land in exactly the 128-byte-swizzled layout the wgmma descriptors read
+(gett_loader.cuh, TileLoader::tma). 1-byte integers (the int8 tiles) are read k-major only, as their wgmma reads them.
 
 A k-major operand's mn dimension may also be two stride terms, (g % s) * s0 + (g / s) * s1: the map
 takes the two terms as two dims (`TmaGeometry.split` = s), and a box covers rows of the first only, so
@@ -33,9 +34,12 @@ from dataclasses import dataclass
 from ..layouts.descriptor import DimMap
 from .spec import ITEMSIZE, OperandSpec
 
-#: elements of the 128-byte swizzle's rows (2-byte elements) and the largest box edge
-SWIZZLE_ELEMS = 64
+#: bytes of the swizzle's rows (a k-major box's inner edge: 64 2-byte or 128 1-byte elements; an mn-major box's, 2-byte
+#: only) and the largest box edge
+SWIZZLE_BYTES = 128
 MAX_BOX = 256
+#: the element types a tensor map reads: 2-byte floats, and 1-byte integers (the int8 tiles, k-major only)
+TMA_DTYPES = ("f16", "bf16", "i8", "u8")
 #: columns of a half-used last column atom's box (TileConfig.half_atom)
 HALF_ATOM_COLS = 32
 
@@ -87,9 +91,10 @@ def _split(dm: DimMap, tile_mn: int) -> tuple[int, int, int, int] | None:
 def geometry(op: OperandSpec, tile_mn: int, bk: int, batch: int) -> TmaGeometry | None:
     """The tensor map of operand `op` read on tiles of `tile_mn` x `bk` (batch extent `batch`), or None
     where TMA cannot load it (a dimension of several terms that tiles would straddle, a negative or
-    unaligned stride, a type other than f16/bf16)."""
+    unaligned stride, a type other than TMA_DTYPES, a 1-byte operand read mn-major)."""
     item = ITEMSIZE[op.dtype]
-    if op.dtype not in ("f16", "bf16") or bk != SWIZZLE_ELEMS or tile_mn > MAX_BOX:
+    elems = SWIZZLE_BYTES // item  # (a swizzle row's elements: the box's inner edge)
+    if op.dtype not in TMA_DTYPES or bk != elems or tile_mn > MAX_BOX or (item == 1 and not op.kmajor):
         return None
     s_mn, s_k, s_b = _stride(op.mn), _stride(op.k), _stride(op.b)
     split = _split(op.mn, tile_mn) if s_mn is None and op.kmajor else None
@@ -102,7 +107,7 @@ def geometry(op: OperandSpec, tile_mn: int, bk: int, batch: int) -> TmaGeometry 
     if inner.extent > 1 and s_in != 1:
         return None
     dims, strides = [max(inner.extent, 1), max(outer.extent, 1)], [s_out * item]
-    box = [SWIZZLE_ELEMS, (split[3] if split else tile_mn) if op.kmajor else SWIZZLE_ELEMS]
+    box = [elems, (split[3] if split else tile_mn) if op.kmajor else elems]
     if split is not None:
         dims[1] = split[0]
         dims.append(outer.extent // split[0])
@@ -148,7 +153,9 @@ def encode(g: TmaGeometry, ptr: int) -> bytes:
     if ptr % 16:
         raise KernelError(f"TMA: data pointer {ptr:#x} is not 16-byte aligned")
     dt = {"f16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-          "bf16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16}[g.dtype]
+          "bf16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+          "i8": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8,
+          "u8": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8}[g.dtype]
     swizzle = {128: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
                64: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_64B}[g.swizzle]
     err, tmap = cu.cuTensorMapEncodeTiled(

@@ -182,9 +182,25 @@ TMA_SHAPES = ((128, 256), (128, 240), (128, 224), (128, 208), (256, 160))
 def _tma_tile(plan: Plan, tile: TileConfig, sm_count: int = SM_COUNT) -> TileConfig:
     """The compute-bound wgmma tile as a TMA-fed warp-specialised tile with 4 stages where both inputs have
     tensor maps (measured on the H100 for compute-bound GEMMs: 128 x 256 1.05-1.13x faster than the 256x128x64
-    / 4 cp.async tile; warp specialisation with cp.async loads was slower); the tile unchanged otherwise.
+    / 4 cp.async tile; warp specialisation with cp.async loads was slower); the tile unchanged otherwise
+    (`tma_tile` chooses the shape)."""
+    if not (tile.wgmma and (tile.bm, tile.bn, tile.stages) == (256, 128, 4)):
+        return tile
+    layouts = {"m": (plan.layout_a, plan.kernel_a.dtype), "n": (plan.layout_b, plan.kernel_b.dtype)}
 
-    Its shape is the TMA_SHAPES one of least `_tma_cost`: whole waves of tiles that waste little of the
+    def read(mn: str, tmn: int) -> OperandSpec:
+        return input_spec(layouts[mn][0], mn, layouts[mn][1], tmn, 64)
+
+    return tma_tile(plan.M, plan.N, plan.batch, read, 64, sm_count) or tile
+
+
+def tma_tile(M: int, N: int, batch: int, read: Callable[[str, int], OperandSpec], bk: int,
+             sm_count: int = SM_COUNT) -> TileConfig | None:
+    """The TMA-fed warp-specialised wgmma tile (4 stages of bk = one 128-byte swizzle row) of a compute-bound GEMM,
+    or None where an input has no tensor map on any TMA_SHAPES shape. `read(mn, tile_mn)`: how the tile reads A
+    ("m") or B ("n") on a side of tile_mn; both must copy 16-byte vectors.
+
+    The shape is the TMA_SHAPES one of least `_tma_cost`: whole waves of tiles that waste little of the
     last (e.g. 660 tiles of 256 x 160 are 5 waves of 132 SMs, 840 of 128 x 256 are 6.4). Where the tile rows
     pair up (an even number of them), the tile runs in clusters of two CTAs that multicast their shared B stage
     (TileConfig.cluster): 1.05-1.13x faster on the H100. Not with an odd number: padded by a row, it ran even.
@@ -197,30 +213,27 @@ def _tma_tile(plan: Plan, tile: TileConfig, sm_count: int = SM_COUNT) -> TileCon
     from ..kernels.tma import geometry
 
     def maps(op, tmn, whole):  # (whole: boxes of the tile's rows only)
-        g = geometry(op, tmn, 64, plan.batch)
+        g = geometry(op, tmn, bk, batch)
         return g if g is not None and (not whole or g.rows in (0, tmn)) else None
 
-    if not (tile.wgmma and (tile.bm, tile.bn, tile.stages) == (256, 128, 4)):
-        return tile
     best = None
     for bm, bn in TMA_SHAPES:
-        new = TileConfig(bm, bn, 64, 4, wm=64, wn=bn, wgmma=True, ws=True, tma=True)
-        ops = [input_spec(lay, mn, dt, tmn, new.bk) for lay, mn, dt, tmn in (
-            (plan.layout_a, "m", plan.kernel_a.dtype, bm), (plan.layout_b, "n", plan.kernel_b.dtype, bn))]
+        new = TileConfig(bm, bn, bk, 4, wm=64, wn=bn, wgmma=True, ws=True, tma=True)
+        ops = [read("m", bm), read("n", bn)]
         if any(op.vec * ITEMSIZE[op.dtype] != 16 or maps(op, tmn, whole) is None
                for op, tmn, whole in zip(ops, (bm, bn), (True, False), strict=True)):
             continue
         # (a cluster loads B in boxes of half the tile when B is k-major)
-        if math.ceil(plan.M / bm) % 2 == 0 and maps(ops[1], bn // 2, False) is not None:
+        if math.ceil(M / bm) % 2 == 0 and maps(ops[1], bn // 2, False) is not None:
             new = dataclasses.replace(new, cluster=2)
         # (an mn-major B's half-used last column atom as a box of its 32 columns: 1% faster and 1% less energy a
         #  call under the H100's power cap)
         if bn % 64 == 32 and not ops[1].kmajor:
             new = dataclasses.replace(new, half_atom=True)
-        cost = _tma_cost(plan.M, plan.N, plan.batch, bm, bn, new.cluster, sm_count)
+        cost = _tma_cost(M, N, batch, bm, bn, new.cluster, sm_count)
         if best is None or cost < best[0]:
             best = (cost, new)
-    return best[1] if best else tile
+    return best[1] if best else None
 
 
 #: an f32 simt thread's registers, estimated (`simt_registers`): a base, then per accumulator and per copy it

@@ -47,7 +47,10 @@ slower, so outputs are written in place except for split-K and:
   vectors of at least INT8_MIN_KVEC values (no transposing 8-bit ldmatrix), so an int8 / uint8 input of a
   compute-bound integer GEMM that has no such k runs, and is re-read by OP_PACK_MIN_REREADS CTA rows or columns, is
   packed k fastest (`_padded_k` zero-fills a leading k extent that is not whole 16-byte vectors where both are
-  packed); otherwise the core runs on the SIMT kernel, which reads any layout.
+  packed); otherwise the core runs on the SIMT kernel, which reads any layout. On a device with TMA, an input
+  whose layout gives the TMA-fed int8 tile no tensor map is packed k-major and dense where the model says the
+  tile's rate pays for the copies (`_int8_tma_packs`; measured on an H200: ~1000 TOP/s against ~500 on the
+  cp.async-fed int8 tiles).
 
 * **pre-apply an input's op** when the input has a unary op and is re-read by at least
   `OP_PACK_MIN_REREADS` CTA rows or columns: the pack applies the op once per element and the core
@@ -662,7 +665,38 @@ def _stage_interleaved(plan: Plan, prob: ContractionProblem, pa, pb, ext) -> Ten
     return packed(TensorInfo("workspace", d.modes, (0,) * len(d.modes), d.dtype, op=d.op), order, ext)
 
 
-def _padded_k(plan: Plan, t, a, b, ext, heavy: bool, sm_count: int):
+def _int8_tma_packs(plan: Plan, sides, ext, target: Target) -> tuple[str, ...]:
+    """The inputs ("a", "b") of a compute-bound int8 core to pack k-major and dense, so that the TMA-fed int8 tile
+    reads both (gpu_exact's tile: each input's k one stride-1 term, rows of whole 16-byte words, kernels/tma.py's
+    `geometry`); () where the device has no TMA, both already have maps, or the packs cost more than they save: the
+    core's time at the target's "imma" rate less its time at the "imma_tma" rate, against reading and writing each
+    packed input once at the copy bandwidth and a launch a pack (an input without k runs of INT8_MIN_KVEC is packed
+    for the int8 tile anyway: no cost)."""
+    from ..kernels.spec import OperandSpec
+    from ..kernels.tma import geometry
+
+    if not target.tma or not target.peak("imma_tma"):
+        return ()
+
+    def mapped(lay, mn, dtype) -> bool:
+        vk = min(lay.vector_width("k"), 16)
+        op = OperandSpec(dtype, lay.dim(mn), lay.dim("k"), lay.dim("b"), vk, True, 1)
+        g = geometry(op, 128, 128, plan.batch)
+        return vk == 16 and g is not None and g.rows in (0, 128)
+
+    need = tuple(which for which, info, _, lay, _, _ in sides if not mapped(lay, "m" if which == "a" else "n",
+                                                                             info.dtype))
+    if not need:
+        return ()
+    tops = 2.0 * plan.M * plan.N * plan.K * max(plan.batch, 1) / 1e6  # (millions of ops: us at 1 TOP/s)
+    saved_us = tops / target.peak("imma") - tops / target.peak("imma_tma")
+    cost_us = sum(target.copy_us(2 * _size(info, ext) * info.itemsize) + target.launch_us
+                  for which, info, _, lay, _, _ in sides
+                  if which in need and lay.vector_width("k") >= INT8_MIN_KVEC)  # (the others are packed anyway)
+    return need if saved_us > cost_us else ()
+
+
+def _padded_k(plan: Plan, t, a, b, ext, heavy: bool, sm_count: int, tma: bool = False):
     """Extents with the core's leading k mode rounded up to whole 16-byte vectors, where the packs of a
     compute-bound tensor-core GEMM should hold it zero-filled; None where they should not.
 
@@ -672,20 +706,24 @@ def _padded_k(plan: Plan, t, a, b, ext, heavy: bool, sm_count: int):
     (each holder of the mode packed: `a` and `b` are (input, its pack or itself)), and the core then runs
     the aligned tiles (k-major 16-byte vectors, TMA); the zeros add nothing to the sums. Only where the
     grid is not split (the split paths cut the unpadded mode) and the tile is a tensor-core one (the simt
-    tiles' packs run m / n fastest)."""
+    tiles' packs run m / n fastest). An int8 core's packs are padded on any grid where its leading k mode is not
+    whole vectors of INT8_MIN_KVEC (unpadded, no int8 tile reads them), or, on a device with TMA (`tma`), where it is
+    the only k mode (the padded rows are then one stride term of whole 16-byte words, which the TMA-fed int8 tile
+    reads)."""
     if not (heavy and t.mma and plan.part.k):
         return None
     if not all(_pack_applies_op(x) for x in (a[0], b[0])):
         return None  # (the core would apply that op to the margin too: op(0) need not be 0)
     k0 = plan.part.k[0]
     vec = 16 // max(a[0].itemsize, b[0].itemsize)
-    if ext[k0] % vec == 0:
+    if plan.K % vec == 0:  # (the packs hold the k modes first and dense: rows of whole vectors)
         return None
     if any(k0 in info.modes and new is info for info, new in (a, b)):  # (a holder read in place)
         return None
     if not any(new is not info for info, new in (a, b)):
         return None
-    int8 = all(x.dtype in INT8_MMA_DTYPES for x in (a[0], b[0])) and ext[k0] % INT8_MIN_KVEC
+    int8 = all(x.dtype in INT8_MMA_DTYPES for x in (a[0], b[0])) and (ext[k0] % INT8_MIN_KVEC
+                                                                      or tma and len(plan.part.k) == 1)
     if not int8 and math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch < SPLIT_MAX_WAVE * sm_count:
         return None  # (an int8 core's packs are padded on any grid: unpadded, its k rows are not whole vectors)
     pext = dict(ext)
@@ -938,6 +976,7 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
     #  beside a gathered input's pack they were 1.1x slower on mma.sync tiles, but on the TMA tiles that
     #  two packed inputs get, the pair ran at 0.75-0.80x of one pack)
     fused = one_launch(problem)
+    int8_tma = _int8_tma_packs(plan, sides, ext, target) if int8 and heavy else ()
     for which, info, rereads, lay, tmn, vec in sides:
         if _size(info, ext) < MIN_STAGE_ELEMS:
             continue
@@ -967,13 +1006,14 @@ def planned_schedule(problem: ContractionProblem, sm_count: int | None = None, p
         dmma_scalar = dmma and rereads >= OP_PACK_MIN_REREADS and dvec * info.itemsize < 16
         # (the int8 tiles read both inputs k-major in vectors of INT8_MIN_KVEC or more: one without such k runs is
         #  packed whatever its re-reads, or the core planned for the int8 tile would run on another)
-        int8_kmajor = int8 and lay.vector_width("k") < INT8_MIN_KVEC
+        int8_kmajor = int8 and (lay.vector_width("k") < INT8_MIN_KVEC or which in int8_tma)
         if (op_first or small_permuted or short_runs or simt_kmajor or dmma_scalar or int8_kmajor
                 or rereads >= PACK_MIN_REREADS and not (read.flat or read.realign) and _gathered(lay, (mn, "k"), tmn)
                 or pack_batch_led(info, plan, ext, target.l2_bytes)):
             new = packed(info, _pack_order(plan, mn, vec, mn_first), ext, apply_op=can_op)  # (the op once)
             new_ka, new_kb = (new, new_kb) if which == "a" else (new_ka, new)
-    pext = _padded_k(plan, t, (ka, new_ka), (kb, new_kb), ext, heavy and not mn_first and split is None, sm_count)
+    pext = _padded_k(plan, t, (ka, new_ka), (kb, new_kb), ext, heavy and not mn_first and split is None, sm_count,
+                     target.tma)
     mem_pad = pext is None and not (heavy or fused or part is not None or tile is not None or split is not None)
     if mem_pad:  # (a memory-bound GEMM: zero-filled k-major packs where the loaders' model says they pay)
         pext = _padded_k_memory(plan, t, sides, (new_ka, new_kb), ext, target, realign)

@@ -23,7 +23,9 @@ class Target:
         smem_per_sm: bytes of shared memory an SM holds; smem_per_block: the most one CTA may take.
         copy_gbs: bandwidth of a device-to-device copy, GB/s of bytes read plus bytes written.
         peaks: (kind, TFLOP/s) pairs: "mma" (f16 / bf16 tensor cores, f32 accumulation), "simt32" (f32 FMA),
-            "simt64" (f64 FMA), "dmma" (f64 tensor cores).
+            "simt64" (f64 FMA), "dmma" (f64 tensor cores), "imma" (int8 tensor cores on tiles fed by cp.async:
+            mma.sync or warp-specialised wgmma), "imma_tma" (int8 wgmma tiles fed by TMA); TOP/s for the int8
+            kinds.
         wgmma, tma, clusters, dmma: whether kernels may use warpgroup MMA, the tensor memory accelerator,
             thread-block clusters and the f64 tensor cores.
         launch_us: the cost of one more kernel launch in a schedule, microseconds.
@@ -92,9 +94,11 @@ class Target:
 
 
 #: an H100 SXM 80GB (measured: a copy moves 2.9 TB/s read + write, cuBLAS f16 GEMM ~760 TFLOP/s, SGEMM ~52,
-#: DGEMM on the f64 tensor cores ~60)
+#: DGEMM on the f64 tensor cores ~60; gettpy's int8 tiles on TCCG's compute-bound contractions ~500 TOP/s fed by
+#: cp.async and ~1000 fed by TMA, measured on an H200, whose SMs and clocks are the H100's)
 H100_SXM = Target("NVIDIA H100 80GB HBM3", (9, 0), 132, 228 * 1024, 227 * 1024, 2900.0,
-                  (("mma", 760.0), ("simt32", 52.0), ("simt64", 26.0), ("dmma", 60.0)),
+                  (("mma", 760.0), ("simt32", 52.0), ("simt64", 26.0), ("dmma", 60.0), ("imma", 500.0),
+                   ("imma_tma", 1000.0)),
                   wgmma=True, tma=True, clusters=True, dmma=True)
 #: what plans are made for where there is no device
 DEFAULT_TARGET = H100_SXM

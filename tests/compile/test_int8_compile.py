@@ -88,3 +88,20 @@ def test_wgmma_tiles_compile(nvrtc, tile, pair, order):
     assert r.spill_stores == 0 and r.spill_loads == 0 and r.stack == 0, (spec.tile, r)
     assert not r.wgmma_serial, "ptxas serialised the wgmmas"
     assert 0 < r.registers <= 65536 // spec.tile.threads, (spec.tile, r)
+
+
+TMA_TILES = [TileConfig(bm, bn, 128, 4, wm=64, wn=bn, wgmma=True, ws=True, tma=True, cluster=cl)
+             for bm, bn, cl in ((128, 256, 1), (128, 256, 2), (256, 160, 2), (128, 208, 1))]
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("tile", TMA_TILES, ids=[f"tma{t.bm}x{t.bn}c{t.cluster}" for t in TMA_TILES])
+def test_tma_tiles_compile(nvrtc, tile, order):
+    """The TMA-fed int8 wgmma tiles (sm_90a), alone and in clusters of two: odd N, a batch, C read; no spills, the
+    wgmmas not serialised."""
+    sub = "bik,bjk->bij" if order == "C" else "kib,kjb->ijb"
+    spec = _spec(sub, {"b": 2, "i": 1024, "j": 999, "k": 1040}, ("i8", "u8", "i32"), order, c="i16", tile=tile)
+    assert spec.tile.tma and spec.read_c
+    r = nvrtc.build(spec, "sm_90a").report
+    assert r.spill_stores == 0 and r.spill_loads == 0 and r.stack == 0, (spec.tile, r)
+    assert not r.wgmma_serial, "ptxas serialised the wgmmas"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gettpy.backends.gpu_exact import exact_kernel_spec, scalar
+from gettpy.backends.gpu_exact import exact_kernel_spec, launch_exact, scalar
 from gettpy.kernels.spec import ITEMSIZE, TileConfig
 from gettpy.layouts.descriptor import build_operand_layout
 
@@ -40,12 +40,10 @@ def _reference(sub, a, b, d_dt, alpha=1, beta=0, c=None):
 
 
 def _run(rng, sub, ext, dts, order="C", alpha=1, beta=0, c_dt=None, tile=None, lo=None, hi=None, lo_b=None,
-         hi_b=None, wraps=False):
+         hi_b=None, wraps=False, tma=False):
     """Contract einsum `sub` (the kernel's A = the first operand) with the integer kernel on the int8 tile and check
     it against numpy (wraps: every exact sum lies outside int32 as well); returns the spec."""
     import cupy as cp
-
-    from gettpy.backends.gpu_simt import launch
 
     (ma, mb), md = sub.split("->")[0].split(","), sub.split("->")[1]
     groups = {"m": tuple(x for x in md if x in ma and x not in mb),
@@ -78,10 +76,10 @@ def _run(rng, sub, ext, dts, order="C", alpha=1, beta=0, c_dt=None, tile=None, l
     lc = lay("C", c, md, "mnb") if c_dt else None
     size = {g: int(np.prod([ext[m] for m in ms])) for g, ms in groups.items()}
     spec = exact_kernel_spec(la, lb, lc, ld, (dts[0], dts[1], c_dt, dts[2]),
-                             (size["m"], size["n"], size["k"], size["b"]), tile)
+                             (size["m"], size["n"], size["k"], size["b"]), tile, wgmma=tma, tma=tma)
     assert spec.int8, spec.tile  # (the int8 tensor-core tile, not the SIMT one)
     al, be = scalar(alpha, spec.compute, dts[2], "alpha"), scalar(beta, spec.compute, dts[2], "beta")
-    launch(spec, a.data.ptr, b.data.ptr, c.data.ptr if c_dt else 0, d.data.ptr, al, be, type(al))
+    launch_exact(spec, a.data.ptr, b.data.ptr, c.data.ptr if c_dt else 0, d.data.ptr, al, be)
     got = cp.asnumpy(d)
     ref = _reference(sub, ha, hb, dts[2], alpha, beta, hc)
     if wraps:
@@ -143,6 +141,38 @@ def test_wgmma_long_k_overflows_int32(rng):
          lo=-128, hi=-120, lo_b=-128, hi_b=-120, wraps=True)
 
 
+TMA_TILES = [TileConfig(128, 256, 128, 4, wm=64, wn=256, wgmma=True, ws=True, tma=True),
+             TileConfig(128, 256, 128, 4, wm=64, wn=256, wgmma=True, ws=True, tma=True, cluster=2),
+             TileConfig(256, 160, 128, 4, wm=64, wn=160, wgmma=True, ws=True, tma=True, cluster=2),
+             TileConfig(128, 208, 128, 4, wm=64, wn=208, wgmma=True, ws=True, tma=True)]
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("pair", PAIRS, ids=["-".join(p) for p in PAIRS])
+@pytest.mark.parametrize("tile", TMA_TILES, ids=[f"tma{t.bm}x{t.bn}c{t.cluster}" for t in TMA_TILES])
+def test_tma_tiles(tile, pair, order, rng):
+    """The TMA-fed int8 wgmma tiles (boxes of 128 one-byte values a row), alone and in clusters of two: odd N and
+    an M of an even number of tile rows ending in a partial one (the cluster's pair), a K ending in a partial k-tile
+    that the boxes zero-fill, a batch, every signedness pairing, both orders; then alpha, beta and C."""
+    sub = "bik,bjk->bij" if order == "C" else "kib,kjb->ijb"
+    ext = {"b": 2, "i": 2 * tile.bm * 2 - 37, "j": 203, "k": 1040}
+    spec = _run(rng, sub, ext, (*pair, "i32"), order, tile=tile)
+    assert spec.tile.tma and spec.tile.cluster == tile.cluster
+    _run(rng, sub, ext, (*pair, "i32"), order, alpha=-3, beta=5, c_dt="i16", tile=tile)
+
+
+def test_tma_tile_chosen(rng):
+    """On a device with TMA, the heuristic feeds a compute-bound int8 GEMM whose rows are 16-byte aligned by TMA,
+    and its sums are numpy's (wrapping int32)."""
+    from gettpy.plan.target import device_target
+
+    if not device_target().tma:
+        pytest.skip("no TMA on this device")
+    spec = _run(rng, "ik,jk->ij", {"i": 1536, "j": 1200, "k": 2048 + 48}, ("i8", "i8", "i32"), tile=None,
+                tma=True)
+    assert spec.tile.tma and spec.tile.wgmma, spec.tile
+
+
 @pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("dts,c_dt", [(("i8", "i8", "i32"), "i32"), (("u8", "i8", "i16"), "i8"),
                                       (("u8", "u8", "u32"), "u16"), (("i8", "u8", "i8"), "i8")],
@@ -195,11 +225,11 @@ def test_einsum_on_cupy(case, rng, monkeypatch):
     import cupy as cp
 
     import gettpy
-    from gettpy.backends import gpu_simt
+    from gettpy.backends import gpu_exact
 
     specs = []
-    real = gpu_simt.launch
-    monkeypatch.setattr(gpu_simt, "launch", lambda spec, *a, **k: (specs.append(spec), real(spec, *a, **k))[1])
+    real = gpu_exact.launch_exact
+    monkeypatch.setattr(gpu_exact, "launch_exact", lambda spec, *a, **k: (specs.append(spec), real(spec, *a, **k))[1])
     _, subs, shapes, dts, out_dt, order = case
     hs = [rng.integers(np.iinfo(dt).min, np.iinfo(dt).max, size=s, dtype=dt, endpoint=True)
           for s, dt in zip(shapes, dts, strict=True)]

@@ -229,7 +229,7 @@ def test_tma_tile_on_straddled_slabs():
 ])
 def test_tma_geometry(modes_a, strides_a, batch, want):
     """The tensor map of an operand (dims innermost first, byte strides, box), or none where TMA cannot
-    load it; every dim and stride checked against the operand's own layout."""
+    load it; every dim and stride checked against the operand's own layout. (1-byte operands: test_tma_geometry_int8.)"""
     from gettpy.kernels.spec import OperandSpec
     from gettpy.kernels.tma import geometry
 
@@ -242,6 +242,27 @@ def test_tma_geometry(modes_a, strides_a, batch, want):
         assert g is None
     else:
         assert (g.dims, g.strides, g.box) == want and g.rank == len(want[0])
+
+
+@pytest.mark.parametrize("modes_a,strides_a,bk,want", [
+    (("k", "m"), (1, 272), 128, ((272, 200), (272,), (128, 128))),  # k-major: box 128 one-byte values x rows
+    (("k", "m"), (1, 272), 64, None),  # a k-tile that is not one 128-byte swizzle row
+    (("k", "m"), (1, 264), 128, None),  # rows of 264 bytes: not a multiple of 16
+    (("m", "k"), (1, 200), 128, None),  # mn-major: the int8 wgmma reads k-major operands only
+])
+def test_tma_geometry_int8(modes_a, strides_a, bk, want):
+    """The tensor map of a 1-byte operand: k-major only, boxes of 128 values (one swizzle row) by the tile's rows."""
+    from gettpy.kernels.spec import OperandSpec
+    from gettpy.kernels.tma import geometry
+
+    ext = {"m": 200, "k": strides_a[1] if modes_a[0] == "k" else 264}
+    dims = {m: build_dim_map([ext[m]], [s]) for m, s in zip(modes_a, strides_a, strict=True)}
+    op = OperandSpec("i8", dims["m"], dims["k"], build_dim_map([], []), 16, modes_a[0] == "k")
+    g = geometry(op, 128, bk, 1)
+    if want is None:
+        assert g is None
+    else:
+        assert (g.dims, g.strides, g.box, g.dtype) == (*want, "i8")
 
 
 def test_stream_k_heuristic():

@@ -16,6 +16,7 @@ from gettpy.errors import KernelError
 from gettpy.plan.heuristic import int8_mma_tile
 from gettpy.plan.problem import ContractionProblem, TensorInfo
 from gettpy.plan.schedule import make_schedule
+from gettpy.plan.target import DEFAULT_TARGET
 
 # ------------------------------------------------------------------------------------- fragment index maps
 
@@ -223,6 +224,27 @@ def test_lowering_takes_the_int8_wgmma_tile():
     assert spec.int8 and not spec.tile.wgmma and spec.a.vec == 8
 
 
+def test_lowering_feeds_the_int8_wgmma_tile_by_tma():
+    """With TMA as well, 16-byte-aligned k rows on both inputs take a TMA-fed wgmma tile (plan/passes.py's tma_tile:
+    a TMA_SHAPES shape, bk = 128 one-byte values, clusters of two over an even number of tile rows), whose maps are
+    UINT8 boxes of 128 values a row; rows that TMA cannot address (K = 4104: 8-byte vectors) keep the mma.sync tile,
+    and a device without TMA the cp.async-fed wgmma tile."""
+    from gettpy.plan.passes import TMA_SHAPES
+
+    lay = einsum_layouts("ik,jk->ij", {"i": 4096, "j": 4096, "k": 4096 + 48}, ("i8", "u8", "i32"))
+    spec = exact_kernel_spec(*lay, wgmma=True, tma=True)
+    t = spec.tile
+    assert spec.int8 and t.tma and t.ws and t.wgmma and t.bk == 128 and (t.bm, t.bn) in TMA_SHAPES
+    assert t.cluster == 2 and -(-4096 // t.bm) % 2 == 0
+    ga, gb = spec.tma_geometries
+    assert (ga.dtype, ga.dims, ga.strides, ga.box) == ("i8", (4144, 4096), (4144,), (128, t.bm))
+    assert (gb.dtype, gb.dims, gb.strides, gb.box) == ("u8", (4144, 4096), (4144,), (128, t.bn // 2))
+    assert not exact_kernel_spec(*lay, wgmma=True, tma=False).tile.tma
+    spec = exact_kernel_spec(*einsum_layouts("ik,jk->ij", {"i": 4096, "j": 4096, "k": 4104}, ("u8", "i8", "i32")),
+                             wgmma=True, tma=True)
+    assert spec.int8 and not spec.tile.wgmma and not spec.tile.tma
+
+
 def test_lowering_takes_the_int8_tile_on_kmajoreinsum_layouts():
     # row-major A[i, k] and B[j, k], K a multiple of 16: both k-major in 16-byte vectors, in place
     spec = _spec("ik,jk->ij", {"i": 3001, "j": 2999, "k": 1040}, ("i8", "u8", "i32"))
@@ -282,27 +304,59 @@ def _core_spec(s):
                              (core.M, core.N, core.K, core.batch))
 
 
-@pytest.mark.parametrize("eq,ext,order,packs,pad", [
-    ("ik,jk->ij", {"i": 2000, "j": 1500, "k": 1024}, "C", (False, False), False),  # (k-major in place)
-    ("ik,kj->ij", {"i": 2000, "j": 1500, "k": 1036}, "C", (False, True), False),  # (B packed k fastest)
-    ("ki,kj->ij", {"i": 2000, "j": 1500, "k": 1024}, "C", (True, True), False),
-    ("ik,kj->ij", {"i": 2000, "j": 1500, "k": 1029}, "C", (True, True), True),  # (odd K: packs zero-filled)
-    ("ik,kj->ij", {"i": 2000, "j": 1500, "k": 1029}, "F", (True, True), True),
+NO_TMA = dataclasses.replace(DEFAULT_TARGET, tma=False)
+
+
+@pytest.mark.parametrize("eq,ext,order,packs,pad,target", [
+    ("ik,jk->ij", {"i": 2000, "j": 1500, "k": 1024}, "C", (False, False), False, NO_TMA),  # (k-major in place)
+    ("ik,kj->ij", {"i": 2000, "j": 1500, "k": 1036}, "C", (False, True), False, NO_TMA),  # (B packed k fastest)
+    ("ki,kj->ij", {"i": 2000, "j": 1500, "k": 1024}, "C", (True, True), False, NO_TMA),
+    ("ik,kj->ij", {"i": 2000, "j": 1500, "k": 1029}, "C", (True, True), True, NO_TMA),  # (odd K: zero-filled)
+    ("ik,kj->ij", {"i": 2000, "j": 1500, "k": 1029}, "F", (True, True), True, NO_TMA),
+    ("ik,jk->ij", {"i": 2000, "j": 1500, "k": 1024}, "C", (False, False), False, DEFAULT_TARGET),  # (maps in place)
+    # (TMA: A's rows of 1036 have no tensor map; B is packed anyway, so A's copy (~5 us with its launch) buys the
+    #  TMA tile's rate on 6.2 G ops (~6 us saved), and the single k mode is zero-filled to whole 16-byte rows)
+    ("ik,kj->ij", {"i": 2000, "j": 1500, "k": 1036}, "C", (True, True), True, DEFAULT_TARGET),
+    ("ki,kj->ij", {"i": 2000, "j": 1500, "k": 1024}, "C", (True, True), False, DEFAULT_TARGET),
 ])
-def test_schedule_packs_int8_inputs_kmajor(eq, ext, order, packs, pad):
-    s = make_schedule(_problem(eq, ext, ("i8", "u8", "i32"), order), sm_count=132)
+def test_schedule_packs_int8_inputs_kmajor(eq, ext, order, packs, pad, target):
+    s = make_schedule(_problem(eq, ext, ("i8", "u8", "i32"), order), sm_count=132, target=target)
     assert (s.pack_a is not None, s.pack_b is not None) == packs
     assert bool(s.pad_ext) == pad
     if pad:
         assert dict(s.pad_ext)["k"] % 16 == 0
     spec = _core_spec(s)
     assert spec.int8 and spec.a.kmajor and spec.b.kmajor and spec.a.vec >= 4 and spec.b.vec >= 4
+    if target.tma:  # (both inputs read through tensor maps)
+        tma = exact_kernel_spec(s.core.layout_a, s.core.layout_b, None, s.core.layout_d,
+                                (s.core.kernel_a.dtype, s.core.kernel_b.dtype, None, "i32"),
+                                (s.core.M, s.core.N, s.core.K, s.core.batch), wgmma=True, tma=True)
+        assert tma.tile.tma, tma.tile
 
 
-@pytest.mark.parametrize("dts", [("i16", "i8", "i32"), ("i8", "i8", "i64"), ("i8", "i8", "b1")])
-def test_schedule_leaves_other_integer_problems_on_simt(dts):
-    s = make_schedule(_problem("ik,kj->ij", {"i": 2000, "j": 1500, "k": 1024}, dts), sm_count=132)
-    assert not _core_spec(s).tile.mma
+@pytest.mark.parametrize("ext,packs", [
+    # (K = 24 x 40 = 960 over two k modes, one stride term in neither input: no tensor map in place)
+    ({"a": 3000, "b": 2500, "e": 24, "f": 40}, True),
+    # (a small GEMM: its 0.24 G ops save under a microsecond at the TMA tile's rate, less than a copy's launch)
+    ({"a": 100, "b": 50, "e": 24, "f": 40}, False),
+])
+def test_schedule_packs_int8_inputs_for_tma(ext, packs):
+    """On a device with TMA, a compute-bound int8 core whose inputs have no tensor maps (two k modes, permuted) has
+    both packed k-major and dense where the model says the TMA tile's rate pays for the copies; the core then reads
+    both through maps. Without TMA, A's k runs of 8 are read in place (B, without k runs along the core's leading k
+    mode, is packed either way); a small GEMM keeps those packs with TMA too."""
+    p = _problem("eaf,fbe->ab", ext, ("i8", "i8", "i32"))  # (row-major: A's k runs along f, B's along e)
+    s0 = make_schedule(p, sm_count=132, target=NO_TMA)
+    assert s0.pack_a is None and s0.pack_b is not None
+    s = make_schedule(p, sm_count=132)
+    if packs:
+        assert s.pack_a is not None and s.pack_b is not None
+        spec = exact_kernel_spec(s.core.layout_a, s.core.layout_b, None, s.core.layout_d,
+                                 (s.core.kernel_a.dtype, s.core.kernel_b.dtype, None, "i32"),
+                                 (s.core.M, s.core.N, s.core.K, s.core.batch), wgmma=True, tma=True)
+        assert spec.tile.tma and spec.K == 960, spec.tile
+    else:
+        assert (s.pack_a, s.pack_b) == (s0.pack_a, s0.pack_b)
 
 
 # ------------------------------------------------------------------------------------- KernelSpec's refusals
@@ -333,7 +387,7 @@ REFUSALS = [
     (lambda s: dataclasses.replace(s, compute="f32"), "mma path needs"),
     (lambda s: _tile(s, wm=64, wn=128, bk=128, wgmma=True), "not implemented with wgmma without ws"),
     (lambda s: _tile(s, wm=64, wn=128, bk=64, wgmma=True, ws=True), "128-byte swizzle row.*not bk=64"),
-    (lambda s: _tile(s, wm=64, wn=128, bk=128, wgmma=True, ws=True, tma=True), "not implemented with tma"),
+    (lambda s: _tile(s, wm=64, wn=128, bk=128, wgmma=True, ws=True, tma=True, rows=2), "rows"),
     (lambda s: _tile(s, wm=64, bn=40, wn=40, bk=128, wgmma=True, ws=True), "integer wgmma.*not bn=40"),
 ]
 
