@@ -716,7 +716,7 @@ def _padded_k(plan: Plan, t, a, b, ext, heavy: bool, sm_count: int, tma: bool = 
         return None  # (the core would apply that op to the margin too: op(0) need not be 0)
     k0 = plan.part.k[0]
     vec = 16 // max(a[0].itemsize, b[0].itemsize)
-    if plan.K % vec == 0:  # (the packs hold the k modes first and dense: rows of whole vectors)
+    if ext[k0] % vec == 0:
         return None
     if any(k0 in info.modes and new is info for info, new in (a, b)):  # (a holder read in place)
         return None
