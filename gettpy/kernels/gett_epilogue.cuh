@@ -84,10 +84,11 @@
         }
         // (the stores: along n, vector v of row o is columns c0 + v ..; along m, vector v of column o is rows v ..,
         //  a lane pair writing a column's 32 bytes, one sector where D is aligned. Plain stores: on the H100 no slower
-        //  than st.global.cg or st.global.cs; unrolled by 4, not fully: the 40-80 rounds of narrow vectors, each with
-        //  its own offsets, spilled 280-590 bytes a thread under the 168-register cap)
+        //  than st.global.cg or st.global.cs. Up to 16 rounds unrolled; more, of narrow vectors each with its own
+        //  offsets, by 4: fully unrolled, 40-80 rounds spilled 280-590 bytes a thread under the 168-register cap)
         constexpr int NV = (D_NCONTIG ? 16 : CW) * LV, OP = D_NCONTIG ? RP : RPM;
-#pragma unroll 4
+        constexpr int UNROLL = NV / 32 <= 16 ? (NV + 31) / 32 : 4;
+#pragma unroll UNROLL
         for (int idx0 = 0; idx0 < NV; idx0 += 32) {
           const int idx = idx0 + lane, o = idx / LV, v = (idx % LV) * VD;
           if (NV % 32 != 0 && idx >= NV) break;
