@@ -293,6 +293,28 @@ struct Gett {
                         BK % 32 == 0 && !RES_A && !FRAG_OP_A && !FRAG_OP_B && !Cfg::SK_CTAS && !PERSIST),
                 "int8 tiles: mma.sync or warp-specialised wgmma (cp.async- or TMA-fed) over k-major 8-bit A and B, bk a "
                 "multiple of 32, u32 accumulators");
+  // (f64 inputs on the f64 tensor cores: F64_IN) a thread's m16n8k8.f64 fragments read from f64 tiles one value each,
+  // at the positions the f32 path's ldmatrix gives (gett_mma.cuh's mma_f64): A (g, t), (g + 8, t), (g, t + 4),
+  // (g + 8, t + 4) of the 16 rows from row0; B (k t, n g), (k t + 4, n g) of the 8 columns from col0; either
+  // orientation (L::at)
+  static constexpr bool F64_IN = MMA && TF32 == 2 && sizeof(TA) == 8;
+  static_assert(!F64_IN || (sizeof(TB) == 8 && !FRAG_OP_A && !FRAG_OP_B && !RES_A), "f64 inputs: both, plain tiles");
+  template <class L, class T>
+  __device__ __forceinline__ static void frag64_a(double (&a)[4], const T* s, int row0, int kk, int lane) {
+    const int g = lane >> 2, t = lane & 3;
+    T* p = const_cast<T*>(s);
+    a[0] = *L::at(p, kk + t, row0 + g);
+    a[1] = *L::at(p, kk + t, row0 + g + 8);
+    a[2] = *L::at(p, kk + t + 4, row0 + g);
+    a[3] = *L::at(p, kk + t + 4, row0 + g + 8);
+  }
+  template <class L, class T>
+  __device__ __forceinline__ static void frag64_b(double (&b)[2], const T* s, int col0, int kk, int lane) {
+    const int g = lane >> 2, t = lane & 3;
+    T* p = const_cast<T*>(s);
+    b[0] = *L::at(p, kk + t, col0 + g);
+    b[1] = *L::at(p, kk + t + 4, col0 + g);
+  }
   template <class Op, class T, int R>
   __device__ __forceinline__ static void frag_op(unsigned (&r)[R], U k0, int lane) {
 #pragma unroll

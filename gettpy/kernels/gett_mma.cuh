@@ -79,6 +79,20 @@ __device__ __forceinline__ void mma_f64_tile(double* acc, const unsigned (&af)[M
 #pragma unroll
     for (int ni = 0; ni < NI; ++ni) mma_f64(&acc[(mi * NI + ni) * 4], af[mi], bf[ni]);
 }
+// f64 inputs (mode 2 on 8-byte elements): the same instruction on fragments read from f64 tiles as they are
+__device__ __forceinline__ void mma_f64(double* c, const double (&a)[4], const double (&b)[2]) {
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+               "{%0,%1,%2,%3};\n"
+               : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+               : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+}
+template <int MI, int NI>
+__device__ __forceinline__ void mma_f64_tile(double* acc, const double (&af)[MI][4], const double (&bf)[NI][2]) {
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < NI; ++ni) mma_f64(&acc[(mi * NI + ni) * 4], af[mi], bf[ni]);
+}
 // The same fragments from an mn-major f32 tile (element (k, mn) at k * PITCH + mn): ldmatrix.trans moves 16-bit
 // halves, which would split the 32-bit values, so each register is one shared load. At the stage's pitch of
 // 4 mod 32 words (a tile 32k wide plus TileLoader's 16-byte pad) lane (g, t) reads bank 4t + g, which two lanes

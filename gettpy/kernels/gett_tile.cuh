@@ -77,6 +77,21 @@
         // BK / 16 wgmmas of this warpgroup's 64 rows x BN; WG_INFLIGHT of these batches stay in flight
         // past the next barrier, so the stage they read is refilled two iterations later (PF)
         wg_stage<1, WG_INFLIGHT, BK / KSTEP, typename Cfg::Wgmma>(acc, As, Bs, (warp >> 2) * 64);
+      } else if constexpr (F64_IN) {
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += KSTEP) {
+          // (B's fragments for the k-step, then A's one 16-row block at a time: 8-byte fragments of every block at
+          //  once spilled beside the 128 registers of f64 accumulators)
+          double bf[NI][2];
+#pragma unroll
+          for (int ni = 0; ni < NI; ++ni) frag64_b<LB>(bf[ni], Bs, wn0 + ni * 8, kk, lane);
+#pragma unroll
+          for (int mi = 0; mi < MI; ++mi) {
+            double af[1][4];
+            frag64_a<LA>(af[0], As, wm0 + mi * 16, kk, lane);
+            mma_f64_tile<1, NI>(&acc[mi * NI * 4], af, bf);
+          }
+        }
       } else if constexpr (MMA) {
 #pragma unroll
         for (int kk = 0; kk < BK; kk += KSTEP) {

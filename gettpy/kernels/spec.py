@@ -434,8 +434,11 @@ class KernelSpec:
         if self.tf32 and (self.compute == "f64") != (self.tf32 == 2):
             raise KernelError(f"tf32={self.tf32} with compute {self.compute}: the f64 tensor-core path (2) and "
                               f"only it accumulates in f64")
-        if self.tf32 and not (self.tile.mma and self.a.dtype == self.b.dtype == "f32" and self.tile.bk % 8 == 0):
-            raise KernelError("tf32 needs f32 inputs and an mma tile with bk % 8 == 0")
+        f64_in = self.tf32 == 2 and self.a.dtype == self.b.dtype == "f64"
+        if self.tf32 and not (self.tile.mma and (self.a.dtype == self.b.dtype == "f32" or f64_in)
+                              and self.tile.bk % 8 == 0):
+            raise KernelError("tf32 needs f32 inputs (the f64 tensor cores, 2: f32 or f64 inputs) and an mma tile "
+                              "with bk % 8 == 0")
         if self.semiring and (len(self.semiring) != 3 or self.tile.mma):
             raise KernelError(f"semiring {self.semiring}: needs (add, mul, zero) and a simt tile")
         if self.tile.serpentine and self.K == 0:

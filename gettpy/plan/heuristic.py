@@ -66,6 +66,15 @@ SIMT_OUTER_TILE = TileConfig(128, 64, 8, 2, tm=8, tn=4)
 #: 1.29x faster than SGEMM). 4 warps of 64 x 32 (f64 accumulators: 128 registers a thread), 2 CTAs per SM,
 #: bk 32 in 3 stages: 1.02-1.12x faster than the f32 simt heuristic's core on square GEMMs of ~5000
 DMMA_TILE = TileConfig(128, 64, 32, 3, wm=64, wn=32, min_blocks=2)
+#: f64 inputs on the f64 tensor cores: 4 warps of 32 x 32 (64 f64 accumulators, 128 registers, where the f32 path's
+#: 64 x 32 warps with twice the 8-byte fragments needed more than 255 a thread), bk 16 in 4 stages of 8-byte values
+#: (72 KB), 3 CTAs an SM (ptxas: 145-153 registers, no spills)
+DMMA_F64_TILE = TileConfig(64, 64, 16, 4, wm=32, wn=32, min_blocks=3)
+
+
+def dmma_tile(dtype: str) -> TileConfig:
+    """The f64 tensor cores' tile for inputs of `dtype` (f32 or f64)."""
+    return DMMA_F64_TILE if dtype == "f64" else DMMA_TILE
 # (bm, bn, wm, wn) of the mma path, (bm, bn, tm, tn) of the simt path
 _MMA_WIDE = [(128, 128, 64, 32), (128, 64, 64, 32), (64, 128, 32, 64), (64, 64, 32, 32)]
 # (narrow side 17..32: 256 wide, so that an interleaved pair (16 of the output's mode x 8 of the input's
@@ -173,8 +182,9 @@ def compute_bound(M: int, N: int, K: int, simt: bool = False) -> bool:
 
 def tf32_mode(compute: str, dtype_a: str, dtype_b: str) -> int:
     """KernelSpec.tf32 of an mma tile: the TF32 modes' number; 2 (the f64 tensor cores) for f32 inputs
-    computed in f32 or f64, whose exact products and f64 sums are at least as accurate as either; else 0."""
-    if compute in ("f32", "f64") and dtype_a == dtype_b == "f32":
+    computed in f32 or f64, whose exact products and f64 sums are at least as accurate as either, and for f64
+    inputs computed in f64 (the tensor cores' f64 fused multiply-adds); else 0."""
+    if compute in ("f32", "f64") and dtype_a == dtype_b == "f32" or compute == "f64" and dtype_a == dtype_b == "f64":
         return 2
     return TF32_MODES.get(compute, 0)
 
@@ -193,7 +203,7 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
     """
     if (dmma and wgmma and tf32_mode(compute, dtype, dtype_b or dtype) == 2 and not semiring
             and min(M, N) >= 128 and compute_bound(M, N, K)):
-        return DMMA_TILE
+        return dmma_tile(dtype)
     tf32 = compute in TF32_MODES and dtype == (dtype_b or dtype) == "f32" and not semiring
     mma = (dtype in MMA_DTYPES and (dtype_b or dtype) == dtype and compute == "f32" and not semiring) or tf32
     if not mma and dtype not in ("f32", "f64"):

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from ..errors import KernelError
 from ..kernels.spec import ITEMSIZE, SMEM_LIMIT, KernelSpec, OperandSpec, TileConfig, rows_split
 from ..layouts.descriptor import OperandLayout
-from .heuristic import DMMA_TILE, SM_COUNT, WRITE_BOUND, _tma_cost, compute_bound, tf32_mode
+from .heuristic import SM_COUNT, WRITE_BOUND, _tma_cost, compute_bound, dmma_tile, tf32_mode
 from .partition import NARROW_KMAJOR_K, NARROW_SIDE, NARROW_WIDE
 from .plan import Plan
 from .reads import _d_run, _kmajor16, _op_expr, _wide_kmajor, input_spec, widest_vectors
@@ -38,20 +38,23 @@ SK_MIN_KTILES = 32
 
 
 def _dmma_simt(tile: TileConfig, plan: Plan) -> TileConfig:
-    """An f32 simt tile of a GEMM at least 128 on each side that is compute-bound at the FFMA rate
-    (`compute_bound(..., simt=True)`), both inputs offering 16-byte vectors, runs on the f64 tensor cores' tile
-    (DMMA_TILE: exact products of the f32 values, summed in f64). The heuristic takes that tile only past the
-    tensor cores' far higher intensity (`choose_tile`); below it the two peaks are alike, but the DMMA tile
-    ran 1.11-1.43x faster than the simt tiles on 18 real-code shapes (K = 48-232, sides of 293-52441, batches
-    up to 200) and 0.90-1.13x (geomean 1.04x) on 14 of ~300 x 10^5 (measured on the H100). Only the
-    lowering's tile changes: the schedule's packs and split-K are planned as before."""
+    """An f32 or f64 simt tile of a GEMM at least 128 on each side that is compute-bound at the FMA rate
+    (`compute_bound(..., simt=True)`: f64's FMA rate is half f32's, its elements twice the bytes), both inputs
+    offering 16-byte vectors (f32), runs on the f64 tensor cores' tile (`dmma_tile`: exact products of f32 values, or
+    f64 ones, summed in f64). The heuristic takes that tile only past the tensor cores' far higher intensity
+    (`choose_tile`); below it the f32 peaks are alike, but the DMMA tile ran 1.11-1.43x faster than the simt
+    tiles on 18 real-code f32 shapes (K = 48-232, sides of 293-52441, batches up to 200) and 0.90-1.13x (geomean
+    1.04x) on 14 of ~300 x 10^5 (measured on the H100); the f64 tensor cores' peak is twice the f64 FMA units'.
+    f64 inputs need no vectors (their fragments are read one 8-byte value each: a complex128 plane, elements 16
+    bytes apart, qualifies). Only the lowering's tile changes: the schedule's packs and split-K are planned as
+    before."""
     p = plan.problem
-    if (tile.mma or tile.tm == 0 or p.semiring is not None or tf32_mode(p.compute, plan.kernel_a.dtype,
-                                                                        plan.kernel_b.dtype) != 2
+    ta = plan.kernel_a.dtype
+    if (tile.mma or tile.tm == 0 or p.semiring is not None or tf32_mode(p.compute, ta, plan.kernel_b.dtype) != 2
             or min(plan.M, plan.N) < 128 or not compute_bound(plan.M, plan.N, plan.K, simt=True)
-            or min(widest_vectors(plan)) < 4):
-        return tile
-    return DMMA_TILE
+            or min(widest_vectors(plan)) * ITEMSIZE[ta] < (8 if ta == "f64" else 16)):
+        return tile  # (f64 fragments are read one value each: an 8-byte element is a whole copy)
+    return dmma_tile(ta)
 
 
 def _run_aligned(tile: TileConfig, ld: OperandLayout) -> TileConfig:

@@ -105,7 +105,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
     if chosen:  # (1) the heuristic's tile, refined by the tile passes in order
         va, vb = widest_vectors(plan)
         tile = choose_tile(plan.M, plan.N, plan.K, plan.batch, ta.dtype, va, vb, sm_count, tb.dtype, p.compute,
-                           p.semiring is not None, wgmma, dmma=min(va, vb) >= 4)
+                           p.semiring is not None, wgmma, dmma=min(va, vb) * ITEMSIZE[ta.dtype] >= 16)
         for _, refine in TILE_PASSES:
             tile = refine(tile, plan, ctx)
     tf32 = tf32_mode(p.compute, ta.dtype, tb.dtype) if tile.mma else 0

@@ -25,3 +25,23 @@ def test_compiles_without_spills():
         assert r.registers > 0 and r.spills == 0, r
         with pytest.raises(KernelError, match="sm_90"):
             B.build(spec, "sm_80")
+
+
+@pytest.mark.parametrize("eq,ext,order", [
+    ("ik,kj->ij", {"i": 2048, "j": 2048, "k": 2048}, "C"),
+    ("ik,jk->ij", {"i": 1031, "j": 777, "k": 1000}, "F"),
+    ("zab,zbc->zac", {"z": 5, "a": 300, "b": 260, "c": 410}, "F"),
+])
+def test_f64_inputs_compile_without_spills(eq, ext, order):
+    """f64 inputs on the f64 tensor cores (fragments read one f64 each): the heuristic's kernels for sm_90, the
+    f64 mma in the PTX, no spills, within the registers of 2 CTAs an SM."""
+    from harness import dense_problem
+
+    from gettpy.kernels import build as B
+    from gettpy.kernels.render import render
+
+    spec = kernel_spec(make_schedule(dense_problem(eq, ext, "f64", order)).core, False)
+    assert spec.tf32 == 2 and spec.a.dtype == "f64"
+    assert "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64" in render(spec)[0]
+    r = B.build(spec, "sm_90").report
+    assert 0 < r.registers <= 65536 // (spec.tile.threads * spec.tile.min_blocks) and r.spills == 0, r

@@ -165,3 +165,75 @@ def test_dmma_long_k_mn_major(ext, vec):
     ref = ha.T.astype(np.float64) @ hb.astype(np.float64)
     mag = np.abs(ha).T.astype(np.float64) @ np.abs(hb).astype(np.float64)
     assert np.all(np.abs(got - ref) <= (sched.core.batch + 2) * 2.0**-24 * mag)
+
+
+@pytest.mark.parametrize("la,lb,ld", LAYOUTS, ids=["_".join(x) for x in LAYOUTS])
+@pytest.mark.parametrize("tile_id", ["heuristic", "64x64x16/3@32x32"])
+def test_dmma_f64_inputs_forced_layouts(la, lb, ld, tile_id, rng):
+    """f64 inputs on the f64 tensor cores (fragments read from f64 tiles one value each, gett_kernel.cuh's frag64_a /
+    frag64_b) forced on every orientation of A and B, partial tiles in m, n and k, C read under alpha / beta:
+    against float64 to f64's rounding (run_forced: relative 1e-12)."""
+    _need_sm90()
+    from gettpy.kernels.spec import TileConfig
+    from gettpy.plan.heuristic import DMMA_F64_TILE
+
+    tile = {"heuristic": DMMA_F64_TILE, "64x64x16/3@32x32": TileConfig(64, 64, 16, 3, wm=32, wn=32)}[tile_id]
+    spec = run_forced(rng, la, lb, ld, {"i": 200, "j": 264, "k": 138}, tile, "f64", "f64", with_c=True,
+                      alpha=1.5, beta=-0.5)
+    assert spec.tf32 == 2 and spec.tile == tile and spec.a.dtype == "f64"
+
+
+@pytest.mark.parametrize("eq,shapes,order", [
+    ("ik,kj->ij", ((1031, 777), (777, 1100)), "C"),        # (B n-major: packed k first)
+    ("zab,zbc->zac", ((5, 300, 260), (5, 260, 410)), "F"),  # (batched, column-major)
+])
+def test_dmma_f64_heuristic(eq, shapes, order):
+    """A compute-bound f64 contraction takes the f64 tensor cores through the planner (`passes._dmma_simt`: twice the
+    f64 FMA units' peak), and matches numpy's float64 einsum to f64's rounding of sums of K products."""
+    _need_sm90()
+    import cupy as cp
+
+    import gettpy
+    from gettpy.plan.heuristic import DMMA_F64_TILE
+    from gettpy.plan.schedule import make_schedule
+    from gettpy.plan.tiles import kernel_spec
+
+    rng = np.random.default_rng(64)
+    ha, hb = (np.asarray(rng.uniform(-1, 1, sh), order=order) for sh in shapes)
+    got = cp.asnumpy(gettpy.einsum(eq, cp.asarray(ha, order=order), cp.asarray(hb, order=order)))
+    ref = np.einsum(eq, ha, hb)
+    mag = np.einsum(eq, np.abs(ha), np.abs(hb))
+    assert np.all(np.abs(got - ref) <= 1e-13 * mag)
+    spec = kernel_spec(make_schedule(dense_problem(eq, extents_of(eq, shapes), "f64", order)).core, False)
+    assert spec.tile == DMMA_F64_TILE and spec.tf32 == 2 and spec.compute == "f64", spec.tile
+
+
+@pytest.mark.parametrize("eq,shapes,with_c", [
+    ("ik,kj->ij", ((563, 364), (364, 1004)), False),
+    ("awc,asb->wcsb", ((231, 3, 231), (231, 4, 231)), True),
+])
+def test_complex128_on_the_f64_cores(eq, shapes, with_c):
+    """A compute-bound complex128 contraction runs as real launches on the f64 tensor cores (gpu_complex's
+    `dmma_launches`), with a complex alpha and C where given: numpy's complex128 values to f64's rounding."""
+    _need_sm90()
+    import cupy as cp
+
+    import gettpy
+    from gettpy.backends.gpu_complex import dmma_launches
+    from gettpy.plan.plan import make_plan
+
+    rng = np.random.default_rng(128)
+    ha, hb = ((rng.uniform(-1, 1, sh) + 1j * rng.uniform(-1, 1, sh)) for sh in shapes)
+    ref = np.einsum(eq, ha, hb)
+    mag = np.einsum(eq, np.abs(ha), np.abs(hb))
+    if with_c:
+        hc = rng.uniform(-1, 1, ref.shape) + 1j * rng.uniform(-1, 1, ref.shape)
+        alpha, beta = 0.5 - 2j, 1.5 + 0.25j
+        ref = alpha * ref + beta * hc
+        mag = abs(alpha) * mag + abs(beta) * np.abs(hc)
+        got = cp.asnumpy(gettpy.Contraction(eq, cp.asarray(ha), cp.asarray(hb), c=cp.asarray(hc),
+                                            out=cp.full(ref.shape, np.nan, dtype=np.complex128)).execute(alpha, beta))
+    else:
+        got = cp.asnumpy(gettpy.einsum(eq, cp.asarray(ha), cp.asarray(hb)))
+    assert np.all(np.abs(got - ref) <= 1e-13 * mag + 1e-300)
+    assert dmma_launches(make_plan(dense_problem(eq, extents_of(eq, shapes), "c128", "C")))

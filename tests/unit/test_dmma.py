@@ -184,3 +184,44 @@ def test_dmma_below_the_tensor_core_intensity():
     assert spec("ik,kj->ij", ((2000, 45), (45, 3001))).tile.tm > 0        # (rows of 45 and 3001 f32: element reads)
     assert spec("ik,kj->ij", ((100, 400), (400, 30000))).tile.tm > 0      # (M = 100)
     assert spec("ik,kj->ij", ((2000, 24), (24, 3000))).tile.tm > 0        # (K = 24: memory-bound)
+
+
+@pytest.mark.parametrize("M,N,K,want", [
+    (2048, 2048, 2048, True),  # compute-bound at the f64 FMA rate: the f64 tensor cores
+    (563, 1004, 364, True),
+    (2048, 96, 2048, False),  # a side under 128
+    (300, 300, 8, False),  # memory-bound
+])
+def test_f64_inputs_take_the_f64_cores(M, N, K, want):
+    """f64 inputs of an f64 contraction at least 128 a side and compute-bound at the FMA rate lower to DMMA_F64_TILE
+    (its 8-byte stages and accumulators keep 3 CTAs an SM), both read in 16-byte vectors; else the simt path."""
+    from gettpy.plan.heuristic import DMMA_F64_TILE
+    from harness import dense_problem
+
+    spec = kernel_spec(make_schedule(dense_problem("ik,jk->ij", {"i": M, "j": N, "k": K}, "f64", "C")).core, False)
+    assert (spec.tile == DMMA_F64_TILE and spec.tf32 == 2) == want, spec.tile
+    assert spec.compute == "f64" and spec.a.dtype == "f64"
+    if want:
+        assert spec.smem_bytes * 3 <= 228 * 1024 and spec.a.vec == spec.b.vec == 2
+
+
+@pytest.mark.parametrize("eq,ext,dt,want", [
+    ("ik,kj->ij", {"i": 563, "j": 1004, "k": 364}, "c128", True),  # (compute-bound: the f64 tensor cores)
+    ("awc,asb->wcsb", {"a": 231, "w": 3, "c": 231, "s": 4, "b": 231}, "c128", True),
+    ("ik,kj->ij", {"i": 563, "j": 1004, "k": 364}, "c64", False),  # (complex64 stays on the complex kernel)
+    ("ik,kj->ij", {"i": 100, "j": 100, "k": 16}, "c128", False),  # (memory-bound)
+])
+def test_complex128_runs_on_the_f64_cores(eq, ext, dt, want):
+    """A compute-bound complex128 plan runs as real launches whose kernel is the f64 tensor cores' tile (its planes
+    read one 8-byte value a copy); not without an sm_90 device."""
+    from harness import dense_problem
+
+    from gettpy.backends.gpu_complex import _real_plan_of, dmma_launches
+    from gettpy.plan.plan import make_plan
+
+    plan = make_plan(dense_problem(eq, ext, dt, "C"))
+    assert dmma_launches(plan) == want
+    assert not dmma_launches(plan, wgmma=False)
+    if want:
+        spec = kernel_spec(_real_plan_of(plan), False)
+        assert spec.tf32 == 2 and spec.a.dtype == "f64" and spec.a.vec == spec.b.vec == 1

@@ -396,7 +396,7 @@ def test_f32_register_caps():
     """Heuristic f32 simt tiles leave registers for more CTAs per SM: 64 x 64 for 4 (ccsd_t), 128 x 64 and
     64 x 128 for 3, 128 x 128 for 2 when both inputs are read mn-major, else 128 x 64 for 2; compute-bound
     ones 128 x 64 of 128 threads of 8 x 8 for 3, whichever way the inputs are read; f64 and the mma paths
-    keep 1. (The compute-bound f32 shapes on a target without the f64 tensor cores, which take them on
+    keep 1. (The compute-bound f32 and f64 shapes on a target without the f64 tensor cores, which take them on
     sm_90.)"""
     from gettpy.plan.tiles import kernel_spec
 
@@ -417,7 +417,8 @@ def test_f32_register_caps():
                                                  spec.tile.threads) == (128, 64, 8, 3, 128)
     spec = kernel_spec(tccg_plan("ab-ac-cb", (513, 4096, 36), "f32"), False, wgmma=False)  # (memory-bound)
     assert spec.a.kmajor and (spec.tile.bm, spec.tile.bn, spec.tile.tn, spec.tile.min_blocks) == (128, 64, 4, 2)
-    assert tile("ab-ac-cb", (513, 511, 257), "f64").min_blocks == 1
+    assert tile("ab-ac-cb", (513, 511, 257), "f64", wgmma=False).min_blocks == 1
+    assert tile("ab-ac-cb", (513, 511, 257), "f64").mma  # (sm_90: the f64 tensor cores, DMMA_F64_TILE)
     assert tile("abcd-aebf-dfce", (72,) * 6, "f16").min_blocks == 1
 
 
