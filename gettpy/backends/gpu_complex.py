@@ -5,8 +5,9 @@ interleaved complex64 / complex128 values in place through the layout maps (stri
 16-byte copies), each thread keeps its accumulators as complex numbers of the compute type (complex64 sums in
 float32, complex128 in float64) and a multiply-add is four real FMAs in registers; conj on A, B or C is applied
 as the values are read, alpha and beta are complex run-time arguments. It runs every complex plan whose D is
-complex and whose operands are aligned to their element size, but a complex128 one whose real launches run on the
-f64 tensor cores (`dmma_launches`); the others (and the CPU emulation) take the real launches below. The planner tells the two apart the same way (plan/schedule.py's `one_launch`) and plans the
+complex and whose operands are aligned to their element size; the others (and the CPU emulation) take the real
+launches below. (Routing compute-bound complex128 plans to real launches on the f64 tensor cores instead ran
+0.58-0.88x of the complex kernel on an H200: four launches over planes read one 8-byte value a copy.) The planner tells the two apart the same way (plan/schedule.py's `one_launch`) and plans the
 kernel on the operands' own layouts, packing an input only where its model says the copy pays.
 
 A complex64 tensor is a float32 tensor with doubled strides: its real plane starts at the data pointer, its
@@ -109,21 +110,6 @@ def _real_plan_of(plan: Plan, d_strides: tuple[int, ...] | None = None) -> Plan:
     return rp
 
 
-def dmma_launches(plan: Plan, sm_count: int = gpu_simt.DEFAULT_SM_COUNT, wgmma: bool = True) -> bool:
-    """Whether a complex128 plan runs as real launches on the f64 tensor cores rather than on the complex kernel:
-    where the real plan's kernel is an f64 tensor-core tile (plan/passes.py's `_dmma_simt`: compute-bound at the
-    f64 FMA rate, at least 128 a side, on a device with them), whose peak is twice the f64 FMA units' that the
-    complex kernel runs on; the four launches do the complex kernel's real multiply-adds between them."""
-    if plan.problem.compute != "c128":
-        return False
-    from ..plan.tiles import kernel_spec
-
-    try:
-        return kernel_spec(_real_plan_of(plan), False, sm_count=sm_count, wgmma=wgmma).tf32 == 2
-    except KernelError:
-        return False
-
-
 def _operand(role: str, t: TensorInfo) -> str:
     return f"operand {role}" if t.name in (role, f"operand {role}") else f"operand {role} ({t.name})"
 
@@ -182,11 +168,8 @@ def execute_complex(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None, ru
     check_ops(problem, c_used)
     if plan.M == 0 or plan.N == 0 or plan.batch == 0:
         return
-    if run is None and xp is None:
-        from .gpu import _target
-
-        if not dmma_launches(plan, *_target()) and execute_fused(plan, a, b, c, d, alpha, beta, stream):
-            return  # (one launch of the complex kernel)
+    if run is None and xp is None and execute_fused(plan, a, b, c, d, alpha, beta, stream):
+        return  # (one launch of the complex kernel)
     if xp is None:
         import cupy as xp
     if run is None:
@@ -333,5 +316,4 @@ def execute_fused(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None) -> b
     return True
 
 
-__all__ = ["check_ops", "dmma_launches", "execute_complex", "execute_fused", "fused_spec", "fused_tile", "real_plan",
-           "real_problem"]
+__all__ = ["check_ops", "execute_complex", "execute_fused", "fused_spec", "fused_tile", "real_plan", "real_problem"]

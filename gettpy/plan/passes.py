@@ -40,20 +40,19 @@ SK_MIN_KTILES = 32
 def _dmma_simt(tile: TileConfig, plan: Plan) -> TileConfig:
     """An f32 or f64 simt tile of a GEMM at least 128 on each side that is compute-bound at the FMA rate
     (`compute_bound(..., simt=True)`: f64's FMA rate is half f32's, its elements twice the bytes), both inputs
-    offering 16-byte vectors (f32), runs on the f64 tensor cores' tile (`dmma_tile`: exact products of f32 values, or
+    offering 16-byte vectors, runs on the f64 tensor cores' tile (`dmma_tile`: exact products of f32 values, or
     f64 ones, summed in f64). The heuristic takes that tile only past the tensor cores' far higher intensity
     (`choose_tile`); below it the f32 peaks are alike, but the DMMA tile ran 1.11-1.43x faster than the simt
     tiles on 18 real-code f32 shapes (K = 48-232, sides of 293-52441, batches up to 200) and 0.90-1.13x (geomean
-    1.04x) on 14 of ~300 x 10^5 (measured on the H100); the f64 tensor cores' peak is twice the f64 FMA units'.
-    f64 inputs need no vectors (their fragments are read one 8-byte value each: a complex128 plane, elements 16
-    bytes apart, qualifies). Only the lowering's tile changes: the schedule's packs and split-K are planned as
-    before."""
+    1.04x) on 14 of ~300 x 10^5 (measured on the H100); for f64 inputs 1.5-2.4x faster than the f64 simt tiles
+    on five shapes of 10^8-10^10 multiply-adds (measured on an H200). Only the lowering's tile changes: the
+    schedule's packs and split-K are planned as before."""
     p = plan.problem
     ta = plan.kernel_a.dtype
     if (tile.mma or tile.tm == 0 or p.semiring is not None or tf32_mode(p.compute, ta, plan.kernel_b.dtype) != 2
             or min(plan.M, plan.N) < 128 or not compute_bound(plan.M, plan.N, plan.K, simt=True)
-            or min(widest_vectors(plan)) * ITEMSIZE[ta] < (8 if ta == "f64" else 16)):
-        return tile  # (f64 fragments are read one value each: an 8-byte element is a whole copy)
+            or min(widest_vectors(plan)) * ITEMSIZE[ta] < 16):
+        return tile
     return dmma_tile(ta)
 
 

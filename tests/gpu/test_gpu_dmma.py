@@ -207,33 +207,3 @@ def test_dmma_f64_heuristic(eq, shapes, order):
     spec = kernel_spec(make_schedule(dense_problem(eq, extents_of(eq, shapes), "f64", order)).core, False)
     assert spec.tile == DMMA_F64_TILE and spec.tf32 == 2 and spec.compute == "f64", spec.tile
 
-
-@pytest.mark.parametrize("eq,shapes,with_c", [
-    ("ik,kj->ij", ((563, 364), (364, 1004)), False),
-    ("awc,asb->wcsb", ((231, 3, 231), (231, 4, 231)), True),
-])
-def test_complex128_on_the_f64_cores(eq, shapes, with_c):
-    """A compute-bound complex128 contraction runs as real launches on the f64 tensor cores (gpu_complex's
-    `dmma_launches`), with a complex alpha and C where given: numpy's complex128 values to f64's rounding."""
-    _need_sm90()
-    import cupy as cp
-
-    import gettpy
-    from gettpy.backends.gpu_complex import dmma_launches
-    from gettpy.plan.plan import make_plan
-
-    rng = np.random.default_rng(128)
-    ha, hb = ((rng.uniform(-1, 1, sh) + 1j * rng.uniform(-1, 1, sh)) for sh in shapes)
-    ref = np.einsum(eq, ha, hb)
-    mag = np.einsum(eq, np.abs(ha), np.abs(hb))
-    if with_c:
-        hc = rng.uniform(-1, 1, ref.shape) + 1j * rng.uniform(-1, 1, ref.shape)
-        alpha, beta = 0.5 - 2j, 1.5 + 0.25j
-        ref = alpha * ref + beta * hc
-        mag = abs(alpha) * mag + abs(beta) * np.abs(hc)
-        got = cp.asnumpy(gettpy.Contraction(eq, cp.asarray(ha), cp.asarray(hb), c=cp.asarray(hc),
-                                            out=cp.full(ref.shape, np.nan, dtype=np.complex128)).execute(alpha, beta))
-    else:
-        got = cp.asnumpy(gettpy.einsum(eq, cp.asarray(ha), cp.asarray(hb)))
-    assert np.all(np.abs(got - ref) <= 1e-13 * mag + 1e-300)
-    assert dmma_launches(make_plan(dense_problem(eq, extents_of(eq, shapes), "c128", "C")))

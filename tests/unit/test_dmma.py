@@ -204,24 +204,3 @@ def test_f64_inputs_take_the_f64_cores(M, N, K, want):
     if want:
         assert spec.smem_bytes * 3 <= 228 * 1024 and spec.a.vec == spec.b.vec == 2
 
-
-@pytest.mark.parametrize("eq,ext,dt,want", [
-    ("ik,kj->ij", {"i": 563, "j": 1004, "k": 364}, "c128", True),  # (compute-bound: the f64 tensor cores)
-    ("awc,asb->wcsb", {"a": 231, "w": 3, "c": 231, "s": 4, "b": 231}, "c128", True),
-    ("ik,kj->ij", {"i": 563, "j": 1004, "k": 364}, "c64", False),  # (complex64 stays on the complex kernel)
-    ("ik,kj->ij", {"i": 100, "j": 100, "k": 16}, "c128", False),  # (memory-bound)
-])
-def test_complex128_runs_on_the_f64_cores(eq, ext, dt, want):
-    """A compute-bound complex128 plan runs as real launches whose kernel is the f64 tensor cores' tile (its planes
-    read one 8-byte value a copy); not without an sm_90 device."""
-    from harness import dense_problem
-
-    from gettpy.backends.gpu_complex import _real_plan_of, dmma_launches
-    from gettpy.plan.plan import make_plan
-
-    plan = make_plan(dense_problem(eq, ext, dt, "C"))
-    assert dmma_launches(plan) == want
-    assert not dmma_launches(plan, wgmma=False)
-    if want:
-        spec = kernel_spec(_real_plan_of(plan), False)
-        assert spec.tf32 == 2 and spec.a.dtype == "f64" and spec.a.vec == spec.b.vec == 1
