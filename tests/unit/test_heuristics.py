@@ -418,7 +418,8 @@ def test_f32_register_caps():
     spec = kernel_spec(tccg_plan("ab-ac-cb", (513, 4096, 36), "f32"), False, wgmma=False)  # (memory-bound)
     assert spec.a.kmajor and (spec.tile.bm, spec.tile.bn, spec.tile.tn, spec.tile.min_blocks) == (128, 64, 4, 2)
     assert tile("ab-ac-cb", (513, 511, 257), "f64", wgmma=False).min_blocks == 1
-    assert tile("ab-ac-cb", (513, 511, 257), "f64").mma  # (sm_90: the f64 tensor cores, DMMA_F64_TILE)
+    assert not tile("ab-ac-cb", (513, 511, 257), "f64").mma  # (odd rows, 8-byte copies: not the f64 tensor cores)
+    assert tile("ab-ac-cb", (512, 512, 256), "f64").mma  # (16-byte rows on sm_90: the f64 tensor cores)
     assert tile("abcd-aebf-dfce", (72,) * 6, "f16").min_blocks == 1
 
 
