@@ -70,15 +70,6 @@ __device__ __forceinline__ void mma_f64(double* c, const unsigned (&a)[4], const
                  "d"(double(__uint_as_float(a[2]))), "d"(double(__uint_as_float(a[3]))),
                  "d"(double(__uint_as_float(b[0]))), "d"(double(__uint_as_float(b[1]))));
 }
-// (ptxas widens each fragment register once, not once per mma that reads it: a k-tile of 32 on a 128 x 64 tile
-//  has 96 F2F.F64.F32 for its 64 DMMAs)
-template <int MI, int NI>
-__device__ __forceinline__ void mma_f64_tile(double* acc, const unsigned (&af)[MI][4], const unsigned (&bf)[NI][2]) {
-#pragma unroll
-  for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-    for (int ni = 0; ni < NI; ++ni) mma_f64(&acc[(mi * NI + ni) * 4], af[mi], bf[ni]);
-}
 // f64 inputs (mode 2 on 8-byte elements): the same instruction on fragments read from f64 tiles as they are
 __device__ __forceinline__ void mma_f64(double* c, const double (&a)[4], const double (&b)[2]) {
   asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
@@ -86,8 +77,10 @@ __device__ __forceinline__ void mma_f64(double* c, const double (&a)[4], const d
                : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
                : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
 }
-template <int MI, int NI>
-__device__ __forceinline__ void mma_f64_tile(double* acc, const double (&af)[MI][4], const double (&bf)[NI][2]) {
+// (ptxas widens each fragment register once, not once per mma that reads it: a k-tile of 32 on a 128 x 64 tile
+//  has 96 F2F.F64.F32 for its 64 DMMAs. F: unsigned, f32 bits to widen, or double)
+template <int MI, int NI, class F>
+__device__ __forceinline__ void mma_f64_tile(double* acc, const F (&af)[MI][4], const F (&bf)[NI][2]) {
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
