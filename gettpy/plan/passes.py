@@ -9,8 +9,8 @@ becomes one wave of wide tiles (`_narrow_simt_wave`); a long narrow k-major GEMM
 wgmma tile (`_narrow_ws`, sm_90); the compute-bound wgmma tile becomes a TMA-fed one where both inputs have
 tensor maps and no op (`_tma_tile`). `OPERAND_PASSES` then see the inputs' reads (`(tile, a, b, plan, ctx) ->
 tile`): register caps for more CTAs per SM where the tile's estimated registers fit (`_min_blocks`,
-`simt_registers`) and stream-K for compute-bound simt grids
-(`_stream_k`). `SPEC_PASSES` run on the lowered spec (`(spec, plan, read_c, ctx) -> spec`): the chunked
+`simt_registers`), stream-K for compute-bound simt grids (`_stream_k`) and the stages a cp.async-fed wgmma tile's
+registers hold (`_wgmma_stages`, `wgmma_registers`). `SPEC_PASSES` run on the lowered spec (`(spec, plan, read_c, ctx) -> spec`): the chunked
 persistent epilogue of the 256 x 160 TMA tile, or a persistent tile made plain where its epilogue does not fit
 (`_epilogue_fit`); L2 prefetch, resident panels and fragment ops on narrow tiles (`_narrow_copies`); the
 row-stream tile of the long narrow GEMM (`_row_stream`, sm_90).
@@ -439,6 +439,36 @@ def _no_input_ops(plan: Plan) -> bool:
     return not (_op_expr(plan.ops[0]) or _op_expr(plan.ops[1]))
 
 
+#: a thread's registers on a cp.async-fed wgmma tile (not warp-specialised), estimated (`wgmma_registers`): a base,
+#: its accumulators, and per copy it issues a stage, for each stage in flight past the first. Fitted to ptxas on
+#: f16 tiles of 128 x 64 with 16 and 24 copies a thread a stage at 4, 6 and 8 stages (147-210 registers where it
+#: did not spill, within 1 of the estimate)
+WG_REG_BASE, WG_REG_PER_COPY_STAGE = 19, 2
+#: registers an estimate must leave under the 255 a thread may have
+WG_REG_SLACK = 16
+
+
+def wgmma_registers(tile: TileConfig, a: OperandSpec, b: OperandSpec, stages: int) -> int:
+    """The registers a thread of cp.async-fed wgmma `tile` needs at `stages`, estimated (WG_REG_BASE, ...)."""
+    copies = (math.ceil(tile.bm * tile.bk / (a.vec * tile.threads)) + math.ceil(tile.bn * tile.bk / (b.vec * tile.threads)))
+    return WG_REG_BASE + tile.bm * tile.bn // tile.threads + WG_REG_PER_COPY_STAGE * copies * (stages - 1)
+
+
+def _wgmma_stages(tile: TileConfig, a: OperandSpec, b: OperandSpec) -> TileConfig:
+    """A cp.async-fed wgmma tile keeps as many of its stages (at least 3) as fit its estimated registers
+    (`wgmma_registers`) in 255 less WG_REG_SLACK: each stage in flight holds the offsets of its copies, and inputs
+    read in 4- or 8-byte copies issue 2-4 times the copies of 16-byte ones. Measured on the H100 on four long-K
+    and multi-mode f16 cores whose 8 stages spilled 52-224 bytes a thread: 4 stages 0.99-1.23x (real #40 F 1.23x,
+    #54 F 1.13x)."""
+    if not tile.wgmma or tile.ws or tile.tma or tile.stages <= 3:
+        return tile
+    limit = 255 - WG_REG_SLACK
+    stages = tile.stages
+    while stages > 3 and wgmma_registers(tile, a, b, stages) > limit:
+        stages -= 1
+    return tile if stages == tile.stages else dataclasses.replace(tile, stages=stages)
+
+
 #: the heuristic tile's passes, in order: (name, (tile, plan, ctx) -> tile)
 TILE_PASSES: tuple[tuple[str, Callable], ...] = (
     ("dmma_simt", lambda t, plan, ctx: _dmma_simt(t, plan) if ctx.wgmma else t),
@@ -454,6 +484,7 @@ OPERAND_PASSES: tuple[tuple[str, Callable], ...] = (
     ("min_blocks", lambda t, a, b, plan, ctx: _min_blocks(t, a, b, compute_bound(plan.M, plan.N, plan.K, True))),
     ("stream_k", lambda t, a, b, plan, ctx: _stream_k(t, plan.M, plan.N, plan.K, plan.batch, ctx.sm_count)
      if plan.problem.semiring is None and compute_bound(plan.M, plan.N, plan.K, True) else t),
+    ("wgmma_stages", lambda t, a, b, plan, ctx: _wgmma_stages(t, a, b)),
 )
 #: then on the lowered spec: (name, (spec, plan, read_c, ctx) -> spec)
 SPEC_PASSES: tuple[tuple[str, Callable], ...] = (

@@ -32,3 +32,15 @@ def test_planned_simt_kernels_do_not_spill(eq, ext, order):
         cap = _register_cap(t.threads, t.min_blocks)
         assert simt_registers(t, spec.a, spec.b) <= cap + SIMT_REG_SLACK
         assert r.registers <= cap
+
+
+@pytest.mark.parametrize("ext", [{"k": 300002, "m": 77, "n": 70}, {"k": 200002, "m": 101, "n": 51}])
+def test_long_k_wgmma_cores_do_not_spill(ext):
+    """Long sums over rows read in 4-byte copies (an even K that is not whole 16-byte vectors), column-major: the
+    split core's tile (a cp.async-fed wgmma tile keeps only the stages its registers hold, `passes._wgmma_stages`)
+    compiles without spills."""
+    from gettpy.plan.schedule import make_schedule
+
+    spec = kernel_spec(make_schedule(dense_problem("km,kn->mn", ext, "f16", "F")).core, False)
+    r = B.build(spec, "sm_90a").report
+    assert r.spill_stores == 0 and r.spill_loads == 0, (spec.tile, r)

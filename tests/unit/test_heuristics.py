@@ -617,3 +617,27 @@ def test_f32_outer_products_take_the_outer_tile():
     for M, N, K in ((3001, 4099, 8), (3001, 4099, 24), (100, 4099, 1)):
         t = choose_tile(M, N, K, dtype="f32", wgmma=True)
         assert t != SIMT_OUTER_TILE and (max(t.bm, t.bn) <= 64 or min(M, N) < 128), (M, N, K, t)
+
+
+def test_wgmma_stages_fit_the_registers():
+    """A cp.async-fed wgmma tile keeps the stages its estimated registers hold (`passes.wgmma_registers`: 19 +
+    accumulators + 2 per copy a stage for each stage past the first, under 255 - 16): 4-byte copies of a 128 x 64
+    tile (24 a thread a stage) keep 4 of 8 stages, 8- and 4-byte ones (16) keep 6, 16-byte ones (6) all 8; TMA,
+    warp-specialised and 3-stage tiles are left alone."""
+    from gettpy.kernels.spec import OperandSpec
+    from gettpy.layouts.descriptor import build_dim_map
+    from gettpy.plan.passes import _wgmma_stages, wgmma_registers
+
+    def op(vec):
+        return OperandSpec("f16", build_dim_map([128], [4096]), build_dim_map([4096], [1]), build_dim_map([], []), vec,
+                           True)
+
+    t = TileConfig(128, 64, 64, 8, wm=64, wn=64, wgmma=True)
+    assert wgmma_registers(t, op(2), op(2), 4) == 19 + 32 + 2 * 24 * 3
+    assert _wgmma_stages(t, op(2), op(2)).stages == 4
+    assert _wgmma_stages(t, op(4), op(2)).stages == 6
+    assert _wgmma_stages(t, op(8), op(8)) == t
+    three = TileConfig(128, 128, 64, 3, wm=64, wn=128, wgmma=True)
+    assert _wgmma_stages(three, op(2), op(2)) == three
+    ws = TileConfig(128, 256, 64, 4, wm=64, wn=256, wgmma=True, ws=True, tma=True)
+    assert _wgmma_stages(ws, op(8), op(8)) == ws
