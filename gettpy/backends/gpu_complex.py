@@ -7,8 +7,9 @@ float32, complex128 in float64) and a multiply-add is four real FMAs in register
 as the values are read, alpha and beta are complex run-time arguments. It runs every complex plan whose D is
 complex and whose operands are aligned to their element size; the others (and the CPU emulation) take the real
 launches below. (Routing compute-bound complex128 plans to real launches on the f64 tensor cores instead ran
-0.58-0.88x of the complex kernel on an H200: four launches over planes read one 8-byte value a copy.) The planner tells the two apart the same way (plan/schedule.py's `one_launch`) and plans the
-kernel on the operands' own layouts, packing an input only where its model says the copy pays.
+0.58-0.88x of the complex kernel on an H200: four launches over planes read one 8-byte value a copy.) The
+planner tells the two apart the same way (plan/schedule.py's `one_launch`) and plans the kernel on the
+operands' own layouts, packing an input only where its model says the copy pays.
 
 A complex64 tensor is a float32 tensor with doubled strides: its real plane starts at the data pointer, its
 imaginary plane one float later (CuPy's and numpy's ``x.real`` / ``x.imag`` are exactly these views). With

@@ -10,9 +10,9 @@ wgmma tile (`_narrow_ws`, sm_90); the compute-bound wgmma tile becomes a TMA-fed
 tensor maps and no op (`_tma_tile`). `OPERAND_PASSES` then see the inputs' reads (`(tile, a, b, plan, ctx) ->
 tile`): register caps for more CTAs per SM where the tile's estimated registers fit (`_min_blocks`,
 `simt_registers`), stream-K for compute-bound simt grids (`_stream_k`) and the stages a cp.async-fed wgmma tile's
-registers hold (`_wgmma_stages`, `wgmma_registers`). `SPEC_PASSES` run on the lowered spec (`(spec, plan, read_c, ctx) -> spec`): the chunked
-persistent epilogue of the 256 x 160 TMA tile, or a persistent tile made plain where its epilogue does not fit
-(`_epilogue_fit`); L2 prefetch, resident panels and fragment ops on narrow tiles (`_narrow_copies`); the
+registers hold (`_wgmma_stages`, `wgmma_registers`). `SPEC_PASSES` run on the lowered spec
+(`(spec, plan, read_c, ctx) -> spec`): the chunked persistent epilogue of the 256 x 160 TMA tile, or a persistent
+tile made plain where its epilogue does not fit (`_epilogue_fit`); L2 prefetch, resident panels and fragment ops on narrow tiles (`_narrow_copies`); the
 row-stream tile of the long narrow GEMM (`_row_stream`, sm_90).
 """
 from __future__ import annotations
@@ -450,7 +450,8 @@ WG_REG_SLACK = 16
 
 def wgmma_registers(tile: TileConfig, a: OperandSpec, b: OperandSpec, stages: int) -> int:
     """The registers a thread of cp.async-fed wgmma `tile` needs at `stages`, estimated (WG_REG_BASE, ...)."""
-    copies = (math.ceil(tile.bm * tile.bk / (a.vec * tile.threads)) + math.ceil(tile.bn * tile.bk / (b.vec * tile.threads)))
+    copies = (math.ceil(tile.bm * tile.bk / (a.vec * tile.threads))
+              + math.ceil(tile.bn * tile.bk / (b.vec * tile.threads)))
     return WG_REG_BASE + tile.bm * tile.bn // tile.threads + WG_REG_PER_COPY_STAGE * copies * (stages - 1)
 
 

@@ -195,8 +195,9 @@ def test_dmma_below_the_tensor_core_intensity():
 def test_f64_inputs_take_the_f64_cores(M, N, K, want):
     """f64 inputs of an f64 contraction at least 128 a side and compute-bound at the FMA rate lower to DMMA_F64_TILE
     (its 8-byte stages and accumulators keep 3 CTAs an SM), both read in 16-byte vectors; else the simt path."""
-    from gettpy.plan.heuristic import DMMA_F64_TILE
     from harness import dense_problem
+
+    from gettpy.plan.heuristic import DMMA_F64_TILE
 
     spec = kernel_spec(make_schedule(dense_problem("ik,jk->ij", {"i": M, "j": N, "k": K}, "f64", "C")).core, False)
     assert (spec.tile == DMMA_F64_TILE and spec.tf32 == 2) == want, spec.tile

@@ -229,7 +229,8 @@ def test_tma_tile_on_straddled_slabs():
 ])
 def test_tma_geometry(modes_a, strides_a, batch, want):
     """The tensor map of an operand (dims innermost first, byte strides, box), or none where TMA cannot
-    load it; every dim and stride checked against the operand's own layout. (1-byte operands: test_tma_geometry_int8.)"""
+    load it; every dim and stride checked against the operand's own layout (1-byte operands:
+    test_tma_geometry_int8)."""
     from gettpy.kernels.spec import OperandSpec
     from gettpy.kernels.tma import geometry
 
