@@ -12,8 +12,8 @@ tile`): register caps for more CTAs per SM where the tile's estimated registers 
 `simt_registers`), stream-K for compute-bound simt grids (`_stream_k`) and the stages a cp.async-fed wgmma tile's
 registers hold (`_wgmma_stages`, `wgmma_registers`). `SPEC_PASSES` run on the lowered spec
 (`(spec, plan, read_c, ctx) -> spec`): the chunked persistent epilogue of the 256 x 160 TMA tile, or a persistent
-tile made plain where its epilogue does not fit (`_epilogue_fit`); L2 prefetch, resident panels and fragment ops on narrow tiles (`_narrow_copies`); the
-row-stream tile of the long narrow GEMM (`_row_stream`, sm_90).
+tile made plain where its epilogue does not fit (`_epilogue_fit`); L2 prefetch, resident panels and fragment ops
+on narrow tiles (`_narrow_copies`); the row-stream tile of the long narrow GEMM (`_row_stream`, sm_90).
 """
 from __future__ import annotations
 
