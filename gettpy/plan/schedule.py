@@ -675,7 +675,7 @@ def _int8_tma_packs(plan: Plan, sides, ext, target: Target) -> tuple[str, ...]:
     from ..kernels.spec import OperandSpec
     from ..kernels.tma import geometry
 
-    if not target.tma or not target.peak("imma_tma"):
+    if not target.tma or not target.peak("imma_tma") or not target.peak("imma"):
         return ()
 
     def mapped(lay, mn, dtype) -> bool:

@@ -34,7 +34,7 @@ def test_compiles_without_spills():
 ])
 def test_f64_inputs_compile_without_spills(eq, ext, order):
     """f64 inputs on the f64 tensor cores (fragments read one f64 each): the heuristic's kernels for sm_90, the
-    f64 mma in the PTX, no spills, within the registers of 2 CTAs an SM."""
+    f64 mma in the PTX, no spills, within the registers of the tile's CTAs an SM (min_blocks)."""
     from harness import dense_problem
 
     from gettpy.kernels import build as B

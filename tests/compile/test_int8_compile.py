@@ -105,3 +105,15 @@ def test_tma_tiles_compile(nvrtc, tile, order):
     r = nvrtc.build(spec, "sm_90a").report
     assert r.spill_stores == 0 and r.spill_loads == 0 and r.stack == 0, (spec.tile, r)
     assert not r.wgmma_serial, "ptxas serialised the wgmmas"
+
+
+def test_tma_split_map_compiles(nvrtc):
+    """B's n dimension as two stride terms (j of 96 over c: D[i, j, c] = A[i, k] B[j, c, k]) read through a split
+    tensor map in boxes of 16 rows, in clusters of two: the heuristic's TMA tile compiles without spills."""
+    from harness import einsum_layouts
+
+    spec = exact_kernel_spec(*einsum_layouts("ik,jck->ijc", {"i": 3000, "j": 96, "c": 30, "k": 2048},
+                                             ("i8", "i8", "i32")), wgmma=True, tma=True)
+    assert spec.tile.tma and spec.tile.cluster == 2 and spec.tma_splits == (0, 96) and spec.tma_rows == (0, 16)
+    r = nvrtc.build(spec, "sm_90a").report
+    assert r.spill_stores == 0 and r.spill_loads == 0 and r.stack == 0, (spec.tile, r)

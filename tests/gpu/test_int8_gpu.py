@@ -173,6 +173,41 @@ def test_tma_tile_chosen(rng):
     assert spec.tile.tma and spec.tile.wgmma, spec.tile
 
 
+def test_tma_split_map(rng):
+    """B's n dimension as two stride terms read through a split tensor map (boxes of 16 rows, clusters of two):
+    D[i, j, c] = A[i, k] B[j, c, k] with j = 96 over c = 30, numpy's int32 sums."""
+    from gettpy.plan.target import device_target
+
+    if not device_target().tma:
+        pytest.skip("no TMA on this device")
+    spec = _run(rng, "ik,jck->ijc", {"i": 1000, "j": 96, "c": 30, "k": 2048}, ("i8", "i8", "i32"), tma=True)
+    assert spec.tile.tma and spec.tma_splits[1] == 96, spec.tile
+
+
+def test_permuted_einsum_packs_for_tma(rng, monkeypatch):
+    """A contraction over two k modes with both inputs permuted (no tensor map in place): gettpy.einsum packs them
+    k-major for the TMA-fed int8 tile (schedule._int8_tma_packs) on a TMA device, with numpy's int32 values."""
+    import cupy as cp
+
+    import gettpy
+    from gettpy.backends import gpu_exact
+    from gettpy.plan.target import device_target
+
+    if not device_target().tma:
+        pytest.skip("no TMA on this device")
+    specs = []
+    real = gpu_exact.launch_exact
+    monkeypatch.setattr(gpu_exact, "launch_exact", lambda spec, *a, **k: (specs.append(spec), real(spec, *a, **k))[1])
+    ext = {"a": 48, "b": 40, "c": 44, "d": 52, "e": 32, "f": 40}
+    ha = rng.integers(-128, 128, size=[ext[m] for m in "aebf"], dtype=np.int8)
+    hb = rng.integers(-128, 128, size=[ext[m] for m in "dfce"], dtype=np.int8)
+    out = cp.full([ext[m] for m in "abcd"], 77, dtype=np.int32)
+    got = gettpy.einsum("aebf,dfce->abcd", cp.asarray(ha), cp.asarray(hb), out=out)
+    ref = np.einsum("aebf,dfce->abcd", ha.astype(np.int64), hb.astype(np.int64)).astype(np.int32)
+    assert (cp.asnumpy(got) == ref).all()
+    assert any(s.int8 and s.tile.tma for s in specs), [s.tile for s in specs]
+
+
 @pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("dts,c_dt", [(("i8", "i8", "i32"), "i32"), (("u8", "i8", "i16"), "i8"),
                                       (("u8", "u8", "u32"), "u16"), (("i8", "u8", "i8"), "i8")],

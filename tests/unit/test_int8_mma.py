@@ -359,6 +359,12 @@ def test_schedule_packs_int8_inputs_for_tma(ext, packs):
         assert (s.pack_a, s.pack_b) == (s0.pack_a, s0.pack_b)
 
 
+@pytest.mark.parametrize("dts", [("i16", "i8", "i32"), ("i8", "i8", "i64"), ("i8", "i8", "b1")])
+def test_schedule_leaves_other_integer_problems_on_simt(dts):
+    s = make_schedule(_problem("ik,kj->ij", {"i": 2000, "j": 1500, "k": 1024}, dts), sm_count=132)
+    assert not _core_spec(s).tile.mma
+
+
 # ------------------------------------------------------------------------------------- KernelSpec's refusals
 
 
