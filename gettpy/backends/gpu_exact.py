@@ -11,9 +11,9 @@ logical or of ands; the count of true products fits the compute type). alpha and
 int8 / uint8 inputs of a compute-bound contraction with a D (and C) of at most 32 bits run on the int8 tensor cores
 instead (the same template's mma.sync m16n8k32 tile, or on Hopper its warp-specialised wgmma k32 tile; 32-bit
 accumulators that wrap: the same low bits), where plan/heuristic.py's `int8_mma_tile` takes them; both inputs are then
-read k-major (`int8_operand`). Where both inputs have tensor maps, the wgmma tile is fed by TMA (plan/passes.py's
-`tma_tile`: the shapes, clusters and cost model of the 2-byte TMA tiles, a k-tile of 128 one-byte values) and
-launches through backends/gpu.py's launcher, which passes the maps.
+read k-major (plan/reads.py's `int8_read`). Where both inputs have tensor maps, the wgmma tile is fed by TMA
+(plan/passes.py's `tma_tile`: the shapes, clusters and cost model of the 2-byte TMA tiles, a k-tile of 128
+one-byte values) and launches through backends/gpu.py's launcher, which passes the maps.
 
 Ops: identity only on A, B, C and D (an op on integers is refused with a KernelError naming the operand; numpy
 arrays run every op on the CPU executor).
@@ -28,6 +28,7 @@ from ..kernels.spec import EXACT_DTYPES, KernelSpec, OperandSpec, TileConfig
 from ..layouts.descriptor import OperandLayout
 from ..plan.heuristic import int8_mma_tile, kernel_compute
 from ..plan.passes import tma_tile
+from ..plan.reads import int8_read
 from ..plan.target import device_target
 from . import gpu_simt
 
@@ -67,20 +68,15 @@ def exact_kernel_spec(la: OperandLayout, lb: OperandLayout, lc: OperandLayout | 
         kvec = min(la.vector_width("k"), lb.vector_width("k"))
         tile = int8_mma_tile(M, N, K, batch, dtypes, compute, kvec, sm_count, wgmma)
         if tile is not None and tile.ws and tma:
-            read = lambda mn, tmn: int8_operand(la if mn == "m" else lb, mn, dtypes["mn".index(mn)], 128)  # noqa
+            def read(mn: str, _tile_mn: int) -> OperandSpec:
+                return int8_read(la if mn == "m" else lb, mn, dtypes[0] if mn == "m" else dtypes[1], 128)
+
             tile = tma_tile(M, N, batch, read, 128, sm_count) or tile
     tile = tile or gpu_simt.pick_tile(EXACT_TILES[compute], M, N, batch, sm_count)
     if tile.mma:  # (the int8 tensor-core tile: KernelSpec's int8 checks refuse what it cannot run)
-        a, b = int8_operand(la, "m", dtypes[0], tile.bk), int8_operand(lb, "n", dtypes[1], tile.bk)
+        a, b = int8_read(la, "m", dtypes[0], tile.bk), int8_read(lb, "n", dtypes[1], tile.bk)
         return gpu_simt.lower(tile, a, b, (la, lb, lc, ld), dtypes, compute, extents)
     return gpu_simt.simt_spec(tile, la, lb, lc, ld, dtypes, compute, extents)
-
-
-def int8_operand(layout: OperandLayout, mn: str, dtype: str, bk: int) -> OperandSpec:
-    """How an int8 tensor-core tile reads an input: k-major in shared memory (its fragments come from ldmatrix of
-    k-major tiles), in vectors along k of the layout's width (up to 16 values, at most bk)."""
-    vec = max(1, min(layout.vector_width("k"), bk))
-    return OperandSpec(dtype, layout.dim(mn), layout.dim("k"), layout.dim("b"), vec, True, 1)
 
 
 def exact_spec(plan, read_c: bool, tile: TileConfig | None = None,
@@ -164,4 +160,4 @@ def launch_exact(spec: KernelSpec, a_ptr: int, b_ptr: int, c_ptr: int, d_ptr: in
 
 
 __all__ = ["EXACT_PROBLEM_COMPUTE", "EXACT_TILES", "GPU_EXACT_DTYPES", "exact_kernel_spec", "exact_spec",
-           "execute_exact", "int8_operand", "kernel_compute", "launch_exact", "scalar"]
+           "execute_exact", "kernel_compute", "launch_exact", "scalar"]

@@ -247,14 +247,18 @@ SIMT_REG_BASE, SIMT_REG_PER_ACC, SIMT_REG_PER_COPY = 30, 1.6, 2.6
 SIMT_REG_SLACK = 12
 
 
+def _copies(tile: TileConfig, a: OperandSpec, b: OperandSpec) -> int:
+    """The copies a thread of `tile` issues for one k-tile of A and B (vectors of a.vec and b.vec values)."""
+    return (math.ceil(tile.bm * tile.bk / (a.vec * tile.threads))
+            + math.ceil(tile.bn * tile.bk / (b.vec * tile.threads)))
+
+
 def simt_registers(tile: TileConfig, a: OperandSpec, b: OperandSpec) -> int:
     """The registers a thread of simt `tile` needs to run without spilling, estimated from its accumulators
     (tm x tn, each with its share of the fragments that feed it) and the copies it issues a k-tile (each keeps
     an mn offset and a predicate bit, and takes address arithmetic): element copies of a misaligned input cost
     a 128-thread 8 x 8 tile 20-24 copies a k-tile, against 6 in 16-byte vectors."""
-    copies = (math.ceil(tile.bm * tile.bk / (a.vec * tile.threads))
-              + math.ceil(tile.bn * tile.bk / (b.vec * tile.threads)))
-    return math.ceil(SIMT_REG_BASE + SIMT_REG_PER_ACC * tile.tm * tile.tn + SIMT_REG_PER_COPY * copies)
+    return math.ceil(SIMT_REG_BASE + SIMT_REG_PER_ACC * tile.tm * tile.tn + SIMT_REG_PER_COPY * _copies(tile, a, b))
 
 
 def _register_cap(threads: int, ctas: int) -> int:
@@ -450,17 +454,16 @@ WG_REG_SLACK = 16
 
 def wgmma_registers(tile: TileConfig, a: OperandSpec, b: OperandSpec, stages: int) -> int:
     """The registers a thread of cp.async-fed wgmma `tile` needs at `stages`, estimated (WG_REG_BASE, ...)."""
-    copies = (math.ceil(tile.bm * tile.bk / (a.vec * tile.threads))
-              + math.ceil(tile.bn * tile.bk / (b.vec * tile.threads)))
-    return WG_REG_BASE + tile.bm * tile.bn // tile.threads + WG_REG_PER_COPY_STAGE * copies * (stages - 1)
+    return WG_REG_BASE + tile.bm * tile.bn // tile.threads + WG_REG_PER_COPY_STAGE * _copies(tile, a, b) * (stages - 1)
 
 
 def _wgmma_stages(tile: TileConfig, a: OperandSpec, b: OperandSpec) -> TileConfig:
     """A cp.async-fed wgmma tile keeps as many of its stages (at least 3) as fit its estimated registers
     (`wgmma_registers`) in 255 less WG_REG_SLACK: each stage in flight holds the offsets of its copies, and inputs
-    read in 4- or 8-byte copies issue 2-4 times the copies of 16-byte ones. Measured on the H100 on four long-K
-    and multi-mode f16 cores whose 8 stages spilled 52-224 bytes a thread: 4 stages 0.99-1.23x (real #40 F 1.23x,
-    #54 F 1.13x)."""
+    read in 4- or 8-byte copies issue 2-4 times the copies of 16-byte ones. Measured on the H100 on f16 split
+    cores of long sums (K of 3 x 10^5 to 3 x 10^6 over outputs of about 80 x 80 and 100 x 110) and a 416 x 82
+    core over three k modes, whose 8 stages spilled 52-224 bytes a thread: 1.07-1.21x with the stages this
+    keeps; 9 cores it leaves alone ran within 1%."""
     if not tile.wgmma or tile.ws or tile.tma or tile.stages <= 3:
         return tile
     limit = 255 - WG_REG_SLACK

@@ -38,6 +38,14 @@ def input_spec(layout: OperandLayout, mn: str, dtype: str, tile_mn: int, bk: int
     return OperandSpec(dtype, layout.dim(mn), layout.dim("k"), layout.dim("b"), vec, kmajor, vs)
 
 
+def int8_read(layout: OperandLayout, mn: str, dtype: str, bk: int) -> OperandSpec:
+    """How an int8 tensor-core tile reads an input: k-major in shared memory (its fragments come from ldmatrix of
+    k-major tiles, its wgmma reads 8-bit operands k-major only), in vectors along k of the layout's width (up to 16
+    values, at most bk)."""
+    vec = max(1, min(layout.vector_width("k"), bk))
+    return OperandSpec(dtype, layout.dim(mn), layout.dim("k"), layout.dim("b"), vec, True, 1)
+
+
 def widest_vectors(plan: Plan) -> tuple[int, int]:
     """The widest vector each input offers the heuristic, A's and B's: along k or along its m / n."""
     return (max(plan.layout_a.vector_width("k"), plan.layout_a.vector_access("m")[0]),

@@ -103,7 +103,7 @@ from .fold import FOLD, FOLD_A, FOLD_B, MIN_GAIN, fold_candidate, fold_gain, fol
 from .heuristic import INT8_MIN_KVEC, int8_mma_tile, kernel_compute
 from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
-from .reads import word_read
+from .reads import int8_read, word_read
 from .splitk import SplitTile, best_kept, best_slices, choose_cut, split_model_us, wave_model_us
 from .target import DEFAULT_TARGET, Target
 from .traffic import SECTOR_BYTES, fetch_ratio, leading_run, realign_load_us
@@ -672,17 +672,15 @@ def _int8_tma_packs(plan: Plan, sides, ext, target: Target) -> tuple[str, ...]:
     core's time at the target's "imma" rate less its time at the "imma_tma" rate, against reading and writing each
     packed input once at the copy bandwidth and a launch a pack (an input without k runs of INT8_MIN_KVEC is packed
     for the int8 tile anyway: no cost)."""
-    from ..kernels.spec import OperandSpec
     from ..kernels.tma import geometry
 
     if not target.tma or not target.peak("imma_tma") or not target.peak("imma"):
         return ()
 
     def mapped(lay, mn, dtype) -> bool:
-        vk = min(lay.vector_width("k"), 16)
-        op = OperandSpec(dtype, lay.dim(mn), lay.dim("k"), lay.dim("b"), vk, True, 1)
+        op = int8_read(lay, mn, dtype, 128)
         g = geometry(op, 128, 128, plan.batch)
-        return vk == 16 and g is not None and g.rows in (0, 128)
+        return op.vec == 16 and g is not None and g.rows in (0, 128)
 
     need = tuple(which for which, info, _, lay, _, _ in sides if not mapped(lay, "m" if which == "a" else "n",
                                                                              info.dtype))
