@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..dtypes import ACCUMULATE, NUMPY_ACCUMULATE, numpy_dtype
 from ..plan.problem import TensorInfo
 from ..plan.schedule import Schedule
@@ -70,6 +72,12 @@ def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
     if not schedule.staged:
         core(schedule.core, a, b, c, d, alpha, beta)
         return
+    if schedule.direct is not None:  # (the direct kernel on the GPU; elsewhere the plan of the problem as posed)
+        if xp.__name__ == "cupy":
+            _direct(schedule, a, b, c, d, alpha, beta)
+        else:
+            core(schedule.core, a, b, c, d, alpha, beta)
+        return
     ext = dict(p.extents)
     if schedule.inner is not None:
         _run_fold(schedule, xp, core, a, b, c, d, alpha, beta, ext)
@@ -126,6 +134,18 @@ def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
         ws = _epilogue(p, ws, c, beta)
     # (4) copy into D through its own strides (the cast to D's type happens here)
     _into(xp, d, ws)
+
+
+def _direct(schedule: Schedule, a, b, c, d, alpha, beta) -> None:
+    """The direct kernel of `schedule` on CuPy arrays (C read where beta != 0 and a C is given)."""
+    from ..errors import KernelError
+    from ..kernels.direct import direct_run
+
+    if any(isinstance(x, complex | np.complexfloating) for x in (alpha, beta)):
+        raise KernelError(f"complex alpha/beta on a real contraction (compute type {schedule.problem.compute}); "
+                          f"pass real scalars or complex operands")
+    p = schedule.problem
+    direct_run(schedule.direct, a, b, c, d, alpha, beta, c is not None and beta != 0 and p.c is not None)
 
 
 def _epilogue(p, ws, c, beta):

@@ -96,9 +96,11 @@ from functools import partial
 from ..dtypes import ITEMSIZE as ITEMSIZE_OF
 from ..dtypes import accumulate_type, is_complex, is_exact
 from ..errors import KernelError, ShapeError
+from ..kernels.direct import DirectLayout
 from ..kernels.spec import INT8_MMA_DTYPES, REALIGN_DTYPES, realign_group
 from ..ops import identity
 from .batch import pack_batch_led, stage_batch_led
+from .direct import choose_direct
 from .fold import FOLD, FOLD_A, FOLD_B, MIN_GAIN, fold_candidate, fold_gain, folded_problem, peak_kind
 from .heuristic import INT8_MIN_KVEC, int8_mma_tile, kernel_compute
 from .plan import Plan, make_plan
@@ -201,6 +203,8 @@ class Schedule:
             the folded GEMM, whose output `stage_d` is summed over its diagonal (k1a = k1b) into D, the tail
             (over the values of the k mode from `tail_from` on, output packed in the accumulate type) added;
             `core` is inner's core, for inspection.
+        direct: the direct kernel's layout (plan/direct.py) where it computes the whole problem instead of the
+            core (then a plan of the problem as posed, which the CPU executor runs), else None.
     """
 
     problem: ContractionProblem
@@ -214,6 +218,7 @@ class Schedule:
     pad_ext: tuple[tuple[str, int], ...] = ()
     fold: tuple[str, ...] = ()
     inner: Schedule | None = None
+    direct: DirectLayout | None = None
 
     @property
     def tail_mode(self) -> str | None:
@@ -224,7 +229,8 @@ class Schedule:
 
     @property
     def staged(self) -> bool:
-        return self.pack_a is not None or self.pack_b is not None or self.stage_d is not None
+        return (self.pack_a is not None or self.pack_b is not None or self.stage_d is not None
+                or self.direct is not None)
 
     @property
     def workspace_bytes(self) -> int:
@@ -833,7 +839,7 @@ def _tail_schedule(prob: ContractionProblem, mode: str, start: int, ext, w_order
     d = packed(TensorInfo("workspace", w_order, (0,) * len(w_order), acc), w_order, tail_ext)
     tail_problem = ContractionProblem(shifted(prob.a), shifted(prob.b), None, d, tuple(sorted(tail_ext.items())),
                                       prob.compute)
-    return make_schedule(tail_problem, sm_count, f64_cores=f64_cores, target=target)
+    return make_schedule(tail_problem, sm_count, f64_cores=f64_cores, target=target, direct=False)
 
 
 def _fold_schedule(problem: ContractionProblem, plan: Plan, t, ext, sm_count: int, f64_cores: bool,
@@ -864,7 +870,7 @@ def _fold_schedule(problem: ContractionProblem, plan: Plan, t, ext, sm_count: in
                      replace(target, sm_count=sm_count))
     if gain < MIN_GAIN:
         return None
-    inner = make_schedule(inner_problem, sm_count, f64_cores=False, target=target)
+    inner = make_schedule(inner_problem, sm_count, f64_cores=False, target=target, direct=False)
     done = ext[mode] // FOLD * FOLD
     tail = None
     if done < ext[mode]:
@@ -879,23 +885,27 @@ RESTAGE_DTYPES = ("f16", "bf16", "f32", "f64")
 
 def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part=None, tile=None,
                   split: tuple[str, int] | None = None, f64_cores: bool = True,
-                  target: Target = DEFAULT_TARGET) -> Schedule:
+                  target: Target = DEFAULT_TARGET, direct: bool = True) -> Schedule:
     """The schedule of `problem`: `planned_schedule`'s, and for the heuristic's plan of a real contraction
     with no C, the cheapest of it and its staged alternatives by the traffic model
-    (plan/traffic.py's `restage`: D staged through a dense workspace, or an input packed)."""
+    (plan/traffic.py's `restage`: D staged through a dense workspace, or an input packed); with `direct`, the
+    direct kernel instead where plan/direct.py's model says it is faster (a sum of a few values)."""
     if sm_count is None:
         sm_count = target.sm_count
     s, realign = readable_schedule(problem, sm_count, part, tile, split, f64_cores, target)
-    if part is not None or tile is not None or split is not None or problem.c is not None:
+    if part is not None or tile is not None or split is not None:
         return s
-    if any(t.dtype not in RESTAGE_DTYPES for t in (problem.a, problem.b, problem.d)):
-        return s
-    # (compute-bound shapes too: where the schedule's reads are what bound it, a pack can pay; where the flops
-    #  do, every alternative predicts the same flop time, which no MIN_GAIN margin undercuts)
-    from .traffic import restage
+    if problem.c is None and all(t.dtype in RESTAGE_DTYPES for t in (problem.a, problem.b, problem.d)):
+        # (compute-bound shapes too: where the schedule's reads are what bound it, a pack can pay; where the flops
+        #  do, every alternative predicts the same flop time, which no MIN_GAIN margin undercuts)
+        from .traffic import restage
 
-    return restage(problem, s, lambda p: planned_schedule(p, sm_count, f64_cores=f64_cores, target=target,
-                                                          realign=realign), target, sm_count)
+        s = restage(problem, s, lambda p: planned_schedule(p, sm_count, f64_cores=f64_cores, target=target,
+                                                           realign=realign), target, sm_count)
+    if not direct:
+        return s
+    lay = choose_direct(problem, s, target, sm_count)
+    return s if lay is None else Schedule(problem, make_plan(problem), direct=lay)
 
 
 def readable_schedule(problem: ContractionProblem, sm_count: int, part=None, tile=None,

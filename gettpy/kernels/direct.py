@@ -1,0 +1,274 @@
+"""The direct kernel: a contraction with a short sum computed output element by output element.
+
+Where the sum over k is short (an outer product, a Hadamard product, scaling by a vector: K = 1; a few summed
+values), a GEMM tile has nothing to reuse that a cache would not hold anyway, and the contraction is the stream of
+D's bytes. The GETT tile then loses to that stream where its tile does not fit the shape: one batch index a CTA
+where the batch modes lead D (each CTA a lone element per sector), a tile of 16+ rows where M is 1, a staged copy of
+D. This kernel walks D in its own memory order instead:
+
+    D[g] = op_d(alpha * sum_k op_a(A[a(g) + a_k(k)]) * op_b(B[b(g) + b_k(k)]) + beta * op_c(C[c(g)]))
+
+for every flat index g of D's free coordinates, fastest first. Each thread takes VEC consecutive values of g; while
+they share their coordinates beyond the fastest axis (all but the last chunk of a row), their offsets are one base
+plus multiples of each tensor's fastest stride, and their D values go out as one vector store where D is dense in
+that order and its pointer aligned. The sum over k is unrolled (K <= MAX_K), its offsets compile-time constants.
+
+`DirectLayout` (pure, frozen) is the kernel's whole geometry: the plan layer derives it from a problem
+(gettpy.plan.direct) and `direct_source` renders it without taking further decisions. `direct_run` launches it on
+CuPy arrays. Element types: float16, bfloat16, float32, float64 in any mix, computed in float32 or float64; the
+ops as the GETT kernel applies them (an input's op in its own compute type, rounded to its type).
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
+
+from ..errors import KernelError
+from .render import render_op
+from .spec import CUDA_TYPE, ITEMSIZE
+
+#: threads per block
+THREADS = 256
+#: summed values a direct kernel unrolls at most
+MAX_K = 16
+#: the element types of the direct kernel, and its compute types
+DTYPES = ("f16", "bf16", "f32", "f64")
+COMPUTE = ("f32", "f64")
+#: blocks of a launch at most (a grid-stride loop covers the rest)
+MAX_BLOCKS = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class DirectLayout:
+    """A direct contraction's geometry and types.
+
+    Attributes:
+        free: extents of D's free axes, fastest first (merged where every tensor steps through them as one).
+        a, b, c, d: each tensor's element stride along each free axis (0 where it lacks the axis; c is () without
+            a C operand).
+        ksum: extents of the summed axes (merged alike); ka, kb: A's and B's strides along them.
+        dtypes: short dtype names of A, B, C (or "") and D; compute: "f32" or "f64".
+        ops: CUDA expressions of op_a, op_b, op_c, op_d ("" for the identity).
+    """
+
+    free: tuple[int, ...]
+    a: tuple[int, ...]
+    b: tuple[int, ...]
+    c: tuple[int, ...]
+    d: tuple[int, ...]
+    ksum: tuple[int, ...]
+    ka: tuple[int, ...]
+    kb: tuple[int, ...]
+    dtypes: tuple[str, str, str, str]
+    compute: str
+    ops: tuple[str, str, str, str] = ("", "", "", "")
+
+    def __post_init__(self):
+        n = len(self.free)
+        if any(len(s) != n for s in (self.a, self.b, self.d)) or (self.c and len(self.c) != n):
+            raise KernelError(f"direct layout: {n} free axes but strides {self.a}, {self.b}, {self.c}, {self.d}")
+        if len(self.ka) != len(self.ksum) or len(self.kb) != len(self.ksum):
+            raise KernelError(f"direct layout: {len(self.ksum)} summed axes but strides {self.ka}, {self.kb}")
+        if any(e < 1 for e in self.free + self.ksum):
+            raise KernelError(f"direct layout: extents {self.free}, {self.ksum} must be positive")
+        if self.k_total > MAX_K:
+            raise KernelError(f"direct layout: a sum of {self.k_total} values exceeds the kernel's {MAX_K}")
+        ta, tb, tc, td = self.dtypes
+        if any(t not in DTYPES for t in (ta, tb, td)) or (tc and tc not in DTYPES) or self.compute not in COMPUTE:
+            raise KernelError(f"direct layout: dtypes {self.dtypes} / compute {self.compute!r} are not direct types "
+                              f"({', '.join(DTYPES)}; compute {', '.join(COMPUTE)})")
+        if bool(tc) != bool(self.c):
+            raise KernelError("direct layout: C's dtype and strides come together")
+
+    @property
+    def total(self) -> int:
+        """D's free elements."""
+        return math.prod(self.free)
+
+    @property
+    def k_total(self) -> int:
+        return math.prod(self.ksum)
+
+    @property
+    def dense_d(self) -> bool:
+        """Whether D's offset of flat index g is g itself (D dense in the order of the free axes)."""
+        acc = 1
+        for e, s in zip(self.free, self.d, strict=True):
+            if e > 1 and s != acc:
+                return False
+            acc *= e
+        return True
+
+    @property
+    def vec(self) -> int:
+        """Values of g a thread takes: one 16-byte vector of D's type (8 bytes of the pair where a sum of more
+        than 4 values makes each value dearer)."""
+        vbytes = 16 if self.k_total <= 4 else 8
+        return max(1, vbytes // ITEMSIZE[self.dtypes[3]])
+
+    def offsets(self, g: np.ndarray) -> dict[str, np.ndarray]:
+        """Each tensor's element offset of the flat indices `g` (numpy; the kernel's arithmetic, for tests)."""
+        out = {n: np.zeros_like(g) for n in ("a", "b", "c", "d")}
+        r = g.copy()
+        for i, e in enumerate(self.free):
+            ci = r % e
+            r = r // e
+            for n in out:
+                st = getattr(self, n)
+                if st:
+                    out[n] += ci * st[i]
+        return out
+
+    def k_offsets(self) -> list[tuple[int, int]]:
+        """(A's, B's) offset of each summed value, in the kernel's order."""
+        out = []
+        for kk in range(self.k_total):
+            r, oa, ob = kk, 0, 0
+            for e, sa, sb in zip(self.ksum, self.ka, self.kb, strict=True):
+                oa, ob, r = oa + (r % e) * sa, ob + (r % e) * sb, r // e
+            out.append((oa, ob))
+        return out
+
+
+def _terms(lay: DirectLayout, names: tuple[str, ...]) -> list[str]:
+    """Lines computing `o<name>` (each tensor's offset, type O) from flat index `g` (type I), and c0, g's fastest
+    coordinate."""
+    n = len(lay.free)
+    lines = [f"    const I c0 = g % I({lay.free[0]});"]
+    if n > 1:
+        lines.append(f"    I r = g / I({lay.free[0]});")
+    for x in names:
+        lines.append(f"    O o{x} = O(c0) * O({getattr(lay, x)[0]});")
+    for i in range(1, n):
+        e, last = lay.free[i], i == n - 1
+        lines.append(f"    {{ const I ci = {'r' if last else f'r % I({e})'};" + ("" if last else f" r /= I({e});"))
+        lines += [f"      o{x} += O(ci) * O({getattr(lay, x)[i]});" for x in names if getattr(lay, x)[i]]
+        lines.append("    }")
+    return lines
+
+
+def direct_source(lay: DirectLayout, read_c: bool, vec_store: bool) -> str:
+    """CUDA source of kernel `gett_direct(A, B, C, D, alpha, beta)` for `lay`; `read_c`: beta * op_c(C) is added;
+    `vec_store`: D's pointer is aligned to a vector of `lay.vec` values (with `lay.dense_d`: vector stores)."""
+    ta, tb, tc, td = lay.dtypes
+    tc = tc or td
+    acc = "double" if lay.compute == "f64" else "float"
+    names = ("a", "b", "c", "d") if read_c and lay.c else ("a", "b", "d")
+    v = lay.vec
+    vstore = vec_store and lay.dense_d and v > 1
+    elements = resources.files(__package__).joinpath("gett_elements.cuh").read_text()
+    kofs = lay.k_offsets()
+
+    def load(name: str, t: str, off: str, op: str) -> str:
+        x = f"gett::to_f({name}[{off}])"
+        if op:  # (an input's op in its own compute type, rounded to its type: the GETT loaders' arithmetic)
+            x = f"gett::to_f(gett::from_acc<{CUDA_TYPE[t]}>(Op{name}::apply({x})))"
+        return f"TAcc({x})"
+
+    sums = [f"      acc = fma({load('A', ta, f'oa + O({ka})', lay.ops[0])}, {load('B', tb, f'ob + O({kb})', lay.ops[1])}, "
+            f"acc);" for ka, kb in kofs]
+    value = [
+        "  // op_d(alpha * sum_k op_a(A) op_b(B) + beta * op_c(C)), rounded to D's type",
+        "  __device__ __forceinline__ static TD value(const TA* __restrict__ A, const TB* __restrict__ B,",
+        "                                             const TC* __restrict__ C, O oa, O ob, O oc,",
+        "                                             TAcc alpha, TAcc beta) {",
+        "    TAcc acc = TAcc(0);",
+        "    {", *sums, "    }",
+        "    TAcc r = alpha * acc;",
+    ]
+    if read_c and lay.c:
+        value.append("    r += beta * TAcc(OpC::template apply<TAcc>(TAcc(gett::to_f(C[oc]))));")
+    value += ["    if constexpr (!OpD::kIdentity) r = OpD::template apply<TAcc>(r);",
+              "    return gett::from_acc<TD>(r);", "  }"]
+    fast = [f"        out[j] = K::value(A, B, C, oa + j * O({lay.a[0]}), ob + j * O({lay.b[0]}), "
+            f"{f'oc + j * O({lay.c[0]})' if 'c' in names else 'O(0)'}, alpha, beta);"]
+    if vstore:
+        store = [f"      *reinterpret_cast<gett::Pack<TD, {v}>*>(D + g0) = "
+                 f"*reinterpret_cast<const gett::Pack<TD, {v}>*>(out);"]
+    else:
+        store = ["#pragma unroll", f"      for (int j = 0; j < {v}; ++j) D[od + j * O({lay.d[0]})] = out[j];"]
+    text = [
+        "#include <cuda_fp16.h>", "#include <cuda_bf16.h>", "namespace gett {", elements, "}  // namespace gett", "",
+        f"typedef {CUDA_TYPE[ta]} TA;", f"typedef {CUDA_TYPE[tb]} TB;", f"typedef {CUDA_TYPE[tc]} TC;",
+        f"typedef {CUDA_TYPE[td]} TD;", f"typedef {acc} TAcc;",
+        # (the flat index and the offsets: 32-bit arithmetic where they fit, its divisions by constants cheaper)
+        f"typedef {'unsigned long long' if _wide(lay) else 'unsigned'} I;",
+        f"typedef {'long long' if _wide(lay) else 'int'} O;",
+        "struct K {",
+        render_op("OpA", lay.ops[0]), render_op("OpB", lay.ops[1]), render_op("OpC", lay.ops[2]),
+        render_op("OpD", lay.ops[3]),
+        *value,
+        "};", "",
+        f'extern "C" __global__ void __launch_bounds__({THREADS}) gett_direct(const TA* __restrict__ A, '
+        "const TB* __restrict__ B, const TC* __restrict__ C, TD* __restrict__ D, TAcc alpha, TAcc beta) {",
+        f"  constexpr unsigned long long TOTAL = {lay.total}ULL, CHUNKS = (TOTAL + {v - 1}) / {v};",
+        "  for (unsigned long long ch = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; ch < CHUNKS;",
+        "       ch += (unsigned long long)gridDim.x * blockDim.x) {",
+        f"    const I g0 = I(ch * {v}), g = g0;",
+        *_terms(lay, names),
+        f"    if (c0 + {v} <= I({lay.free[0]}) && g0 + {v} <= TOTAL) {{  // (one row: offsets a stride apart)",
+        f"      alignas(16) TD out[{v}];",
+        "#pragma unroll",
+        f"      for (int j = 0; j < {v}; ++j)",
+        *fast,
+        *store,
+        "    } else {  // (a row's end: each value's own coordinates)",
+        f"      for (int j = 0; j < {v} && g0 + j < TOTAL; ++j) {{",
+        "        const I g = g0 + I(j);",
+        *("    " + x for x in _terms(lay, names)),
+        "        D[od] = K::value(A, B, C, oa, ob, " + ("oc" if "c" in names else "O(0)") + ", alpha, beta);",
+        "      }",
+        "    }",
+        "  }",
+        "}",
+    ]
+    return "\n".join(text)
+
+
+def _wide(lay: DirectLayout) -> bool:
+    """Whether the flat index or an offset of `lay` may pass 2^31 - 1 (64-bit index arithmetic then)."""
+    if lay.total >= 2**31:
+        return True
+    for st, ks in ((lay.a, lay.ka), (lay.b, lay.kb), (lay.c, ()), (lay.d, ())):
+        span = sum((e - 1) * abs(s) for e, s in zip(lay.free, st, strict=False))
+        span += sum((e - 1) * abs(s) for e, s in zip(lay.ksum, ks, strict=False))
+        if span >= 2**31:
+            return True
+    return False
+
+
+def blocks(lay: DirectLayout) -> int:
+    """Blocks of a launch of `lay` (one chunk of VEC values a thread, at most MAX_BLOCKS)."""
+    chunks = -(-lay.total // lay.vec)
+    return max(1, min(-(-chunks // THREADS), MAX_BLOCKS))
+
+
+@functools.lru_cache(maxsize=256)
+def _source(lay: DirectLayout, read_c: bool, vec_store: bool) -> str:
+    return direct_source(lay, read_c, vec_store)
+
+
+def direct_run(lay: DirectLayout, a, b, c, d, alpha, beta, read_c: bool) -> None:
+    """Launch the direct kernel of `lay` on CuPy arrays (each passed by its element 0's pointer) on the current
+    stream; `read_c`: C is read (beta != 0 and a C given)."""
+    import cupy
+
+    from .build import load_source
+
+    if lay.total == 0:
+        return
+    item = ITEMSIZE[lay.dtypes[3]]
+    vec_store = d.data.ptr % (lay.vec * item) == 0
+    f = load_source(_source(lay, read_c, vec_store), "gett_direct")
+    scalar = np.float64 if lay.compute == "f64" else np.float32
+    cp = c.data.ptr if read_c else 0
+    args = (np.uint64(a.data.ptr), np.uint64(b.data.ptr), np.uint64(cp), np.uint64(d.data.ptr), scalar(alpha),
+            scalar(beta))
+    f((blocks(lay),), (THREADS,), args, stream=cupy.cuda.get_current_stream())
+
+
+__all__ = ["COMPUTE", "DTYPES", "DirectLayout", "MAX_K", "THREADS", "blocks", "direct_run", "direct_source"]
