@@ -8,10 +8,12 @@ D. This kernel walks D in its own memory order instead:
 
     D[g] = op_d(alpha * sum_k op_a(A[a(g) + a_k(k)]) * op_b(B[b(g) + b_k(k)]) + beta * op_c(C[c(g)]))
 
-for every flat index g of D's free coordinates, fastest first. Each thread takes VEC consecutive values of g; while
-they share their coordinates beyond the fastest axis (all but the last chunk of a row), their offsets are one base
-plus multiples of each tensor's fastest stride, and their D values go out as one vector store where D is dense in
-that order and its pointer aligned. The sum over k is unrolled (K <= MAX_K), its offsets compile-time constants.
+for every flat index g of D's free coordinates, fastest first. A warp takes 32 x VEC consecutive values of g, its
+lane l those of l + 32 j: each load or store instruction of the warp then touches 32 neighbouring elements of D
+(and of every input that runs along D's fastest axis; an input constant along it is one address). While a lane's
+values share their coordinates beyond the fastest axis (all but where a row of D ends), their offsets are one base
+plus multiples of each tensor's fastest stride. The sum over k is unrolled (K <= MAX_K), its offsets compile-time
+constants.
 
 `DirectLayout` (pure, frozen) is the kernel's whole geometry: the plan layer derives it from a problem
 (gettpy.plan.direct) and `direct_source` renders it without taking further decisions. `direct_run` launches it on
@@ -29,7 +31,7 @@ import numpy as np
 
 from ..errors import KernelError
 from .render import render_op
-from .spec import CUDA_TYPE, ITEMSIZE
+from .spec import CUDA_TYPE
 
 #: threads per block
 THREADS = 256
@@ -94,21 +96,9 @@ class DirectLayout:
         return math.prod(self.ksum)
 
     @property
-    def dense_d(self) -> bool:
-        """Whether D's offset of flat index g is g itself (D dense in the order of the free axes)."""
-        acc = 1
-        for e, s in zip(self.free, self.d, strict=True):
-            if e > 1 and s != acc:
-                return False
-            acc *= e
-        return True
-
-    @property
     def vec(self) -> int:
-        """Values of g a thread takes: one 16-byte vector of D's type (8 bytes of the pair where a sum of more
-        than 4 values makes each value dearer)."""
-        vbytes = 16 if self.k_total <= 4 else 8
-        return max(1, vbytes // ITEMSIZE[self.dtypes[3]])
+        """Values of g a lane takes (32 x vec a warp): 4, or 2 where a sum of more than 4 values makes each dearer."""
+        return 4 if self.k_total <= 4 else 2
 
     def offsets(self, g: np.ndarray) -> dict[str, np.ndarray]:
         """Each tensor's element offset of the flat indices `g` (numpy; the kernel's arithmetic, for tests)."""
@@ -151,17 +141,14 @@ def _terms(lay: DirectLayout, names: tuple[str, ...]) -> list[str]:
     return lines
 
 
-def direct_source(lay: DirectLayout, read_c: bool, vec_store: bool) -> str:
-    """CUDA source of kernel `gett_direct(A, B, C, D, alpha, beta)` for `lay`; `read_c`: beta * op_c(C) is added;
-    `vec_store`: D's pointer is aligned to a vector of `lay.vec` values (with `lay.dense_d`: vector stores)."""
+def direct_source(lay: DirectLayout, read_c: bool) -> str:
+    """CUDA source of kernel `gett_direct(A, B, C, D, alpha, beta)` for `lay`; `read_c`: beta * op_c(C) is added."""
     ta, tb, tc, td = lay.dtypes
     tc = tc or td
     acc = "double" if lay.compute == "f64" else "float"
     names = ("a", "b", "c", "d") if read_c and lay.c else ("a", "b", "d")
     v = lay.vec
-    vstore = vec_store and lay.dense_d and v > 1
     elements = resources.files(__package__).joinpath("gett_elements.cuh").read_text()
-    kofs = lay.k_offsets()
 
     def load(name: str, t: str, off: str, op: str) -> str:
         x = f"gett::to_f({name}[{off}])"
@@ -169,13 +156,13 @@ def direct_source(lay: DirectLayout, read_c: bool, vec_store: bool) -> str:
             x = f"gett::to_f(gett::from_acc<{CUDA_TYPE[t]}>(Op{name}::apply({x})))"
         return f"TAcc({x})"
 
-    sums = [f"      acc = fma({load('A', ta, f'oa + O({ka})', lay.ops[0])}, {load('B', tb, f'ob + O({kb})', lay.ops[1])}, "
-            f"acc);" for ka, kb in kofs]
+    sums = [f"      acc = fma({load('A', ta, f'oa + O({ka})', lay.ops[0])}, "
+            f"{load('B', tb, f'ob + O({kb})', lay.ops[1])}, acc);" for ka, kb in lay.k_offsets()]
     value = [
         "  // op_d(alpha * sum_k op_a(A) op_b(B) + beta * op_c(C)), rounded to D's type",
         "  __device__ __forceinline__ static TD value(const TA* __restrict__ A, const TB* __restrict__ B,",
-        "                                             const TC* __restrict__ C, O oa, O ob, O oc,",
-        "                                             TAcc alpha, TAcc beta) {",
+        "                                             const TC* __restrict__ C, O oa, O ob, O oc, TAcc alpha,",
+        "                                             TAcc beta) {",
         "    TAcc acc = TAcc(0);",
         "    {", *sums, "    }",
         "    TAcc r = alpha * acc;",
@@ -184,13 +171,8 @@ def direct_source(lay: DirectLayout, read_c: bool, vec_store: bool) -> str:
         value.append("    r += beta * TAcc(OpC::template apply<TAcc>(TAcc(gett::to_f(C[oc]))));")
     value += ["    if constexpr (!OpD::kIdentity) r = OpD::template apply<TAcc>(r);",
               "    return gett::from_acc<TD>(r);", "  }"]
-    fast = [f"        out[j] = K::value(A, B, C, oa + j * O({lay.a[0]}), ob + j * O({lay.b[0]}), "
-            f"{f'oc + j * O({lay.c[0]})' if 'c' in names else 'O(0)'}, alpha, beta);"]
-    if vstore:
-        store = [f"      *reinterpret_cast<gett::Pack<TD, {v}>*>(D + g0) = "
-                 f"*reinterpret_cast<const gett::Pack<TD, {v}>*>(out);"]
-    else:
-        store = ["#pragma unroll", f"      for (int j = 0; j < {v}; ++j) D[od + j * O({lay.d[0]})] = out[j];"]
+    oc = "O(0)" if "c" not in names else "oc"
+    step = {x: f"O({32 * getattr(lay, x)[0]}) * O(j)" for x in names}
     text = [
         "#include <cuda_fp16.h>", "#include <cuda_bf16.h>", "namespace gett {", elements, "}  // namespace gett", "",
         f"typedef {CUDA_TYPE[ta]} TA;", f"typedef {CUDA_TYPE[tb]} TB;", f"typedef {CUDA_TYPE[tc]} TC;",
@@ -205,22 +187,29 @@ def direct_source(lay: DirectLayout, read_c: bool, vec_store: bool) -> str:
         "};", "",
         f'extern "C" __global__ void __launch_bounds__({THREADS}) gett_direct(const TA* __restrict__ A, '
         "const TB* __restrict__ B, const TC* __restrict__ C, TD* __restrict__ D, TAcc alpha, TAcc beta) {",
-        f"  constexpr unsigned long long TOTAL = {lay.total}ULL, CHUNKS = (TOTAL + {v - 1}) / {v};",
-        "  for (unsigned long long ch = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; ch < CHUNKS;",
-        "       ch += (unsigned long long)gridDim.x * blockDim.x) {",
-        f"    const I g0 = I(ch * {v}), g = g0;",
+        f"  constexpr unsigned long long TOTAL = {lay.total}ULL, CHUNKS = (TOTAL + {32 * v - 1}) / {32 * v};",
+        f"  constexpr unsigned WARPS = {THREADS // 32};",
+        "  const unsigned lane = threadIdx.x % 32;",
+        "  for (unsigned long long ch = blockIdx.x * (unsigned long long)WARPS + threadIdx.x / 32; ch < CHUNKS;",
+        "       ch += (unsigned long long)gridDim.x * WARPS) {",
+        f"    const I g = I(ch * {32 * v} + lane);",
+        "    if (g >= TOTAL) continue;",
         *_terms(lay, names),
-        f"    if (c0 + {v} <= I({lay.free[0]}) && g0 + {v} <= TOTAL) {{  // (one row: offsets a stride apart)",
-        f"      alignas(16) TD out[{v}];",
+        f"    if (c0 + I({32 * (v - 1)}) < I({lay.free[0]}) && g + {32 * (v - 1)} < TOTAL) {{"
+        "  // (one row: offsets a stride apart)",
         "#pragma unroll",
         f"      for (int j = 0; j < {v}; ++j)",
-        *fast,
-        *store,
+        f"        D[od + {step['d']}] = K::value(A, B, C, oa + {step['a']}, ob + {step['b']}, "
+        f"{oc if 'c' not in names else 'oc + ' + step['c']}, alpha, beta);",
         "    } else {  // (a row's end: each value's own coordinates)",
-        f"      for (int j = 0; j < {v} && g0 + j < TOTAL; ++j) {{",
-        "        const I g = g0 + I(j);",
-        *("    " + x for x in _terms(lay, names)),
-        "        D[od] = K::value(A, B, C, oa, ob, " + ("oc" if "c" in names else "O(0)") + ", alpha, beta);",
+        f"      for (int j = 0; j < {v}; ++j) {{",
+        "        const I g2 = g + I(32 * j);",
+        "        if (g2 >= TOTAL) break;",
+        "        {",
+        "          const I g = g2;",
+        *("      " + x for x in _terms(lay, names)),
+        f"          D[od] = K::value(A, B, C, oa, ob, {oc}, alpha, beta);",
+        "        }",
         "      }",
         "    }",
         "  }",
@@ -242,14 +231,14 @@ def _wide(lay: DirectLayout) -> bool:
 
 
 def blocks(lay: DirectLayout) -> int:
-    """Blocks of a launch of `lay` (one chunk of VEC values a thread, at most MAX_BLOCKS)."""
-    chunks = -(-lay.total // lay.vec)
-    return max(1, min(-(-chunks // THREADS), MAX_BLOCKS))
+    """Blocks of a launch of `lay` (one chunk of 32 x vec values a warp, at most MAX_BLOCKS)."""
+    chunks = -(-lay.total // (32 * lay.vec))
+    return max(1, min(-(-chunks // (THREADS // 32)), MAX_BLOCKS))
 
 
 @functools.lru_cache(maxsize=256)
-def _source(lay: DirectLayout, read_c: bool, vec_store: bool) -> str:
-    return direct_source(lay, read_c, vec_store)
+def _source(lay: DirectLayout, read_c: bool) -> str:
+    return direct_source(lay, read_c)
 
 
 def direct_run(lay: DirectLayout, a, b, c, d, alpha, beta, read_c: bool) -> None:
@@ -261,9 +250,7 @@ def direct_run(lay: DirectLayout, a, b, c, d, alpha, beta, read_c: bool) -> None
 
     if lay.total == 0:
         return
-    item = ITEMSIZE[lay.dtypes[3]]
-    vec_store = d.data.ptr % (lay.vec * item) == 0
-    f = load_source(_source(lay, read_c, vec_store), "gett_direct")
+    f = load_source(_source(lay, read_c), "gett_direct")
     scalar = np.float64 if lay.compute == "f64" else np.float32
     cp = c.data.ptr if read_c else 0
     args = (np.uint64(a.data.ptr), np.uint64(b.data.ptr), np.uint64(cp), np.uint64(d.data.ptr), scalar(alpha),

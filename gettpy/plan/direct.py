@@ -13,7 +13,9 @@ re-reads again at REREAD_MISS where it is too large for its share of the L2 cach
 (its stride along D's fastest axis neither 0 nor 1) costs a sector per element. Issue: one load per summed value
 of each input and a store per element, at DIRECT_LOADS_PER_US per SM. Fewer threads than fill the machine stream
 at their share of the bandwidth. `choose_direct` takes the direct kernel where this predicts at most DIRECT_GAIN
-of the schedule's time (plan/traffic.py's `schedule_us`).
+of the schedule's time: plan/traffic.py's `schedule_us`, plus GETT_CTA_US for each CTA an SM runs (the traffic
+model leaves a CTA's fixed cost out, as the schedules it compares share their tiles; a short sum's tiles are little
+else).
 """
 from __future__ import annotations
 
@@ -28,6 +30,10 @@ from .traffic import REREAD_MISS, SECTOR_BYTES
 DIRECT_GAIN = 0.8
 #: loads or stores of single elements an SM issues per microsecond (32 a clock at about 1.6 GHz)
 DIRECT_LOADS_PER_US = 32 * 1.6e3
+#: a GETT CTA's cost beyond its bytes and flops (prologue, pipeline fill, epilogue), microseconds per CTA an SM runs:
+#: measured on the H100, contractions with K = 1 tiled 128 x 16 (one batch index a CTA, 84-120 thousand CTAs) and
+#: outer products tiled 128 x 64 (45 thousand) took 0.8 us per CTA an SM ran beyond their bytes
+GETT_CTA_US = 0.8
 #: the share of the L2 cache an input may take and still be re-read from it
 L2_SHARE = 0.25
 #: threads per SM that keep the copy bandwidth busy (fewer stream at their share of it)
@@ -121,7 +127,17 @@ def choose_direct(problem: ContractionProblem, planned, target: Target, sm_count
     base = schedule_us(planned, target, sm_count)
     if base is None:
         return None
-    return lay if direct_us(lay, problem, target) <= DIRECT_GAIN * base else None
+    return lay if direct_us(lay, problem, target) <= DIRECT_GAIN * (base + _cta_us(planned, target, sm_count)) else None
+
+
+def _cta_us(s, target: Target, sm_count: int) -> float:
+    """GETT_CTA_US for each CTA of schedule `s`'s core an SM runs."""
+    from .tiles import kernel_spec
+
+    spec = kernel_spec(s.core, False, sm_count=sm_count, wgmma=target.wgmma)
+    t = spec.tile
+    ctas = math.ceil(spec.M / t.bm) * math.ceil(spec.N / t.bn) * spec.batch
+    return ctas / sm_count * GETT_CTA_US
 
 
 __all__ = ["DIRECT_GAIN", "choose_direct", "direct_layout", "direct_us"]

@@ -40,7 +40,7 @@ def _reference(sub, a, b, d_dt, alpha=1, beta=0, c=None):
 
 
 def _run(rng, sub, ext, dts, order="C", alpha=1, beta=0, c_dt=None, tile=None, lo=None, hi=None, lo_b=None,
-         hi_b=None, wraps=False, tma=False):
+         hi_b=None, wraps=False, tma=False, pad_b=None):
     """Contract einsum `sub` (the kernel's A = the first operand) with the integer kernel on the int8 tile and check
     it against numpy (wraps: every exact sum lies outside int32 as well); returns the spec."""
     import cupy as cp
@@ -57,6 +57,10 @@ def _run(rng, sub, ext, dts, order="C", alpha=1, beta=0, c_dt=None, tile=None, l
         return cp.asfortranarray(cp.asarray(h)) if order == "F" else cp.ascontiguousarray(cp.asarray(h))
 
     a, b = dev(ha), dev(hb)
+    if pad_b:  # (B as a view of a larger allocation: each mode of pad_b padded to that extent)
+        big = cp.zeros(tuple(pad_b.get(m, ext[m]) for m in mb), dtype=b.dtype, order=order)
+        b = big[tuple(slice(0, ext[m]) for m in mb)]
+        b[...] = cp.asarray(hb)
     c = dev(hc) if c_dt else None
     d = cp.full(tuple(ext[m] for m in md), 77, dtype=NP[dts[2]], order=order)  # (unwritten: mostly not 77)
 
@@ -174,14 +178,16 @@ def test_tma_tile_chosen(rng):
 
 
 def test_tma_split_map(rng):
-    """B's n dimension as two stride terms read through a split tensor map (boxes of 16 rows, clusters of two):
-    D[i, j, c] = A[i, k] B[j, c, k] with j = 96 over c = 30, numpy's int32 sums."""
+    """B's n dimension as two stride terms read through a split tensor map: D[i, j, c] = A[i, k] B[j, c, k] with B a
+    view whose c rows (30 of them) lie in an allocation of 32, so that n = c + 30 j has strides k and 32 k: the map
+    is cut at c's extent; numpy's int32 sums."""
     from gettpy.plan.target import device_target
 
     if not device_target().tma:
         pytest.skip("no TMA on this device")
-    spec = _run(rng, "ik,jck->ijc", {"i": 1000, "j": 96, "c": 30, "k": 2048}, ("i8", "i8", "i32"), tma=True)
-    assert spec.tile.tma and spec.tma_splits[1] == 96, spec.tile
+    spec = _run(rng, "ik,jck->ijc", {"i": 1000, "j": 96, "c": 30, "k": 2048}, ("i8", "i8", "i32"), tma=True,
+                pad_b={"c": 32})
+    assert spec.tile.tma and spec.tma_splits[1] == 30, (spec.tile, spec.tma_splits)
 
 
 def test_permuted_einsum_packs_for_tma(rng, monkeypatch):

@@ -164,7 +164,6 @@ def test_direct_chosen_where_the_tile_does_not_fit(eq, ext, order, dt):
 @pytest.mark.parametrize("eq,ext", [
     ("ik,kj->ij", dict(i=2000, j=2000, k=2000)),  # (a GEMM: K past the kernel's sum)
     ("sab,sij->abij", dict(s=12, a=60, b=60, i=29, j=29)),  # (a sum of 12: tiles that reuse their inputs win)
-    ("i,j->ij", dict(i=12439, j=29866)),  # (an outer product the tile writes at its floor: within DIRECT_GAIN)
 ])
 def test_direct_not_chosen_where_the_tile_is_as_fast(eq, ext):
     p = _dense(eq, ext, "f32", "C")
