@@ -6,7 +6,8 @@
 * ``real``: contractions from the families real codes run, with extents drawn from the ranges those codes
   use: coupled-cluster terms (CCSD and the per-block terms of (T)), MPS/DMRG environment updates, Tucker
   tensor-times-matrix products, batched GEMMs, attention, long-K reductions, tall-skinny products, outer
-  products, contractions over three or more modes, and complex contractions (complex64 and complex128).
+  products, contractions over three or more modes, complex contractions (complex64 and complex128), and
+  elementwise and broadcast products (no sum).
 
 Every case of ``real`` is drawn on its own from ``numpy.random.default_rng([seed, family, index])``, so a
 seed fixes the set, and changing one family's generator leaves the other families' cases as they were.
@@ -235,6 +236,20 @@ def _complex(rng, i):
     return term, ext
 
 
+def _elementwise(rng, i):
+    """Elementwise and broadcast products, with no sum: coupled-cluster amplitudes over their orbital-energy
+    denominators (abij-abij-abij; odd occupied 9-61, virtual 61-301), an MPS bond matrix scaled by its singular
+    values (ij-ij-j, 500-8000 a side), attention scores masked per key (zhqs-zhqs-zs), and pair amplitudes scaled
+    by occupied-pair weights (abij-abij-ij)."""
+    term = _template(i, ("abij-abij-abij", "ij-ij-j", "zhqs-zhqs-zs", "abij-abij-ij"))
+    if term == "ij-ij-j":
+        return term, {"i": _int(rng, 500, 8000), "j": _int(rng, 500, 8000)}
+    if term == "zhqs-zhqs-zs":
+        return term, {"z": _odd(rng, 1, 15), "h": _int(rng, 8, 32), "q": _int(rng, 256, 2048),
+                      "s": _int(rng, 256, 2048)}
+    return term, {"a": _odd(rng, 61, 301), "b": _odd(rng, 61, 301), "i": _odd(rng, 9, 61), "j": _odd(rng, 9, 61)}
+
+
 #: family name -> (generator, number of cases); the complex family's cases alternate complex64 and complex128
 FAMILIES: dict[str, tuple[Callable, int]] = {
     "ccsd": (_ccsd, 8),
@@ -248,6 +263,7 @@ FAMILIES: dict[str, tuple[Callable, int]] = {
     "outer": (_outer, 4),
     "multi_mode": (_multi_mode, 5),
     "complex": (_complex, 6),
+    "elementwise": (_elementwise, 4),
 }
 
 _MAX_DRAWS = 400

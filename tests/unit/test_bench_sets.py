@@ -17,7 +17,7 @@ from tccg import report, runner, sets, verify  # noqa: E402
 from tccg.suite import SUITE, Case  # noqa: E402
 
 FAMILIES = {"ccsd", "ccsd_t", "mps", "tucker", "batched_gemm", "attention", "long_k", "tall_skinny", "outer",
-            "multi_mode", "complex"}
+            "multi_mode", "complex", "elementwise"}
 
 
 def _split(c: Case):
@@ -94,7 +94,7 @@ def test_real_set_extent_ranges():
                 assert math.prod(e[m] for m in contracted) >= 100_000 and c.M * c.N <= 120 * 120, c
             elif c.group == "tall_skinny":
                 assert max(c.M, c.N) >= 100_000 and min(c.M, c.N) <= 64, c
-            elif c.group == "outer":
+            elif c.group in ("outer", "elementwise"):
                 assert not contracted, c
             elif c.group == "multi_mode":
                 assert len(contracted) >= 3, c

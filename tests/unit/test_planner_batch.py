@@ -182,7 +182,7 @@ def test_staged_run_matches_float64(eq, ext, dtype, order):
     from gettpy.plan.target import DEFAULT_TARGET
 
     p = _problem(eq, ext, dtype, order)
-    s = make_schedule(p, target=replace(DEFAULT_TARGET, l2_bytes=0), direct=False)  # (the staging, not the direct kernel)
+    s = make_schedule(p, target=replace(DEFAULT_TARGET, l2_bytes=0), direct=False)  # (the staging, not direct)
     assert s.stage_d is not None and s.stage_d.modes[0] in s.core.part.m + s.core.part.n
     assert s.pack_a is not None or s.pack_b is not None  # (the inputs are batch-led too)
     rng = np.random.default_rng(7)
