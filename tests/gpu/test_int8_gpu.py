@@ -178,16 +178,16 @@ def test_tma_tile_chosen(rng):
 
 
 def test_tma_split_map(rng):
-    """B's n dimension as two stride terms read through a split tensor map: D[i, j, c] = A[i, k] B[j, c, k] with B a
-    view whose c rows (30 of them) lie in an allocation of 32, so that n = c + 30 j has strides k and 32 k: the map
-    is cut at c's extent; numpy's int32 sums."""
+    """B's n dimension as two stride terms read through a split tensor map: D[i, j, c] = A[i, k] B[c, j, k] with B a
+    view whose 96 j rows lie in an allocation of 128, so that n = j + 96 c has strides k and 128 k: the map is cut
+    at j's extent; numpy's int32 sums."""
     from gettpy.plan.target import device_target
 
     if not device_target().tma:
         pytest.skip("no TMA on this device")
-    spec = _run(rng, "ik,jck->ijc", {"i": 1000, "j": 96, "c": 30, "k": 2048}, ("i8", "i8", "i32"), tma=True,
-                pad_b={"c": 32})
-    assert spec.tile.tma and spec.tma_splits[1] == 30, (spec.tile, spec.tma_splits)
+    spec = _run(rng, "ik,cjk->ijc", {"i": 1000, "j": 96, "c": 30, "k": 2048}, ("i8", "i8", "i32"), tma=True,
+                pad_b={"j": 128})
+    assert spec.tile.tma and spec.tma_splits[1] == 96, (spec.tile, spec.tma_splits)
 
 
 def test_permuted_einsum_packs_for_tma(rng, monkeypatch):
