@@ -13,9 +13,10 @@ re-reads again at REREAD_MISS where it is too large for its share of the L2 cach
 (its stride along D's fastest axis neither 0 nor 1) costs a sector per element. Issue: one load per summed value
 of each input and a store per element, at DIRECT_LOADS_PER_US per SM. Fewer threads than fill the machine stream
 at their share of the bandwidth. `choose_direct` takes the direct kernel where this predicts at most DIRECT_GAIN
-of the schedule's time: plan/traffic.py's `schedule_us`, plus GETT_CTA_US for each CTA an SM runs (the traffic
-model leaves a CTA's fixed cost out, as the schedules it compares share their tiles; a short sum's tiles are little
-else).
+of the schedule's time: plan/traffic.py's `schedule_us` (or, for stagings it does not price, the least their bytes
+and launches cost), plus, where the GEMM is degenerate (M, N or K of 1), GETT_CTA_US for each CTA an SM runs (the
+traffic model leaves a CTA's fixed cost out, as the schedules it compares share their tiles; a degenerate GEMM's
+tiles are little else).
 """
 from __future__ import annotations
 
@@ -118,23 +119,39 @@ def direct_us(lay: DirectLayout, problem: ContractionProblem, target: Target, re
 
 def choose_direct(problem: ContractionProblem, planned, target: Target, sm_count: int):
     """The direct layout of `problem` where its kernel predicts at most DIRECT_GAIN of schedule `planned`'s time,
-    else None (also where the traffic model does not price `planned`)."""
+    else None."""
     from .traffic import schedule_us
 
     lay = direct_layout(problem)
     if lay is None:
         return None
     base = schedule_us(planned, target, sm_count)
-    if base is None:
-        return None
+    if base is None:  # (stagings the traffic model does not price: the least they can cost)
+        base = _least_us(planned, target)
     return lay if direct_us(lay, problem, target) <= DIRECT_GAIN * (base + _cta_us(planned, target, sm_count)) else None
 
 
+def _least_us(s, target: Target) -> float:
+    """The least a schedule the traffic model does not price (zero-filled packs, split-K, folds) can take: its
+    tensors' bytes once, each packed input's bytes read and written once more, at the copy bandwidth, and a
+    launch for the core and each pack."""
+    p, ext = s.problem, dict(s.problem.extents)
+    size = lambda t: math.prod(ext[m] for m in t.modes) * t.itemsize  # noqa: E731
+    packs = [t for t, pk in ((p.a, s.pack_a), (p.b, s.pack_b)) if pk is not None]
+    nbytes = size(p.a) + size(p.b) + size(p.d) + 2 * sum(size(t) for t in packs)
+    return target.copy_us(nbytes) + target.launch_us * (1 + len(packs))
+
+
 def _cta_us(s, target: Target, sm_count: int) -> float:
-    """GETT_CTA_US for each CTA of schedule `s`'s core an SM runs."""
+    """GETT_CTA_US for each CTA of schedule `s`'s core an SM runs, where the core is a degenerate GEMM (M, N or K
+    of 1: a tile of one row, one column or one rank-1 update, whose CTAs are little but their fixed cost), else 0
+    (a CTA with a k-loop and a tile of outputs overlaps its fixed cost with other CTAs': measured on the H100, an MPS
+    update with K = 12 ran 4,700 such CTAs in 12.6 us)."""
     from .tiles import kernel_spec
 
     spec = kernel_spec(s.core, False, sm_count=sm_count, wgmma=target.wgmma)
+    if min(spec.M, spec.N, spec.K) > 1:
+        return 0.0
     t = spec.tile
     ctas = math.ceil(spec.M / t.bm) * math.ceil(spec.N / t.bn) * spec.batch
     return ctas / sm_count * GETT_CTA_US
