@@ -40,6 +40,8 @@ MAX_K = 16
 #: the element types of the direct kernel, and its compute types
 DTYPES = ("f16", "bf16", "f32", "f64")
 COMPUTE = ("f32", "f64")
+#: values of D a lane may take
+VECS = (2, 4, 8)
 #: blocks of a launch at most (a grid-stride loop covers the rest)
 MAX_BLOCKS = 1 << 20
 
@@ -55,6 +57,7 @@ class DirectLayout:
         ksum: extents of the summed axes (merged alike); ka, kb: A's and B's strides along them.
         dtypes: short dtype names of A, B, C (or "") and D; compute: "f32" or "f64".
         ops: CUDA expressions of op_a, op_b, op_c, op_d ("" for the identity).
+        vec: values of g a lane takes (32 x vec a warp): VECS.
     """
 
     free: tuple[int, ...]
@@ -68,6 +71,7 @@ class DirectLayout:
     dtypes: tuple[str, str, str, str]
     compute: str
     ops: tuple[str, str, str, str] = ("", "", "", "")
+    vec: int = 4
 
     def __post_init__(self):
         n = len(self.free)
@@ -85,6 +89,8 @@ class DirectLayout:
                               f"({', '.join(DTYPES)}; compute {', '.join(COMPUTE)})")
         if bool(tc) != bool(self.c):
             raise KernelError("direct layout: C's dtype and strides come together")
+        if self.vec not in VECS:
+            raise KernelError(f"direct layout: {self.vec} values a lane; the kernel takes {VECS}")
 
     @property
     def total(self) -> int:
@@ -94,11 +100,6 @@ class DirectLayout:
     @property
     def k_total(self) -> int:
         return math.prod(self.ksum)
-
-    @property
-    def vec(self) -> int:
-        """Values of g a lane takes (32 x vec a warp): 4, or 2 where a sum of more than 4 values makes each dearer."""
-        return 4 if self.k_total <= 4 else 2
 
     def offsets(self, g: np.ndarray) -> dict[str, np.ndarray]:
         """Each tensor's element offset of the flat indices `g` (numpy; the kernel's arithmetic, for tests)."""
@@ -258,4 +259,4 @@ def direct_run(lay: DirectLayout, a, b, c, d, alpha, beta, read_c: bool) -> None
     f((blocks(lay),), (THREADS,), args, stream=cupy.cuda.get_current_stream())
 
 
-__all__ = ["COMPUTE", "DTYPES", "DirectLayout", "MAX_K", "THREADS", "blocks", "direct_run", "direct_source"]
+__all__ = ["COMPUTE", "DTYPES", "VECS", "DirectLayout", "MAX_K", "THREADS", "blocks", "direct_run", "direct_source"]

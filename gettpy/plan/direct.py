@@ -35,6 +35,11 @@ DIRECT_LOADS_PER_US = 32 * 1.6e3
 #: measured on the H100, contractions with K = 1 tiled 128 x 16 (one batch index a CTA, 84-120 thousand CTAs) and
 #: outer products tiled 128 x 64 (45 thousand) took 0.8 us per CTA an SM ran beyond their bytes
 GETT_CTA_US = 0.8
+#: values of D a lane takes: VEC, or WIDE_VEC where the inputs hold at most 1 / WIDE_RATIO of D's elements (the
+#: stream is D's stores: more of them in flight; measured on the H100, outer and broadcast products 1.05-1.4x
+#: faster with 8 than with 4, contractions whose input is D's size 1.03-1.12x slower); half of either for a sum
+#: of more than SHORT_K values
+VEC, WIDE_VEC, WIDE_RATIO, SHORT_K = 4, 8, 4, 4
 #: the share of the L2 cache an input may take and still be re-read from it
 L2_SHARE = 0.25
 #: threads per SM that keep the copy bandwidth busy (fewer stream at their share of it)
@@ -79,11 +84,15 @@ def direct_layout(problem: ContractionProblem) -> DirectLayout | None:
         fe, fs = (1,), [(0,) for _ in tensors]
     ksum_modes.sort(key=lambda m: (m not in sa, abs(sa.get(m, 0)), abs(sb.get(m, 0))))
     ke, ks = _merge([ext[m] for m in ksum_modes], [tuple(t.get(m, 0) for m in ksum_modes) for t in (sa, sb)])
+    size = lambda t: math.prod(ext[m] for m in t.modes)  # noqa: E731
+    vec = WIDE_VEC if size(p.a) + size(p.b) <= size(p.d) / WIDE_RATIO else VEC
+    if math.prod(ke) > SHORT_K:
+        vec //= 2
     return DirectLayout(fe, fs[0], fs[1], fs[3] if sc is not None else (), fs[2], ke, ks[0], ks[1],
                         (p.a.dtype, p.b.dtype, p.c.dtype if p.c is not None else "", p.d.dtype), p.compute,
                         tuple(t.op.cuda if not t.op.is_identity else "" for t in (p.a, p.b))
                         + ((p.c.op.cuda if p.c is not None and not p.c.op.is_identity else ""),
-                           p.d.op.cuda if not p.d.op.is_identity else ""))
+                           p.d.op.cuda if not p.d.op.is_identity else ""), vec)
 
 
 def _waste(stride0: int, itemsize: int) -> float:

@@ -26,7 +26,8 @@ def test_direct_source_compiles(geo, dts):
     ta, tb, tc, td = dts
     compute = "f64" if "f64" in dts else "f32"
     lay = DirectLayout(free, a, b, c, d, ks, ka, kb, (ta, tb, tc, td), compute,
-                       (ops.relu.cuda, "", ops.abs.cuda, ops.tanh.cuda) if geo % 2 else ("", "", "", ""))
+                       (ops.relu.cuda, "", ops.abs.cuda, ops.tanh.cuda) if geo % 2 else ("", "", "", ""),
+                       vec=(8, 4, 2, 2)[geo])
     for read_c in (False, True):
         cubin, log = compile_source(direct_source(lay, read_c), "gett_direct", "sm_90")
         assert cubin and "gett_direct" in log and "0 bytes spill" in log, log

@@ -189,6 +189,16 @@ def test_direct_layout_refuses_what_its_kernel_lacks():
     assert direct_layout(_dense("ai,bi->ab", dict(a=0, b=40, i=3), "f32")) is None
 
 
+def test_lanes_take_more_values_where_the_stream_is_the_stores():
+    """8 values a lane where the inputs are small beside D (outer and broadcast products), 4 where an input is D's
+    size, half either for a sum of more than 4 values."""
+    assert direct_layout(_dense("i,j->ij", dict(i=3000, j=2000))).vec == 8
+    assert direct_layout(_dense("bi,bj->bij", dict(b=35, i=300, j=200), order="F")).vec == 8
+    assert direct_layout(_dense("ij,j->ij", dict(i=3000, j=2000))).vec == 4
+    assert direct_layout(_dense("sab,sij->abij", dict(s=6, a=40, b=40, i=20, j=20))).vec == 4
+    assert direct_layout(_dense("sab,sij->abij", dict(s=2, a=40, b=40, i=20, j=20))).vec == 8
+
+
 def test_model_prices_reads_across_runs_and_rereads():
     """An input read across its runs costs a sector an element; a large input re-read for every value of a free
     mode it lacks costs its re-reads that miss the L2 cache."""
