@@ -8,12 +8,13 @@ D. This kernel walks D in its own memory order instead:
 
     D[g] = op_d(alpha * sum_k op_a(A[a(g) + a_k(k)]) * op_b(B[b(g) + b_k(k)]) + beta * op_c(C[c(g)]))
 
-for every flat index g of D's free coordinates, fastest first. A warp takes 32 x VEC consecutive values of g, its
-lane l those of l + 32 j: each load or store instruction of the warp then touches 32 neighbouring elements of D
-(and of every input that runs along D's fastest axis; an input constant along it is one address). While a lane's
-values share their coordinates beyond the fastest axis (all but where a row of D ends), their offsets are one base
-plus multiples of each tensor's fastest stride. The sum over k is unrolled (K <= MAX_K), its offsets compile-time
-constants.
+for every flat index g of D's free coordinates, fastest first. A warp takes 32 x vec consecutive units of g (a unit
+is one value, or where D is 2-byte and the layout allows, `DirectLayout.pairs`, two neighbouring values: D stored
+and each 2-byte input that runs along D read as one 4-byte word), its lane l those of l + 32 j: each load or store
+instruction of the warp then touches 32 neighbouring units of D (and of every input that runs along D's fastest
+axis; an input constant along it is one address). While a lane's units share their coordinates beyond the fastest
+axis (all but where a row of D ends), their offsets are one base plus multiples of each tensor's fastest stride.
+The sum over k is unrolled (K <= MAX_K), its offsets compile-time constants.
 
 `DirectLayout` (pure, frozen) is the kernel's whole geometry: the plan layer derives it from a problem
 (gettpy.plan.direct) and `direct_source` renders it without taking further decisions. `direct_run` launches it on
@@ -40,6 +41,8 @@ MAX_K = 16
 #: the element types of the direct kernel, and its compute types
 DTYPES = ("f16", "bf16", "f32", "f64")
 COMPUTE = ("f32", "f64")
+#: the element types a pair unit reads two of as one word
+TWO_BYTE = ("f16", "bf16")
 #: values of D a lane may take
 VECS = (2, 4, 8)
 #: blocks of a launch at most (a grid-stride loop covers the rest)
@@ -101,6 +104,23 @@ class DirectLayout:
     def k_total(self) -> int:
         return math.prod(self.ksum)
 
+    @property
+    def pair_inputs(self) -> tuple[str, ...]:
+        """The inputs a pair unit reads as one 4-byte word: 2-byte ones that run along D's fastest axis."""
+        return tuple(n for n, t, st in (("a", self.dtypes[0], self.a), ("b", self.dtypes[1], self.b))
+                     if st[0] == 1 and t in TWO_BYTE)
+
+    @property
+    def pairs(self) -> bool:
+        """Whether the kernel may take two neighbouring values of D's fastest axis as a unit (a 2-byte D that runs
+        along it, of even extent or D's only axis, the inputs running along it or constant; every unit of D and of each
+        `pair_inputs` at an even offset); the launch also needs their pointers 4-byte aligned."""
+        if self.dtypes[3] not in TWO_BYTE or self.d[0] != 1 or (self.free[0] % 2 and len(self.free) > 1) \
+                or self.a[0] not in (0, 1) or self.b[0] not in (0, 1):
+            return False
+        even = [self.d[1:]] + [getattr(self, n)[1:] + getattr(self, "k" + n) for n in self.pair_inputs]
+        return all(x % 2 == 0 for st in even for x in st)
+
     def offsets(self, g: np.ndarray) -> dict[str, np.ndarray]:
         """Each tensor's element offset of the flat indices `g` (numpy; the kernel's arithmetic, for tests)."""
         out = {n: np.zeros_like(g) for n in ("a", "b", "c", "d")}
@@ -125,15 +145,15 @@ class DirectLayout:
         return out
 
 
-def _terms(lay: DirectLayout, names: tuple[str, ...]) -> list[str]:
-    """Lines computing `o<name>` (each tensor's offset, type O) from flat index `g` (type I), and c0, g's fastest
-    coordinate."""
-    n = len(lay.free)
-    lines = [f"    const I c0 = g % I({lay.free[0]});"]
+def _terms(lay: DirectLayout, names: tuple[str, ...], p: int) -> list[str]:
+    """Lines computing `o<name>` (each tensor's offset, type O) from flat unit index `g` (type I: `p` neighbouring
+    values of the fastest axis a unit), and c0, g's coordinate along the fastest axis in units."""
+    n, e0 = len(lay.free), -(-lay.free[0] // p)  # (units along the fastest axis: its extent is even or the only one)
+    lines = [f"    const I c0 = g % I({e0});"]
     if n > 1:
-        lines.append(f"    I r = g / I({lay.free[0]});")
+        lines.append(f"    I r = g / I({e0});")
     for x in names:
-        lines.append(f"    O o{x} = O(c0) * O({getattr(lay, x)[0]});")
+        lines.append(f"    O o{x} = O(c0) * O({p * getattr(lay, x)[0]});")
     for i in range(1, n):
         e, last = lay.free[i], i == n - 1
         lines.append(f"    {{ const I ci = {'r' if last else f'r % I({e})'};" + ("" if last else f" r /= I({e});"))
@@ -142,38 +162,62 @@ def _terms(lay: DirectLayout, names: tuple[str, ...]) -> list[str]:
     return lines
 
 
-def direct_source(lay: DirectLayout, read_c: bool) -> str:
-    """CUDA source of kernel `gett_direct(A, B, C, D, alpha, beta)` for `lay`; `read_c`: beta * op_c(C) is added."""
+def direct_source(lay: DirectLayout, read_c: bool, pairs: bool = False) -> str:
+    """CUDA source of kernel `gett_direct(A, B, C, D, alpha, beta)` for `lay`; `read_c`: beta * op_c(C) is added;
+    `pairs` (where `lay.pairs` allows it and the pointers are aligned): a lane's unit is two neighbouring values
+    along D's fastest axis, a 2-byte input that runs along it read as one 4-byte word, D stored so."""
     ta, tb, tc, td = lay.dtypes
     tc = tc or td
     acc = "double" if lay.compute == "f64" else "float"
     names = ("a", "b", "c", "d") if read_c and lay.c else ("a", "b", "d")
-    v = lay.vec
+    v, p = lay.vec, 2 if pairs and lay.pairs else 1
     elements = resources.files(__package__).joinpath("gett_elements.cuh").read_text()
-
-    def load(name: str, t: str, off: str, op: str) -> str:
-        x = f"gett::to_f({name}[{off}])"
-        if op:  # (an input's op in its own compute type, rounded to its type: the GETT loaders' arithmetic)
-            x = f"gett::to_f(gett::from_acc<{CUDA_TYPE[t]}>(Op{name}::apply({x})))"
-        return f"TAcc({x})"
-
-    sums = [f"      acc = fma({load('A', ta, f'oa + O({ka})', lay.ops[0])}, "
-            f"{load('B', tb, f'ob + O({kb})', lay.ops[1])}, acc);" for ka, kb in lay.k_offsets()]
+    sums = [f"      in<TA, OpA, P, {lay.a[0]}>(A + oa + O({ka}), x); in<TB, OpB, P, {lay.b[0]}>(B + ob + O({kb}), y);\n"
+            "      for (int e = 0; e < P; ++e) s[e] = fma(x[e], y[e], s[e]);" for ka, kb in lay.k_offsets()]
     value = [
-        "  // op_d(alpha * sum_k op_a(A) op_b(B) + beta * op_c(C)), rounded to D's type",
-        "  __device__ __forceinline__ static TD value(const TA* __restrict__ A, const TB* __restrict__ B,",
-        "                                             const TC* __restrict__ C, O oa, O ob, O oc, TAcc alpha,",
-        "                                             TAcc beta) {",
-        "    TAcc acc = TAcc(0);",
+        "  // an input's value(s) at p, and p + S0 with P = 2 (S0 = 0 or 1: a 2-byte input running along D read as one",
+        "  // word), as TAcc: its op in its own compute type, rounded to its type (the GETT loaders' arithmetic)",
+        "  template <class T, class Op> __device__ __forceinline__ static TAcc cvt(T v) {",
+        "    if constexpr (Op::kIdentity) return TAcc(gett::to_f(v));",
+        "    else return TAcc(gett::to_f(gett::from_acc<T>(Op::apply(gett::to_f(v)))));",
+        "  }",
+        "  template <class T, class Op, int P, int S0>",
+        "  __device__ __forceinline__ static void in(const T* __restrict__ p, TAcc (&x)[P]) {",
+        "    if constexpr (P == 2 && S0 == 1 && sizeof(T) == 2) {",
+        "      const gett::Pack<T, 2> w = *reinterpret_cast<const gett::Pack<T, 2>*>(p);",
+        "      x[0] = cvt<T, Op>(w.e[0]), x[1] = cvt<T, Op>(w.e[1]);",
+        "    } else {",
+        "#pragma unroll",
+        "      for (int e = 0; e < P; ++e) x[e] = cvt<T, Op>(p[e * S0]);",
+        "    }",
+        "  }",
+        "  // op_d(alpha * sum_k op_a(A) op_b(B) + beta * op_c(C)) of a unit of P values, rounded to D's type",
+        "  template <int P>",
+        "  __device__ __forceinline__ static gett::Pack<TD, P> value(const TA* __restrict__ A,",
+        "      const TB* __restrict__ B, const TC* __restrict__ C, O oa, O ob, O oc, TAcc alpha, TAcc beta) {",
+        "    TAcc s[P], x[P], y[P];",
+        "#pragma unroll",
+        "    for (int e = 0; e < P; ++e) s[e] = TAcc(0);",
         "    {", *sums, "    }",
-        "    TAcc r = alpha * acc;",
+        "    gett::Pack<TD, P> out;",
+        "#pragma unroll",
+        "    for (int e = 0; e < P; ++e) {",
+        "      TAcc r = alpha * s[e];",
     ]
     if read_c and lay.c:
-        value.append("    r += beta * TAcc(OpC::template apply<TAcc>(TAcc(gett::to_f(C[oc]))));")
-    value += ["    if constexpr (!OpD::kIdentity) r = OpD::template apply<TAcc>(r);",
-              "    return gett::from_acc<TD>(r);", "  }"]
+        value.append(f"      r += beta * TAcc(OpC::template apply<TAcc>(TAcc(gett::to_f(C[oc + O(e * {lay.c[0]})]))));")
+    value += ["      if constexpr (!OpD::kIdentity) r = OpD::template apply<TAcc>(r);",
+              "      out.e[e] = gett::from_acc<TD>(r);", "    }", "    return out;", "  }"]
     oc = "O(0)" if "c" not in names else "oc"
-    step = {x: f"O({32 * getattr(lay, x)[0]}) * O(j)" for x in names}
+    step = {x: f"O({32 * p * getattr(lay, x)[0]}) * O(j)" for x in names}
+    if p == 2:  # (D's unit is one aligned word)
+        store = lambda off, val: f"*reinterpret_cast<gett::Pack<TD, 2>*>(D + {off}) = {val.format(2)};"  # noqa: E731
+    else:
+        store = lambda off, val: f"D[{off}] = {val.format(1)}.e[0];"  # noqa: E731
+    # (pairs over one axis of odd extent: the last unit is one value)
+    odd = p == 2 and lay.free[0] % 2 == 1
+    last = [f"          if (g == TOTAL - 1) D[od] = K::value<1>(A, B, C, oa, ob, {oc}, alpha, beta).e[0];",
+            "          else"] if odd else []
     text = [
         "#include <cuda_fp16.h>", "#include <cuda_bf16.h>", "namespace gett {", elements, "}  // namespace gett", "",
         f"typedef {CUDA_TYPE[ta]} TA;", f"typedef {CUDA_TYPE[tb]} TB;", f"typedef {CUDA_TYPE[tc]} TC;",
@@ -188,28 +232,29 @@ def direct_source(lay: DirectLayout, read_c: bool) -> str:
         "};", "",
         f'extern "C" __global__ void __launch_bounds__({THREADS}) gett_direct(const TA* __restrict__ A, '
         "const TB* __restrict__ B, const TC* __restrict__ C, TD* __restrict__ D, TAcc alpha, TAcc beta) {",
-        f"  constexpr unsigned long long TOTAL = {lay.total}ULL, CHUNKS = (TOTAL + {32 * v - 1}) / {32 * v};",
+        f"  constexpr unsigned long long TOTAL = {-(-lay.total // p)}ULL, CHUNKS = (TOTAL + {32 * v - 1}) / {32 * v};",
         f"  constexpr unsigned WARPS = {THREADS // 32};",
         "  const unsigned lane = threadIdx.x % 32;",
         "  for (unsigned long long ch = blockIdx.x * (unsigned long long)WARPS + threadIdx.x / 32; ch < CHUNKS;",
         "       ch += (unsigned long long)gridDim.x * WARPS) {",
         f"    const I g = I(ch * {32 * v} + lane);",
         "    if (g >= TOTAL) continue;",
-        *_terms(lay, names),
-        f"    if (c0 + I({32 * (v - 1)}) < I({lay.free[0]}) && g + {32 * (v - 1)} < TOTAL) {{"
+        *_terms(lay, names, p),
+        f"    if (c0 + I({32 * (v - 1)}) < I({-(-lay.free[0] // p)}) && g + {32 * (v - 1)} < TOTAL{' - 1' * odd}) {{"
         "  // (one row: offsets a stride apart)",
         "#pragma unroll",
         f"      for (int j = 0; j < {v}; ++j)",
-        f"        D[od + {step['d']}] = K::value(A, B, C, oa + {step['a']}, ob + {step['b']}, "
-        f"{oc if 'c' not in names else 'oc + ' + step['c']}, alpha, beta);",
-        "    } else {  // (a row's end: each value's own coordinates)",
+        "        " + store(f"od + {step['d']}", f"K::value<{{}}>(A, B, C, oa + {step['a']}, ob + {step['b']}, "
+                                             f"{oc if 'c' not in names else 'oc + ' + step['c']}, alpha, beta)"),
+        "    } else {  // (a row's end: each unit's own coordinates)",
         f"      for (int j = 0; j < {v}; ++j) {{",
         "        const I g2 = g + I(32 * j);",
         "        if (g2 >= TOTAL) break;",
         "        {",
         "          const I g = g2;",
-        *("      " + x for x in _terms(lay, names)),
-        f"          D[od] = K::value(A, B, C, oa, ob, {oc}, alpha, beta);",
+        *("      " + x for x in _terms(lay, names, p)),
+        *last,
+        "          " + store("od", f"K::value<{{}}>(A, B, C, oa, ob, {oc}, alpha, beta)"),
         "        }",
         "      }",
         "    }",
@@ -231,15 +276,16 @@ def _wide(lay: DirectLayout) -> bool:
     return False
 
 
-def blocks(lay: DirectLayout) -> int:
-    """Blocks of a launch of `lay` (one chunk of 32 x vec values a warp, at most MAX_BLOCKS)."""
-    chunks = -(-lay.total // (32 * lay.vec))
+def blocks(lay: DirectLayout, pairs: bool = False) -> int:
+    """Blocks of a launch of `lay` (one chunk of 32 x vec units a warp, at most MAX_BLOCKS)."""
+    units = -(-lay.total // (2 if pairs and lay.pairs else 1))
+    chunks = -(-units // (32 * lay.vec))
     return max(1, min(-(-chunks // (THREADS // 32)), MAX_BLOCKS))
 
 
 @functools.lru_cache(maxsize=256)
-def _source(lay: DirectLayout, read_c: bool) -> str:
-    return direct_source(lay, read_c)
+def _source(lay: DirectLayout, read_c: bool, pairs: bool) -> str:
+    return direct_source(lay, read_c, pairs)
 
 
 def direct_run(lay: DirectLayout, a, b, c, d, alpha, beta, read_c: bool) -> None:
@@ -251,12 +297,14 @@ def direct_run(lay: DirectLayout, a, b, c, d, alpha, beta, read_c: bool) -> None
 
     if lay.total == 0:
         return
-    f = load_source(_source(lay, read_c), "gett_direct")
+    ptrs = {"a": a.data.ptr, "b": b.data.ptr}
+    pairs = lay.pairs and d.data.ptr % 4 == 0 and all(ptrs[n] % 4 == 0 for n in lay.pair_inputs)
+    f = load_source(_source(lay, read_c, pairs), "gett_direct")
     scalar = np.float64 if lay.compute == "f64" else np.float32
     cp = c.data.ptr if read_c else 0
     args = (np.uint64(a.data.ptr), np.uint64(b.data.ptr), np.uint64(cp), np.uint64(d.data.ptr), scalar(alpha),
             scalar(beta))
-    f((blocks(lay),), (THREADS,), args, stream=cupy.cuda.get_current_stream())
+    f((blocks(lay, pairs),), (THREADS,), args, stream=cupy.cuda.get_current_stream())
 
 
 __all__ = ["COMPUTE", "DTYPES", "VECS", "DirectLayout", "MAX_K", "THREADS", "blocks", "direct_run", "direct_source"]

@@ -29,5 +29,16 @@ def test_direct_source_compiles(geo, dts):
                        (ops.relu.cuda, "", ops.abs.cuda, ops.tanh.cuda) if geo % 2 else ("", "", "", ""),
                        vec=(8, 4, 2, 2)[geo])
     for read_c in (False, True):
-        cubin, log = compile_source(direct_source(lay, read_c), "gett_direct", "sm_90")
-        assert cubin and "gett_direct" in log and "0 bytes spill" in log, log
+        for pairs in (False, True) if lay.pairs else (False,):
+            cubin, log = compile_source(direct_source(lay, read_c, pairs), "gett_direct", "sm_90")
+            assert cubin and "gett_direct" in log and "0 bytes spill" in log, log
+
+
+def test_pairs_geometry_compiles():
+    """A Hadamard product of 2-byte tensors two values a unit (one word each), with C and ops."""
+    lay = DirectLayout((842, 12769), (1, 842), (1, 0), (1, 842), (1, 842), (2,), (10751498,), (842,),
+                       ("bf16", "f32", "f16", "bf16"), "f32", (ops.neg.cuda, "", ops.abs.cuda, ops.tanh.cuda), vec=8)
+    assert lay.pairs and lay.pair_inputs == ("a",)
+    for read_c in (False, True):
+        cubin, log = compile_source(direct_source(lay, read_c, True), "gett_direct", "sm_90")
+        assert cubin and "0 bytes spill" in log, log

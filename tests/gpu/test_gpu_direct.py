@@ -151,3 +151,96 @@ def test_forced_direct_zero_d_and_extent_one(forced, launches):
     got = gettpy.einsum("xab,b->ax", cupy.asarray(x), cupy.asarray(y))
     assert_close(cupy.asnumpy(got), np.einsum("xab,b->ax", x.astype(np.float64), y.astype(np.float64)), np.float32)
     assert len(launches) == 2
+
+
+@pytest.mark.gpu
+def test_direct_bfloat16_torch(launches):
+    """bfloat16 torch tensors (CuPy has no bfloat16) through the direct kernel: columns scaled, float32 sums."""
+    torch = pytest.importorskip("torch")
+    fresh_caches()
+    rng = np.random.default_rng(8)
+    a, v = nonzero(rng, (1201, 2003)), nonzero(rng, (2003,))
+    ta = torch.tensor(a, dtype=torch.bfloat16, device="cuda")
+    tv = torch.tensor(v, dtype=torch.bfloat16, device="cuda")
+    got = gettpy.einsum("ij,j->ij", ta, tv)
+    assert launches and got.dtype == torch.bfloat16
+    ha, hv = (t.float().cpu().numpy().astype(np.float64) for t in (ta, tv))
+    ref = np.einsum("ij,j->ij", ha, hv)
+    err = np.abs(got.float().cpu().numpy().astype(np.float64) - ref).max() / np.abs(ref).max()
+    assert err < 1e-2, err  # (bfloat16's 8-bit mantissa: the product rounded once)
+
+
+@pytest.mark.gpu
+def test_direct_64bit_offsets(launches):
+    """An outer product of 2.25e9 float16 values (past 2^31: the kernel's 64-bit index arithmetic), checked at the
+    last row and column and at 2,000 random places against numpy float64."""
+    import cupy
+
+    fresh_caches()
+    rng = np.random.default_rng(9)
+    x, y = nonzero(rng, (50_000,)).astype(np.float16), nonzero(rng, (45_000,)).astype(np.float16)
+    dx, dy = cupy.asarray(x), cupy.asarray(y)
+    d = cupy.empty((50_000, 45_000), dtype=cupy.float16)
+    gettpy.einsum("i,j->ij", dx, dy, out=d)
+    assert launches and launches[-1].total >= 2**31
+    rows = np.concatenate([rng.integers(0, 50_000, 2000), [49_999] * 5])
+    cols = np.concatenate([rng.integers(0, 45_000, 2000), [0, 1, 44_998, 44_999, 22_500]])
+    got = cupy.asnumpy(d[cupy.asarray(rows), cupy.asarray(cols)]).astype(np.float64)
+    ref = x[rows].astype(np.float64) * y[cols].astype(np.float64)
+    assert_close(got, ref, np.float16)
+    del d
+    cupy.get_default_memory_pool().free_all_blocks()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("offset", [0, 1], ids=["aligned", "offset"])
+def test_pairs_float16_with_c_and_ops(launches, offset):
+    """A 2-byte Hadamard product two values a unit (DirectLayout.pairs): D = tanh(0.5 relu(A) B - 2 |C|), A and C
+    transposed, D a view `offset` elements into its allocation (1: not 4-byte aligned, one value a unit)."""
+    import cupy
+
+    fresh_caches()
+    rng = np.random.default_rng(10 + offset)
+    a = nonzero(rng, (30, 24, 18)).astype(np.float16)
+    b = nonzero(rng, (18, 24, 30)).astype(np.float16).transpose(2, 1, 0)
+    c = nonzero(rng, (30, 24, 18)).astype(np.float16)
+    da, db, dc = cupy.asarray(a), cupy.asarray(b), cupy.asarray(c)
+    whole = cupy.full(30 * 24 * 18 + offset, cupy.nan, dtype=cupy.float16)
+    dd = whole[offset:].reshape(30, 24, 18)
+    desc = gettpy.TensorDescriptor
+    p = gettpy.plan(desc.of(da, "relu"), "xyz", desc.of(db), "xyz", desc.of(dc, "abs"), "xyz", desc.of(dd, "tanh"),
+                    "xyz")
+    gettpy.contract(p, 0.5, da, db, -2.0, dc, dd)
+    assert launches and launches[-1].pairs is False  # (B transposed: one value a unit)
+    ref = np.tanh(0.5 * np.maximum(a, 0).astype(np.float64) * b.astype(np.float64) - 2.0 * np.abs(c.astype(np.float64)))
+    assert_close(cupy.asnumpy(dd), ref, np.float16)
+    # the same with B in A's order: two values a unit where D's pointer is aligned
+    b2 = np.ascontiguousarray(b)
+    db2 = cupy.asarray(b2)
+    dd[...] = cupy.nan
+    p = gettpy.plan(desc.of(da, "relu"), "xyz", desc.of(db2), "xyz", desc.of(dc, "abs"), "xyz", desc.of(dd, "tanh"),
+                    "xyz")
+    gettpy.contract(p, 0.5, da, db2, -2.0, dc, dd)
+    assert launches[-1].pairs and launches[-1].vec in (4, 8)
+    assert_close(cupy.asnumpy(dd), ref, np.float16)
+    if offset:
+        assert np.isnan(cupy.asnumpy(whole[0]))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("eq,ext", [("abij,abij->abij", dict(a=40, b=30, i=12, j=22)),
+                                    ("abij,abij->abij", dict(a=41, b=31, i=13, j=23)),  # (odd: a last single)
+                                    ("ij,j->ij", dict(i=1001, j=2002)),
+                                    ("bij,bj->bij", dict(b=34, i=301, j=102))])
+def test_pairs_bfloat16_torch(launches, eq, ext):
+    """bfloat16 torch tensors two values a unit, against numpy float64 of the same bfloat16 values."""
+    torch = pytest.importorskip("torch")
+    fresh_caches()
+    rng = np.random.default_rng(11)
+    lhs, out = eq.split("->")
+    ts = [torch.tensor(nonzero(rng, [ext[m] for m in t]), dtype=torch.bfloat16, device="cuda") for t in lhs.split(",")]
+    got = gettpy.einsum(eq, *ts)
+    assert launches and launches[-1].pairs
+    ref = np.einsum(eq, *[t.float().cpu().numpy().astype(np.float64) for t in ts])
+    err = np.abs(got.float().cpu().numpy().astype(np.float64) - ref).max() / np.abs(ref).max()
+    assert err < 1e-2, err  # (bfloat16's 8-bit mantissa: the product rounded once)

@@ -199,6 +199,27 @@ def test_lanes_take_more_values_where_the_stream_is_the_stores():
     assert direct_layout(_dense("sab,sij->abij", dict(s=2, a=40, b=40, i=20, j=20))).vec == 8
 
 
+def test_pairs_where_every_unit_is_an_aligned_word():
+    """Two neighbouring values a unit only for a 2-byte D running along its fastest axis of even extent, the inputs
+    running along it or constant, and every 2-byte input that runs along it at even offsets."""
+    assert direct_layout(_dense("abij,abij->abij", dict(a=6, b=5, i=4, j=8), "f16")).pairs
+    assert direct_layout(_dense("abij,abij->abij", dict(a=6, b=5, i=4, j=8), "bf16")).pairs
+    assert direct_layout(_dense("ij,j->ij", dict(i=7, j=10), "f16")).pairs  # (j even: every row starts even)
+    assert not direct_layout(_dense("ij,j->ij", dict(i=10, j=7), "f16")).pairs  # (rows of 7)
+    assert direct_layout(_dense("abij,abij->abij", dict(a=5, b=3, i=7, j=9), "f16")).pairs  # (one axis: its last
+    #                                                                                       unit one value)
+    assert not direct_layout(_dense("abij,abij->abij", dict(a=6, b=5, i=4, j=8), "f32")).pairs
+    assert not direct_layout(_dense("ij,ji->ij", dict(i=8, j=10), "f16")).pairs  # (B across its runs)
+    p = _dense("sab,sij->abij", dict(s=3, a=4, b=6, i=2, j=2), "f16", "F")  # (A along a with stride s = 3)
+    assert not direct_layout(p).pairs
+    odd = _dense("ij,j->ij", dict(i=7, j=10), "f16")
+    odd = ContractionProblem(TensorInfo("A", ("i", "j"), (11, 1), "f16"), odd.b, None, odd.d, odd.extents)
+    assert not direct_layout(odd).pairs  # (A's rows 11 apart: every other row starts odd)
+    lay = direct_layout(ContractionProblem(odd.a, odd.b, None, TensorInfo("D", ("i", "j"), (10, 1), "f32"),
+                                           odd.extents))
+    assert not lay.pairs  # (a 4-byte D)
+
+
 def test_model_prices_reads_across_runs_and_rereads():
     """An input read across its runs costs a sector an element; a large input re-read for every value of a free
     mode it lacks costs its re-reads that miss the L2 cache."""
