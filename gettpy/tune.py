@@ -150,8 +150,9 @@ def tune_problem(problem, backend: str, a, b, result, samples: int = 48, top: in
         specs = []
         for c in cands:
             try:
-                specs.append(kernel_spec(schedule_of(problem, c).core, False, sm_count=sm,
-                                         wgmma=wg))
+                s = schedule_of(problem, c)
+                if s.direct is None:  # (a direct schedule's kernel is not the core's; it compiles on its first run)
+                    specs.append(kernel_spec(s.core, False, sm_count=sm, wgmma=wg))
             except Exception:  # noqa: BLE001 - run() records the failure
                 pass
         prebuild(specs)

@@ -281,7 +281,8 @@ _IN_OUT = {"f16": ("f16", "f16"), "f16f32": ("f16", "f32"), "bf16": ("bf16", "bf
 def compile_items(cases, dtypes, order: str, op: str = "none"):
     """(label, core Plan) per (case, dtype) at full size: the kernel einsum would launch (beta = 0, after
     the schedule's packs and split-K), planned without a GPU. Complex dtypes are left out (their plans run
-    through the complex backend, not one core kernel)."""
+    through the complex backend, not one core kernel), and so are schedules on the direct kernel (its sources are
+    compiled by tests/compile/test_compile_direct.py)."""
     from gettpy.plan.schedule import make_schedule
 
     items = []
@@ -292,7 +293,9 @@ def compile_items(cases, dtypes, order: str, op: str = "none"):
             problem = case_problem(case, *_IN_OUT[dt], order, peers.gettpy_op(op))
             prefix = "" if case.set_name == "tccg" else f"{case.set_name[0]}"
             label = f"{prefix}{case.num:02d} {case.contraction} {dt} {order}"
-            items.append((label, make_schedule(problem).core))
+            s = make_schedule(problem)
+            if s.direct is None:
+                items.append((label, s.core))
     return items
 
 

@@ -172,7 +172,9 @@ def direct_source(lay: DirectLayout, read_c: bool, pairs: bool = False) -> str:
     names = ("a", "b", "c", "d") if read_c and lay.c else ("a", "b", "d")
     v, p = lay.vec, 2 if pairs and lay.pairs else 1
     elements = resources.files(__package__).joinpath("gett_elements.cuh").read_text()
-    sums = [f"      in<TA, OpA, P, {lay.a[0]}>(A + oa + O({ka}), x); in<TB, OpB, P, {lay.b[0]}>(B + ob + O({kb}), y);\n"
+    # (S0, the stride along D's fastest axis, matters to units of two values only, where it is 0 or 1)
+    sa0, sb0 = (lay.a[0], lay.b[0]) if p == 2 else (0, 0)
+    sums = [f"      in<TA, OpA, P, {sa0}>(A + oa + O({ka}), x); in<TB, OpB, P, {sb0}>(B + ob + O({kb}), y);\n"
             "      for (int e = 0; e < P; ++e) s[e] = fma(x[e], y[e], s[e]);" for ka, kb in lay.k_offsets()]
     value = [
         "  // an input's value(s) at p, and p + S0 with P = 2 (S0 = 0 or 1: a 2-byte input running along D read as one",

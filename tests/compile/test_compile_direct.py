@@ -14,6 +14,7 @@ GEOMETRIES = [
     ((35, 2156, 823), (1, 35, 0), (1, 0, 35), (1, 35, 75460), (1, 35, 75460), (), (), ()),  # batched outer
     ((3001,), (3,), (0,), (1,), (-1,), (3,), (1,), (1,)),                     # a sum of 3, a reversed C
     ((70000, 40000), (1, 70000), (40000, 1), (1, 70000), (1, 70000), (16,), (2800000000,), (7,)),  # 64-bit offsets
+    ((2, 3), (2**31, 1), (-2**31 - 1, 1), (2**31, 5), (1, 2), (), (), ()),  # fastest strides past 32 bits
 ]
 DTYPES = [("f16", "f16", "f16", "f32"), ("bf16", "f32", "f32", "bf16"), ("f32", "f32", "f32", "f32"),
           ("f64", "f64", "f64", "f64"), ("f16", "f64", "f16", "f64")]
@@ -27,7 +28,7 @@ def test_direct_source_compiles(geo, dts):
     compute = "f64" if "f64" in dts else "f32"
     lay = DirectLayout(free, a, b, c, d, ks, ka, kb, (ta, tb, tc, td), compute,
                        (ops.relu.cuda, "", ops.abs.cuda, ops.tanh.cuda) if geo % 2 else ("", "", "", ""),
-                       vec=(8, 4, 2, 2)[geo])
+                       vec=(8, 4, 2, 2, 4)[geo])
     for read_c in (False, True):
         for pairs in (False, True) if lay.pairs else (False,):
             cubin, log = compile_source(direct_source(lay, read_c, pairs), "gett_direct", "sm_90")

@@ -27,6 +27,20 @@ def launches(monkeypatch):
 
 
 @pytest.fixture
+def rendered(monkeypatch):
+    """A list that gets the `pairs` argument of each direct source rendered for a launch."""
+    seen = []
+    real = kdirect._source
+
+    def recorded(lay, read_c, pairs):
+        seen.append(pairs)
+        return real(lay, read_c, pairs)
+
+    monkeypatch.setattr(kdirect, "_source", recorded)
+    return seen
+
+
+@pytest.fixture
 def forced(monkeypatch):
     """The planner takes the direct kernel wherever it can run the problem."""
     monkeypatch.setattr(pdirect, "DIRECT_GAIN", 1e9)
@@ -194,7 +208,7 @@ def test_direct_64bit_offsets(launches):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("offset", [0, 1], ids=["aligned", "offset"])
-def test_pairs_float16_with_c_and_ops(launches, offset):
+def test_pairs_float16_with_c_and_ops(launches, rendered, offset):
     """A 2-byte Hadamard product two values a unit (DirectLayout.pairs): D = tanh(0.5 relu(A) B - 2 |C|), A and C
     transposed, D a view `offset` elements into its allocation (1: not 4-byte aligned, one value a unit)."""
     import cupy
@@ -211,7 +225,7 @@ def test_pairs_float16_with_c_and_ops(launches, offset):
     p = gettpy.plan(desc.of(da, "relu"), "xyz", desc.of(db), "xyz", desc.of(dc, "abs"), "xyz", desc.of(dd, "tanh"),
                     "xyz")
     gettpy.contract(p, 0.5, da, db, -2.0, dc, dd)
-    assert launches and launches[-1].pairs is False  # (B transposed: one value a unit)
+    assert launches and launches[-1].pairs is False and rendered[-1] is False  # (B transposed: one value a unit)
     ref = np.tanh(0.5 * np.maximum(a, 0).astype(np.float64) * b.astype(np.float64) - 2.0 * np.abs(c.astype(np.float64)))
     assert_close(cupy.asnumpy(dd), ref, np.float16)
     # the same with B in A's order: two values a unit where D's pointer is aligned
@@ -222,6 +236,7 @@ def test_pairs_float16_with_c_and_ops(launches, offset):
                     "xyz")
     gettpy.contract(p, 0.5, da, db2, -2.0, dc, dd)
     assert launches[-1].pairs and launches[-1].vec in (4, 8)
+    assert rendered[-1] is (offset == 0)  # (two values a unit only where D's pointer is 4-byte aligned)
     assert_close(cupy.asnumpy(dd), ref, np.float16)
     if offset:
         assert np.isnan(cupy.asnumpy(whole[0]))
@@ -232,7 +247,7 @@ def test_pairs_float16_with_c_and_ops(launches, offset):
                                     ("abij,abij->abij", dict(a=41, b=31, i=13, j=23)),  # (odd: a last single)
                                     ("ij,j->ij", dict(i=1001, j=2002)),
                                     ("bij,bj->bij", dict(b=34, i=301, j=102))])
-def test_pairs_bfloat16_torch(launches, eq, ext):
+def test_pairs_bfloat16_torch(launches, rendered, eq, ext):
     """bfloat16 torch tensors two values a unit, against numpy float64 of the same bfloat16 values."""
     torch = pytest.importorskip("torch")
     fresh_caches()
@@ -240,7 +255,7 @@ def test_pairs_bfloat16_torch(launches, eq, ext):
     lhs, out = eq.split("->")
     ts = [torch.tensor(nonzero(rng, [ext[m] for m in t]), dtype=torch.bfloat16, device="cuda") for t in lhs.split(",")]
     got = gettpy.einsum(eq, *ts)
-    assert launches and launches[-1].pairs
+    assert launches and launches[-1].pairs and rendered[-1] is True
     ref = np.einsum(eq, *[t.float().cpu().numpy().astype(np.float64) for t in ts])
     err = np.abs(got.float().cpu().numpy().astype(np.float64) - ref).max() / np.abs(ref).max()
     assert err < 1e-2, err  # (bfloat16's 8-bit mantissa: the product rounded once)
