@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 
+from ..errors import KernelError
 from ..kernels.direct import COMPUTE, DTYPES, MAX_K, DirectLayout
 from .problem import ContractionProblem, TensorInfo
 from .target import Target
@@ -137,10 +138,14 @@ def choose_direct(problem: ContractionProblem, planned, target: Target, sm_count
     lay = direct_layout(problem)
     if lay is None:
         return None
-    base = schedule_us(planned, target, sm_count)
-    if base is None:  # (stagings the traffic model does not price: the least they can cost)
-        base = _least_us(planned, target)
-    return lay if direct_us(lay, problem, target) <= DIRECT_GAIN * (base + _cta_us(planned, target, sm_count)) else None
+    try:
+        base = schedule_us(planned, target, sm_count)
+        if base is None:  # (stagings the traffic model does not price: the least they can cost)
+            base = _least_us(planned, target)
+        base += _cta_us(planned, target, sm_count)
+    except KernelError:  # (a core the model cannot specialise: the schedule stays as planned)
+        return None
+    return lay if direct_us(lay, problem, target) <= DIRECT_GAIN * base else None
 
 
 def _least_us(s, target: Target) -> float:

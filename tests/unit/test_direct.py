@@ -251,3 +251,19 @@ def test_direct_schedule_runs_on_the_cpu(eq, ext, order):
     assert s.direct is not None
     staged.run(s, np, cpu.execute, a, b, None, d, 1.0, 0.0)
     assert_close(d, np.einsum(eq, a.astype(np.float64), b.astype(np.float64)), np.float32)
+
+
+def test_unpriceable_schedule_stays_as_planned(monkeypatch):
+    """Where the traffic model cannot specialise the planned core (a KernelError), the schedule is kept as planned,
+    not lost."""
+    from gettpy.errors import KernelError
+    from gettpy.plan import direct
+
+    def refuse(*a, **k):
+        raise KernelError("no kernel for this core")
+
+    p = _dense("abij,ij->abij", dict(a=113, b=113, i=29, j=29), "f32")
+    monkeypatch.setattr(direct, "_cta_us", refuse)
+    s = make_schedule(p)
+    assert s.direct is None and s.core is not None
+    assert choose_direct(p, s, DEFAULT_TARGET, DEFAULT_TARGET.sm_count) is None
