@@ -4,11 +4,14 @@ planner's choice of it by the traffic model, and its schedules run through `back
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter
 
 import numpy as np
 import pytest
 from harness import assert_close, nonzero, problem_of
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from gettpy import ops
 from gettpy.backends import cpu, staged
@@ -267,3 +270,40 @@ def test_unpriceable_schedule_stays_as_planned(monkeypatch):
     s = make_schedule(p)
     assert s.direct is None and s.core is not None
     assert choose_direct(p, s, DEFAULT_TARGET, DEFAULT_TARGET.sm_count) is None
+
+
+@st.composite
+def _short_sum(draw):
+    """(einsum, extents, layout seed): A and B of 0-4 unique modes each from a pool of 6, D some of their modes (a
+    mode may sit in one input only: summed there, or free), extents 1-5 with the summed values at most MAX_K."""
+    pool = "abcdef"
+    ext = {m: draw(st.integers(1, 5)) for m in pool}
+    ma = draw(st.lists(st.sampled_from(pool), unique=True, max_size=4))
+    mb = draw(st.lists(st.sampled_from(pool), unique=True, max_size=4))
+    used = sorted(set(ma) | set(mb))
+    md = draw(st.permutations(draw(st.lists(st.sampled_from(used), unique=True, max_size=len(used))) if used else []))
+    ksum = [m for m in used if m not in md]
+    assume(math.prod(ext[m] for m in ksum) <= MAX_K)
+    return f"{''.join(ma)},{''.join(mb)}->{''.join(md)}", ext, draw(st.integers(0, 2**31))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=_short_sum())
+def test_fuzz_layout_and_emulated_kernel(case):
+    """Random short sums on random views (permuted, stepped, reversed), with C, ops, alpha and beta: the layout's
+    offsets are every coordinate's once, and its arithmetic equals np.einsum in float64."""
+    eq, ext, seed = case
+    rng = np.random.default_rng(seed)
+    a, b, c, d = _arrays(rng, eq, ext, seed)
+    d[...] = np.nan
+    op = (ops.relu, ops.identity, ops.neg, ops.identity)
+    p = problem_of(eq, a, b, c, d, op)
+    lay = direct_layout(p)
+    assert lay is not None
+    offs = lay.offsets(np.arange(lay.total, dtype=np.int64))
+    got = Counter(zip(offs["a"].tolist(), offs["b"].tolist(), offs["c"].tolist(), offs["d"].tolist(), strict=True))
+    want, kwant = _enumerated(p)
+    assert got == want and Counter(lay.k_offsets()) == kwant
+    _emulate(lay, p, a, b, c, d, -0.5, 1.5)
+    ref = -0.5 * np.einsum(eq, np.maximum(a, 0), b) + 1.5 * -c
+    assert_close(d, ref, np.float64)
