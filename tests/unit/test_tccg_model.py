@@ -57,3 +57,22 @@ def test_summary_arithmetic():
     assert lines[slow + 2].startswith("- 2.00: real #1") and lines[slow + 3].startswith("- 1.20: real #3")
     fast = lines.index("Most faster than predicted (measured / predicted):")
     assert lines[fast + 2].startswith("- 0.50: real #2")
+
+
+def test_judges_direct_rows_with_the_direct_kernels_time(tmp_path):
+    """Rows the planner gives the direct kernel (real #65, an elementwise product; #50, an outer product) are priced
+    by plan/direct.py's model of that kernel, not by the GETT core the schedule keeps for the CPU, and summarised as
+    direct."""
+    from gettpy.plan.direct import direct_us
+
+    rows = [_row("real", 65, "f16", "C", 0.02), _row("real", 50, "f32", "F", 0.5)]
+    path = tmp_path / "run.csv"
+    report.write_csv(rows, str(path))
+    got = model.judge(report.read_csv(str(path)))
+    assert [(j.num, j.dtype) for j in got] == [(65, "f16"), (50, "f32")]
+    for j in got:
+        case = {c.num: c for c in sets.cases_of("real")}[j.num]
+        p = case_problem(case, *model.IN_OUT[j.dtype], j.order)
+        s = make_schedule(p)
+        assert s.direct is not None and j.schedule.startswith("direct")
+        assert j.predicted_us == pytest.approx(direct_us(s.direct, p, DEFAULT_TARGET))

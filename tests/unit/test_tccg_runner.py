@@ -343,3 +343,13 @@ def test_tile_probe_options():
     execute(plan, a, b, None, d)
     ref = np.einsum(case.einsum_subscripts(), a.astype(np.float64), b.astype(np.float64))
     assert np.abs(d - ref).max() <= 1e-5 * np.abs(ref).max()
+
+
+def test_compile_items_leave_out_direct_schedules():
+    """--compile-only lists the GETT kernels einsum launches: an outer product and an elementwise product run on the
+    direct kernel (tests/compile/test_compile_direct.py compiles its sources) and are left out; a GEMM is listed."""
+    from tccg import runner, sets
+
+    real = {c.num: c for c in sets.cases_of("real")}
+    items = runner.compile_items([real[50], real[65], real[28]], ["f16", "f32"], "C")
+    assert [label.split()[0] for label, _ in items] == ["r28", "r28"]
