@@ -73,6 +73,11 @@ slower, so outputs are written in place except for split-K and:
   for the L2 cache to gather its sectors: the core writes a workspace led by the tile's own modes (the tiled
   copy then moves it into D), and the input is packed k-major, whatever its re-reads.
 
+* **run the direct kernel instead** (plan/direct.py, the last pass of `make_schedule`) where the sum over k has at
+  most 16 values (outer, Hadamard and broadcast products) and its model predicts it at least as fast as the
+  schedule above: D is computed value by value in its own memory order, with no GEMM tile, pack or staged copy;
+  the schedule's `core` is then the plan of the problem as posed, which only the CPU executor runs.
+
 Complex plans that run on the one-launch complex kernel (`one_launch`: a complex compute type and D, every
 operand's pointer aligned to its element) read A and B in place through the layout maps, whatever their strides:
 none of the rules above applies to them (they were measured on the real kernels' loaders, shared-memory
