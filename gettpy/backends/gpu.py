@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import KernelError
 from ..kernels.build import build, get_function
-from ..kernels.spec import ITEMSIZE, KernelSpec, TileConfig
+from ..kernels.spec import ITEMSIZE, KernelSpec, TileConfig, scalar_type
 from ..layouts.descriptor import pointer_alignment
 from ..plan.plan import Plan
 from ..plan.tiles import SM_COUNT, kernel_spec
@@ -128,12 +128,6 @@ def launch_grid(spec: KernelSpec, f) -> int:
                           f"shared memory fits on an SM")
     grid = min(spec.grid, per_sm * _target()[0])
     return grid - grid % spec.tile.cluster  # (clusters: whole pairs, each walking pairs of tiles)
-
-
-def scalar_type(compute: str):
-    """The numpy type of the kernel's alpha and beta (Cfg::TAcc) on a compute type: f32 but for f64 and the integer
-    kernel's unsigned accumulators."""
-    return {"f64": np.float64, "u32": np.uint32, "u64": np.uint64}.get(compute, np.float32)
 
 
 def launch(spec: KernelSpec, a_ptr: int, b_ptr: int, c_ptr: int, d_ptr: int, alpha, beta, stream=None) -> None:

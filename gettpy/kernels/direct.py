@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import KernelError
 from .render import render_op
-from .spec import CUDA_TYPE
+from .spec import CUDA_TYPE, scalar_type
 
 #: threads per block
 THREADS = 256
@@ -302,7 +302,7 @@ def direct_run(lay: DirectLayout, a, b, c, d, alpha, beta, read_c: bool) -> None
     ptrs = {"a": a.data.ptr, "b": b.data.ptr}
     pairs = lay.pairs and d.data.ptr % 4 == 0 and all(ptrs[n] % 4 == 0 for n in lay.pair_inputs)
     f = load_source(_source(lay, read_c, pairs), "gett_direct")
-    scalar = np.float64 if lay.compute == "f64" else np.float32
+    scalar = scalar_type(lay.compute)
     cp = c.data.ptr if read_c else 0
     args = (np.uint64(a.data.ptr), np.uint64(b.data.ptr), np.uint64(cp), np.uint64(d.data.ptr), scalar(alpha),
             scalar(beta))

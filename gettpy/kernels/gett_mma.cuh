@@ -62,20 +62,18 @@ __device__ __forceinline__ void round_tf32(unsigned (&x)[R][C], unsigned (&small
 // of two (48 of f64's 53 bits), and the sums are f64's. mma.m16n8k8.f64 places its fragments where
 // m16n8k8.tf32 does (A: (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4); B: (t, g), (t + 4, g); C: (g, 2t + {0,
 // 1}), (g + 8, ...); g = lane / 4, t = lane % 4), so the tf32 path's ldmatrix loads of k-major f32 tiles feed it
-__device__ __forceinline__ void mma_f64(double* c, const unsigned (&a)[4], const unsigned (&b)[2]) {
-  asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-               "{%0,%1,%2,%3};\n"
-               : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
-               : "d"(double(__uint_as_float(a[0]))), "d"(double(__uint_as_float(a[1]))),
-                 "d"(double(__uint_as_float(a[2]))), "d"(double(__uint_as_float(a[3]))),
-                 "d"(double(__uint_as_float(b[0]))), "d"(double(__uint_as_float(b[1]))));
-}
-// f64 inputs (mode 2 on 8-byte elements): the same instruction on fragments read from f64 tiles as they are
+// (f64 inputs, mode 2 on 8-byte elements, give their fragments as read from f64 tiles; f32 ones are widened first)
 __device__ __forceinline__ void mma_f64(double* c, const double (&a)[4], const double (&b)[2]) {
   asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
                "{%0,%1,%2,%3};\n"
                : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
                : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+}
+__device__ __forceinline__ void mma_f64(double* c, const unsigned (&a)[4], const unsigned (&b)[2]) {
+  const double wa[4] = {double(__uint_as_float(a[0])), double(__uint_as_float(a[1])), double(__uint_as_float(a[2])),
+                        double(__uint_as_float(a[3]))};
+  const double wb[2] = {double(__uint_as_float(b[0])), double(__uint_as_float(b[1]))};
+  mma_f64(c, wa, wb);
 }
 // (ptxas widens each fragment register once, not once per mma that reads it: a k-tile of 32 on a 128 x 64 tile
 //  has 96 F2F.F64.F32 for its 64 DMMAs. F: unsigned, f32 bits to widen, or double)

@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..errors import KernelError
 from ..layouts.descriptor import DimMap
 
@@ -54,6 +56,13 @@ ROWS_PARTS = (1, 2, 4)
 ROWS_B_REGS = 64
 #: the L2 prefetch sizes a tile's cp.async copies may carry (TileConfig.l2_prefetch; 0 = no hint)
 L2_PREFETCH_BYTES = (0, 64, 128, 256)
+
+
+
+def scalar_type(compute: str):
+    """The numpy type of a kernel's alpha and beta (its TAcc) on a compute type: f32 but for f64 and the integer
+    kernel's unsigned accumulators."""
+    return {"f64": np.float64, "u32": np.uint32, "u64": np.uint64}.get(compute, np.float32)
 
 
 @dataclass(frozen=True, slots=True)

@@ -120,18 +120,23 @@ def _emulate(lay: DirectLayout, p: ContractionProblem, a, b, c, d, alpha, beta):
     bufs["d"][0][bufs["d"][1] + o["d"]] = p.d.op(r)
 
 
+def _emulated(eq, ext, seed, op, alpha, beta):
+    """(A, B, C, D, problem, layout): D (NaN first) computed by `_emulate` on random views drawn from `seed`."""
+    a, b, c, d = _arrays(np.random.default_rng(seed), eq, ext, seed)
+    d[...] = np.nan
+    p = problem_of(eq, a, b, c, d, op)
+    lay = direct_layout(p)
+    assert lay is not None
+    _emulate(lay, p, a, b, c, d, alpha, beta)
+    return a, b, c, d, p, lay
+
+
 @pytest.mark.parametrize("layout_seed", [3, 4])
 @pytest.mark.parametrize("eq,ext", CASES, ids=[c[0] for c in CASES])
 def test_emulated_kernel_matches_einsum(eq, ext, layout_seed):
     """D = op_d(alpha sum_k op_a(A) op_b(B) + beta op_c(C)) through the layout's offsets, on strided, permuted and
     reversed views, equals np.einsum in float64."""
-    rng = np.random.default_rng(layout_seed)
-    a, b, c, d = _arrays(rng, eq, ext, layout_seed)
-    d[...] = np.nan
-    op = (ops.relu, ops.neg, ops.abs, ops.tanh)
-    p = problem_of(eq, a, b, c, d, op)
-    lay = direct_layout(p)
-    _emulate(lay, p, a, b, c, d, 0.75, -1.25)
+    a, b, c, d, _, _ = _emulated(eq, ext, layout_seed, (ops.relu, ops.neg, ops.abs, ops.tanh), 0.75, -1.25)
     ref = np.tanh(0.75 * np.einsum(eq, np.maximum(a, 0), -b) - 1.25 * np.abs(c))
     assert_close(d, ref, np.float64)
 
@@ -293,17 +298,10 @@ def test_fuzz_layout_and_emulated_kernel(case):
     """Random short sums on random views (permuted, stepped, reversed), with C, ops, alpha and beta: the layout's
     offsets are every coordinate's once, and its arithmetic equals np.einsum in float64."""
     eq, ext, seed = case
-    rng = np.random.default_rng(seed)
-    a, b, c, d = _arrays(rng, eq, ext, seed)
-    d[...] = np.nan
-    op = (ops.relu, ops.identity, ops.neg, ops.identity)
-    p = problem_of(eq, a, b, c, d, op)
-    lay = direct_layout(p)
-    assert lay is not None
+    a, b, c, d, p, lay = _emulated(eq, ext, seed, (ops.relu, ops.identity, ops.neg, ops.identity), -0.5, 1.5)
     offs = lay.offsets(np.arange(lay.total, dtype=np.int64))
     got = Counter(zip(offs["a"].tolist(), offs["b"].tolist(), offs["c"].tolist(), offs["d"].tolist(), strict=True))
     want, kwant = _enumerated(p)
     assert got == want and Counter(lay.k_offsets()) == kwant
-    _emulate(lay, p, a, b, c, d, -0.5, 1.5)
     ref = -0.5 * np.einsum(eq, np.maximum(a, 0), b) + 1.5 * -c
     assert_close(d, ref, np.float64)
