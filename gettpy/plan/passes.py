@@ -29,6 +29,7 @@ from .heuristic import SM_COUNT, WRITE_BOUND, _tma_cost, compute_bound, dmma_til
 from .partition import NARROW_KMAJOR_K, NARROW_SIDE, NARROW_WIDE
 from .plan import Plan
 from .reads import _d_run, _kmajor16, _op_expr, _wide_kmajor, input_spec, widest_vectors
+from .target import DEFAULT_TARGET, Target
 
 #: stream-K (TileConfig.sk_ctas) for a compute-bound simt grid whose waves of CTAs are less full than this
 #: on average (the last, partial wave idles part of the machine) ...
@@ -37,23 +38,56 @@ SK_WAVE_FILL = 0.95
 SK_MIN_KTILES = 32
 
 
-def _dmma_simt(tile: TileConfig, plan: Plan) -> TileConfig:
-    """An f32 or f64 simt tile of a GEMM at least 128 on each side that is compute-bound at the FMA rate
-    (`compute_bound(..., simt=True)`: f64's FMA rate is half f32's, its elements twice the bytes), both inputs
-    offering 16-byte vectors, runs on the f64 tensor cores' tile (`dmma_tile`: exact products of f32 values, or
-    f64 ones, summed in f64). The heuristic takes that tile only past the tensor cores' far higher intensity
-    (`choose_tile`); below it the f32 peaks are alike, but the DMMA tile ran 1.11-1.43x faster than the simt
-    tiles on 18 real-code f32 shapes (K = 48-232, sides of 293-52441, batches up to 200) and 0.90-1.13x (geomean
-    1.04x) on 14 of ~300 x 10^5 (measured on the H100); for f64 inputs 1.5-2.4x faster than the f64 simt tiles
-    on five shapes of 10^8-10^10 multiply-adds (measured on an H200). Only the lowering's tile changes: the
-    schedule's packs and split-K are planned as before."""
+def _dmma_simt(tile: TileConfig, plan: Plan, target: Target = DEFAULT_TARGET) -> TileConfig:
+    """An f32 or f64 simt tile of a GEMM that is compute-bound at the FMA rate (`compute_bound(..., simt=True)`: f64's
+    FMA rate is half f32's, its elements twice the bytes) runs on the f64 tensor cores (exact products of f32 values,
+    or f64 ones, summed in f64) where the target has them:
+
+    * at least 128 on each side and both inputs offering 16-byte vectors: `dmma_tile` (the heuristic takes that tile
+      only past the tensor cores' far higher intensity, `choose_tile`; below it the DMMA tile ran 1.11-1.43x faster
+      than the simt tiles on 18 real-code f32 shapes, K = 48-232, sides of 293-52441, batches up to 200, and
+      0.90-1.13x, geomean 1.04x, on 14 of ~300 x 10^5, measured on the H100; for f64 inputs 1.5-2.4x faster than
+      the f64 simt tiles on five shapes of 10^8-10^10 multiply-adds, measured on an H200);
+    * f32 inputs otherwise (`_dmma_small`): a side over 32, one input at least offering 16-byte vectors, and the
+      DMMA tile's padded flops at the f64 tensor cores' peak under the simt tile's at the FMA peak.
+
+    Only the lowering's tile changes: the schedule's packs and split-K are planned as before."""
     p = plan.problem
     ta = plan.kernel_a.dtype
     if (tile.mma or tile.tm == 0 or p.semiring is not None or tf32_mode(p.compute, ta, plan.kernel_b.dtype) != 2
-            or min(plan.M, plan.N) < 128 or not compute_bound(plan.M, plan.N, plan.K, simt=True)
-            or min(widest_vectors(plan)) * ITEMSIZE[ta] < 16):
+            or not compute_bound(plan.M, plan.N, plan.K, simt=True)):
         return tile
-    return dmma_tile(ta)
+    vecs = widest_vectors(plan)
+    if min(plan.M, plan.N) >= 128 and min(vecs) * ITEMSIZE[ta] >= 16:
+        return dmma_tile(ta)
+    if ta != "f32" or min(plan.M, plan.N) <= 32 or max(vecs) * ITEMSIZE[ta] < 16:
+        return tile
+    small = _dmma_small(plan.M, plan.N)
+    padded = lambda t: math.ceil(plan.M / t.bm) * t.bm * math.ceil(plan.N / t.bn) * t.bn * (  # noqa: E731
+        math.ceil(plan.K / t.bk) * t.bk)
+    if padded(small) / target.peak("dmma") < padded(tile) / target.peak("simt32"):
+        return small
+    return tile
+
+
+#: the f32 tiles of the f64 tensor cores below `dmma_tile`'s shapes: 4 warps of 32 x 32 (f64 accumulators: 64
+#: registers), bk 32 in 3 stages, 3 CTAs an SM; a side of 65-128 takes one 128-wide tile of 8 warps, so the other
+#: input is read once, not by two CTAs of which one computes mostly padding. Measured on the H100 on 14 real-code f32
+#: shapes (batched GEMMs and attention, sides of 57-1881, K 64-1693, one input in 16-byte vectors): 1.03-1.45x
+#: faster than the simt tiles; 64 x 64 within 3% of 128 x 64 or faster on all but one, and 1.1-1.4x faster than
+#: 64 x 128 / 128 x 128 on sides over 128; with both inputs in 4- or 8-byte pieces, 0.8-0.9x
+DMMA_SMALL = TileConfig(64, 64, 32, 3, wm=32, wn=32, min_blocks=3)
+
+
+def _dmma_small(M: int, N: int) -> TileConfig:
+    """`DMMA_SMALL`, or where M or N is 65..128, that side (the larger where both are) one tile of 128: 4 warps of
+    64 x 32 along it, bk 16 in 4 stages, 2 CTAs an SM (ptxas: 228-250 registers, no spills)."""
+    mid = [x for x in (M, N) if 64 < x <= 128]
+    if not mid:
+        return DMMA_SMALL
+    if M == max(mid):
+        return TileConfig(128, 64, 16, 4, wm=64, wn=32, min_blocks=2)
+    return TileConfig(64, 128, 16, 4, wm=32, wn=64, min_blocks=2)
 
 
 def _run_aligned(tile: TileConfig, ld: OperandLayout) -> TileConfig:

@@ -76,6 +76,32 @@ def test_dmma_below_the_tensor_core_intensity(eq, shapes):
     assert spec.tile == DMMA_TILE and spec.tf32 == 2, spec.tile
 
 
+@pytest.mark.parametrize("eq,shapes,want", [
+    ("zkm,zkn->zmn", ((9, 223, 700), (9, 223, 1001)), (64, 64)),   # (B in element reads: rows of 1001 f32)
+    ("mk,kn->mn", ((3001, 301), (301, 2000)), (64, 64)),            # (A in element reads, every tile edge ragged)
+    ("ik,kj->ij", ((100, 400), (400, 30000)), (128, 64)),           # (M = 100 in one 128-row tile of 8 warps)
+    ("zkm,zkn->zmn", ((5, 333, 1501), (5, 333, 96)), (64, 128)),    # (N = 96 in one 128-column tile)
+])
+def test_dmma_small_tiles(eq, shapes, want):
+    """`passes._dmma_small`'s tiles through einsum: one input in 16-byte vectors, the other in element reads or a side
+    of 65..128; the lowering takes the f64 tensor cores on a `want` tile and every element is f32's rounding of the
+    float64 result."""
+    _need_sm90()
+    import cupy as cp
+
+    import gettpy
+    from gettpy.plan.schedule import make_schedule
+    from gettpy.plan.tiles import kernel_spec
+
+    spec = kernel_spec(make_schedule(dense_problem(eq, extents_of(eq, shapes), "f32", "C")).core, False)
+    assert spec.tf32 == 2 and (spec.tile.bm, spec.tile.bn) == want, spec.tile
+    rng = np.random.default_rng(11)
+    ha, hb = (rng.uniform(-1, 1, sh).astype(np.float32) for sh in shapes)
+    got = cp.asnumpy(gettpy.einsum(eq, cp.asarray(ha), cp.asarray(hb))).astype(np.float64)
+    ref = np.einsum(eq, ha.astype(np.float64), hb.astype(np.float64))
+    assert np.all(np.abs(got - ref) <= _rounding_bound(ref))
+
+
 @pytest.mark.parametrize("la,lb,ld", LAYOUTS, ids=["_".join(x) for x in LAYOUTS])
 @pytest.mark.parametrize("tile_id", ["heuristic", "128x128x16/4@64x32", "64x64x32/2@32x32"])
 def test_dmma_forced_layouts(la, lb, ld, tile_id, rng):

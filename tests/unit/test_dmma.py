@@ -182,8 +182,37 @@ def test_dmma_below_the_tensor_core_intensity():
         assert spec(eq, shapes).tile == DMMA_TILE, (eq, shapes)
         assert spec(eq, shapes, wgmma=False).tile.tm > 0
     assert spec("ik,kj->ij", ((2000, 45), (45, 3001))).tile.tm > 0        # (rows of 45 and 3001 f32: element reads)
-    assert spec("ik,kj->ij", ((100, 400), (400, 30000))).tile.tm > 0      # (M = 100)
     assert spec("ik,kj->ij", ((2000, 24), (24, 3000))).tile.tm > 0        # (K = 24: memory-bound)
+
+
+@pytest.mark.parametrize("eq,shapes,want", [
+    # one input in 16-byte vectors, the other in element reads (rows of 1001 / 301 f32): DMMA_SMALL
+    ("zkm,zkn->zmn", ((9, 223, 700), (9, 223, 1001)), (64, 64)),
+    ("mk,kn->mn", ((3001, 301), (301, 2000)), (64, 64)),
+    # a side of 65..128 covered by one 128-wide tile (the other input read once)
+    ("ik,kj->ij", ((100, 400), (400, 30000)), (128, 64)),
+    ("zkm,zkn->zmn", ((5, 333, 1501), (5, 333, 96)), (64, 128)),
+    # kept on the simt tiles: both inputs in 8-byte pieces (rows of 606 and 702 f32); a short side the simt tile
+    # covers exactly (72 rows, not 128 of which 56 padding); a side of 32 or less; memory-bound at the FMA rate
+    ("zmk,zkn->zmn", ((11, 301, 606), (11, 606, 702)), None),
+    ("zkm,zkn->zmn", ((9, 223, 72), (9, 223, 30001)), None),
+    ("zkm,zkn->zmn", ((9, 223, 30), (9, 223, 30001)), None),
+    ("zkm,zkn->zmn", ((9, 20, 701), (9, 20, 1000)), None),
+])
+def test_dmma_small(eq, shapes, want):
+    """`passes._dmma_small`: f32 GEMMs under `dmma_tile`'s conditions (a side under 128, or one input in element
+    reads) run on the f64 tensor cores where one input at least has 16-byte vectors and the DMMA tile's padded flops
+    at its peak undercut the simt tile's at the FMA peak. Shapes in no benchmark."""
+    from harness import dense_problem, extents_of
+
+    for wgmma in (True, False):
+        spec = kernel_spec(make_schedule(dense_problem(eq, extents_of(eq, shapes), "f32", "C")).core, False,
+                           wgmma=wgmma)
+        if want is None or not wgmma:
+            assert spec.tile.tm > 0 and spec.tf32 == 0, (eq, shapes, spec.tile)
+            continue
+        assert spec.tf32 == 2 and spec.compute == "f64" and (spec.tile.bm, spec.tile.bn) == want, (eq, shapes)
+        assert spec.tile.threads == 128 and spec.tile.min_blocks >= 2
 
 
 @pytest.mark.parametrize("M,N,K,want", [
