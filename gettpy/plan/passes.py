@@ -71,17 +71,20 @@ def _dmma_simt(tile: TileConfig, plan: Plan, target: Target = DEFAULT_TARGET) ->
 
 
 #: the f32 tiles of the f64 tensor cores below `dmma_tile`'s shapes: 4 warps of 32 x 32 (f64 accumulators: 64
-#: registers), bk 32 in 3 stages, 3 CTAs an SM; a side of 65-128 takes one 128-wide tile of 8 warps, so the other
-#: input is read once, not by two CTAs of which one computes mostly padding. Measured on the H100 on 14 real-code f32
-#: shapes (batched GEMMs and attention, sides of 57-1881, K 64-1693, one input in 16-byte vectors): 1.03-1.45x
-#: faster than the simt tiles; 64 x 64 within 3% of 128 x 64 or faster on all but one, and 1.1-1.4x faster than
-#: 64 x 128 / 128 x 128 on sides over 128; with both inputs in 4- or 8-byte pieces, 0.8-0.9x
-DMMA_SMALL = TileConfig(64, 64, 32, 3, wm=32, wn=32, min_blocks=3)
+#: registers), bk 16 in 4 stages, 3 CTAs an SM (ptxas: ~150 registers). Measured on the H100 on 17 real-code and
+#: perturbed f32 shapes (batched GEMMs, attention, tall-skinny and Tucker products, sides of 42-516304, K 222-1693, one
+#: input in 16-byte vectors): 1.03-1.45x faster than the simt tiles (two 0.95-0.98x); bk 16 / 4 stages 1.05-1.2x
+#: faster than bk 32 / 3 on 14 of 20 shapes (one 0.86x); with both inputs in 4- or 8-byte pieces the simt tiles
+#: stay (the DMMA tile measured 0.8-0.9x there)
+DMMA_SMALL = TileConfig(64, 64, 16, 4, wm=32, wn=32, min_blocks=3)
 
 
 def _dmma_small(M: int, N: int) -> TileConfig:
-    """`DMMA_SMALL`, or where M or N is 65..128, that side (the larger where both are) one tile of 128: 4 warps of
-    64 x 32 along it, bk 16 in 4 stages, 2 CTAs an SM (ptxas: 228-250 registers, no spills)."""
+    """`DMMA_SMALL`, or where M or N is 65..128, that side (the larger where both are) one tile of 128, so that the
+    other input is read once, not by two CTAs of which one computes mostly padding: 4 warps of 64 x 32 along it, 2
+    CTAs an SM (ptxas: 228-250 registers, no spills; 8 warps of 32 x 32 spilled under 2 CTAs' cap and ran 1.1x
+    slower, and 1.05-1.1x slower again at one CTA an SM without spills: H100, attention and batched shapes with
+    a side of 80-128)."""
     mid = [x for x in (M, N) if 64 < x <= 128]
     if not mid:
         return DMMA_SMALL
