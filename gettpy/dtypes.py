@@ -178,11 +178,14 @@ class Resolution:
         output: the result's type (`out`'s when given).
         stage: None, or the type the result is computed in before it is cast into `out` (``dtype=``
             that differs from `out`'s type: numpy computes in ``dtype`` and then casts).
+        exact: the cast of the staged result into `out` is one `casting` refuses, taken only where it keeps
+            every value (checked after the contraction: `resolve`'s `exact_out`).
     """
 
     inputs: str
     output: str
     stage: str | None = None
+    exact: bool = False
 
 
 def _kind(short: str) -> str:
@@ -212,7 +215,7 @@ def looser_casting(casting: str) -> str:
     return "pass casting=" + " or ".join(repr(c) for c in looser) + " to allow it"
 
 
-def resolve(dtypes, dtype=None, out_dtype=None, casting: str = "safe") -> Resolution:
+def resolve(dtypes, dtype=None, out_dtype=None, casting: str = "safe", exact_out: bool = False) -> Resolution:
     """An einsum call's types by numpy's rules.
 
     Args:
@@ -223,6 +226,11 @@ def resolve(dtypes, dtype=None, out_dtype=None, casting: str = "safe") -> Resolu
         out_dtype: the dtype of `out` (None: no `out`). Without `dtype=`, numpy computes in the result
             type of the operands and `out`: the operands must cast to it, and it to `out`, under `casting`.
         casting: numpy's casting rule ("no", "equiv", "safe", "same_kind", "unsafe").
+        exact_out: where the result type does not cast to `out` under `casting`, compute in the result type and
+            cast into `out` when every value survives the cast (Resolution.exact), rather than refuse the call.
+            numpy's optimized path (``optimize=True``, "greedy", "optimal") writes its result into `out`
+            unchecked: a float sum of 7.0 into an int64 `out` gives 7, as numpy's does, and 7.5 raises where numpy
+            would store 7.
 
     Returns:
         The Resolution. The operands are cast to the compute type, except that one or two operands of
@@ -262,6 +270,8 @@ def resolve(dtypes, dtype=None, out_dtype=None, casting: str = "safe") -> Resolu
     if out_s is None:
         return Resolution(res, res)
     if not _can_cast(compute, out_s, casting):
+        if exact_out:
+            return Resolution(compute, out_s, compute, exact=True)
         raise DtypeError(f"out has dtype {type_name(out_s)}, which cannot hold the result type {type_name(compute)} "
                          f"under casting={casting!r}")
     if half and out_s == "f32":

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import operator
 import threading
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,11 +99,24 @@ def _resolve_extents(inputs, arrays) -> dict[str, int]:
     return ext
 
 
-def _result_dtype(arrays, dtype, out, casting="safe"):
-    """(input type for the kernel, output type, staging type or None) as short names: `dtypes.resolve`,
-    numpy's promotion over the operands, `dtype=` and `out` under numpy's `casting` rule."""
-    r = resolve([x.dtype for x in arrays], dtype, None if out is None else out.dtype, casting)
-    return r.inputs, r.output, r.stage
+def _result_dtype(arrays, dtype, out, casting="safe", optimize=False):
+    """`dtypes.resolve`'s Resolution of the call: numpy's promotion over the operands, `dtype=` and `out` under
+    numpy's `casting` rule; with an `optimize` that numpy takes for its optimized path (`numpy_optimized`), an `out`
+    the result does not cast to under `casting` takes the values that survive the cast (Resolution.exact)."""
+    return resolve([x.dtype for x in arrays], dtype, None if out is None else out.dtype, casting,
+                   exact_out=numpy_optimized(optimize))
+
+
+def numpy_optimized(optimize) -> bool:
+    """Whether numpy.einsum would take its optimized path for `optimize`: True, "greedy" or "optimal" (alone or
+    with a memory limit), or an explicit ``["einsum_path", ...]`` path; not False, None or gettpy's default "auto"."""
+    if isinstance(optimize, tuple) and len(optimize) == 2 and isinstance(optimize[0], str):
+        optimize = optimize[0]
+    if isinstance(optimize, str):
+        return optimize in ("greedy", "optimal")
+    if isinstance(optimize, list):
+        return bool(optimize) and optimize[0] == "einsum_path"
+    return optimize is True
 
 
 def _ops_for(n: int, ops) -> list[Op]:
@@ -121,7 +135,7 @@ def _ops_for(n: int, ops) -> list[Op]:
     return [as_op(o, f"ops[{i}]") for i, o in enumerate(ops)]
 
 
-def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None, semiring=None, compute=None,
+def einsum(*operands, out=None, dtype=None, optimize="auto", ops=None, op_out=None, semiring=None, compute=None,
            **options):
     """Evaluate the Einstein summation convention on the operands, like numpy.einsum.
 
@@ -143,7 +157,8 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
             run on the CPU executor with numpy's result types: integer sums wrap around in the result type
             as numpy's do, and a bool einsum is the logical or of ands; the GPU kernel takes the types in
             `gettpy.dtypes.GPU_DTYPES` (a DtypeError for CuPy arrays of others).
-        optimize: opt_einsum's path strategy for three or more operands: True (= "auto"), False or None
+        optimize: opt_einsum's path strategy for three or more operands: "auto" (default) or True (the same
+            path), False or None
             (left to right), a strategy name ("greedy", "optimal", "dp", "branch-2", "random-greedy",
             ...), numpy's ``(name, memory_limit)`` pair, an opt_einsum PathOptimizer, or an explicit
             path (numpy's ``["einsum_path", (0, 1), ...]`` or opt_einsum's list of tuples).
@@ -160,8 +175,11 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
             an sm_90 GPU runs on the float64 tensor cores: inputs widened to float64 (exact), float64 sums,
             the result rounded to float32 once (more accurate than a float32 sum, and faster there).
         **options: numpy's ``casting`` ("no", "equiv", "safe" (default), "same_kind", "unsafe") rules
-            `dtype` and `out` whatever `optimize` is (numpy's optimized path writes some pairwise results into
-            `out` unchecked, e.g. a float sum into an int64 `out`: pass casting="unsafe" for those);
+            `dtype` and `out` (numpy's optimized path, which numpy takes for optimize=True, "greedy", "optimal"
+            or an explicit path, writes its result into an `out` that `casting` refuses unchecked, e.g. a float
+            sum into an int64 `out`, truncated: for those values gettpy does so only where every value survives
+            the cast, else raises a DtypeError naming the first value that would change; pass casting="unsafe"
+            for numpy's truncation);
             ``order`` sets the layout of a result einsum allocates: "C", "F", "A" (F when every operand is
             F-contiguous, else C) or "K" (default): for numpy operands the layout numpy.einsum gives (the
             output axes in the operands' stride order), for CuPy operands C order, the layout the GPU plans
@@ -299,9 +317,31 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
         if not prog.target_packed:  # (planned for out's layout: planned again for the packed temporary)
             prog = _program(operands, arrays, target, dtype, optimize, ops, op_out, backend, casting, arith)
     _execute(prog, backend, xp, arrays, target)
+    if prog.exact:
+        _check_exact_cast(xp, target, result.dtype, prog.casting)
     if target is not result:
         result[...] = target.real if target.dtype.kind == "c" and result.dtype.kind != "c" else target
     return result
+
+
+def _check_exact_cast(xp, value, dtype, casting: str) -> None:
+    """A DtypeError (TypeError) unless every element of `value` keeps its value cast to `dtype`: the cast into an
+    `out` that numpy's optimized path makes unchecked, taken only where it loses nothing (a NaN into a float keeps
+    its value; a nonzero imaginary part into a real type does not)."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):  # (the casts that lose values are what is looked for)
+        warnings.simplefilter("ignore")
+        back = value.astype(dtype)
+        lost = back.astype(value.dtype) != value
+        if value.dtype.kind == "c" and back.dtype.kind != "c":
+            lost |= value.imag != 0
+    if value.dtype.kind in "fc" and np.dtype(dtype).kind in "fc":
+        lost &= ~xp.isnan(value)
+    if not bool(lost.any()):
+        return
+    at = tuple(int(i) for i in xp.unravel_index(int(xp.argmax(lost.ravel())), value.shape)) if value.ndim else ()
+    raise DtypeError(f"out has dtype {dtype}, which cannot hold the result type {value.dtype} under "
+                     f"casting={casting!r}: the result at {at} is {value[at].item()!r}, which {dtype} does not "
+                     f"hold ({looser_casting(casting)}, or pass an out of type {value.dtype})")
 
 
 def _native_twin(dtype) -> np.dtype | None:
@@ -460,6 +500,9 @@ class Program:
     target_packed: bool
     one: float = 1.0
     stage: object = None  # the type the result is computed in before its cast into `out` (None: out's own)
+    #: the cast of the staged result into `out` is one `casting` refuses: taken only where every value survives it
+    exact: bool = False
+    casting: str = "safe"
     #: the result's axes, slowest first, in numpy's order='K' layout (numpy operands; None: C order)
     k_axes: tuple[int, ...] | None = None
 
@@ -538,7 +581,8 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, 
         fold_modes(modes, x.shape, [0] * x.ndim, i, ext)
     if out is not None:
         _check_out_shape(out, out_shape, subs.output)
-    in_s, out_s, stage_s = _result_dtype(arrays, dtype, out, casting)
+    res = _result_dtype(arrays, dtype, out, casting, optimize)
+    in_s, out_s, stage_s = res.inputs, res.output, res.stage
     check_ops([*((f"ops[{i}]", op) for i, op in enumerate(ops_in)), ("op_out", op_d)], in_s)
     if backend == "cupy":
         for s_ in {in_s, out_s, stage_s} - {None}:
@@ -569,7 +613,7 @@ def _compile(args, arrays, out, dtype, optimize, ops, op_out, backend, casting, 
     steps = _network(infos, subs.output, ext, final, optimize, sr, compute, backend)
     k_axes = _k_axes(subs, arrays, ext) if backend == "numpy" and out is None and len(out_shape) > 1 else None
     return Program(tuple(steps), in_dt, out_shape, out_dt, packed, 1.0 if sr is None else sr.one,
-                   stage=stage_dt, k_axes=k_axes)
+                   stage=stage_dt, k_axes=k_axes, exact=res.exact, casting=casting)
 
 
 def _c_strides(shape) -> tuple[int, ...]:

@@ -5,6 +5,7 @@ arrays. numpy itself is the reference of every row.
 from __future__ import annotations
 
 import random
+import re
 import warnings
 
 import numpy as np
@@ -138,10 +139,10 @@ def test_integer_sums_wrap_before_the_cast_into_out(eq, arrays, out_dtype):
 
 
 @pytest.mark.parametrize("optimize", ["optimal", True, False])
-def test_casting_rules_out_whatever_optimize_is(optimize):
-    """An int64 `out` for a float sum: refused under the default casting='safe' with any `optimize` (numpy's
-    optimized path writes it unchecked; README and docstring say so), and with casting='unsafe' it receives
-    numpy's value, the float sum truncated (7 x 0.36 = 2.52 -> 2)."""
+def test_casting_refuses_a_value_out_would_change(optimize):
+    """An int64 `out` for a float sum of 2.52: refused under the default casting='safe' with any `optimize`
+    (numpy's optimized path would store 2 unchecked; README and docstring say so), `out` untouched; with
+    casting='unsafe' it receives numpy's value, the float sum truncated (7 x 0.36 = 2.52 -> 2)."""
     a = np.full(7, 0.6)
     out = np.array(5)
     with pytest.raises(TypeError, match="casting='safe'"):
@@ -149,6 +150,43 @@ def test_casting_rules_out_whatever_optimize_is(optimize):
     assert out == 5  # (untouched)
     r = gettpy.einsum("i,i->", a, a, out=out, optimize=optimize, casting="unsafe")
     assert r is out and out == np.einsum("i,i->", a, a, out=np.array(0), casting="unsafe") == 2
+
+
+@pytest.mark.parametrize("eq,arrays,out_dtype,want", [
+    ("i,i->", [np.ones(7), np.ones(7)], np.int64, 7),                                  # (a 0-d out: numpy gh-31350)
+    ("ij,j->i", [np.full((3, 4), 0.5), np.full(4, 2.0)], np.int32, [4, 4, 4]),
+    ("i,i->i", [np.array([0.5, np.nan]), np.ones(2)], np.float16, [0.5, np.nan]),       # (NaN is kept by a float)
+])
+def test_optimized_path_casts_exact_results_into_out(eq, arrays, out_dtype, want):
+    """numpy's optimized path writes into an `out` that casting='safe' refuses; gettpy takes that cast where every
+    value survives it, as numpy's values, and with optimize=False refuses it as numpy does."""
+    out = np.zeros(np.shape(want), out_dtype)
+    assert gettpy.einsum(eq, *arrays, out=out, optimize="optimal") is out
+    ref = np.zeros_like(out)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        np.einsum(eq, *arrays, out=ref, optimize="optimal")
+    np.testing.assert_array_equal(out, ref)
+    np.testing.assert_array_equal(out, np.asarray(want, out_dtype))
+    with pytest.raises(TypeError):
+        np.einsum(eq, *arrays, out=np.zeros_like(out), optimize=False)
+    with pytest.raises(TypeError, match="casting='safe'"):
+        gettpy.einsum(eq, *arrays, out=np.zeros_like(out), optimize=False)
+
+
+@pytest.mark.parametrize("eq,arrays,out_dtype,at", [
+    ("i,i->i", [np.array([1.0, np.nan]), np.ones(2)], np.int64, "(1,)"),               # (NaN into an integer)
+    ("i,i->i", [np.array([1 + 0j, 2 + 1j]), np.ones(2)], np.float32, "(1,)"),          # (an imaginary part)
+    ("i,i->i", [np.array([1.0, 3e5]), np.ones(2)], np.float16, "(1,)"),                # (out of float16's range)
+    ("ij,j->i", [np.array([[1.0, 2.0], [300.0, 1.0]]), np.ones(2)], np.int8, "(1,)"),  # (out of int8's range)
+])
+def test_optimized_path_refuses_a_changed_value(eq, arrays, out_dtype, at):
+    """Where numpy's optimized path would store a changed value (truncated, wrapped, inf, the imaginary part
+    dropped), gettpy raises a DtypeError (a TypeError) that names the element, and `out` is untouched."""
+    out = np.full(2, 5, out_dtype)
+    with pytest.raises(TypeError, match=re.escape(f"at {at}")):
+        gettpy.einsum(eq, *arrays, out=out, optimize=True)
+    assert (out == 5).all()
 
 
 # --- out= with casting: dtype= is the computation's type, out receives it under `casting`
@@ -415,8 +453,8 @@ def test_out_broadcasts_extent_one_labels(subscripts, shapes, out_shape, out_dty
 def test_out_that_cannot_take_the_result_still_refused():
     with pytest.raises(ValueError, match="out has shape"):
         gettpy.einsum("ij,jk->ik", np.ones((2, 3)), np.ones((3, 4)), out=np.zeros((3, 4)))
-    with pytest.raises(TypeError):  # (stretched, but float64 into float32 under casting='safe')
-        gettpy.einsum("ij,jk->ik", np.ones((1, 3)), np.ones((3, 4)), out=np.zeros((2, 4), np.float32))
+    with pytest.raises(TypeError):  # (stretched, but float64 into float32 under casting='safe', numpy's plain path)
+        gettpy.einsum("ij,jk->ik", np.ones((1, 3)), np.ones((3, 4)), out=np.zeros((2, 4), np.float32), optimize=False)
     base = np.zeros(3)
     with pytest.raises(ValueError, match="out"):  # (a stretched result into an out that overlaps itself)
         gettpy.einsum("i->i", np.ones(1), out=np.lib.stride_tricks.as_strided(base, shape=(3,), strides=(0,)))
