@@ -77,15 +77,15 @@ def test_cupy_out_broadcasts_extent_one_labels():
 def test_cupy_out_takes_exact_results_of_numpy_optimized_path():
     """numpy's optimized path (optimize='optimal') into an `out` casting='safe' refuses: on CuPy arrays gettpy
     casts the float result into an int64 `out` where every value survives (numpy's values), and refuses with the
-    element named, `out` untouched, where one would change (numpy would truncate 10.5 to 10)."""
+    element named, `out` untouched, where one would change (numpy would truncate 6.5 to 6)."""
     ha, hb = np.full((3, 4), 0.5), np.full(4, 2.0)
     out = cp.zeros(3, np.int64)
     assert gettpy.einsum("ij,j->i", cp.asarray(ha), cp.asarray(hb), out=out, optimize="optimal") is out
     want = np.zeros(3, np.int64)
     np.einsum("ij,j->i", ha, hb, out=want, optimize="optimal")
     np.testing.assert_array_equal(cp.asnumpy(out), want)
-    ha[2, 0] = 1.75  # (row 2: 4.5)
+    ha[2, 0] = 1.75  # (row 2: 6.5)
     out = cp.full(3, 5, np.int64)
-    with pytest.raises(TypeError, match=r"at \(2,\) is 4\.5"):
+    with pytest.raises(TypeError, match=r"at \(2,\) is 6\.5"):
         gettpy.einsum("ij,j->i", cp.asarray(ha), cp.asarray(hb), out=out, optimize="optimal")
     np.testing.assert_array_equal(cp.asnumpy(out), [5, 5, 5])
