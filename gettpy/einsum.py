@@ -338,7 +338,7 @@ def _check_exact_cast(xp, value, dtype, casting: str) -> None:
         lost &= ~xp.isnan(value)
     if not bool(lost.any()):
         return
-    at = tuple(int(i) for i in xp.unravel_index(int(xp.argmax(lost.ravel())), value.shape)) if value.ndim else ()
+    at = tuple(int(i) for i in np.unravel_index(int(xp.argmax(lost.ravel())), value.shape)) if value.ndim else ()
     raise DtypeError(f"out has dtype {dtype}, which cannot hold the result type {value.dtype} under "
                      f"casting={casting!r}: the result at {at} is {value[at].item()!r}, which {dtype} does not "
                      f"hold ({looser_casting(casting)}, or pass an out of type {value.dtype})")
