@@ -44,6 +44,7 @@ from .dtypes import (
     numpy_dtype,
     promote,
     short_name,
+    user_dtype,
 )
 from .errors import DtypeError, LayoutError, ShapeError, SubscriptError
 from .layouts.descriptor import pointer_alignment, self_overlapping
@@ -131,7 +132,7 @@ class TensorDescriptor:
                 raise ShapeError(f"TensorDescriptor: stride {s} of dimension {d} is beyond 64-bit offsets")
         object.__setattr__(self, "extents", ext)
         object.__setattr__(self, "strides", strides)
-        object.__setattr__(self, "dtype", short_name(dtype, "TensorDescriptor"))
+        object.__setattr__(self, "dtype", short_name(user_dtype(dtype), "TensorDescriptor"))
         object.__setattr__(self, "op", as_op(op, "TensorDescriptor op"))
         object.__setattr__(self, "alignment", int(alignment))
         # (shape, byte strides, dtype) of arrays that passed `matches`: a repeated call skips the checks
@@ -253,7 +254,6 @@ class ContractionPlan:
         cast_a, cast_b: None, or the numpy dtype A (B) is cast to (a C-ordered copy per call) because A
             and B have different types: they are contracted in their common type.
         compute: short name of the compute type (alpha and beta are typed against it).
-        d_overlaps: D's descriptor makes distinct elements share memory (`contract` refuses to write it).
         gpu_error: why CuPy arrays cannot run this plan (a type the GPU kernel lacks), "" when they can.
         cpu_plan: the schedule numpy arrays run (the CPU executor's own: the core without the GPU's stagings).
     """
@@ -267,7 +267,6 @@ class ContractionPlan:
     cast_a: np.dtype | None = None
     cast_b: np.dtype | None = None
     compute: str = ""
-    d_overlaps: bool = False
     gpu_error: str = ""
     cpu_plan: Schedule | None = None
 
@@ -285,8 +284,9 @@ def _compute_type(compute_type, ins: str, desc_c: TensorDescriptor, desc_d: Tens
         return ""
     if isinstance(compute_type, str) and compute_type in TF32_MODES:  # opt-in tensor-core modes of float32
         return compute_type
-    ct = short_name(compute_type, "compute_type")
-    ct = {"f16": "f32", "bf16": "f32"}.get(ct, ct)  # (half data accumulates in float32 on the tensor cores)
+    ct = short_name(user_dtype(compute_type), "compute_type")
+    if ct in ("f16", "bf16") and ins in ("f16", "bf16"):
+        ct = "f32"  # (half data accumulates in float32 on the tensor cores)
     if ct not in NUMPY_ACCUMULATE or is_exact(ct) != is_exact(need) or promote(ct, need) != ct:
         raise DtypeError(f"compute_type={compute_type!r}: narrower than or of another kind than the operands' "
                          f"compute type {need} (A and B {ins}, C {desc_c.dtype}, D {desc_d.dtype})")
@@ -350,6 +350,9 @@ def plan(desc_a: TensorDescriptor, modes_a: str | Sequence, desc_b: TensorDescri
             return TensorInfo(name, modes, _c_order(desc.extents), ins, 16, desc.op)
         return TensorInfo(name, modes, desc.strides, desc.dtype, desc.alignment, desc.op)
 
+    if self_overlapping(desc_d.extents, desc_d.strides):
+        raise LayoutError(f"D: its strides {desc_d.strides} make distinct elements share memory (a stride 0 or "
+                          f"overlapping strides); gettpy cannot write such an output")
     compute = _compute_type(compute_type, ins, desc_c, desc_d)
     problem = ContractionProblem(info("A", ma, desc_a), info("B", mb, desc_b), info("C", mc, desc_c),
                                  info("D", md, desc_d), tuple(sorted(ext.items())), compute,
@@ -357,8 +360,7 @@ def plan(desc_a: TensorDescriptor, modes_a: str | Sequence, desc_b: TensorDescri
     cast = None if ins == "bf16" else numpy_dtype(ins)
     return ContractionPlan(cached_schedule(problem), desc_a, desc_b, desc_c, desc_d,
                            preference or PlanPreference(), cast if desc_a.dtype != ins else None,
-                           cast if desc_b.dtype != ins else None, problem.compute,
-                           self_overlapping(desc_d.extents, desc_d.strides), _gpu_error(problem),
+                           cast if desc_b.dtype != ins else None, problem.compute, _gpu_error(problem),
                            cached_schedule(problem, "numpy"))
 
 
@@ -386,9 +388,11 @@ def _scalar(v, what: str, compute: str):
 def _number(v, what: str, compute: str):
     if isinstance(v, np.ndarray) and v.ndim == 0 or isinstance(v, np.generic):
         v = v.item()
+    acc = accumulate_type(compute)
+    if isinstance(v, bool) and acc == "b1":  # (a bool plan's alpha and beta: the and with the product, the or)
+        return int(v)
     if isinstance(v, bool) or not isinstance(v, numbers.Number):
         raise DtypeError(f"{what} must be a number, got {type(v).__name__} {v!r}")
-    acc = accumulate_type(compute)
     if isinstance(v, numbers.Complex) and not isinstance(v, numbers.Real):
         if not is_complex(acc):
             raise DtypeError(f"{what}={v!r} is complex but the plan computes in real {acc}; pass a real {what} or "
@@ -446,9 +450,6 @@ def contract(plan: ContractionPlan, alpha: Scalar, a: Array, b: Array, beta: Sca
         plan.desc_c.matches(c, "C")
     if name == "cupy" and plan.gpu_error:
         raise DtypeError(plan.gpu_error)
-    if plan.d_overlaps:
-        raise LayoutError(f"D: its strides {plan.desc_d.strides} make distinct elements share memory (a stride 0 "
-                          f"or overlapping strides); gettpy cannot write such an output")
     if name == "numpy" and not d.flags.writeable:
         raise LayoutError("D is a read-only array; pass a writeable D")
     if math.prod(plan.desc_d.extents) == 0:
@@ -509,6 +510,11 @@ class Contraction:
             _require_array(x, f"Contraction: {what}")
         lhs, self._md = subscripts.split("->")
         self._ma, self._mb = lhs.split(",")
+        for what, modes in (("a", self._ma), ("b", self._mb), ("the output", self._md)):
+            repeated = sorted({m for m in modes if modes.count(m) > 1})
+            if repeated:
+                raise SubscriptError(f"Contraction: mode {repeated[0]!r} appears twice in {what}'s subscripts "
+                                     f"{modes!r} (no diagonals or traces: use gettpy.einsum for those)")
         if ops is None:
             self._ops = (identity, identity)
         elif isinstance(ops, list | tuple) and len(ops) == 2:

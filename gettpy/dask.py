@@ -33,7 +33,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("gettpy.dask needs Dask: pip install 'gettpy[dask]' (dask[array])") from exc
 
-from .dtypes import ITEMSIZE, TF32_MODES, check_gpu, numpy_dtype, resolve, short_name
+from .dtypes import ITEMSIZE, TF32_MODES, check_gpu, numpy_dtype, resolve, short_name, user_dtype
 from .einsum import _check_path, _explicit_steps, _ops_for, _resolve_extents
 from .einsum import einsum as _einsum
 from .errors import ArgumentError, DtypeError, GettpyError, OptionError, PathError, ShapeError, SubscriptError
@@ -342,6 +342,7 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
         if k not in _NUMPY_OPTIONS:
             raise TypeError(f"einsum() got an unexpected keyword argument {k!r}")
     casting = options.get("casting", "safe")
+    dtype = user_dtype(dtype)  # ('i8' is numpy's int64, as in gettpy.einsum)
     if not operands:
         raise SubscriptError("einsum needs subscripts and at least one operand")
     args = list(operands)

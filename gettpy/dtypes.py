@@ -83,6 +83,18 @@ def short_name(dtype, what: str = "operand") -> str:
         raise DtypeError(f"{what}: unsupported dtype {nd} (gettpy contracts {_SUPPORTED})") from None
 
 
+def user_dtype(dtype):
+    """A dtype argument as numpy reads it: a string numpy knows is numpy's type ('i8' int64, 'u8' uint64, 'f16'
+    float128, 'f8' float64), never the gettpy short name it also spells (int8, uint8, float16); strings numpy does
+    not know (gettpy's 'f32', 'bf16', 'i32') and dtype objects pass through to `short_name`."""
+    if isinstance(dtype, str):
+        try:
+            return np.dtype(dtype)
+        except TypeError:
+            return dtype
+    return dtype
+
+
 def numpy_dtype(short: str) -> np.dtype:
     """numpy dtype of a short name (bf16 only where ml_dtypes is installed)."""
     if short == "bf16":
@@ -226,11 +238,11 @@ def resolve(dtypes, dtype=None, out_dtype=None, casting: str = "safe", exact_out
         out_dtype: the dtype of `out` (None: no `out`). Without `dtype=`, numpy computes in the result
             type of the operands and `out`: the operands must cast to it, and it to `out`, under `casting`.
         casting: numpy's casting rule ("no", "equiv", "safe", "same_kind", "unsafe").
-        exact_out: where the result type does not cast to `out` under `casting`, compute in the result type and
-            cast into `out` when every value survives the cast (Resolution.exact), rather than refuse the call.
-            numpy's optimized path (``optimize=True``, "greedy", "optimal") writes its result into `out`
-            unchecked: a float sum of 7.0 into an int64 `out` gives 7, as numpy's does, and 7.5 raises where numpy
-            would store 7.
+        exact_out: where the result type does not cast to `out` under `casting`, compute in the operands' result
+            type and cast into `out` when every value survives the cast (Resolution.exact), rather than refuse the
+            call. numpy's optimized path (``optimize=True``, "greedy", "optimal") computes so and writes into
+            `out` unchecked: a float sum of 7.0 into an int64 `out` gives 7, as numpy's does, and 7.5 raises where
+            numpy would store 7.
 
     Returns:
         The Resolution. The operands are cast to the compute type, except that one or two operands of
@@ -270,8 +282,8 @@ def resolve(dtypes, dtype=None, out_dtype=None, casting: str = "safe", exact_out
     if out_s is None:
         return Resolution(res, res)
     if not _can_cast(compute, out_s, casting):
-        if exact_out:
-            return Resolution(compute, out_s, compute, exact=True)
+        if exact_out:  # (numpy's optimized path computes in the operands' type, then writes out: so does this)
+            return Resolution(res, out_s, res, exact=True)
         raise DtypeError(f"out has dtype {type_name(out_s)}, which cannot hold the result type {type_name(compute)} "
                          f"under casting={casting!r}")
     if half and out_s == "f32":

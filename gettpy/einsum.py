@@ -21,7 +21,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import backends
-from .dtypes import TF32_MODES, check_gpu, check_ops, looser_casting, numpy_dtype, resolve, short_name
+from .dtypes import (
+    TF32_MODES,
+    check_gpu,
+    check_ops,
+    looser_casting,
+    numpy_dtype,
+    resolve,
+    short_name,
+    user_dtype,
+)
 from .errors import (
     ArgumentError,
     DtypeError,
@@ -110,12 +119,12 @@ def _result_dtype(arrays, dtype, out, casting="safe", optimize=False):
 def numpy_optimized(optimize) -> bool:
     """Whether numpy.einsum would take its optimized path for `optimize`: True, "greedy" or "optimal" (alone or
     with a memory limit), or an explicit ``["einsum_path", ...]`` path; not False, None or gettpy's default "auto"."""
+    if isinstance(optimize, list | tuple) and optimize and optimize[0] == "einsum_path":
+        return True
     if isinstance(optimize, tuple) and len(optimize) == 2 and isinstance(optimize[0], str):
         optimize = optimize[0]
     if isinstance(optimize, str):
         return optimize in ("greedy", "optimal")
-    if isinstance(optimize, list):
-        return bool(optimize) and optimize[0] == "einsum_path"
     return optimize is True
 
 
@@ -176,10 +185,11 @@ def einsum(*operands, out=None, dtype=None, optimize="auto", ops=None, op_out=No
             the result rounded to float32 once (more accurate than a float32 sum, and faster there).
         **options: numpy's ``casting`` ("no", "equiv", "safe" (default), "same_kind", "unsafe") rules
             `dtype` and `out` (numpy's optimized path, which numpy takes for optimize=True, "greedy", "optimal"
-            or an explicit path, writes its result into an `out` that `casting` refuses unchecked, e.g. a float
-            sum into an int64 `out`, truncated: for those values gettpy does so only where every value survives
-            the cast, else raises a DtypeError naming the first value that would change; pass casting="unsafe"
-            for numpy's truncation);
+            or an explicit path, computes in the operands' type and writes its matrix products into an `out` that
+            `casting` refuses unchecked, e.g. a float sum into an int64 `out`, truncated: for those values gettpy
+            casts any einsum's result so, but only where every value survives the cast, else raises a
+            DtypeError naming the first value that would change; pass casting="unsafe" for numpy's truncation;
+            a dtype string is numpy's: 'i8' is int64);
             ``order`` sets the layout of a result einsum allocates: "C", "F", "A" (F when every operand is
             F-contiguous, else C) or "K" (default): for numpy operands the layout numpy.einsum gives (the
             output axes in the operands' stride order), for CuPy operands C order, the layout the GPU plans
@@ -208,6 +218,7 @@ def einsum(*operands, out=None, dtype=None, optimize="auto", ops=None, op_out=No
     options = {"order": check_order(options.get("order", "K")),
                "casting": check_casting(options.get("casting", "safe"))}
     check_optimize(optimize)
+    dtype = user_dtype(dtype)  # ('i8' is numpy's int64 here, not gettpy's short name of int8)
     if isinstance(optimize, np.bool_):
         optimize = bool(optimize)
     operands = decode_subscripts(operands)
@@ -274,7 +285,8 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
     _refuse_numpy_only_types(operands, arrays, dtype, out)
     if out is not None and dtype is not None and not _same_dtype(dtype, out.dtype):
         # numpy: dtype= is the type of the computation, and `out` receives it under the casting rule
-        if not (np.can_cast(out.dtype, dtype, casting) and np.can_cast(dtype, out.dtype, casting)):
+        exact = not (np.can_cast(out.dtype, dtype, casting) and np.can_cast(dtype, out.dtype, casting))
+        if exact and not numpy_optimized(optimize):
             _check_out_shape(out, *_output_of(operands, arrays))  # (shapes before types, as numpy checks them)
             # numpy's einsum reads and writes `out` in the computation's type: both casts must be allowed
             raise DtypeError(f"out has dtype {out.dtype} but dtype={np.dtype(dtype)}: numpy's rule asks for casts "
@@ -284,6 +296,8 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
             raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {tuple(r.shape)}")
         if out.size:  # (an extent-1 result axis is stretched over out's by the copy, as numpy does)
             _check_no_self_overlap(out, "out")
+        if exact:  # (numpy's optimized path computes in dtype= and writes `out` unchecked: taken where exact)
+            _check_exact_cast(xp, xp.asarray(r), out.dtype, casting)
         xp.copyto(out, r, casting="unsafe")
         return out
     prog = _program(operands, arrays, out, dtype, optimize, ops, op_out, backend, casting, arith)
@@ -326,16 +340,23 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
 
 def _check_exact_cast(xp, value, dtype, casting: str) -> None:
     """A DtypeError (TypeError) unless every element of `value` keeps its value cast to `dtype`: the cast into an
-    `out` that numpy's optimized path makes unchecked, taken only where it loses nothing (a NaN into a float keeps
-    its value; a nonzero imaginary part into a real type does not)."""
+    `out` that numpy's optimized path makes unchecked, taken only where it loses nothing (a NaN part into a float
+    type keeps its value; a nonzero or NaN imaginary part into a real type does not)."""
+    def kept(v):  # (whether each element of real or complex `v` survives the cast to dtype and back)
+        if v.dtype.kind == "c":
+            if np.dtype(dtype).kind != "c":
+                return (v.imag == 0) & kept(v.real)
+            back = v.astype(dtype).astype(v.dtype)
+            return same(v.real, back.real) & same(v.imag, back.imag)
+        return same(v, v.astype(dtype).astype(v.dtype))
+
+    def same(v, back):
+        eq = back == v
+        return eq | xp.isnan(v) & xp.isnan(back) if v.dtype.kind == "f" else eq
+
     with warnings.catch_warnings(), np.errstate(all="ignore"):  # (the casts that lose values are what is looked for)
         warnings.simplefilter("ignore")
-        back = value.astype(dtype)
-        lost = back.astype(value.dtype) != value
-        if value.dtype.kind == "c" and back.dtype.kind != "c":
-            lost |= value.imag != 0
-    if value.dtype.kind in "fc" and np.dtype(dtype).kind in "fc":
-        lost &= ~xp.isnan(value)
+        lost = ~kept(value)
     if not bool(lost.any()):
         return
     at = tuple(int(i) for i in np.unravel_index(int(xp.argmax(lost.ravel())), value.shape)) if value.ndim else ()

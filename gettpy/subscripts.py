@@ -83,11 +83,14 @@ def _sublist_term(sub, where: str) -> list[str]:
 
 def decode_subscripts(args: tuple) -> tuple:
     """`args` with a bytes subscripts string decoded as ASCII (numpy takes bytes subscripts too)."""
-    if args and isinstance(args[0], bytes | bytearray):
+    if args and isinstance(args[0], bytearray | memoryview):
+        raise SubscriptTypeError(f"subscripts must be a str or bytes (or the sublist form), got "
+                                 f"{type(args[0]).__name__} {bytes(args[0])!r}")
+    if args and isinstance(args[0], bytes):
         try:
-            return (bytes(args[0]).decode("ascii"), *args[1:])
+            return (args[0].decode("ascii"), *args[1:])
         except UnicodeDecodeError:
-            raise SubscriptError(f"subscripts {bytes(args[0])!r}: bytes subscripts must be ASCII") from None
+            raise SubscriptError(f"subscripts {args[0]!r}: bytes subscripts must be ASCII") from None
     return args
 
 

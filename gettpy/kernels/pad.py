@@ -100,6 +100,8 @@ def pad(x: Any, multiples: int | Sequence[int]) -> Any:
     if isinstance(multiples, int | np.integer):
         multiples = (multiples,) * x.ndim
     try:
+        if any(isinstance(m, bool | np.bool_) for m in multiples):
+            raise TypeError  # (True is not a multiple: numpy refuses bools as sizes too)
         multiples = tuple(operator.index(m) for m in multiples)
     except TypeError:
         raise ArgumentError(f"pad: multiples {multiples!r} must be an integer or a sequence of integers, one per "
@@ -114,7 +116,13 @@ def unpad(y: Any, shape: Sequence[int]) -> Any:
     """A C-contiguous copy of the leading `shape` corner of `y` (inverse of `pad`)."""
     if not _on_gpu(y):
         y = np.asarray(y)
-    shape = tuple(int(e) for e in shape)
+    try:
+        if any(isinstance(e, bool | np.bool_) for e in shape):
+            raise TypeError
+        shape = tuple(operator.index(e) for e in shape)
+    except TypeError:
+        raise ArgumentError(f"unpad: shape {shape!r} must be a sequence of integers, one per axis of "
+                            f"{y.shape}") from None
     if len(shape) != y.ndim or any(e < 0 or e > f for e, f in zip(shape, y.shape, strict=True)):
         raise ShapeError(f"unpad: shape {shape} does not fit inside {y.shape}")
     return _copy(y[tuple(slice(0, e) for e in shape)], shape)

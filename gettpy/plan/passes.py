@@ -62,7 +62,7 @@ def _dmma_simt(tile: TileConfig, plan: Plan, target: Target = DEFAULT_TARGET) ->
         return dmma_tile(ta)
     if ta != "f32" or min(plan.M, plan.N) <= 32 or max(vecs) * ITEMSIZE[ta] < 16:
         return tile
-    small = _dmma_small(plan.M, plan.N)
+    small = _dmma_small(plan.M, plan.N, vecs[0] * ITEMSIZE[ta] >= 16, vecs[1] * ITEMSIZE[plan.kernel_b.dtype] >= 16)
     padded = lambda t: math.ceil(plan.M / t.bm) * t.bm * math.ceil(plan.N / t.bn) * t.bn * (  # noqa: E731
         math.ceil(plan.K / t.bk) * t.bk)
     if padded(small) / target.peak("dmma") < padded(tile) / target.peak("simt32"):
@@ -79,16 +79,17 @@ def _dmma_simt(tile: TileConfig, plan: Plan, target: Target = DEFAULT_TARGET) ->
 DMMA_SMALL = TileConfig(64, 64, 16, 4, wm=32, wn=32, min_blocks=3)
 
 
-def _dmma_small(M: int, N: int) -> TileConfig:
+def _dmma_small(M: int, N: int, wide_a: bool = True, wide_b: bool = True) -> TileConfig:
     """`DMMA_SMALL`, or where M or N is 65..128, that side (the larger where both are) one tile of 128, so that the
     other input is read once, not by two CTAs of which one computes mostly padding: 4 warps of 64 x 32 along it, 2
     CTAs an SM (ptxas: 228-250 registers, no spills; 8 warps of 32 x 32 spilled under 2 CTAs' cap and ran 1.1x
     slower, and 1.05-1.1x slower again at one CTA an SM without spills: H100, attention and batched shapes with
-    a side of 80-128)."""
-    mid = [x for x in (M, N) if 64 < x <= 128]
+    a side of 80-128). Only where that side's input (A for M, B for N: `wide_a`, `wide_b`) has 16-byte vectors:
+    a 128-row side read element by element needs more registers for its copies (ptxas spilled 36-40 bytes)."""
+    mid = [x for x, wide in ((M, wide_a), (N, wide_b)) if 64 < x <= 128 and wide]
     if not mid:
         return DMMA_SMALL
-    if M == max(mid):
+    if M == max(mid) and wide_a and 64 < M <= 128:
         return TileConfig(128, 64, 16, 4, wm=64, wn=32, min_blocks=2)
     return TileConfig(64, 128, 16, 4, wm=32, wn=64, min_blocks=2)
 
