@@ -54,8 +54,10 @@ def tensordot(a, b, axes=2):
     else:
         try:
             ax_a, ax_b = axes
-        except (TypeError, ValueError):
+        except TypeError:  # (not iterable: numpy's TypeError)
             raise ArgumentError(f"tensordot: axes must be an int or a pair of axis lists, got {axes!r}") from None
+        except ValueError:  # (iterable, but not two items: numpy's ValueError)
+            raise ShapeError(f"tensordot: axes must be an int or a pair of axis lists, got {axes!r}") from None
         ax_a, ax_b = _axis_list(ax_a, "the axes of A"), _axis_list(ax_b, "the axes of B")
         if len(ax_a) != len(ax_b):
             raise ShapeError(f"tensordot: {len(ax_a)} axes of A but {len(ax_b)} axes of B")

@@ -144,3 +144,14 @@ def test_numpys_optimized_path_spellings(optimize):
     assert (out == 3).all()
     with pytest.raises(DtypeError):
         gettpy.einsum("ij,jk->ik", np.ones((2, 3)), np.ones((3, 2)), out=out, optimize="auto")
+
+
+@pytest.mark.parametrize("axes", ["x", (0,), [0, 1, 2], 1.5, None])
+def test_tensordot_axes_errors_are_numpys_kinds(axes):
+    """An `axes` that is iterable but not a pair is numpy's ValueError; one that is neither an int nor iterable its
+    TypeError."""
+    a, b = np.ones((2, 3)), np.ones((3, 4))
+    with pytest.raises((TypeError, ValueError)) as want:
+        np.tensordot(a, b, axes=axes)
+    with pytest.raises(want.type):
+        gettpy.tensordot(a, b, axes=axes)
