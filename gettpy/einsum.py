@@ -57,6 +57,7 @@ from .semantics import (
     k_axis_order,
     make_view,
     order_letter,
+    view_f_contiguous,
     view_geometry,
     view_meets_order,
 )
@@ -190,10 +191,10 @@ def einsum(*operands, out=None, dtype=None, optimize="auto", ops=None, op_out=No
             casts any einsum's result so, but only where every value survives the cast, else raises a
             DtypeError naming the first value that would change; pass casting="unsafe" for numpy's truncation;
             a dtype string is numpy's: 'i8' is int64);
-            ``order`` sets the layout of a result einsum allocates: "C", "F", "A" (F when every operand is
-            F-contiguous, else C) or "K" (default): for numpy operands the layout numpy.einsum gives (the
-            output axes in the operands' stride order), for CuPy operands C order, the layout the GPU plans
-            are tuned to write.
+            ``order`` sets the layout of a result einsum allocates: "C", "F", "A" (F when every operand, as
+            numpy views it with a repeated mode one diagonal axis, is F-contiguous, else C) or "K" (default):
+            for numpy operands the layout numpy.einsum gives (the output axes in the operands' stride order),
+            for CuPy operands C order, the layout the GPU plans are tuned to write.
 
     Returns:
         The result array (numpy for numpy inputs, CuPy for CuPy inputs, torch for torch); `out` when given.
@@ -304,7 +305,7 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
     ndim = len(prog.out_shape)
     axes = None
     if out is None and ndim > 1:
-        axes = prog.k_axes if order == "K" else _result_axes(order, arrays, ndim)
+        axes = prog.k_axes if order == "K" else _result_axes(order, operands, arrays, ndim)
     if any(x.dtype != prog.in_dtype for x in arrays) and not (
             backend == "numpy" and all(np.can_cast(x.dtype, prog.in_dtype, "safe") for x in arrays)):
         # mixed input types: cast to the computation's type, then plan on the copies' own layouts (the CPU
@@ -473,8 +474,14 @@ def _single_view(operands, arrays, dtype, order, backend):
     return v if view_meets_order(v, order, arrays) else None
 
 
-def _result_axes(order, arrays, ndim: int) -> tuple[int, ...] | None:
-    """The result's axes from slowest to fastest for order 'C', 'F' or 'A' (None: C order)."""
+def _result_axes(order, operands, arrays, ndim: int) -> tuple[int, ...] | None:
+    """The result's axes from slowest to fastest for order 'C', 'F' or 'A' (None: C order). 'A' is F where every
+    operand's view, as numpy takes it (a repeated mode one diagonal axis), is F-contiguous."""
+    if order == "A":
+        subs, _ = parse(_rebuild(operands, arrays))
+        f = all(view_f_contiguous(modes, x.shape, _element_strides(x, i))
+                for i, (modes, x) in enumerate(zip(subs.inputs, arrays, strict=True)))
+        return tuple(reversed(range(ndim))) if f else None
     return tuple(reversed(range(ndim))) if order_letter(order, arrays) == "F" else None
 
 

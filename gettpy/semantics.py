@@ -143,6 +143,27 @@ def view_meets_order(v, order: str, operands) -> bool:
     return bool(v.flags.c_contiguous if want == "C" else v.flags.f_contiguous)
 
 
+def view_f_contiguous(modes, shape, element_strides) -> bool:
+    """Whether numpy's view of an einsum operand is F-contiguous, numpy's test of order='A': the operand with its
+    repeated modes taken as one diagonal axis (labels in order of first appearance, strides summed), axes of
+    extent 1 ignored, an empty operand contiguous. A diagonal of extent 2 or more never is."""
+    ext: dict[str, int] = {}
+    st: dict[str, int] = {}
+    for m, e, s in zip(modes, shape, element_strides, strict=True):
+        ext[m] = e
+        st[m] = st.get(m, 0) + s
+    if any(e == 0 for e in ext.values()):
+        return True
+    want = 1
+    for m, e in ext.items():
+        if e == 1:
+            continue
+        if st[m] != want:
+            return False
+        want *= e
+    return True
+
+
 def order_letter(order: str, operands) -> str:
     """'C' or 'F' for order 'C', 'F' or 'A' (F when every operand is F-contiguous)."""
     if order == "A":

@@ -155,3 +155,27 @@ def test_tensordot_axes_errors_are_numpys_kinds(axes):
         np.tensordot(a, b, axes=axes)
     with pytest.raises(want.type):
         gettpy.tensordot(a, b, axes=axes)
+
+
+_A_CASES = [
+    ("ii,jk->ijk", [(3, 3, "F"), (4, 5, "F")]),      # (a diagonal of extent 3: numpy's view is not F: C)
+    ("ii,jk->ijk", [(1, 1, "F"), (4, 5, "F")]),      # (a diagonal of extent 1 is)
+    ("a,cc,->ca", [(3, "C"), (1, 1, "C"), ("C",)]),
+    ("a,cc,->ca", [(3, "C"), (3, 3, "F"), ("C",)]),
+    ("ij,jk->ik", [(3, 4, "F"), (4, 5, "F")]),
+    ("ij,jk->ik", [(3, 4, "C"), (4, 5, "F")]),
+    ("i,jk->ijk", [(3, "C"), (4, 5, "F")]),
+    ("iij,k->ijk", [(3, 3, 4, "F"), (2, "C")]),
+    ("...i,jk->...ijk", [(2, 3, "F"), (4, 5, "F")]),
+    ("ijj,kl->ikl", [(2, 1, 1, "F"), (3, 4, "F")]),
+]
+
+
+@pytest.mark.parametrize("eq,specs", _A_CASES)
+def test_order_a_follows_numpys_views(eq, specs):
+    """order='A': F where every operand, as numpy views it (repeated modes one diagonal axis), is F-contiguous;
+    the result's strides are numpy's."""
+    ops = [np.asarray(_R.standard_normal(s[:-1]), order=s[-1]) for s in specs]
+    got, want = gettpy.einsum(eq, *ops, order="A"), np.einsum(eq, *ops, order="A")
+    assert got.strides == want.strides
+    np.testing.assert_allclose(got, want, rtol=1e-12)
