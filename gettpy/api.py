@@ -413,9 +413,11 @@ def contract(plan: ContractionPlan, alpha: Scalar, a: Array, b: Array, beta: Sca
              stream: Any = None) -> Array:
     """Execute `plan`: d = op_d(alpha op_a(a) op_b(b) + beta op_c(c)); c may be d. Returns d.
 
-    alpha and beta are numbers of the plan's compute type (complex ones only for complex plans). alpha == 0
-    reads neither a nor b (d = op_d(beta op_c(c))); beta == 0 does not read c (c may be None). Every check
-    happens before d is written: on an error d is untouched.
+    alpha and beta are numbers of the plan's compute type (complex ones only for complex plans; bools for bool
+    plans, whose sum is the or of ands). An integer plan takes any integer alpha and beta modulo 2**64: its sums
+    wrap in 64 bits and D keeps its own low bits, so the result is the exact integer result wrapped into D's type,
+    as numpy's integer arithmetic wraps. alpha == 0 reads neither a nor b (d = op_d(beta op_c(c))); beta == 0 does
+    not read c (c may be None). Every check happens before d is written: on an error d is untouched.
 
     Raises:
         DtypeError: a non-array operand, alpha/beta not a number of the compute type, an array type the
