@@ -274,16 +274,24 @@ def resolve(dtypes, dtype=None, out_dtype=None, casting: str = "safe", exact_out
             #  and the sums wrap in dtype='s bits as numpy's do, so 8-bit inputs reach the int8 tensor cores)
             return Resolution(res, out_s, None if out_s == want else want)
         return Resolution(want, out_s, None if out_s == want else want)
-    compute = res if out_s is None else promote(res, out_s)
-    for i, s in enumerate(ins):  # (numpy casts every operand to the compute type under `casting` too)
-        if not _can_cast(s, compute, casting):
-            raise DtypeError(f"operand {i}: cannot cast {type_name(s)} to the computation's type {type_name(compute)} "
-                             f"under casting={casting!r}")
+    # (numpy's result type of the operands and `out` at once: int16 and uint16 into a float32 out compute in
+    #  float32, where the operands' int32 promoted with float32 would give float64)
+    compute = res if out_s is None else promote(*ins, out_s)
+    refused = next((i for i, s in enumerate(ins) if not _can_cast(s, compute, casting)), None)
+    if out_s is not None and exact_out and (refused is not None or not _can_cast(compute, out_s, casting)):
+        # numpy's optimized path computes in the operands' type, then writes out: so does this, where every value
+        # survives the cast into out (checked after the contraction)
+        for i, s in enumerate(ins):
+            if not _can_cast(s, res, casting):
+                raise DtypeError(f"operand {i}: cannot cast {type_name(s)} to the computation's type {type_name(res)} "
+                                 f"under casting={casting!r}")
+        return Resolution(res, out_s, res, exact=True)
+    if refused is not None:  # (numpy casts every operand to the compute type under `casting` too)
+        raise DtypeError(f"operand {refused}: cannot cast {type_name(ins[refused])} to the computation's type "
+                         f"{type_name(compute)} under casting={casting!r}")
     if out_s is None:
         return Resolution(res, res)
     if not _can_cast(compute, out_s, casting):
-        if exact_out:  # (numpy's optimized path computes in the operands' type, then writes out: so does this)
-            return Resolution(res, out_s, res, exact=True)
         raise DtypeError(f"out has dtype {type_name(out_s)}, which cannot hold the result type {type_name(compute)} "
                          f"under casting={casting!r}")
     if half and out_s == "f32":

@@ -341,19 +341,40 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
 
 def _check_exact_cast(xp, value, dtype, casting: str) -> None:
     """A DtypeError (TypeError) unless every element of `value` keeps its value cast to `dtype`: the cast into an
-    `out` that numpy's optimized path makes unchecked, taken only where it loses nothing (a NaN part into a float
-    type keeps its value; a nonzero or NaN imaginary part into a real type does not)."""
-    def kept(v):  # (whether each element of real or complex `v` survives the cast to dtype and back)
+    `out` that numpy's optimized path makes unchecked, taken only where it loses nothing. Into an integer or bool
+    type a value must be finite, whole and within the type's range (a round trip would pass -1 into uint8 as 255,
+    and -inf into int64 as its minimum); into a float or complex type it must come back unchanged from the cast (a
+    NaN part keeps its value); a nonzero or NaN imaginary part never goes into a real type."""
+    dest = np.dtype(dtype)
+
+    def kept(v):  # (whether each element of real or complex `v` survives the cast to dtype)
         if v.dtype.kind == "c":
-            if np.dtype(dtype).kind != "c":
+            if dest.kind != "c":
                 return (v.imag == 0) & kept(v.real)
-            back = v.astype(dtype).astype(v.dtype)
+            back = v.astype(dest).astype(v.dtype)
             return same(v.real, back.real) & same(v.imag, back.imag)
-        return same(v, v.astype(dtype).astype(v.dtype))
+        if dest.kind in "iub":
+            return in_range(v)
+        return same(v, v.astype(dest).astype(v.dtype))
 
     def same(v, back):
         eq = back == v
         return eq | xp.isnan(v) & xp.isnan(back) if v.dtype.kind == "f" else eq
+
+    def in_range(v):  # (an integer or bool destination)
+        lo, hi = (0, 1) if dest.kind == "b" else (int(np.iinfo(dest).min), int(np.iinfo(dest).max))
+        if v.dtype.kind == "b":
+            return xp.ones(v.shape, dtype=bool)
+        if v.dtype.kind in "iu":  # (bounds clipped to v's own type, where numpy compares them exactly)
+            own = np.iinfo(v.dtype)
+            ok = xp.ones(v.shape, dtype=bool)
+            if lo > own.min:
+                ok &= v >= v.dtype.type(lo)
+            if hi < own.max:
+                ok &= v <= v.dtype.type(hi)
+            return ok
+        w = v.astype(np.float64)  # (float16 and float32 widen exactly; hi + 1 is a power of two float64 holds)
+        return xp.isfinite(w) & (w == xp.floor(w)) & (w >= float(lo)) & (w < float(hi) + 1.0)
 
     with warnings.catch_warnings(), np.errstate(all="ignore"):  # (the casts that lose values are what is looked for)
         warnings.simplefilter("ignore")

@@ -179,3 +179,46 @@ def test_order_a_follows_numpys_views(eq, specs):
     got, want = gettpy.einsum(eq, *ops, order="A"), np.einsum(eq, *ops, order="A")
     assert got.strides == want.strides
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("eq,arrays,out_dtype", [
+    ("ij->i", [np.array([[-1, 0]], np.int8)], np.uint8),                      # (-1 would wrap to 255)
+    ("ij,jk->ik", [np.array([[-1]]), np.array([[1]])], np.uint64),              # (to 2**64 - 1)
+    ("i,i->", [np.array([200], np.uint8), np.array([1], np.uint8)], np.int8),   # (to -56)
+    ("i,i->", [np.array([2**64 - 12], np.uint64), np.array([1], np.uint64)], np.int16),
+    ("i,i->", [np.array([-np.inf], np.float16), np.array([1], np.float16)], np.int64),  # (to int64's minimum)
+    ("i,i->", [np.array([2.0**63]), np.array([1.0])], np.int64),               # (one past int64's maximum)
+    ("i,i->", [np.array([2.0]), np.array([1.0])], np.bool_),                    # (2 is no bool)
+])
+def test_exact_out_cast_refuses_wrapped_integers(eq, arrays, out_dtype):
+    """Into an integer or bool out a value must be whole, finite and in range: a cast and back would pass -1 into
+    uint8 (255 -> -1) and -inf into int64 (its minimum -> -inf in float16). Refused, out untouched."""
+    shape = np.einsum(eq, *arrays).shape
+    out = np.full(shape, 7, out_dtype) if out_dtype is not np.bool_ else np.zeros(shape, bool)
+    before = out.copy()
+    with pytest.raises(DtypeError):
+        gettpy.einsum(eq, *arrays, out=out, optimize=True)
+    np.testing.assert_array_equal(out, before)
+
+
+def test_exact_out_cast_under_casting_no_computes_in_the_operands_type():
+    """casting='no' on numpy's optimized path: int32 operands computed in int32 and written into an int64 out (the
+    operands need not cast to int64 under 'no'), as numpy writes them."""
+    a = np.arange(4, dtype=np.int32).reshape(2, 2)
+    out = np.zeros((2, 2), np.int64)
+    gettpy.einsum("ij,jk->ik", a, a, out=out, optimize=True, casting="no")
+    want = np.zeros((2, 2), np.int64)
+    np.einsum("ij,jk->ik", a, a, out=want, optimize=True, casting="no")
+    np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("ta,tb,out_dtype", [(np.int16, np.uint16, np.float32), (np.int8, np.uint8, np.float16)])
+def test_result_type_of_operands_and_out_at_once(ta, tb, out_dtype):
+    """numpy's result type of the operands and out together (int16, uint16, float32: float32), not of the operands'
+    promotion with out (int32 with float32: float64, which float32 could not hold under casting='safe')."""
+    a, b = np.full((2, 3), 3, ta), np.full((3, 2), 2, tb)
+    out = np.zeros((2, 2), out_dtype)
+    gettpy.einsum("ij,jk->ik", a, b, out=out)
+    want = np.zeros((2, 2), out_dtype)
+    np.einsum("ij,jk->ik", a, b, out=want)
+    np.testing.assert_array_equal(out, want)
