@@ -57,7 +57,6 @@ from .semantics import (
     k_axis_order,
     make_view,
     order_letter,
-    view_f_contiguous,
     view_geometry,
     view_meets_order,
 )
@@ -492,18 +491,13 @@ def _single_view(operands, arrays, dtype, order, backend):
     if geometry is None:
         return None
     v = make_view(x, *geometry, backend)
-    return v if view_meets_order(v, order, arrays) else None
+    return v if view_meets_order(v, order, arrays, subs.inputs) else None
 
 
 def _result_axes(order, operands, arrays, ndim: int) -> tuple[int, ...] | None:
-    """The result's axes from slowest to fastest for order 'C', 'F' or 'A' (None: C order). 'A' is F where every
-    operand's view, as numpy takes it (a repeated mode one diagonal axis), is F-contiguous."""
-    if order == "A":
-        subs, _ = parse(_rebuild(operands, arrays))
-        f = all(view_f_contiguous(modes, x.shape, _element_strides(x, i))
-                for i, (modes, x) in enumerate(zip(subs.inputs, arrays, strict=True)))
-        return tuple(reversed(range(ndim))) if f else None
-    return tuple(reversed(range(ndim))) if order_letter(order, arrays) == "F" else None
+    """The result's axes from slowest to fastest for order 'C', 'F' or 'A' (None: C order)."""
+    terms = parse(_rebuild(operands, arrays))[0].inputs if order == "A" else ()
+    return tuple(reversed(range(ndim))) if order_letter(order, arrays, terms) == "F" else None
 
 
 def _k_axes(subs, arrays, ext) -> tuple[int, ...]:

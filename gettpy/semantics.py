@@ -135,41 +135,33 @@ def _numpy_view(x: np.ndarray, shape, strides) -> np.ndarray:
     return v
 
 
-def view_meets_order(v, order: str, operands) -> bool:
-    """Whether view `v` already has the layout `order` asks for (numpy's 'A': F if all operands are F)."""
+def view_meets_order(v, order: str, operands, terms) -> bool:
+    """Whether view `v` already has the layout `order` asks for (`order_letter` of the operands and their modes)."""
     if order == "K":
         return True
-    want = order_letter(order, operands)
+    want = order_letter(order, operands, terms)
     return bool(v.flags.c_contiguous if want == "C" else v.flags.f_contiguous)
 
 
-def view_f_contiguous(modes, shape, element_strides) -> bool:
-    """Whether numpy's view of an einsum operand is F-contiguous, numpy's test of order='A': the operand with its
-    repeated modes taken as one diagonal axis (labels in order of first appearance, strides summed), axes of
-    extent 1 ignored, an empty operand contiguous. A diagonal of extent 2 or more never is."""
-    ext: dict[str, int] = {}
-    st: dict[str, int] = {}
-    for m, e, s in zip(modes, shape, element_strides, strict=True):
-        ext[m] = e
-        st[m] = st.get(m, 0) + s
-    if any(e == 0 for e in ext.values()):
-        return True
-    want = 1
-    for m, e in ext.items():
-        if e == 1:
+def order_letter(order: str, operands, terms) -> str:
+    """'C' or 'F' for order 'C', 'F' or 'A'. 'A' is numpy's rule: F where every operand, as numpy's einsum views it
+    (its modes `terms`, a repeated mode one diagonal axis: `fold_modes`), is F-contiguous (axes of extent 1 aside,
+    an empty operand contiguous), so a diagonal of extent 2 or more makes it C."""
+    if order != "A":
+        return order
+    for modes, x in zip(terms, operands, strict=True):
+        shape = tuple(x.shape)
+        if 0 in shape:
             continue
-        if st[m] != want:
-            return False
-        want *= e
-    return True
-
-
-def order_letter(order: str, operands) -> str:
-    """'C' or 'F' for order 'C', 'F' or 'A' (F when every operand is F-contiguous)."""
-    if order == "A":
-        return "F" if operands and all(getattr(x, "flags", None) is not None and x.flags.f_contiguous
-                                       for x in operands) else "C"
-    return order
+        ext = dict(zip(modes, shape, strict=True))
+        want = x.itemsize
+        for m, s in zip(*fold_modes(tuple(modes), shape, tuple(x.strides), 0, ext), strict=True):
+            if ext[m] == 1:
+                continue
+            if s != want:
+                return "C"
+            want *= ext[m]
+    return "F"
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import KernelError
 from ..kernels.build import build, get_function
-from ..kernels.spec import ITEMSIZE, KernelSpec, TileConfig, scalar_type
+from ..kernels.spec import ITEMSIZE, KernelSpec, TileConfig, refuse_complex_scalars, scalar_type
 from ..layouts.descriptor import pointer_alignment
 from ..plan.plan import Plan
 from ..plan.tiles import SM_COUNT, kernel_spec
@@ -267,9 +267,7 @@ def execute(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None) -> None:
         return execute_exact(plan, a, b, c, d, alpha, beta, stream=stream)
     if plan.M == 0 or plan.N == 0 or plan.batch == 0:
         return
-    if isinstance(alpha, complex | np.complexfloating) or isinstance(beta, complex | np.complexfloating):
-        raise KernelError(f"complex alpha/beta on a real contraction (compute type {plan.problem.compute}); "
-                          f"pass real scalars or complex operands")
+    refuse_complex_scalars(alpha, beta, plan.problem.compute)
     read_c = c is not None and beta != 0 and plan.layout_c is not None
     spec = spec_for(plan, read_c, _target())
     ka, kb = (b, a) if plan.part.swapped else (a, b)

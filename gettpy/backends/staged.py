@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from ..dtypes import ACCUMULATE, NUMPY_ACCUMULATE, numpy_dtype
+from ..layouts import descriptor
 from ..plan.problem import TensorInfo
 from ..plan.schedule import Schedule
 
@@ -138,13 +137,11 @@ def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
 
 def _direct(schedule: Schedule, a, b, c, d, alpha, beta) -> None:
     """The direct kernel of `schedule` on CuPy arrays (C read where beta != 0 and a C is given)."""
-    from ..errors import KernelError
     from ..kernels.direct import direct_run
+    from ..kernels.spec import refuse_complex_scalars
 
-    if any(isinstance(x, complex | np.complexfloating) for x in (alpha, beta)):
-        raise KernelError(f"complex alpha/beta on a real contraction (compute type {schedule.problem.compute}); "
-                          f"pass real scalars or complex operands")
     p = schedule.problem
+    refuse_complex_scalars(alpha, beta, p.compute)
     direct_run(schedule.direct, a, b, c, d, alpha, beta, c is not None and beta != 0 and p.c is not None)
 
 
@@ -195,19 +192,10 @@ def _tail_view(xp, x, t: TensorInfo, schedule: Schedule, ext):
 def merge_axes(shape, src_strides, dst_strides) -> tuple[int, ...]:
     """The extents of a copy's axes (slowest first) after merging each pair of neighbours that is contiguous
     in both the source's and the destination's strides (elements or bytes): e.g. two batch modes that lead D and
-    keep their order in a staged workspace become one axis, so the tiled copy's tiles span both."""
-    out, acc_s, acc_d = [], [], []
-    for e, s, t in zip(shape, src_strides, dst_strides, strict=True):
-        if e == 1:
-            continue
-        if out and acc_s[-1] == s * e and acc_d[-1] == t * e:
-            out[-1] *= e
-            acc_s[-1], acc_d[-1] = s, t
-        else:
-            out.append(e)
-            acc_s.append(s)
-            acc_d.append(t)
-    return tuple(out)
+    keep their order in a staged workspace become one axis, so the tiled copy's tiles span both
+    (layouts.descriptor.merge_axes, slowest first)."""
+    ext, _ = descriptor.merge_axes(shape[::-1], [tuple(src_strides)[::-1], tuple(dst_strides)[::-1]])
+    return ext[::-1]
 
 
 def _merged(src, dst):

@@ -58,11 +58,17 @@ ROWS_B_REGS = 64
 L2_PREFETCH_BYTES = (0, 64, 128, 256)
 
 
-
 def scalar_type(compute: str):
     """The numpy type of a kernel's alpha and beta (its TAcc) on a compute type: f32 but for f64 and the integer
     kernel's unsigned accumulators."""
     return {"f64": np.float64, "u32": np.uint32, "u64": np.uint64}.get(compute, np.float32)
+
+
+def refuse_complex_scalars(alpha, beta, compute: str) -> None:
+    """A KernelError where alpha or beta is complex: a real kernel's TAcc (`scalar_type`) cannot hold it."""
+    if isinstance(alpha, complex | np.complexfloating) or isinstance(beta, complex | np.complexfloating):
+        raise KernelError(f"complex alpha/beta on a real contraction (compute type {compute}); pass real scalars "
+                          f"or complex operands")
 
 
 @dataclass(frozen=True, slots=True)

@@ -195,6 +195,28 @@ def build_operand_layout(name: str, groups: dict[str, tuple[str, ...]], extents:
     return OperandLayout(name, tuple(dims), itemsize, min(base_align, VECTOR_BYTES))
 
 
+def merge_axes(extents, strides) -> tuple[tuple[int, ...], list[tuple[int, ...]]]:
+    """Axes of several tensors' common index space (fastest first), each pair of neighbours merged where every
+    tensor steps through it as through one axis (the slower one's stride is the faster one's times its extent, in
+    each tensor); extent-1 axes dropped. `strides`: one tuple per tensor. Returns (extents, one tuple per tensor).
+
+    >>> merge_axes((4, 3, 5), [(1, 4, 100), (3, 12, 36)])
+    ((12, 5), [(1, 100), (3, 36)])
+    """
+    out_e: list[int] = []
+    out_s: list[list[int]] = [[] for _ in strides]
+    for i, e in enumerate(extents):
+        if e == 1:
+            continue
+        if out_e and all(st[i] == o[-1] * out_e[-1] for st, o in zip(strides, out_s, strict=True)):
+            out_e[-1] *= e
+            continue
+        out_e.append(e)
+        for st, o in zip(strides, out_s, strict=True):
+            o.append(st[i])
+    return tuple(out_e), [tuple(o) for o in out_s]
+
+
 def self_overlapping(extents, strides) -> bool:
     """Whether distinct elements of a tensor with these extents and element strides may share memory (a stride 0
     or overlapping strides); never for a tensor of no elements. Conservative: each stride (smallest first) must

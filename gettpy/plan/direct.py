@@ -24,6 +24,7 @@ import math
 
 from ..errors import KernelError
 from ..kernels.direct import COMPUTE, DTYPES, MAX_K, DirectLayout
+from ..layouts.descriptor import merge_axes
 from .problem import ContractionProblem, TensorInfo
 from .target import Target
 from .traffic import REREAD_MISS, SECTOR_BYTES
@@ -50,21 +51,6 @@ L2_SHARE = 0.25
 FULL_THREADS_PER_SM = 1024
 
 
-def _merge(extents: list[int], strides: list[tuple[int, ...]]) -> tuple[tuple[int, ...], list[tuple[int, ...]]]:
-    """Axes (fastest first) merged where every tensor steps through a pair as through one axis (the next axis's
-    stride is the extent times this one's, in each tensor)."""
-    out_e: list[int] = []
-    out_s: list[list[int]] = [[] for _ in strides]
-    for i, e in enumerate(extents):
-        if out_e and all(s[i] == o[-1] * out_e[-1] for s, o in zip(strides, out_s, strict=True)):
-            out_e[-1] *= e
-            continue
-        out_e.append(e)
-        for s, o in zip(strides, out_s, strict=True):
-            o.append(s[i])
-    return tuple(out_e), [tuple(o) for o in out_s]
-
-
 def direct_layout(problem: ContractionProblem) -> DirectLayout | None:
     """The direct kernel's layout of `problem`, or None where the kernel does not take it: a semiring, a dtype or
     compute type it has no code for, an empty extent, a sum of more than MAX_K values."""
@@ -83,11 +69,11 @@ def direct_layout(problem: ContractionProblem) -> DirectLayout | None:
     sc = p.c.stride_of() if p.c is not None else None
     free = sorted((m for m in p.d.modes if ext[m] > 1), key=lambda m: (abs(sd[m]), p.d.modes.index(m)))
     tensors = [sa, sb, sd] + ([sc] if sc is not None else [])
-    fe, fs = _merge([ext[m] for m in free], [tuple(t.get(m, 0) for m in free) for t in tensors])
+    fe, fs = merge_axes([ext[m] for m in free], [tuple(t.get(m, 0) for m in free) for t in tensors])
     if not fe:  # (a single output element)
         fe, fs = (1,), [(0,) for _ in tensors]
     ksum_modes.sort(key=lambda m: (m not in sa, abs(sa.get(m, 0)), abs(sb.get(m, 0))))
-    ke, ks = _merge([ext[m] for m in ksum_modes], [tuple(t.get(m, 0) for m in ksum_modes) for t in (sa, sb)])
+    ke, ks = merge_axes([ext[m] for m in ksum_modes], [tuple(t.get(m, 0) for m in ksum_modes) for t in (sa, sb)])
     size = lambda t: math.prod(ext[m] for m in t.modes)  # noqa: E731
     vec = WIDE_VEC if size(p.a) + size(p.b) <= size(p.d) / WIDE_RATIO else VEC
     if math.prod(ke) > SHORT_K:
