@@ -48,6 +48,9 @@ def _summary(s) -> str:
     """A short description of a schedule: its stagings and the core's GEMM shape (or the direct kernel)."""
     if s.direct is not None:
         return f"direct; {s.direct.total} values, sums of {s.direct.k_total}"
+    if s.longk is not None:
+        lay = s.longk.layout
+        return f"long-K; {lay.M} x {lay.N} x {lay.K}, tile {lay.tile.bm} x {lay.tile.bn}, {lay.slices} slices"
     parts = []
     if s.pack_a is not None:
         parts.append("pack A")
@@ -64,6 +67,7 @@ def judge(rows, target=None) -> list[Judged]:
     """The model's verdict on each usable row (a dict of a `python -m tccg` CSV) of a real dtype without ops,
     measured on `target`'s device (default: the planner's default target)."""
     from gettpy.plan.direct import direct_us
+    from gettpy.plan.longk import longk_us
     from gettpy.plan.schedule import make_schedule
     from gettpy.plan.target import DEFAULT_TARGET
     from gettpy.plan.traffic import schedule_us
@@ -89,7 +93,8 @@ def judge(rows, target=None) -> list[Judged]:
             continue
         problem = case_problem(case, *IN_OUT[dt], r["order"])
         s = make_schedule(problem, target=target)
-        us = direct_us(s.direct, problem, target) if s.direct is not None else schedule_us(s, target, target.sm_count)
+        us = (direct_us(s.direct, problem, target) if s.direct is not None
+              else longk_us(s.longk.layout, target) if s.longk is not None else schedule_us(s, target, target.sm_count))
         out.append(Judged(key[0], int(r["num"]), r["contraction"], dt, r["order"], 1e3 * float(r["gettpy_ms"]), us,
                           _summary(s)))
     return out

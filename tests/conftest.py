@@ -4,8 +4,8 @@
   never into the user's ~/.cache/gettpy; set GETTPY_TEST_CACHE_DIR to reuse one directory across runs.
 * The `gpu` marker skips unless a CUDA device is really there; `smoke` marks the GPU smoke subset
   (`pytest -m "gpu and smoke"`): a few tests per kernel family, dtype and interop path.
-* Fixtures: a seeded `rng`, `force_staging` (every pack and split the shapes allow), `isolated` (a private
-  tuning database and empty plan caches).
+* Fixtures: a seeded `rng`, `force_staging` (every pack and split the shapes allow), `gett_tiles_only` (no long-K
+  kernel), `isolated` (a private tuning database and empty plan caches).
 """
 from __future__ import annotations
 
@@ -179,6 +179,18 @@ def force_staging(monkeypatch):
     monkeypatch.setattr(sched, "SPLIT_MIN_K", 1)
     monkeypatch.setattr(sched, "SPLIT_MIN_RUN", 1)
     monkeypatch.setattr(sched, "PACK_MIN_REREADS", 0)
+    fresh_caches()
+    yield
+    fresh_caches()
+
+
+@pytest.fixture
+def gett_tiles_only(monkeypatch):
+    """The planner never takes the long-K kernel (plan/longk.py): a test of the GETT schedules (split-K, packs,
+    flat and realigned reads) on long-K shapes that kernel would take; caches emptied before and after."""
+    from gettpy.plan import longk
+
+    monkeypatch.setattr(longk, "LONGK_GAIN", 0.0)
     fresh_caches()
     yield
     fresh_caches()

@@ -77,6 +77,12 @@ def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
         else:
             core(schedule.core, a, b, c, d, alpha, beta)
         return
+    if schedule.longk is not None:  # (the long-K kernel on the GPU; elsewhere the plan of the problem as posed)
+        if xp.__name__ == "cupy":
+            _longk(schedule, xp, a, b, c, d, alpha, beta)
+        else:
+            core(schedule.core, a, b, c, d, alpha, beta)
+        return
     ext = dict(p.extents)
     if schedule.inner is not None:
         _run_fold(schedule, xp, core, a, b, c, d, alpha, beta, ext)
@@ -143,6 +149,21 @@ def _direct(schedule: Schedule, a, b, c, d, alpha, beta) -> None:
     p = schedule.problem
     refuse_complex_scalars(alpha, beta, p.compute)
     direct_run(schedule.direct, a, b, c, d, alpha, beta, c is not None and beta != 0 and p.c is not None)
+
+
+def _longk(schedule: Schedule, xp, a, b, c, d, alpha, beta) -> None:
+    """The long-K kernel of `schedule` on CuPy arrays: its slices' partial sums (alpha applied) added, then the
+    epilogue and the copy into D."""
+    from ..kernels.longk import longk_run
+    from ..kernels.spec import refuse_complex_scalars
+
+    p, lk = schedule.problem, schedule.longk
+    refuse_complex_scalars(alpha, beta, p.compute)
+    ext = dict(p.extents)
+    modes = lk.m_modes + lk.n_modes
+    ws = longk_run(lk.layout, a, b, alpha).sum(axis=0).reshape(tuple(ext[m] for m in modes))
+    ws = ws.transpose(tuple(modes.index(m) for m in p.d.modes))
+    _into(xp, d, _epilogue(p, ws, c, beta))
 
 
 def _epilogue(p, ws, c, beta):

@@ -480,14 +480,16 @@ def get_function(spec: KernelSpec, arch: str | None = None):
     dev = cupy.cuda.Device()
     arch = normalize_arch(arch) if arch is not None else "sm_" + str(dev.compute_capability)
 
-    def smem(f, k) -> None:  # (dynamic shared memory past the default needs the function's attribute raised)
-        if spec.smem_bytes > _DEFAULT_SMEM:
-            from cupy_backends.cuda.api import driver
+    return _loaded((spec, arch, dev.id), lambda: build(spec, arch), lambda f, k: raise_smem(f, spec.smem_bytes, k.name))
 
-            try:
-                driver.funcSetAttribute(f.ptr, _MAX_DYN_SMEM_ATTR, spec.smem_bytes)
-            except Exception as e:  # noqa: BLE001
-                raise KernelError(f"kernel {k.name}: cannot raise dynamic shared memory to {spec.smem_bytes} bytes: "
-                                  f"{e}") from e
 
-    return _loaded((spec, arch, dev.id), lambda: build(spec, arch), smem)
+def raise_smem(f, nbytes: int, name: str) -> None:
+    """Allow loaded function `f` (kernel `name`) `nbytes` of dynamic shared memory: past the default it needs the
+    function's attribute raised."""
+    if nbytes > _DEFAULT_SMEM:
+        from cupy_backends.cuda.api import driver
+
+        try:
+            driver.funcSetAttribute(f.ptr, _MAX_DYN_SMEM_ATTR, nbytes)
+        except Exception as e:  # noqa: BLE001
+            raise KernelError(f"kernel {name}: cannot raise dynamic shared memory to {nbytes} bytes: {e}") from e

@@ -119,7 +119,7 @@ def direct_us(lay: DirectLayout, problem: ContractionProblem, target: Target, re
 def choose_direct(problem: ContractionProblem, planned, target: Target, sm_count: int):
     """The direct layout of `problem` where its kernel predicts at most DIRECT_GAIN of schedule `planned`'s time,
     else None."""
-    from .traffic import schedule_us
+    from .traffic import least_us, schedule_us
 
     lay = direct_layout(problem)
     if lay is None:
@@ -127,22 +127,11 @@ def choose_direct(problem: ContractionProblem, planned, target: Target, sm_count
     try:
         base = schedule_us(planned, target, sm_count)
         if base is None:  # (stagings the traffic model does not price: the least they can cost)
-            base = _least_us(planned, target)
+            base = least_us(planned, target)
         base += _cta_us(planned, target, sm_count)
     except KernelError:  # (a core the model cannot specialise: the schedule stays as planned)
         return None
     return lay if direct_us(lay, problem, target) <= DIRECT_GAIN * base else None
-
-
-def _least_us(s, target: Target) -> float:
-    """The least a schedule the traffic model does not price (zero-filled packs, split-K, folds) can take: its
-    tensors' bytes once, each packed input's bytes read and written once more, at the copy bandwidth, and a
-    launch for the core and each pack."""
-    p, ext = s.problem, dict(s.problem.extents)
-    size = lambda t: math.prod(ext[m] for m in t.modes) * t.itemsize  # noqa: E731
-    packs = [t for t, pk in ((p.a, s.pack_a), (p.b, s.pack_b)) if pk is not None]
-    nbytes = size(p.a) + size(p.b) + size(p.d) + 2 * sum(size(t) for t in packs)
-    return target.copy_us(nbytes) + target.launch_us * (1 + len(packs))
 
 
 def _cta_us(s, target: Target, sm_count: int) -> float:

@@ -78,6 +78,11 @@ slower, so outputs are written in place except for split-K and:
   schedule above: D is computed value by value in its own memory order, with no GEMM tile, pack or staged copy;
   the schedule's `core` is then the plan of the problem as posed, which only the CPU executor runs.
 
+* **run the long-K kernel instead** (plan/longk.py, after the direct kernel's pass) for 2-byte inputs with no
+  batch mode, each of m, n and k one axis of every input, where its model predicts it at least as fast as the
+  schedule: a small M x N over a long K whose rows start at any alignment, read as aligned 16-byte words and
+  shifted on chip, one slice of K a CTA, the slices' float32 partial sums added after it.
+
 Complex plans that run on the one-launch complex kernel (`one_launch`: a complex compute type and D, every
 operand's pointer aligned to its element) read A and B in place through the layout maps, whatever their strides:
 none of the rules above applies to them (they were measured on the real kernels' loaders, shared-memory
@@ -108,6 +113,7 @@ from .batch import pack_batch_led, stage_batch_led
 from .direct import choose_direct
 from .fold import FOLD, FOLD_A, FOLD_B, MIN_GAIN, fold_candidate, fold_gain, folded_problem, peak_kind
 from .heuristic import INT8_MIN_KVEC, int8_mma_tile, kernel_compute
+from .longk import LongKPlan, choose_longk
 from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
 from .reads import int8_read, word_read
@@ -210,6 +216,8 @@ class Schedule:
             `core` is inner's core, for inspection.
         direct: the direct kernel's layout (plan/direct.py) where it computes the whole problem instead of the
             core (then a plan of the problem as posed, which the CPU executor runs), else None.
+        longk: the long-K kernel's plan (plan/longk.py) where it computes the problem's sums instead of the core
+            (then, as for `direct`, a plan of the problem as posed), else None.
     """
 
     problem: ContractionProblem
@@ -224,6 +232,7 @@ class Schedule:
     fold: tuple[str, ...] = ()
     inner: Schedule | None = None
     direct: DirectLayout | None = None
+    longk: LongKPlan | None = None
 
     @property
     def tail_mode(self) -> str | None:
@@ -235,7 +244,7 @@ class Schedule:
     @property
     def staged(self) -> bool:
         return (self.pack_a is not None or self.pack_b is not None or self.stage_d is not None
-                or self.direct is not None)
+                or self.direct is not None or self.longk is not None)
 
     @property
     def workspace_bytes(self) -> int:
@@ -894,7 +903,8 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
     """The schedule of `problem`: `planned_schedule`'s, and for the heuristic's plan of a real contraction
     with no C, the cheapest of it and its staged alternatives by the traffic model
     (plan/traffic.py's `restage`: D staged through a dense workspace, or an input packed); with `direct`, the
-    direct kernel instead where plan/direct.py's model says it is faster (a sum of a few values)."""
+    direct kernel instead where plan/direct.py's model says it is faster (a sum of a few values), else the long-K
+    kernel where plan/longk.py's says so (a small M x N over a long K)."""
     if sm_count is None:
         sm_count = target.sm_count
     s, realign = readable_schedule(problem, sm_count, part, tile, split, f64_cores, target)
@@ -910,7 +920,10 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
     if not direct:
         return s
     lay = choose_direct(problem, s, target, sm_count)
-    return s if lay is None else Schedule(problem, make_plan(problem), direct=lay)
+    if lay is not None:
+        return Schedule(problem, make_plan(problem), direct=lay)
+    lk = choose_longk(problem, s, target, sm_count)
+    return s if lk is None else Schedule(problem, make_plan(problem), longk=lk)
 
 
 def readable_schedule(problem: ContractionProblem, sm_count: int, part=None, tile=None,

@@ -68,6 +68,10 @@ SYNC_CTA_SHARE, SYNC_CTAS = 0.05, 4.0
 #: same tiles and 1.2-1.8x faster than 2-byte element loads; an input re-read by two or more CTA columns was then
 #: read faster from a padded pack (re-read at the copy rate)
 REALIGN_SHARE = 0.7
+#: flat k-tiles (OperandSpec.flat) stream at FLAT_SHARE of the copy bandwidth: each k-tile's run is scattered to its
+#: slots when its stage is consumed; measured on the H100, a long-K mn-km-kn f16 GEMM read flat (rows of 101 and 51
+#: values, K = 965,510) ran at 2.5x the copy time of its inputs, a 127 x 80 one at 3.7x
+FLAT_SHARE = 0.4
 #: the share of an input's re-reads by other CTA rows / columns that miss the L2 cache
 REREAD_MISS = 0.25
 
@@ -127,7 +131,7 @@ def _read_us(spec, itemsize: int, nbytes: float, span_mn: int, bk: int, ctas_per
     """A read of `nbytes` of an input the kernel loads as OperandSpec `spec` on a tile `span_mn` x `bk`, with
     `ctas_per_sm` CTAs of the grid per SM."""
     if spec.flat:  # (each k-tile one contiguous run, read in aligned 16-byte words)
-        return max(target.load_us(nbytes, 16), target.copy_us(nbytes))
+        return max(target.load_us(nbytes, 16), target.copy_us(nbytes)) / FLAT_SHARE
     dm, span = (spec.k, bk) if spec.kmajor else (spec.mn, span_mn)
     if spec.realign:  # (each smem row a run, read in aligned 16-byte words -- a task's words and one more -- and
         #              shifted into its slots)
@@ -223,6 +227,17 @@ def dense_order(t: TensorInfo, ext: dict[str, int]) -> tuple[str, ...] | None:
             return None
         acc *= ext[m]
     return order
+
+
+def least_us(s, target: Target) -> float:
+    """The least a schedule the traffic model does not price (zero-filled packs, split-K, folds) can take: its
+    tensors' bytes once, each packed input's bytes read and written once more, at the copy bandwidth, and a
+    launch for the core and each pack."""
+    p, ext = s.problem, dict(s.problem.extents)
+    size = lambda t: math.prod(ext[m] for m in t.modes) * t.itemsize  # noqa: E731
+    packs = [t for t, pk in ((p.a, s.pack_a), (p.b, s.pack_b)) if pk is not None]
+    nbytes = size(p.a) + size(p.b) + size(p.d) + 2 * sum(size(t) for t in packs)
+    return target.copy_us(nbytes) + target.launch_us * (1 + len(packs))
 
 
 def schedule_us(s, target: Target, sm_count: int) -> float | None:
@@ -324,6 +339,6 @@ def restage(problem: ContractionProblem, planned, make, target: Target, sm_count
     return best
 
 
-__all__ = ["MIN_GAIN", "MIN_GAIN_SCALAR", "REALIGN_SHARE", "copy_us", "core_us", "dense_order", "fetch_ratio",
-           "leading_run", "realign_load_us", "restage",
+__all__ = ["FLAT_SHARE", "MIN_GAIN", "MIN_GAIN_SCALAR", "REALIGN_SHARE", "copy_us", "core_us", "dense_order",
+           "fetch_ratio", "least_us", "leading_run", "realign_load_us", "restage",
            "schedule_us", "staged_schedule", "write_ratio"]

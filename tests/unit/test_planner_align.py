@@ -14,6 +14,9 @@ from gettpy.plan.problem import ContractionProblem, TensorInfo
 from gettpy.plan.schedule import make_schedule
 from gettpy.plan.target import DEFAULT_TARGET
 
+#: the GETT schedules of long-K shapes, which the long-K kernel would otherwise take
+pytestmark = pytest.mark.usefixtures("gett_tiles_only")
+
 
 def _run(eq: str, a, b, op_b=None):
     """The GPU's schedule of einsum `eq` on these numpy arrays (their own strides), run through

@@ -26,8 +26,9 @@ from gettpy.plan.splitk import (
 )
 from gettpy.plan.target import DEFAULT_TARGET, H100_SXM, Target
 
-#: the GPU's schedules (their stagings) run on the CPU executor here: see conftest.py
-pytestmark = pytest.mark.usefixtures("gpu_schedules_on_the_cpu")
+#: the GPU's schedules (their stagings) run on the CPU executor here: see conftest.py; the GETT schedules of long-K
+#: shapes, which the long-K kernel would otherwise take
+pytestmark = pytest.mark.usefixtures("gpu_schedules_on_the_cpu", "gett_tiles_only")
 
 
 TOL = {np.float16: 2e-3, np.float32: 2e-5, np.float64: 1e-12}

@@ -1,0 +1,246 @@
+// longk.cuh — the long-K kernel: partial GEMMs of a small M x N over slices of a long K, with 2-byte inputs read
+// at any alignment (namespace longk; the prelude rendered by kernels/longk.py defines BM, BN, WARPS_M, WARPS_N,
+// NS, A_KMAJOR, B_KMAJOR, BF16 and MIN_BLOCKS before this text).
+//
+// W[z, m, n] = alpha * sum over k in slice z of A(m, k) * B(n, k), each input a 2-D view with one unit stride:
+// k-major (element (r, k) at r * ld + k) or m/n-major (at k * ld + r), ld any. A CTA computes one BM x BN tile of
+// one slice; its k loop streams KT values of k a step.
+//
+// Loads. A stage holds a tile's lines (k-major: BM or BN rows of KT values; m/n-major: KT rows of BM or BN values),
+// each line a contiguous run that may start at any 2-byte offset (odd leading dimensions are the rule in real
+// codes). Every line is copied as the aligned 16-byte words that hold it (cp.async, one word more than its
+// vectors), NS stages in flight, then shifted into an aligned tile (funnel shifts over 32-bit lanes) where ldmatrix
+// reads it. A line's misalignment is the same at every step (k-major lines advance KT values, 128 bytes; m/n-major
+// steps move whole rows of a leading dimension times 128 bytes), so each thread works out its words' addresses and
+// shifts once (`Slots`) and the loop only adds a step.
+//
+// Compute: mma.sync m16n8k16 (f16 or bf16 in, f32 accumulators), WARPS_M x WARPS_N warps each a (BM / WARPS_M) x
+// (BN / WARPS_N) tile, fragments by ldmatrix (.trans for m/n-major tiles).
+namespace longk {
+
+constexpr int KT = 64;
+constexpr int THREADS = WARPS_M * WARPS_N * 32;
+constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;
+static_assert(WM % 16 == 0 && WN % 16 == 0, "a warp tile is whole 16 x 16 blocks");
+static_assert(NS >= 2, "at least one stage in flight while another is shifted");
+constexpr int OUT_OF_RANGE = 1 << 30;
+
+__device__ __forceinline__ void copy16(void* dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)),
+               "l"(src) : "memory");
+}
+__device__ __forceinline__ unsigned pick(unsigned q, unsigned a, unsigned b, unsigned c, unsigned d) {
+  return q == 0 ? a : q == 1 ? b : q == 2 ? c : d;
+}
+
+// One input's stage geometry and a thread's share of its copies (`issue`) and shifts (`shift`).
+//   LINES lines of LEN values a stage; WPL 16-byte words copied a line; the tile's rows PITCH values apart
+//   (8 more than LEN: rows of ldmatrix's eight addresses fall in different banks).
+template <bool KMAJ, int TILE_R>
+struct Input {
+  static constexpr int LINES = KMAJ ? TILE_R : KT, LEN = KMAJ ? KT : TILE_R;
+  static constexpr int VPL = LEN / 8, WPL = VPL + 1, PITCH = LEN + 8;
+  static constexpr int RAW_BYTES = LINES * WPL * 16, TILE_BYTES = LINES * PITCH * 2;
+  static constexpr int NW = (LINES * WPL + THREADS - 1) / THREADS, NV = (LINES * VPL + THREADS - 1) / THREADS;
+
+  const char* word[NW];  // the aligned word a slot copies at the slice's first step
+  int need[NW];          // the slot's word is copied where need < limit(kv) (OUT_OF_RANGE: never)
+  int shift[NV];         // a vector slot's byte offset in its first word
+  int first[NV];         // k-major: the vector's first k (OUT_OF_RANGE: row out of range); m/n-major: its line
+  int count[NV];         // m/n-major: values of the vector inside the extent
+  long long step;        // bytes a line advances a step
+
+  // kv: values of k left from the step's first (the slice's end clamps the last step)
+  static __device__ __forceinline__ int limit(long long kv) {
+    return KMAJ ? 2 * (int)(kv < LEN ? kv : LEN) : (int)(kv < KT ? kv : KT);
+  }
+  __device__ __forceinline__ void init(const char* x, long long ld, int extent, int r0, long long k0, int t) {
+    step = KMAJ ? 2ll * KT : 2ll * KT * ld;
+    int rows = extent - r0 < LEN ? extent - r0 : LEN;  // (m/n-major: values of a line inside the extent)
+#pragma unroll
+    for (int j = 0; j < NW; ++j) {
+      int i = t + j * THREADS, line = i / WPL, w = i - line * WPL;
+      long long e = KMAJ ? (long long)(r0 + line) * ld + k0 : (k0 + line) * ld + r0;
+      unsigned long long addr = (unsigned long long)(x + 2 * e);
+      int s = (int)(addr & 15);
+      word[j] = (const char*)((addr & ~15ull) + 16 * w);
+      if (i >= LINES * WPL)
+        need[j] = OUT_OF_RANGE;
+      else if (KMAJ)  // (copied while a value of the line lies in it: 16 w - s < 2 * values)
+        need[j] = r0 + line < extent ? 16 * w - s : OUT_OF_RANGE;
+      else            // (copied while its line is inside the slice)
+        need[j] = 16 * w < s + 2 * rows ? line : OUT_OF_RANGE;
+    }
+#pragma unroll
+    for (int j = 0; j < NV; ++j) {
+      int i = t + j * THREADS, line = i / VPL, v = i - line * VPL;
+      long long e = KMAJ ? (long long)(r0 + line) * ld + k0 : (k0 + line) * ld + r0;
+      shift[j] = (int)((unsigned long long)(x + 2 * e) & 15);
+      if (i >= LINES * VPL) {
+        first[j] = OUT_OF_RANGE; count[j] = 0;
+      } else if (KMAJ) {
+        first[j] = r0 + line < extent ? 8 * v : OUT_OF_RANGE; count[j] = 0;
+      } else {
+        first[j] = line; count[j] = rows - 8 * v;
+      }
+    }
+  }
+  // copy step `kt`'s words into `raw`
+  __device__ __forceinline__ void issue(int kt, long long kv, char* raw, int t) const {
+    const int lim = limit(kv);
+#pragma unroll
+    for (int j = 0; j < NW; ++j)
+      if (need[j] < lim) copy16(raw + 16 * (t + j * THREADS), word[j] + kt * step);
+  }
+  // shift the landed words of `raw` into the aligned tile, zeroing values outside the extent and the slice
+  __device__ __forceinline__ void shift_in(long long kv, const char* raw, char* tile, int t) const {
+#pragma unroll
+    for (int j = 0; j < NV; ++j) {
+      int i = t + j * THREADS;
+      if (i >= LINES * VPL) break;
+      int line = i / VPL, v = i - line * VPL;
+      int n = KMAJ ? (int)(kv < LEN ? kv : LEN) - first[j] : (first[j] < kv ? count[j] : 0);
+      uint4 o = make_uint4(0, 0, 0, 0);
+      if (n > 0) {
+        const uint4* w = reinterpret_cast<const uint4*>(raw + 16 * (line * WPL + v));
+        uint4 lo = w[0], hi = w[1];
+        unsigned q = (unsigned)shift[j] >> 2, sh = 8 * ((unsigned)shift[j] & 3);
+        unsigned x0 = pick(q, lo.x, lo.y, lo.z, lo.w), x1 = pick(q, lo.y, lo.z, lo.w, hi.x),
+                 x2 = pick(q, lo.z, lo.w, hi.x, hi.y), x3 = pick(q, lo.w, hi.x, hi.y, hi.z),
+                 x4 = pick(q, hi.x, hi.y, hi.z, hi.w);
+        o.x = __funnelshift_r(x0, x1, sh); o.y = __funnelshift_r(x1, x2, sh);
+        o.z = __funnelshift_r(x2, x3, sh); o.w = __funnelshift_r(x3, x4, sh);
+        if (n < 8) {  // (values past the end: whatever the words held)
+          unsigned m[4];
+#pragma unroll
+          for (int b = 0; b < 4; ++b) m[b] = n >= 2 * b + 2 ? 0xffffffffu : n == 2 * b + 1 ? 0xffffu : 0u;
+          o.x &= m[0]; o.y &= m[1]; o.z &= m[2]; o.w &= m[3];
+        }
+      }
+      *reinterpret_cast<uint4*>(tile + 2 * (line * PITCH + 8 * v)) = o;
+    }
+  }
+};
+
+template <bool TRANS>
+__device__ __forceinline__ void ldsm4(unsigned (&r)[4], const char* p) {
+  unsigned s = (unsigned)__cvta_generic_to_shared(p);
+  if constexpr (TRANS)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
+  else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
+}
+__device__ __forceinline__ void mma(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+  if constexpr (BF16)
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};\n" : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  else
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};\n" : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+using InA = Input<A_KMAJOR, BM>;
+using InB = Input<B_KMAJOR, BN>;
+constexpr int STAGE_BYTES = InA::RAW_BYTES + InB::RAW_BYTES;
+constexpr int SMEM_BYTES = NS * STAGE_BYTES + InA::TILE_BYTES + InB::TILE_BYTES;
+
+// the warp's A fragments (rows m) and B fragments (columns n) of k values kk..kk+15, from the aligned tiles
+__device__ __forceinline__ void fragments(const char* ta, const char* tb, int wm, int wn, int kk, int lane,
+                                          unsigned (&af)[WM / 16][4], unsigned (&bf)[WN / 16][4]) {
+  const int j = lane >> 3, r = lane & 7;
+#pragma unroll
+  for (int i = 0; i < WM / 16; ++i) {
+    int m = wm * WM + 16 * i;
+    if constexpr (A_KMAJOR)  // (matrices: rows m..m+7 / m+8.., k kk.. / kk+8..)
+      ldsm4<false>(af[i], ta + 2 * ((m + (lane & 15)) * InA::PITCH + kk + 8 * (lane >> 4)));
+    else
+      ldsm4<true>(af[i], ta + 2 * ((kk + 8 * (j >> 1) + r) * InA::PITCH + m + 8 * (j & 1)));
+  }
+#pragma unroll
+  for (int i = 0; i < WN / 16; ++i) {
+    int n = wn * WN + 16 * i;
+    if constexpr (B_KMAJOR)
+      ldsm4<false>(bf[i], tb + 2 * ((n + 8 * (j >> 1) + r) * InB::PITCH + kk + 8 * (j & 1)));
+    else
+      ldsm4<true>(bf[i], tb + 2 * ((kk + 8 * (j & 1) + r) * InB::PITCH + n + 8 * (j >> 1)));
+  }
+}
+
+}  // namespace longk
+
+extern "C" __global__ void __launch_bounds__(longk::THREADS, MIN_BLOCKS)
+gett_longk(const char* __restrict__ A, long long lda, int M, const char* __restrict__ B, long long ldb, int N,
+           long long K, long long slice, float* __restrict__ W, float alpha) {
+  using namespace longk;
+  extern __shared__ __align__(128) char smem[];
+  char* ta = smem + NS * STAGE_BYTES;
+  char* tb = ta + InA::TILE_BYTES;
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5, wm = warp / WARPS_N, wn = warp % WARPS_N;
+  const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
+  const long long k0 = (long long)blockIdx.z * slice;
+  const long long k1 = k0 + slice < K ? k0 + slice : K;
+  const int steps = (int)((k1 - k0 + KT - 1) / KT);
+
+  InA ia; ia.init(A, lda, M, m0, k0, t);
+  InB ib; ib.init(B, ldb, N, n0, k0, t);
+  float acc[WM / 16][WN / 8][4];
+#pragma unroll
+  for (int i = 0; i < WM / 16; ++i)
+#pragma unroll
+    for (int j = 0; j < WN / 8; ++j) acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.f;
+
+  // (1) NS - 1 steps in flight
+#pragma unroll
+  for (int s = 0; s < NS - 1; ++s) {
+    if (s < steps) {
+      char* raw = smem + s * STAGE_BYTES;
+      ia.issue(s, k1 - k0 - (long long)s * KT, raw, t);
+      ib.issue(s, k1 - k0 - (long long)s * KT, raw + InA::RAW_BYTES, t);
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+  }
+  for (int kt = 0; kt < steps; ++kt) {
+    // (2) step kt's words landed (every thread's), and every thread is done with the stage refilled next
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(NS - 2) : "memory");
+    __syncthreads();
+    const int s = kt + NS - 1;
+    if (s < steps) {
+      char* raw = smem + (s % NS) * STAGE_BYTES;
+      ia.issue(s, k1 - k0 - (long long)s * KT, raw, t);
+      ib.issue(s, k1 - k0 - (long long)s * KT, raw + InA::RAW_BYTES, t);
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+    // (3) shift step kt into the aligned tiles
+    const char* raw = smem + (kt % NS) * STAGE_BYTES;
+    const long long kv = k1 - k0 - (long long)kt * KT;
+    ia.shift_in(kv, raw, ta, t);
+    ib.shift_in(kv, raw + InA::RAW_BYTES, tb, t);
+    __syncthreads();
+    // (4) the warp's products
+#pragma unroll
+    for (int kk = 0; kk < KT; kk += 16) {
+      unsigned af[WM / 16][4], bf[WN / 16][4];
+      fragments(ta, tb, wm, wn, kk, lane, af, bf);
+#pragma unroll
+      for (int i = 0; i < WM / 16; ++i)
+#pragma unroll
+        for (int j = 0; j < WN / 8; ++j) mma(acc[i][j], af[i], bf[j >> 1][2 * (j & 1)], bf[j >> 1][2 * (j & 1) + 1]);
+    }
+  }
+  // (5) the slice's partial sums, alpha applied
+  float* w = W + (long long)blockIdx.z * M * N;
+  const int g = lane >> 2, q = lane & 3;
+#pragma unroll
+  for (int i = 0; i < WM / 16; ++i)
+#pragma unroll
+    for (int j = 0; j < WN / 8; ++j)
+#pragma unroll
+      for (int h = 0; h < 4; ++h) {
+        int m = m0 + wm * WM + 16 * i + g + 8 * (h >> 1), n = n0 + wn * WN + 8 * j + 2 * q + (h & 1);
+        if (m < M && n < N) w[(long long)m * N + n] = alpha * acc[i][j][h];
+      }
+}

@@ -1,0 +1,136 @@
+"""The long-K kernel (longk.cuh): a GEMM of a small M x N over a long K, its 2-byte inputs read at any alignment.
+
+A contraction whose free extents are small and whose sum is long (a Gram matrix of a few hundred vectors of a
+million values, a reduction over a batch of samples) is a stream over its inputs: each byte is used M or N times.
+In row-major codes the inputs' leading dimensions are odd (101 orbitals, 1,583,643 samples), so no row but the
+first starts on a 16-byte boundary and the GETT tiles read them in 2- or 4-byte pieces. This kernel reads every
+line of a stage as the aligned 16-byte words that hold it and shifts them into place on chip; each CTA takes one
+slice of K and writes its tile's partial sums (alpha applied) to a float32 workspace W[slice, m, n], which the
+caller sums.
+
+`LongKLayout` (pure, frozen) is the whole launch: the plan layer (gettpy.plan.longk) derives it and
+`longk_source` renders it without taking decisions; `longk_run` launches it on CuPy arrays.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
+
+from ..errors import KernelError
+
+#: values of k a step of the k loop reads
+KT = 64
+#: input types (both inputs of one type; float32 accumulators)
+DTYPES = ("f16", "bf16")
+
+
+@dataclass(frozen=True, slots=True)
+class LongKTile:
+    """A CTA tile: bm x bn outputs, warps_m x warps_n warps, `stages` steps of copies in flight plus one being
+    shifted; `min_blocks` CTAs an SM the registers are capped for (__launch_bounds__)."""
+
+    bm: int
+    bn: int
+    warps_m: int
+    warps_n: int
+    stages: int
+    min_blocks: int
+
+    def __post_init__(self):
+        wm, wn = self.bm // max(self.warps_m, 1), self.bn // max(self.warps_n, 1)
+        if (self.warps_m < 1 or self.warps_n < 1 or self.bm % self.warps_m or self.bn % self.warps_n or wm % 16
+                or wn % 16 or self.stages < 2 or self.min_blocks < 1):
+            raise KernelError(f"LongKTile {self}: a warp tile must be whole 16 x 16 blocks, stages >= 2")
+
+    @property
+    def threads(self) -> int:
+        return 32 * self.warps_m * self.warps_n
+
+
+def _input_bytes(kmajor: bool, rows: int) -> tuple[int, int]:
+    """(raw words of a stage, aligned tile) bytes of one input whose tile has `rows` rows (m or n)."""
+    lines, length = (rows, KT) if kmajor else (KT, rows)
+    return lines * (length // 8 + 1) * 16, lines * (length + 8) * 2
+
+
+def smem_bytes(tile: LongKTile, a_kmajor: bool, b_kmajor: bool) -> int:
+    """Dynamic shared memory of a CTA: `stages` raw stages of both inputs and their aligned tiles."""
+    (ra, ta), (rb, tb) = _input_bytes(a_kmajor, tile.bm), _input_bytes(b_kmajor, tile.bn)
+    return tile.stages * (ra + rb) + ta + tb
+
+
+@dataclass(frozen=True, slots=True)
+class LongKLayout:
+    """One launch: W[z, m, n] = alpha * sum over k of slice z of A(m, k) B(n, k), z < slices.
+
+    Attributes: dtype (of both inputs); M, N, K; a_kmajor / b_kmajor: the input's k stride is 1 (element (r, k) at
+    r * ld + k) or its m / n stride is (at k * ld + r); a_ld, b_ld: the other stride (elements); tile; slice:
+    values of k a CTA sums (a multiple of KT; the last slice may be shorter).
+    """
+
+    dtype: str
+    M: int
+    N: int
+    K: int
+    a_kmajor: bool
+    a_ld: int
+    b_kmajor: bool
+    b_ld: int
+    tile: LongKTile
+    slice: int
+
+    def __post_init__(self):
+        if self.dtype not in DTYPES:
+            raise KernelError(f"LongKLayout: dtype {self.dtype!r} is not one of {DTYPES}")
+        if min(self.M, self.N, self.K) < 1 or self.a_ld < 0 or self.b_ld < 0:
+            raise KernelError(f"LongKLayout: extents M={self.M} N={self.N} K={self.K} must be positive and leading "
+                              f"dimensions {self.a_ld}, {self.b_ld} non-negative")
+        if self.slice < KT or self.slice % KT:
+            raise KernelError(f"LongKLayout: slice {self.slice} must be a positive multiple of {KT}")
+
+    @property
+    def slices(self) -> int:
+        return math.ceil(self.K / self.slice)
+
+    @property
+    def grid(self) -> tuple[int, int, int]:
+        return math.ceil(self.M / self.tile.bm), math.ceil(self.N / self.tile.bn), self.slices
+
+    @property
+    def smem(self) -> int:
+        return smem_bytes(self.tile, self.a_kmajor, self.b_kmajor)
+
+
+def longk_source(lay: LongKLayout) -> str:
+    """CUDA source of kernel `gett_longk(A, lda, M, B, ldb, N, K, slice, W, alpha)` for `lay`'s tile and reads."""
+    t = lay.tile
+    prelude = "\n".join([
+        "// rendered by gettpy.kernels.longk",
+        f"#define BM {t.bm}", f"#define BN {t.bn}", f"#define WARPS_M {t.warps_m}", f"#define WARPS_N {t.warps_n}",
+        f"#define NS {t.stages}", f"#define MIN_BLOCKS {t.min_blocks}",
+        f"#define A_KMAJOR {str(lay.a_kmajor).lower()}", f"#define B_KMAJOR {str(lay.b_kmajor).lower()}",
+        f"#define BF16 {str(lay.dtype == 'bf16').lower()}", "",
+    ])
+    return prelude + resources.files(__package__).joinpath("longk.cuh").read_text()
+
+
+def longk_run(lay: LongKLayout, a, b, alpha):
+    """The partial sums W (CuPy float32, shape (slices, M, N)) of `lay` over CuPy arrays `a`, `b` (each passed by
+    its element (0, 0)'s pointer), launched on the current stream."""
+    import cupy
+
+    from .build import load_source, raise_smem
+
+    w = cupy.empty((lay.slices, lay.M, lay.N), dtype=cupy.float32)
+    f = load_source(longk_source(lay), "gett_longk")
+    raise_smem(f, lay.smem, "gett_longk")
+    args = (np.uint64(a.data.ptr), np.int64(lay.a_ld), np.int32(lay.M), np.uint64(b.data.ptr), np.int64(lay.b_ld),
+            np.int32(lay.N), np.int64(lay.K), np.int64(lay.slice), np.uint64(w.data.ptr), np.float32(alpha))
+    f(lay.grid, (lay.tile.threads,), args, shared_mem=lay.smem, stream=cupy.cuda.get_current_stream())
+    return w
+
+
+__all__ = ["DTYPES", "KT", "LongKLayout", "LongKTile", "longk_run", "longk_source", "smem_bytes"]

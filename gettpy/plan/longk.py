@@ -1,0 +1,176 @@
+"""Long-K GEMMs on the long-K kernel (gettpy.kernels.longk), where its model says it beats the schedule of GETT tiles.
+
+The kernel takes a contraction of 2-byte inputs with no batch mode whose m, n and k modes each merge into one
+axis of every input, one of an input's two axes of stride 1 (k-major or m / n-major, the other stride anything).
+It reads every input at LONGK_SHARE of the copy bandwidth whatever the alignment of its rows, where the GETT
+loaders read an input of odd leading dimension in 2- or 4-byte pieces (or pack it first), so it is priced, not
+ruled in:
+
+* **its time** (`longk_us`): each input's bytes times the CTA columns (rows) that read it, at LONGK_SHARE of the
+  copy bandwidth; the workspace of partial sums written and read back; the padded tile's flops at MMA_SHARE of the
+  tensor-core peak where they take longer; two launches.
+* **the schedule's**: plan/traffic.py's price of its core launch and its packs (`planned_us`), never below the
+  least its bytes can cost (`traffic.least_us`).
+
+The tile is the candidate of least predicted time (`TILES`) among those that cover M x N in at most MAX_TILES
+tiles; the slices fill the CTAs the SMs hold at once (one
+wave: each CTA streams one slice), each at least MIN_STEPS steps of the k loop.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..errors import KernelError
+from ..kernels.longk import DTYPES, KT, LongKLayout, LongKTile, smem_bytes
+from ..layouts.descriptor import merge_axes
+from .problem import ContractionProblem
+from .target import Target
+
+#: the share of the copy bandwidth at which the long-K kernel streams its inputs: measured on the H100 over 12
+#: long-K shapes (M, N 29-127, K 0.5-3.4 million, f16, both orders) at 1.29-1.76x the time of copying the inputs'
+#: bytes once, its workspace's sum included
+LONGK_SHARE = 0.7
+#: the share of the tensor cores' peak (Target.peak("mma")) the kernel's mma.sync tiles reach on padded flops
+MMA_SHARE = 0.5
+#: the fewest steps of KT values a slice takes (shorter ones: the workspace outweighs the inputs' stream)
+MIN_STEPS = 4
+#: the long-K kernel must predict at most this fraction of the planned schedule's time
+LONGK_GAIN = 1.0
+#: the most CTA tiles of M x N it takes (each input read by at most a few CTA columns or rows: the shapes it was
+#: measured on; a larger M x N is a GEMM whose tiles reuse their inputs, where the GETT tiles are made for it)
+MAX_TILES = 4
+#: the candidate tiles (at most 128 x 128 threads' registers for the CTAs an SM holds; no spills, checked by
+#: tests/compile): 64 x 64 on 4 warps for extents up to 64, 96- and 128-wide tiles on 8 warps for the rest
+TILES = (LongKTile(64, 64, 2, 2, 2, 3), LongKTile(96, 64, 2, 4, 3, 2), LongKTile(64, 96, 4, 2, 3, 2),
+         LongKTile(128, 64, 4, 2, 3, 2), LongKTile(64, 128, 2, 4, 3, 2))
+
+
+@dataclass(frozen=True, slots=True)
+class LongKPlan:
+    """A contraction on the long-K kernel: its launch and D's modes as the workspace's m and n indices run them.
+
+    Attributes: layout; m_modes, n_modes: the m (n) modes slowest first, as A's (B's) strides order them (the
+    kernel's m index is their flat index; extent-1 modes last).
+    """
+
+    layout: LongKLayout
+    m_modes: tuple[str, ...]
+    n_modes: tuple[str, ...]
+
+
+def _axis(modes, ext, strides) -> tuple[tuple[str, ...], list[int]] | None:
+    """`modes` slowest first by their first tensor's stride and, where every tensor steps through them as one axis,
+    that axis's stride in each tensor (1 for an axis of one element), else None."""
+    big = sorted((m for m in modes if ext[m] > 1), key=lambda m: -abs(strides[0][m]))
+    order = tuple(big) + tuple(m for m in modes if ext[m] == 1)
+    fe, fs = merge_axes([ext[m] for m in reversed(big)], [tuple(st[m] for m in reversed(big)) for st in strides])
+    if len(fe) > 1:
+        return None
+    return order, [s[0] if fe else 1 for s in fs]
+
+
+def _read(mn_stride: int, k_stride: int, extent: int) -> tuple[bool, int] | None:
+    """(k-major, leading dimension) of an input whose m / n axis has `mn_stride` and k axis `k_stride`."""
+    if k_stride == 1 and mn_stride >= 0:
+        return True, mn_stride if extent > 1 else 0
+    if mn_stride == 1 and k_stride > 0:
+        return False, k_stride
+    return None
+
+
+def longk_geometry(problem: ContractionProblem):
+    """(M, N, K, (a_kmajor, a_ld), (b_kmajor, b_ld), m_modes, n_modes) of `problem` on the long-K kernel, or None
+    where the kernel does not take it (a semiring, ops on the inputs, types other than f16 / bf16 into float32
+    sums, a batch mode, a mode of one operand only, axes that do not merge, no unit stride)."""
+    p = problem
+    if p.semiring is not None or p.compute != "f32" or p.a.dtype not in DTYPES or p.b.dtype != p.a.dtype:
+        return None
+    if not (p.a.op.is_identity and p.b.op.is_identity):
+        return None
+    ext = dict(p.extents)
+    if any(e == 0 for e in ext.values()):
+        return None
+    sa, sb = p.a.stride_of(), p.b.stride_of()
+    m = [x for x in p.d.modes if x in sa and x not in sb]
+    n = [x for x in p.d.modes if x in sb and x not in sa]
+    k = [x for x in sa if x in sb and x not in p.d.modes]
+    if any(ext[x] > 1 for x in set(p.a.modes + p.b.modes + p.d.modes) - set(m + n + k)):
+        return None  # (a batch mode, or a mode of one tensor only)
+    ma, nb, kab = _axis(m, ext, [sa]), _axis(n, ext, [sb]), _axis(k, ext, [sa, sb])
+    if ma is None or nb is None or kab is None:
+        return None
+    M, N, K = (math.prod(ext[x] for x in modes) for modes in (m, n, k))
+    ra, rb = _read(ma[1][0], kab[1][0], M), _read(nb[1][0], kab[1][1], N)
+    if ra is None or rb is None:
+        return None
+    return M, N, K, ra, rb, ma[0], nb[0]
+
+
+def _layout(dtype, M, N, K, ra, rb, tile: LongKTile, target: Target) -> LongKLayout | None:
+    """The launch of `tile`: slices for one wave of the CTAs the SMs hold, each at least MIN_STEPS steps."""
+    ctas = tile.min_blocks if smem_bytes(tile, ra[0], rb[0]) * tile.min_blocks <= target.smem_per_sm - 2048 else 1
+    if smem_bytes(tile, ra[0], rb[0]) > target.smem_per_block:
+        return None
+    tiles = math.ceil(M / tile.bm) * math.ceil(N / tile.bn)
+    if tiles > MAX_TILES:
+        return None
+    slices = max(1, ctas * target.sm_count // tiles)
+    steps = max(MIN_STEPS, math.ceil(K / KT / slices))
+    return LongKLayout(dtype, M, N, K, ra[0], ra[1], rb[0], rb[1], tile, steps * KT)
+
+
+def longk_us(lay: LongKLayout, target: Target) -> float:
+    """Predicted microseconds of the long-K kernel of `lay` and its workspace's sum (see the module docstring)."""
+    t = lay.tile
+    tm, tn = math.ceil(lay.M / t.bm), math.ceil(lay.N / t.bn)
+    reads = 2 * lay.K * (lay.M * tn + lay.N * tm)
+    stream = reads / (target.copy_gbs * 1e3 * LONGK_SHARE)
+    flops = 2.0 * tm * t.bm * tn * t.bn * lay.K / (max(target.peak("mma"), 1e-3) * MMA_SHARE * 1e6)
+    workspace = target.copy_us(2 * 4 * lay.slices * lay.M * lay.N)
+    return max(stream, flops) + workspace + 2 * target.launch_us
+
+
+def longk_plan(problem: ContractionProblem, target: Target) -> LongKPlan | None:
+    """The long-K plan of `problem` on its tile of least predicted time, or None where the kernel does not take it
+    or no slice would be MIN_STEPS steps long (K too short to stream)."""
+    g = longk_geometry(problem)
+    if g is None:
+        return None
+    M, N, K, ra, rb, m_modes, n_modes = g
+    if K < MIN_STEPS * KT:
+        return None
+    lays = [x for x in (_layout(problem.a.dtype, M, N, K, ra, rb, t, target) for t in TILES) if x is not None]
+    if not lays:
+        return None
+    return LongKPlan(min(lays, key=lambda x: longk_us(x, target)), m_modes, n_modes)
+
+
+def planned_us(s, target: Target, sm_count: int) -> float:
+    """Predicted microseconds of schedule `s` of GETT tiles: its core launch and its packs (plan/traffic.py's
+    prices), never below the least its bytes can cost."""
+    from .tiles import kernel_spec
+    from .traffic import copy_us, core_us, least_us
+
+    p = s.problem
+    us = core_us(kernel_spec(s.core, False, sm_count=sm_count, wgmma=target.wgmma), target, sm_count)
+    for src, pk in ((p.a, s.pack_a), (p.b, s.pack_b)):
+        if pk is not None:
+            us += copy_us(src, pk.modes, dict(p.extents), target)
+    return max(us, least_us(s, target))
+
+
+def choose_longk(problem: ContractionProblem, planned, target: Target, sm_count: int) -> LongKPlan | None:
+    """The long-K plan of `problem` where it predicts at most LONGK_GAIN of schedule `planned`'s time, else None."""
+    lk = longk_plan(problem, target)
+    if lk is None:
+        return None
+    try:
+        base = planned_us(planned, target, sm_count)
+    except KernelError:  # (a core the model cannot specialise: the schedule stays as planned)
+        return None
+    return lk if longk_us(lk.layout, target) <= LONGK_GAIN * base else None
+
+
+__all__ = ["LONGK_GAIN", "LONGK_SHARE", "MAX_TILES", "LongKPlan", "TILES", "choose_longk", "longk_geometry",
+           "longk_plan", "longk_us", "planned_us"]

@@ -1,0 +1,25 @@
+"""The long-K kernel (gettpy.kernels.longk) compiled by NVRTC for sm_90: every candidate tile of the planner, both
+reads of each input, f16 and bf16 (no GPU needed; skipped without NVRTC or the CUDA headers): no spills, and few
+enough registers for the CTAs an SM is meant to hold."""
+from __future__ import annotations
+
+import itertools
+import re
+
+import pytest
+
+from gettpy.kernels.build import compile_source
+from gettpy.kernels.longk import LongKLayout, longk_source
+from gettpy.plan.longk import TILES
+
+
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+@pytest.mark.parametrize("tile", TILES, ids=[f"{t.bm}x{t.bn}" for t in TILES])
+def test_longk_tiles_compile_without_spills(tile, dtype):
+    for a_kmajor, b_kmajor in itertools.product((True, False), repeat=2):
+        lay = LongKLayout(dtype, 101, 51, 965510, a_kmajor, 965510 if a_kmajor else 101, b_kmajor,
+                          965510 if b_kmajor else 51, tile, 64 * 59)
+        cubin, log = compile_source(longk_source(lay), "gett_longk", "sm_90")
+        assert cubin and "0 bytes spill stores" in log, log
+        regs = int(re.search(r"Used (\d+) registers", log).group(1))
+        assert regs * tile.threads * tile.min_blocks <= 65536, (tile, regs)

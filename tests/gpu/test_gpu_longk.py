@@ -1,0 +1,125 @@
+"""The long-K kernel (gettpy.kernels.longk) on a device: the contractions the planner gives it (odd row lengths,
+both memory orders, merged modes; the kernel checked to have run), and every candidate tile and read forced on
+views that start at odd offsets, f16 and bf16, each checked against numpy float64."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from harness import assert_close, fresh_caches, from_bf16_bits, nonzero, to_bf16_bits
+
+import gettpy
+from gettpy import ops
+from gettpy.backends import execute
+from gettpy.kernels import longk as klongk
+from gettpy.kernels.longk import KT, LongKLayout
+from gettpy.plan.longk import TILES
+from gettpy.plan.problem import ContractionProblem, TensorInfo
+from gettpy.plan.schedule import make_schedule
+
+
+@pytest.fixture
+def launches(monkeypatch):
+    """A list that gets one entry per long-K launch."""
+    seen = []
+    real = klongk.longk_run
+
+    def counted(*args, **kw):
+        seen.append(args[0])
+        return real(*args, **kw)
+
+    monkeypatch.setattr(klongk, "longk_run", counted)
+    return seen
+
+
+#: (einsum, extents, order): long sums over rows of odd lengths that the planner gives the long-K kernel
+CHOSEN = [
+    ("mk,nk->mn", dict(m=29, n=113, k=777777), "C"),
+    ("km,kn->mn", dict(m=77, n=45, k=300001), "C"),
+    ("mk,kn->mn", dict(m=61, n=17, k=1234567), "C"),
+    ("mxy,nxy->mn", dict(m=37, n=37, x=1001, y=999), "C"),
+    ("km,nk->nm", dict(m=127, n=80, k=500001), "C"),
+    ("mk,nk->mn", dict(m=101, n=51, k=654321), "F"),
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.smoke
+@pytest.mark.parametrize("eq,ext,order", CHOSEN, ids=[c[0] + "-" + c[2] for c in CHOSEN])
+def test_planner_sends_long_sums_to_the_longk_kernel(launches, eq, ext, order):
+    import cupy
+
+    fresh_caches()
+    rng = np.random.default_rng(11)
+    lhs, out = eq.split("->")
+    xs = [np.asarray(nonzero(rng, [ext[m] for m in t]).astype(np.float16), order=order) for t in lhs.split(",")]
+    got = gettpy.einsum(eq, *[cupy.asarray(x, order=order) for x in xs])
+    assert launches, "the long-K kernel did not run"
+    assert_close(cupy.asnumpy(got), np.einsum(eq, *[x.astype(np.float64) for x in xs]), np.float16)
+
+
+def _info(name, modes, x, dtype, op=None):
+    kw = {} if op is None else {"op": op}
+    return TensorInfo(name, tuple(modes), tuple(s // x.itemsize for s in x.strides), dtype, **kw)
+
+
+@pytest.mark.gpu
+def test_longk_epilogue_alpha_beta_c_op_into_f32(launches):
+    """D = tanh(alpha A B + beta C) into a float32 D through the planner's long-K schedule."""
+    import cupy
+
+    rng = np.random.default_rng(5)
+    M, N, K = 45, 71, 400003
+    a = nonzero(rng, (M, K)).astype(np.float16)
+    b = nonzero(rng, (N, K)).astype(np.float16)
+    c = nonzero(rng, (M, N)).astype(np.float32)
+    d = cupy.full((M, N), cupy.nan, dtype=cupy.float32)
+    ext = (("k", K), ("m", M), ("n", N))
+    p = ContractionProblem(_info("A", "mk", a, "f16"), _info("B", "nk", b, "f16"), _info("C", "mn", c, "f32"),
+                           _info("D", "mn", d, "f32", ops.tanh), ext, "f32")
+    s = make_schedule(p)
+    assert s.longk is not None
+    execute("cupy", s, cupy.asarray(a), cupy.asarray(b), cupy.asarray(c), d, 1e-3, -0.5)
+    assert launches
+    ref = np.tanh(1e-3 * (a.astype(np.float64) @ b.astype(np.float64).T) - 0.5 * c)
+    assert_close(cupy.asnumpy(d), ref, np.float32, scale=1.0)
+
+
+def _view(cupy, rng, rows, K, kmajor, dtype, offset):
+    """(device view whose element (r, k) is at r * ld + k (kmajor) or k * ld + r, starting `offset` elements into
+    its buffer; its leading dimension ld (odd); its values as float64)."""
+    base = K if kmajor else rows
+    ld = base + 1 if base % 2 == 0 else base + 2  # (odd: no two rows aligned alike)
+    n = (rows - 1) * ld + K if kmajor else (K - 1) * ld + rows
+    vals = nonzero(rng, (n + offset,)).astype(np.float32)
+    if dtype == "bf16":
+        bits = to_bf16_bits(vals)
+        host, dev = from_bf16_bits(bits).astype(np.float64), cupy.asarray(bits)
+    else:
+        host, dev = vals.astype(np.float16).astype(np.float64), cupy.asarray(vals.astype(np.float16))
+    st = (ld, 1) if kmajor else (1, ld)
+    ref = np.lib.stride_tricks.as_strided(host[offset:], (rows, K), tuple(8 * s for s in st))
+    return dev[offset:], ld, ref
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+@pytest.mark.parametrize("tile", TILES, ids=[f"{t.bm}x{t.bn}" for t in TILES])
+def test_forced_tiles_and_reads(tile, dtype):
+    """Every tile, both reads of both inputs, views at odd offsets, M / N past one tile and below it, K not a whole
+    number of steps (the last slice short): the slices' sums against float64."""
+    import cupy
+
+    rng = np.random.default_rng(hash((tile.bm, tile.bn, dtype)) % 2**32)
+    shapes = [(tile.bm + 7, 5, 9 * KT + 13, 4 * KT), (1, tile.bn + 3, 40003, 64 * KT),
+              (tile.bm - 3, tile.bn - 1, 3 * KT, KT), (19, 33, 20011, 7 * KT)]
+    for (akm, bkm), (M, N, K, slice_) in zip(itertools.product((True, False), repeat=2), shapes, strict=True):
+        a, lda, ra = _view(cupy, rng, M, K, akm, dtype, offset=int(rng.integers(0, 8)))
+        b, ldb, rb = _view(cupy, rng, N, K, bkm, dtype, offset=int(rng.integers(0, 8)))
+        lay = LongKLayout(dtype, M, N, K, akm, lda, bkm, ldb, tile, slice_)
+        w = cupy.asnumpy(klongk.longk_run(lay, a, b, 0.75))
+        assert w.shape == (lay.slices, M, N)
+        ref = np.stack([0.75 * ra[:, z * slice_:(z + 1) * slice_] @ rb[:, z * slice_:(z + 1) * slice_].T
+                        for z in range(lay.slices)])
+        assert_close(w, ref, np.float32, scale=float(np.sqrt(slice_)))

@@ -1,0 +1,149 @@
+"""The long-K plan (gettpy.plan.longk): which contractions the kernel takes and how it reads them, checked on the CPU
+by running its plans through a numpy emulation of the kernel's launch (each slice's partial sums read through the
+layout's k-major / m,n-major strides exactly as the kernel addresses them) against numpy's float64 einsum, and the
+planner's choice on shapes that no benchmark holds."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from harness import nonzero
+
+from gettpy import ops
+from gettpy.backends import staged
+from gettpy.kernels import longk as klongk
+from gettpy.kernels.longk import KT, LongKLayout, LongKTile
+from gettpy.plan.longk import MAX_TILES, longk_geometry, longk_plan
+from gettpy.plan.problem import ContractionProblem, TensorInfo
+from gettpy.plan.schedule import make_schedule
+from gettpy.plan.target import DEFAULT_TARGET
+
+
+def _info(name, modes, x, dtype, op=None):
+    kw = {} if op is None else {"op": op}
+    return TensorInfo(name, tuple(modes), tuple(s // x.itemsize for s in x.strides), dtype, **kw)
+
+
+def _problem(eq, a, b, ext, dtype="f16", d_dtype="f16", c=None, ops_ab=(None, None), op_d=None):
+    (ma, mb), md = eq.split("->")[0].split(","), eq.split("->")[1]
+    shape = tuple(ext[m] for m in md)
+    d = np.empty(shape, dtype={"f16": np.float16, "f32": np.float32}[d_dtype])
+    dinfo = _info("D", md, d, d_dtype, op_d)
+    cinfo = None if c is None else _info("C", md, c, d_dtype)
+    p = ContractionProblem(_info("A", ma, a, dtype, ops_ab[0]), _info("B", mb, b, dtype, ops_ab[1]), cinfo, dinfo,
+                           tuple(sorted(ext.items())), "f32")
+    return p, d
+
+
+def _emulated_run(lay: LongKLayout, a, b, alpha):
+    """What the kernel writes: W[z, m, n] = alpha * sum over slice z of A(m, k) B(n, k), A(m, k) at element
+    m * ld + k (k-major) or k * ld + m of the memory from a's first element on."""
+    def view(x, kmajor, ld, rows):
+        st = (ld, 1) if kmajor else (1, ld)
+        return np.lib.stride_tricks.as_strided(x, (rows, lay.K), tuple(s * x.itemsize for s in st)).astype(np.float64)
+
+    A, B = view(a, lay.a_kmajor, lay.a_ld, lay.M), view(b, lay.b_kmajor, lay.b_ld, lay.N)
+    return np.stack([alpha * A[:, z * lay.slice:(z + 1) * lay.slice] @ B[:, z * lay.slice:(z + 1) * lay.slice].T
+                     for z in range(lay.slices)]).astype(np.float32)
+
+
+#: (einsum, extents, order of A, order of B): long sums over rows of odd lengths, modes that merge
+CASES = [
+    ("mk,nk->mn", dict(m=37, n=23, k=20011), "C", "C"),
+    ("km,kn->mn", dict(m=53, n=19, k=9001), "C", "C"),
+    ("mk,kn->nm", dict(m=29, n=61, k=7777), "C", "F"),
+    ("kab,nk->abn", dict(a=3, b=11, n=45, k=5003), "F", "C"),
+    ("mxy,nxy->nm", dict(m=21, n=17, x=97, y=131), "C", "C"),
+    ("mk,nk->mn", dict(m=150, n=30, k=4099), "C", "C"),
+    ("mk,nk->mn", dict(m=1, n=77, k=3001), "C", "C"),
+]
+
+
+@pytest.mark.parametrize("eq,ext,oa,ob", CASES, ids=[c[0] + "-" + c[2] + c[3] for c in CASES])
+def test_longk_geometry_reads_every_layout(monkeypatch, eq, ext, oa, ob):
+    """Every tile on every case: the plan's emulated launch plus staged's sum, transpose and copy equal einsum."""
+    rng = np.random.default_rng(3)
+    (ma, mb), md = eq.split("->")[0].split(","), eq.split("->")[1]
+    a = np.asarray(nonzero(rng, [ext[m] for m in ma]).astype(np.float16), order=oa)
+    b = np.asarray(nonzero(rng, [ext[m] for m in mb]).astype(np.float16), order=ob)
+    c = nonzero(rng, [ext[m] for m in md]).astype(np.float16)
+    p, d = _problem(eq, a, b, ext, c=c, op_d=ops.tanh)
+    lk = longk_plan(p, DEFAULT_TARGET)
+    assert lk is not None
+    monkeypatch.setattr(klongk, "longk_run", _emulated_run)
+    ref = np.tanh(0.5 * np.einsum(eq, a.astype(np.float64), b.astype(np.float64)) - 2.0 * c.astype(np.float64))
+    for tile in (LongKTile(64, 64, 2, 2, 2, 3), LongKTile(128, 64, 4, 2, 3, 2), LongKTile(64, 128, 2, 4, 3, 2)):
+        for slice_ in (KT, 4 * KT, 64 * KT):
+            lay = LongKLayout(lk.layout.dtype, lk.layout.M, lk.layout.N, lk.layout.K, lk.layout.a_kmajor,
+                              lk.layout.a_ld, lk.layout.b_kmajor, lk.layout.b_ld, tile, slice_)
+            s = make_schedule(p).__class__(p, make_schedule(p).core, longk=lk.__class__(lay, lk.m_modes, lk.n_modes))
+            d[...] = np.nan
+            staged._longk(s, np, a, b, c, d, 0.5, -2.0)
+            np.testing.assert_allclose(d.astype(np.float64), ref, rtol=2e-3, atol=2e-3)
+
+
+def test_longk_geometry_of_views():
+    """Reads worked out from strides: k-major and m-major with their leading dimensions, modes merged, extent-1
+    modes carried, a view's own strides (every other row)."""
+    rng = np.random.default_rng(0)
+    base = nonzero(rng, (2 * 33, 1001)).astype(np.float16)
+    a = base[::2]  # (rows 2002 values apart)
+    b = np.asarray(nonzero(rng, (1001, 7)).astype(np.float16), order="F")  # (b[k, n] at n * 1001 + k)
+    p, _ = _problem("mk,kn->mn", a, b, dict(m=33, k=1001, n=7))
+    M, N, K, ra, rb, mm, nm = longk_geometry(p)
+    assert (M, N, K, ra, rb, mm, nm) == (33, 7, 1001, (True, 2002), (True, 1001), ("m",), ("n",))
+    a3 = nonzero(rng, (5, 3, 1, 409)).astype(np.float16)  # m = (a, j) merged; k = (x, y): x of 1, y of 409
+    b3 = np.asarray(nonzero(rng, (1, 409, 11)).astype(np.float16))
+    p, _ = _problem("ajxy,xyn->ajn", a3, b3, dict(a=5, j=3, x=1, y=409, n=11))
+    M, N, K, ra, rb, mm, nm = longk_geometry(p)
+    assert (M, N, K, ra, rb) == (15, 11, 409, (True, 409), (False, 11))
+    assert (mm, nm) == (("a", "j"), ("n",))
+
+
+@pytest.mark.parametrize("why", ["batch", "op", "f32", "mixed", "unmerged", "no-unit-stride", "only-in-a"])
+def test_longk_refuses(why):
+    rng = np.random.default_rng(1)
+    h = lambda *s: nonzero(rng, s).astype(np.float16)  # noqa: E731
+    if why == "batch":
+        p, _ = _problem("bmk,bnk->bmn", h(3, 9, 999), h(3, 5, 999), dict(b=3, m=9, n=5, k=999))
+    elif why == "op":
+        p, _ = _problem("mk,nk->mn", h(9, 999), h(5, 999), dict(m=9, n=5, k=999), ops_ab=(ops.relu, None))
+    elif why == "f32":
+        a, b = h(9, 999).astype(np.float32), h(5, 999).astype(np.float32)
+        p, _ = _problem("mk,nk->mn", a, b, dict(m=9, n=5, k=999), dtype="f32", d_dtype="f32")
+    elif why == "mixed":
+        a, b = h(9, 999), h(5, 999)
+        p, _ = _problem("mk,nk->mn", a, b, dict(m=9, n=5, k=999))
+        p = ContractionProblem(p.a, TensorInfo("B", p.b.modes, p.b.strides, "bf16"), None, p.d, p.extents, "f32")
+    elif why == "unmerged":  # (k = (x, y) with a gap between x's rows in A)
+        a = h(9, 40, 60)[:, :, :50]
+        p, _ = _problem("mxy,nxy->mn", a, h(5, 40, 50), dict(m=9, n=5, x=40, y=50))
+    elif why == "no-unit-stride":
+        p, _ = _problem("mk,nk->mn", h(9, 2000)[:, ::2], h(5, 1000), dict(m=9, n=5, k=1000))
+    else:
+        p, _ = _problem("mkz,nk->mn", h(9, 999, 2), h(5, 999), dict(m=9, n=5, k=999, z=2))
+    assert longk_geometry(p) is None
+
+
+def _shape_problem(M, N, K, order="C", dtype="f16"):
+    """mk,nk->mn of f16 inputs in `order` (strides only: no memory)."""
+    st = lambda rows: (K, 1) if order == "C" else (1, rows)  # noqa: E731
+    a = TensorInfo("A", ("m", "k"), st(M), dtype)
+    b = TensorInfo("B", ("n", "k"), st(N), dtype)
+    d = TensorInfo("D", ("m", "n"), (N, 1), dtype)
+    return ContractionProblem(a, b, None, d, (("k", K), ("m", M), ("n", N)), "f32")
+
+
+@pytest.mark.parametrize("M,N,K", [(29, 113, 777777), (77, 45, 2000003), (127, 80, 500001), (17, 61, 1234567)])
+def test_planner_takes_longk_for_odd_rows_of_a_long_sum(M, N, K):
+    s = make_schedule(_shape_problem(M, N, K))
+    assert s.longk is not None and s.longk.layout.K == K
+    lay = s.longk.layout
+    tiles = -(-M // lay.tile.bm) * -(-N // lay.tile.bn)
+    assert tiles <= MAX_TILES and lay.slices * lay.slice >= K > (lay.slices - 1) * lay.slice
+
+
+@pytest.mark.parametrize("M,N,K,order", [(4096, 4096, 4096, "C"), (29, 113, 200, "C"), (1500, 1300, 100003, "C"),
+                                         (96, 40, 1048576, "F")])
+def test_planner_keeps_gett_elsewhere(M, N, K, order):
+    """A square GEMM, a short sum, an M x N of many tiles, aligned rows (16-byte vectors read at full speed)."""
+    assert make_schedule(_shape_problem(M, N, K, order)).longk is None
