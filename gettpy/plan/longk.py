@@ -7,8 +7,9 @@ loaders read an input of odd leading dimension in 2- or 4-byte pieces (or pack i
 ruled in:
 
 * **its time** (`longk_us`): each input's bytes times the CTA columns (rows) that read it, at LONGK_SHARE of the
-  copy bandwidth; the workspace of partial sums written and read back; the padded tile's flops at MMA_SHARE of the
-  tensor-core peak where they take longer; two launches.
+  copy bandwidth; or, where they take longer, the padded tile's flops at MMA_SHARE of the tensor-core peak, or a
+  slice's steps at STEP_US each (small M + N: few bytes a step); plus the workspace of partial sums written and
+  read back and two launches.
 * **the schedule's**: plan/traffic.py's price of its core launch and its packs (`planned_us`), never below the
   least its bytes can cost (`traffic.least_us`).
 
@@ -31,6 +32,11 @@ from .target import Target
 #: long-K shapes (M, N 29-127, K 0.5-3.4 million, f16, both orders) at 1.29-1.76x the time of copying the inputs'
 #: bytes once, its workspace's sum included
 LONGK_SHARE = 0.7
+#: the least time of a step of the k loop, microseconds, where both inputs are read k-major and where either is
+#: m / n-major (a stage's copies land NS - 1 steps after they are issued, and every step shifts and multiplies a
+#: whole tile however few of its rows hold values): measured on the H100, 1.2-2.0 us a step on k-major shapes whose
+#: stream is shorter (M x N of 17 x 3 to 96 x 33), 1.6-2.3 us on m / n-major ones (17 x 3, 37 x 37, 53 x 21)
+STEP_US = {True: 1.2, False: 2.3}
 #: the share of the tensor cores' peak (Target.peak("mma")) the kernel's mma.sync tiles reach on padded flops
 MMA_SHARE = 0.5
 #: the fewest steps of KT values a slice takes (shorter ones: the workspace outweighs the inputs' stream)
@@ -127,8 +133,9 @@ def longk_us(lay: LongKLayout, target: Target) -> float:
     reads = 2 * lay.K * (lay.M * tn + lay.N * tm)
     stream = reads / (target.copy_gbs * 1e3 * LONGK_SHARE)
     flops = 2.0 * tm * t.bm * tn * t.bn * lay.K / (max(target.peak("mma"), 1e-3) * MMA_SHARE * 1e6)
+    steps = lay.slice // KT * STEP_US[lay.a_kmajor and lay.b_kmajor]
     workspace = target.copy_us(2 * 4 * lay.slices * lay.M * lay.N)
-    return max(stream, flops) + workspace + 2 * target.launch_us
+    return max(stream, flops, steps) + workspace + 2 * target.launch_us
 
 
 def longk_plan(problem: ContractionProblem, target: Target) -> LongKPlan | None:

@@ -34,7 +34,7 @@ def test_forced_tiles(rng, din, dout, m, n):
 
 
 @pytest.mark.parametrize("dtype,shift", [(np.float16, 1), (np.float16, 3), (np.float32, 1), (np.float64, 1)])
-def test_misaligned_einsum(rng, monkeypatch, dtype, shift):
+def test_misaligned_einsum(rng, monkeypatch, gett_tiles_only, dtype, shift):
     """gettpy.einsum on row-major inputs that start `shift` elements into a buffer (no 16-byte aligned row, nor
     start) with long K (split-K schedules): numpy's values; flat reads launched for the 2-byte inputs."""
     import gettpy

@@ -54,7 +54,7 @@ def test_mn_major_rows(rng, din, dout, m, n, k):
 
 @pytest.mark.parametrize("dtype,shift,subs", [(np.float16, 1, "mk,nk->mn"), (np.float16, 3, "nk,mk->nm"),
                                               (np.float16, 5, "km,nk->mn")])
-def test_misaligned_einsum(rng, monkeypatch, dtype, shift, subs):
+def test_misaligned_einsum(rng, monkeypatch, gett_tiles_only, dtype, shift, subs):
     """gettpy.einsum on row-major inputs that start `shift` elements into a buffer, odd extents everywhere, long K
     (split-K schedules): numpy's values; realigned (or flat) reads launched for both inputs."""
     import gettpy
