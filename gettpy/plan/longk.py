@@ -8,14 +8,14 @@ ruled in:
 
 * **its time** (`longk_us`): each input's bytes times the CTA columns (rows) that read it, at LONGK_SHARE of the
   copy bandwidth; or, where they take longer, the padded tile's flops at MMA_SHARE of the tensor-core peak, or a
-  slice's steps at STEP_US each (small M + N: few bytes a step); plus the workspace of partial sums written and
-  read back and two launches.
+  slice's steps at the tile's measured step time (`Candidate`; small M + N: few bytes a step); plus the workspace
+  of partial sums written and read back and two launches.
 * **the schedule's**: plan/traffic.py's price of its core launch and its packs (`planned_us`), never below the
   least its bytes can cost (`traffic.least_us`).
 
-The tile is the candidate of least predicted time (`TILES`) among those that cover M x N in at most MAX_TILES
-tiles; the slices fill the CTAs the SMs hold at once (one
-wave: each CTA streams one slice), each at least MIN_STEPS steps of the k loop.
+The tile is the candidate of least predicted time (`CANDIDATES`) among those that cover M x N in at most MAX_TILES
+tiles; the slices fill the CTAs the SMs hold at once (one wave: each CTA streams one slice), each at least MIN_STEPS
+steps of the k loop.
 """
 from __future__ import annotations
 
@@ -32,11 +32,6 @@ from .target import Target
 #: long-K shapes (M, N 29-127, K 0.5-3.4 million, f16, both orders) at 1.29-1.76x the time of copying the inputs'
 #: bytes once, its workspace's sum included
 LONGK_SHARE = 0.7
-#: the least time of a step of the k loop, microseconds, where both inputs are read k-major and where either is
-#: m / n-major (a stage's copies land NS - 1 steps after they are issued, and every step shifts and multiplies a
-#: whole tile however few of its rows hold values): measured on the H100, 1.2-2.0 us a step on k-major shapes whose
-#: stream is shorter (M x N of 17 x 3 to 96 x 33), 1.6-2.3 us on m / n-major ones (17 x 3, 37 x 37, 53 x 21)
-STEP_US = {True: 1.2, False: 2.3}
 #: the share of the tensor cores' peak (Target.peak("mma")) the kernel's mma.sync tiles reach on padded flops
 MMA_SHARE = 0.5
 #: the fewest steps of KT values a slice takes (shorter ones: the workspace outweighs the inputs' stream)
@@ -46,10 +41,30 @@ LONGK_GAIN = 1.0
 #: the most CTA tiles of M x N it takes (each input read by at most a few CTA columns or rows: the shapes it was
 #: measured on; a larger M x N is a GEMM whose tiles reuse their inputs, where the GETT tiles are made for it)
 MAX_TILES = 4
-#: the candidate tiles (at most 128 x 128 threads' registers for the CTAs an SM holds; no spills, checked by
-#: tests/compile): 64 x 64 on 4 warps for extents up to 64, 96- and 128-wide tiles on 8 warps for the rest
-TILES = (LongKTile(64, 64, 2, 2, 2, 3), LongKTile(96, 64, 2, 4, 3, 2), LongKTile(64, 96, 4, 2, 3, 2),
-         LongKTile(128, 64, 4, 2, 3, 2), LongKTile(64, 128, 2, 4, 3, 2))
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A tile the planner may take and the least time of one step of its k loop, microseconds: with both inputs read
+    k-major (`step_k`) and with either read m / n-major (`step_mn`; None: not taken there, its registers spill). A
+    stage's copies land NS - 1 steps after they are issued and every step shifts and multiplies the whole tile however
+    few of its rows hold values, so where M + N is small the steps, not the bytes, take the time."""
+
+    tile: LongKTile
+    step_k: float
+    step_mn: float | None
+
+
+#: the candidate tiles (registers capped for the CTAs an SM holds, no spills: tests/compile), their step times
+#: measured on the H100 on shapes where the steps bound the time (M x N of 17 x 3 to 96 x 33, k-major and m-major):
+#: 64 x 64 on 4 warps, three CTAs an SM, for extents up to 64; 96- and 128-wide tiles on 8 warps, two an SM; one
+#: 96 x 128 tile of one stage in flight for k-major inputs (an input read once where two 96 x 64 tiles read it twice:
+#: 1.37x faster on a 94 x 114 GEMM, K = 3.4 million)
+CANDIDATES = (Candidate(LongKTile(64, 64, 2, 2, 2, 3), 1.8, 2.5), Candidate(LongKTile(96, 64, 2, 4, 3, 2), 1.5, 2.3),
+              Candidate(LongKTile(64, 96, 4, 2, 3, 2), 1.5, 2.3), Candidate(LongKTile(128, 64, 4, 2, 3, 2), 1.5, 2.3),
+              Candidate(LongKTile(64, 128, 2, 4, 3, 2), 1.5, 2.3), Candidate(LongKTile(96, 128, 2, 4, 2, 2), 2.3, None))
+#: a step's time for a tile that is no candidate (a caller's own)
+STEP_US = 2.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +141,16 @@ def _layout(dtype, M, N, K, ra, rb, tile: LongKTile, target: Target) -> LongKLay
     return LongKLayout(dtype, M, N, K, ra[0], ra[1], rb[0], rb[1], tile, steps * KT)
 
 
+def _step_us(lay: LongKLayout) -> float:
+    """The least time of a step of `lay`'s k loop (its tile's candidate; inf where the candidate is not for its
+    reads)."""
+    c = next((c for c in CANDIDATES if c.tile == lay.tile), None)
+    if c is None:
+        return STEP_US
+    step = c.step_k if lay.a_kmajor and lay.b_kmajor else c.step_mn
+    return math.inf if step is None else step
+
+
 def longk_us(lay: LongKLayout, target: Target) -> float:
     """Predicted microseconds of the long-K kernel of `lay` and its workspace's sum (see the module docstring)."""
     t = lay.tile
@@ -133,7 +158,7 @@ def longk_us(lay: LongKLayout, target: Target) -> float:
     reads = 2 * lay.K * (lay.M * tn + lay.N * tm)
     stream = reads / (target.copy_gbs * 1e3 * LONGK_SHARE)
     flops = 2.0 * tm * t.bm * tn * t.bn * lay.K / (max(target.peak("mma"), 1e-3) * MMA_SHARE * 1e6)
-    steps = lay.slice // KT * STEP_US[lay.a_kmajor and lay.b_kmajor]
+    steps = lay.slice // KT * _step_us(lay)
     workspace = target.copy_us(2 * 4 * lay.slices * lay.M * lay.N)
     return max(stream, flops, steps) + workspace + 2 * target.launch_us
 
@@ -147,7 +172,8 @@ def longk_plan(problem: ContractionProblem, target: Target) -> LongKPlan | None:
     M, N, K, ra, rb, m_modes, n_modes = g
     if K < MIN_STEPS * KT:
         return None
-    lays = [x for x in (_layout(problem.a.dtype, M, N, K, ra, rb, t, target) for t in TILES) if x is not None]
+    lays = [x for x in (_layout(problem.a.dtype, M, N, K, ra, rb, c.tile, target) for c in CANDIDATES
+                        if c.step_mn is not None or (ra[0] and rb[0])) if x is not None]
     if not lays:
         return None
     return LongKPlan(min(lays, key=lambda x: longk_us(x, target)), m_modes, n_modes)
@@ -179,5 +205,5 @@ def choose_longk(problem: ContractionProblem, planned, target: Target, sm_count:
     return lk if longk_us(lk.layout, target) <= LONGK_GAIN * base else None
 
 
-__all__ = ["LONGK_GAIN", "LONGK_SHARE", "MAX_TILES", "LongKPlan", "TILES", "choose_longk", "longk_geometry",
-           "longk_plan", "longk_us", "planned_us"]
+__all__ = ["CANDIDATES", "LONGK_GAIN", "LONGK_SHARE", "MAX_TILES", "STEP_US", "Candidate", "LongKPlan",
+           "choose_longk", "longk_geometry", "longk_plan", "longk_us", "planned_us"]

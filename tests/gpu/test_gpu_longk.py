@@ -14,7 +14,7 @@ from gettpy import ops
 from gettpy.backends import execute
 from gettpy.kernels import longk as klongk
 from gettpy.kernels.longk import KT, LongKLayout
-from gettpy.plan.longk import TILES
+from gettpy.plan.longk import CANDIDATES
 from gettpy.plan.problem import ContractionProblem, TensorInfo
 from gettpy.plan.schedule import make_schedule
 
@@ -105,16 +105,19 @@ def _view(cupy, rng, rows, K, kmajor, dtype, offset):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ["f16", "bf16"])
-@pytest.mark.parametrize("tile", TILES, ids=[f"{t.bm}x{t.bn}" for t in TILES])
-def test_forced_tiles_and_reads(tile, dtype):
+@pytest.mark.parametrize("cand", CANDIDATES, ids=[f"{c.tile.bm}x{c.tile.bn}" for c in CANDIDATES])
+def test_forced_tiles_and_reads(cand, dtype):
     """Every tile, both reads of both inputs, views at odd offsets, M / N past one tile and below it, K not a whole
     number of steps (the last slice short): the slices' sums against float64."""
     import cupy
 
-    rng = np.random.default_rng(hash((tile.bm, tile.bn, dtype)) % 2**32)
+    tile = cand.tile
+    rng = np.random.default_rng(tile.bm * 1000 + tile.bn + (dtype == "bf16"))
     shapes = [(tile.bm + 7, 5, 9 * KT + 13, 4 * KT), (1, tile.bn + 3, 40003, 64 * KT),
               (tile.bm - 3, tile.bn - 1, 3 * KT, KT), (19, 33, 20011, 7 * KT)]
     for (akm, bkm), (M, N, K, slice_) in zip(itertools.product((True, False), repeat=2), shapes, strict=True):
+        if cand.step_mn is None and not (akm and bkm):
+            akm = bkm = True  # (a k-major-only candidate: its shapes all read k-major)
         a, lda, ra = _view(cupy, rng, M, K, akm, dtype, offset=int(rng.integers(0, 8)))
         b, ldb, rb = _view(cupy, rng, N, K, bkm, dtype, offset=int(rng.integers(0, 8)))
         lay = LongKLayout(dtype, M, N, K, akm, lda, bkm, ldb, tile, slice_)
