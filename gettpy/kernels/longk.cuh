@@ -1,6 +1,6 @@
 // longk.cuh — the long-K kernel: partial GEMMs of a small M x N over slices of a long K, with 2-byte inputs read
 // at any alignment (namespace longk; the prelude rendered by kernels/longk.py defines BM, BN, WARPS_M, WARPS_N,
-// NS, A_KMAJOR, B_KMAJOR, BF16 and MIN_BLOCKS before this text).
+// NS, A_KMAJOR, B_KMAJOR, BF16 and MIN_BLOCKS, and pastes the template's PTX primitives, before this text).
 //
 // W[z, m, n] = alpha * sum over k in slice z of A(m, k) * B(n, k), each input a 2-D view with one unit stride:
 // k-major (element (r, k) at r * ld + k) or m/n-major (at k * ld + r), ld any. A CTA computes one BM x BN tile of
@@ -25,10 +25,6 @@ static_assert(WM % 16 == 0 && WN % 16 == 0, "a warp tile is whole 16 x 16 blocks
 static_assert(NS >= 2, "at least one stage in flight while another is shifted");
 constexpr int OUT_OF_RANGE = 1 << 30;
 
-__device__ __forceinline__ void copy16(void* dst, const void* src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)),
-               "l"(src) : "memory");
-}
 __device__ __forceinline__ unsigned pick(unsigned q, unsigned a, unsigned b, unsigned c, unsigned d) {
   return q == 0 ? a : q == 1 ? b : q == 2 ? c : d;
 }
@@ -90,7 +86,7 @@ struct Input {
     const int lim = limit(kv);
 #pragma unroll
     for (int j = 0; j < NW; ++j)
-      if (need[j] < lim) copy16(raw + 16 * (t + j * THREADS), word[j] + kt * step);
+      if (need[j] < lim) gett::copy_async<16, false>(raw + 16 * (t + j * THREADS), word[j] + kt * step, true);
   }
   // shift the landed words of `raw` into the aligned tile, zeroing values outside the extent and the slice
   __device__ __forceinline__ void shift_in(long long kv, const char* raw, char* tile, int t) const {
@@ -122,27 +118,9 @@ struct Input {
   }
 };
 
-template <bool TRANS>
-__device__ __forceinline__ void ldsm4(unsigned (&r)[4], const char* p) {
-  unsigned s = (unsigned)__cvta_generic_to_shared(p);
-  if constexpr (TRANS)
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
-  else
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
-}
-__device__ __forceinline__ void mma(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
-  if constexpr (BF16)
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                 "{%0,%1,%2,%3};\n" : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  else
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                 "{%0,%1,%2,%3};\n" : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
+template <bool B> struct Input16 { using type = __half; };
+template <> struct Input16<true> { using type = __nv_bfloat16; };
+using T = Input16<BF16>::type;  // (the inputs' type: the mma's)
 using InA = Input<A_KMAJOR, BM>;
 using InB = Input<B_KMAJOR, BN>;
 constexpr int STAGE_BYTES = InA::RAW_BYTES + InB::RAW_BYTES;
@@ -156,17 +134,17 @@ __device__ __forceinline__ void fragments(const char* ta, const char* tb, int wm
   for (int i = 0; i < WM / 16; ++i) {
     int m = wm * WM + 16 * i;
     if constexpr (A_KMAJOR)  // (matrices: rows m..m+7 / m+8.., k kk.. / kk+8..)
-      ldsm4<false>(af[i], ta + 2 * ((m + (lane & 15)) * InA::PITCH + kk + 8 * (lane >> 4)));
+      gett::ldmatrix_x4<false>(af[i], ta + 2 * ((m + (lane & 15)) * InA::PITCH + kk + 8 * (lane >> 4)));
     else
-      ldsm4<true>(af[i], ta + 2 * ((kk + 8 * (j >> 1) + r) * InA::PITCH + m + 8 * (j & 1)));
+      gett::ldmatrix_x4<true>(af[i], ta + 2 * ((kk + 8 * (j >> 1) + r) * InA::PITCH + m + 8 * (j & 1)));
   }
 #pragma unroll
   for (int i = 0; i < WN / 16; ++i) {
     int n = wn * WN + 16 * i;
     if constexpr (B_KMAJOR)
-      ldsm4<false>(bf[i], tb + 2 * ((n + 8 * (j >> 1) + r) * InB::PITCH + kk + 8 * (j & 1)));
+      gett::ldmatrix_x4<false>(bf[i], tb + 2 * ((n + 8 * (j >> 1) + r) * InB::PITCH + kk + 8 * (j & 1)));
     else
-      ldsm4<true>(bf[i], tb + 2 * ((kk + 8 * (j & 1) + r) * InB::PITCH + n + 8 * (j >> 1)));
+      gett::ldmatrix_x4<true>(bf[i], tb + 2 * ((kk + 8 * (j & 1) + r) * InB::PITCH + n + 8 * (j >> 1)));
   }
 }
 
@@ -228,7 +206,10 @@ gett_longk(const char* __restrict__ A, long long lda, int M, const char* __restr
 #pragma unroll
       for (int i = 0; i < WM / 16; ++i)
 #pragma unroll
-        for (int j = 0; j < WN / 8; ++j) mma(acc[i][j], af[i], bf[j >> 1][2 * (j & 1)], bf[j >> 1][2 * (j & 1) + 1]);
+        for (int j = 0; j < WN / 8; ++j) {
+          const unsigned b[2] = {bf[j >> 1][2 * (j & 1)], bf[j >> 1][2 * (j & 1) + 1]};
+          gett::Mma<T>::run(acc[i][j], af[i], b);
+        }
     }
   }
   // (5) the slice's partial sums, alpha applied

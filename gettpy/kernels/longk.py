@@ -25,6 +25,9 @@ from ..errors import KernelError
 KT = 64
 #: input types (both inputs of one type; float32 accumulators)
 DTYPES = ("f16", "bf16")
+#: the GETT template's headers of PTX primitives the kernel uses (cp.async, ldmatrix, mma.sync), pasted inside
+#: namespace gett before its text
+PRIMITIVES = ("gett_ptx.cuh", "gett_mma.cuh")
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +117,10 @@ def longk_source(lay: LongKLayout) -> str:
         f"#define A_KMAJOR {str(lay.a_kmajor).lower()}", f"#define B_KMAJOR {str(lay.b_kmajor).lower()}",
         f"#define BF16 {str(lay.dtype == 'bf16').lower()}", "",
     ])
-    return prelude + resources.files(__package__).joinpath("longk.cuh").read_text()
+    files = resources.files(__package__)
+    primitives = "".join(files.joinpath(h).read_text() for h in PRIMITIVES)
+    return (prelude + "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\nnamespace gett {\n" + primitives
+            + "}  // namespace gett\n" + files.joinpath("longk.cuh").read_text())
 
 
 def longk_run(lay: LongKLayout, a, b, alpha):
