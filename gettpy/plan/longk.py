@@ -125,7 +125,9 @@ def longk_geometry(problem: ContractionProblem):
     ra, rb = _read(ma[1][0], kab[1][0], M), _read(nb[1][0], kab[1][1], N)
     if ra is None or rb is None:
         return None
-    return M, N, K, ra, rb, ma[0], nb[0]
+    # (D's modes of extent 1 that are neither m nor n -- a batch mode of one index -- run with the m modes)
+    ones = tuple(x for x in p.d.modes if x not in m and x not in n)
+    return M, N, K, ra, rb, ma[0] + ones, nb[0]
 
 
 def _layout(dtype, M, N, K, ra, rb, tile: LongKTile, target: Target) -> LongKLayout | None:

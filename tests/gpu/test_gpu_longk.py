@@ -41,6 +41,7 @@ CHOSEN = [
     ("mxy,nxy->mn", dict(m=37, n=37, x=1001, y=999), "C"),
     ("km,nk->nm", dict(m=127, n=80, k=500001), "C"),
     ("mk,nk->mn", dict(m=101, n=51, k=654321), "F"),
+    ("bmk,bnk->bmn", dict(b=1, m=29, n=113, k=300001), "C"),  # (a batch mode of one index)
 ]
 
 
@@ -56,7 +57,11 @@ def test_planner_sends_long_sums_to_the_longk_kernel(launches, eq, ext, order):
     xs = [np.asarray(nonzero(rng, [ext[m] for m in t]).astype(np.float16), order=order) for t in lhs.split(",")]
     got = gettpy.einsum(eq, *[cupy.asarray(x, order=order) for x in xs])
     assert launches, "the long-K kernel did not run"
-    assert_close(cupy.asnumpy(got), np.einsum(eq, *[x.astype(np.float64) for x in xs]), np.float16)
+    ref = np.einsum(eq, *[x.astype(np.float64) for x in xs])
+    # (exact float16 products summed in float32 err by well under 0.05 here; the float16 result rounds by at most
+    #  2^-11 of its value: a lost or doubled step of 64 products, about 8, fails)
+    err = np.abs(cupy.asnumpy(got).astype(np.float64) - ref)
+    assert (err <= 2.0**-10 * np.abs(ref) + 0.05).all(), float((err - 2.0**-10 * np.abs(ref)).max())
 
 
 def _info(name, modes, x, dtype, op=None):

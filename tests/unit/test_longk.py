@@ -55,6 +55,7 @@ CASES = [
     ("mxy,nxy->nm", dict(m=21, n=17, x=97, y=131), "C", "C"),
     ("mk,nk->mn", dict(m=150, n=30, k=4099), "C", "C"),
     ("mk,nk->mn", dict(m=1, n=77, k=3001), "C", "C"),
+    ("bmk,bnk->bmn", dict(b=1, m=29, n=13, k=9001), "C", "C"),  # (a batch mode of one index)
 ]
 
 
@@ -140,6 +141,7 @@ def test_planner_takes_longk_for_odd_rows_of_a_long_sum(M, N, K):
     lay = s.longk.layout
     tiles = -(-M // lay.tile.bm) * -(-N // lay.tile.bn)
     assert tiles <= MAX_TILES and lay.slices * lay.slice >= K > (lay.slices - 1) * lay.slice
+    assert s.workspace_bytes == 4 * M * N * (lay.slices + 1)  # (the slices' float32 partials and their sum)
 
 
 @pytest.mark.parametrize("M,N,K,order", [(4096, 4096, 4096, "C"), (29, 113, 200, "C"), (1500, 1300, 100003, "C"),
