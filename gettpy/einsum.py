@@ -56,6 +56,7 @@ from .semantics import (
     fold_modes,
     k_axis_order,
     make_view,
+    optimized_zero_d_array,
     order_letter,
     view_geometry,
     view_meets_order,
@@ -197,7 +198,9 @@ def einsum(*operands, out=None, dtype=None, optimize="auto", ops=None, op_out=No
 
     Returns:
         The result array (numpy for numpy inputs, CuPy for CuPy inputs, torch for torch); `out` when given.
-        As in numpy, a 0-d result of numpy operands (without `out`) is a numpy scalar, and a one-operand
+        As in numpy, a 0-d result of numpy operands (without `out`) is a numpy scalar (a 0-d array where
+        numpy's optimized path, taken for optimize=True, "greedy", "optimal" or a path, ends in a product over
+        a summed mode, as numpy's matmul step gives it), and a one-operand
         einsum that sums nothing (``'ij->ji'``, ``'ii->i'``, ``'...'``) is a view of its operand, for
         numpy and CuPy arrays alike (writeable when the operand is) unless `out`, a `dtype` other than
         the operand's (numpy would ignore that dtype), an `order` the view does not meet, or an op or
@@ -229,8 +232,19 @@ def einsum(*operands, out=None, dtype=None, optimize="auto", ops=None, op_out=No
         r = _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrapper_for(raw[0]),
                     (semiring, compute))
     if out is None and isinstance(r, np.ndarray) and r.ndim == 0:
+        if numpy_optimized(optimize) and _zero_d_array(operands, optimize):
+            return r  # (numpy's optimized path ends in a matmul reshaped to a 0-d array)
         return r[()]  # numpy's einsum gives a 0-d result as a numpy scalar
     return r
+
+
+def _zero_d_array(operands, optimize) -> bool:
+    """Whether numpy's optimized path gives the 0-d result of these einsum arguments as a 0-d array
+    (semantics.optimized_zero_d_array)."""
+    _, _, values = split_operands(operands)
+    shapes = [np.shape(x) for x in values]
+    subs, _ = parse(operands, [len(sh) for sh in shapes])
+    return optimized_zero_d_array(subs.inputs, subs.output, shapes, optimize)
 
 
 def _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrap, arith=(None, None)):

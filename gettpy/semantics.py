@@ -4,6 +4,9 @@
 * views: a one-operand einsum that sums nothing (``'ij->ji'``, ``'ii->i'``, ``'...'``) is a strided view
   of its operand, for numpy and CuPy arrays alike (numpy and CuPy both return views there), writeable
   when the operand is;
+* 0-d results: numpy scalars, except where numpy's optimized path (optimize True, 'greedy', 'optimal' or a
+  path) ends in a product of two operands over a summed mode, which numpy computes by a batched matmul and
+  reshapes to a 0-d array (`optimized_zero_d_array`);
 * the result's layout for ``order``: 'C', 'F', 'A' (F when every operand is F-contiguous, else C) and
   'K', which for numpy operands reproduces the axis order numpy's own (non-optimized) einsum gives,
   i.e. numpy's iterator ordering the axes by the operands' strides.
@@ -207,6 +210,44 @@ def k_axis_order(output, inputs, operand_strides, extents) -> tuple[int, ...]:
     fastest_first = [rev[j] for j in perm if rev[j] in output]
     pos = {m: i for i, m in enumerate(output)}
     return tuple(pos[m] for m in reversed(fastest_first))
+
+
+#: the subscript letters numpy's einsum_path takes
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def optimized_zero_d_array(inputs, output, shapes, optimize) -> bool:
+    """Whether numpy.einsum's optimized path gives a 0-d result as a 0-d array rather than a numpy scalar: its path
+    (numpy.einsum_path for `optimize`, on stand-ins of `shapes`) ends with two operands that share a summed mode of
+    more than one index in both (numpy multiplies those by matmul and reshapes the product to ()); a last step of one
+    operand, or of two that share none (a product, modes of one index being dropped first), gives a scalar.
+    `inputs`: each operand's modes (ellipses expanded)."""
+    modes = list(dict.fromkeys(m for t in inputs for m in t))
+    if len(modes) > len(_LETTERS):
+        return False
+    letter = dict(zip(modes, _LETTERS, strict=False))
+    eq = ",".join("".join(letter[m] for m in t) for t in inputs) + "->" + "".join(letter[m] for m in output)
+    stand_ins = [np.broadcast_to(np.zeros(()), tuple(s)) for s in shapes]
+    try:
+        path = np.einsum_path(eq, *stand_ins, optimize=optimize)[0][1:]
+    except (ValueError, TypeError):  # (a path numpy would refuse: the scalar, as numpy's plain einsum gives)
+        return False
+    size: dict[str, int] = {}
+    terms = []  # (each operand's modes of more than one index, then each intermediate's)
+    for t, sh in zip(inputs, shapes, strict=True):
+        for m, e in zip(t, sh, strict=True):
+            size[m] = max(size.get(m, 1), int(e))
+        terms.append({m for m, e in zip(t, sh, strict=True) if e > 1})
+    names = [set(t) for t in inputs]
+    for j, step in enumerate(path):
+        order = sorted(step, reverse=True)
+        taken, taken_names = [terms.pop(i) for i in order], [names.pop(i) for i in order]
+        if j == len(path) - 1:
+            return len(taken) == 2 and bool((taken[0] & taken[1]) - set(output))
+        kept = set().union(*taken_names) & set(output).union(*names)
+        names.append(kept)
+        terms.append({m for m in kept if size[m] > 1})
+    return False
 
 
 def empty_in_order(xp, shape, dtype, axes_slow_to_fast):

@@ -100,17 +100,19 @@ def test_view_becomes_copy_when_asked(kw, dtype, strides):
         assert not np.shares_memory(got, a) and got.strides == strides
 
 
-# --- 0-d results: numpy scalars, as np.einsum; `out` comes back as itself
+# --- 0-d results: numpy scalars, as np.einsum (0-d arrays where numpy's optimized path ends in a matmul:
+#     test_parity_zero_d.py); `out` comes back as itself
 @pytest.mark.parametrize("optimize", [True, False])
 @pytest.mark.parametrize("subscripts,shapes", [
     ("i,i", [(4,), (4,)]), ("i->", [(5,)]), ("ij,ij->", [(2, 3), (2, 3)]), ("ii", [(3, 3)]),
     ("i,i,i->", [(3,), (3,), (3,)]), (",", [(), ()]),
 ])
-def test_zero_d_results_are_numpy_scalars(subscripts, shapes, optimize):
+def test_zero_d_results_as_numpy(subscripts, shapes, optimize):
     xs = [np.linspace(0.5, 2.0, int(np.prod(s))).reshape(s) for s in shapes]
     got = gettpy.einsum(subscripts, *xs, optimize=optimize)
-    want = np.einsum(subscripts, *xs)
-    assert isinstance(got, np.float64) and type(got) is type(want)
+    want = np.einsum(subscripts, *xs, optimize=optimize)
+    assert type(got) is type(want) and np.ndim(got) == 0
+    assert optimize or isinstance(got, np.float64)
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
