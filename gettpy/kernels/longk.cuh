@@ -12,7 +12,7 @@
 // vectors), NS stages in flight, then shifted into an aligned tile (funnel shifts over 32-bit lanes) where ldmatrix
 // reads it. A line's misalignment is the same at every step (k-major lines advance KT values, 128 bytes; m/n-major
 // steps move whole rows of a leading dimension times 128 bytes), so each thread works out its words' addresses and
-// shifts once (`Slots`) and the loop only adds a step.
+// shifts once (`Input::init`) and the loop only adds a step.
 //
 // Compute: mma.sync m16n8k16 (f16 or bf16 in, f32 accumulators), WARPS_M x WARPS_N warps each a (BM / WARPS_M) x
 // (BN / WARPS_N) tile, fragments by ldmatrix (.trans for m/n-major tiles).
@@ -29,7 +29,7 @@ __device__ __forceinline__ unsigned pick(unsigned q, unsigned a, unsigned b, uns
   return q == 0 ? a : q == 1 ? b : q == 2 ? c : d;
 }
 
-// One input's stage geometry and a thread's share of its copies (`issue`) and shifts (`shift`).
+// One input's stage geometry and a thread's share of its copies (`issue`) and shifts (`shift_in`).
 //   LINES lines of LEN values a stage; WPL 16-byte words copied a line; the tile's rows PITCH values apart
 //   (8 more than LEN: rows of ldmatrix's eight addresses fall in different banks).
 template <bool KMAJ, int TILE_R>
@@ -124,7 +124,6 @@ using T = Input16<BF16>::type;  // (the inputs' type: the mma's)
 using InA = Input<A_KMAJOR, BM>;
 using InB = Input<B_KMAJOR, BN>;
 constexpr int STAGE_BYTES = InA::RAW_BYTES + InB::RAW_BYTES;
-constexpr int SMEM_BYTES = NS * STAGE_BYTES + InA::TILE_BYTES + InB::TILE_BYTES;
 
 // the warp's A fragments (rows m) and B fragments (columns n) of k values kk..kk+15, from the aligned tiles
 __device__ __forceinline__ void fragments(const char* ta, const char* tb, int wm, int wn, int kk, int lane,
