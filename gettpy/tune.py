@@ -151,8 +151,8 @@ def tune_problem(problem, backend: str, a, b, result, samples: int = 48, top: in
         for c in cands:
             try:
                 s = schedule_of(problem, c)
-                if s.direct is None and s.longk is None:  # (a direct or long-K schedule's kernel is not the core's;
-                    #                                        it compiles on its first run)
+                if not s.own_kernel:  # (a direct or long-K schedule's kernel is not the core's; it compiles on
+                    #                       its first run)
                     specs.append(kernel_spec(s.core, False, sm_count=sm, wgmma=wg))
             except Exception:  # noqa: BLE001 - run() records the failure
                 pass

@@ -294,7 +294,7 @@ def compile_items(cases, dtypes, order: str, op: str = "none"):
             prefix = "" if case.set_name == "tccg" else f"{case.set_name[0]}"
             label = f"{prefix}{case.num:02d} {case.contraction} {dt} {order}"
             s = make_schedule(problem)
-            if s.direct is None and s.longk is None:
+            if not s.own_kernel:
                 items.append((label, s.core))
     return items
 

@@ -64,6 +64,19 @@ def assert_close(got, ref, dtype=None, scale=None) -> None:
                              f"{tuple(int(i) for i in idx)}: got {g[idx]!r}, ref {r[idx]!r}")
 
 
+def record_calls(monkeypatch, module, name: str) -> list:
+    """A list that gets the first argument of every call of `module.name` (still called), for the test's life."""
+    seen = []
+    real = getattr(module, name)
+
+    def recorded(*args, **kw):
+        seen.append(args[0])
+        return real(*args, **kw)
+
+    monkeypatch.setattr(module, name, recorded)
+    return seen
+
+
 def nonzero(rng: np.random.Generator, shape, dtype=np.float64) -> np.ndarray:
     """Random values with |x| in [0.5, 1.5) and random signs (never 0), in `dtype`."""
     shape = tuple(shape)

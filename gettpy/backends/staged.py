@@ -71,17 +71,13 @@ def run(schedule: Schedule, xp, core, a, b, c, d, alpha=1.0, beta=0.0) -> None:
     if not schedule.staged:
         core(schedule.core, a, b, c, d, alpha, beta)
         return
-    if schedule.direct is not None:  # (the direct kernel on the GPU; elsewhere the plan of the problem as posed)
-        if xp.__name__ == "cupy":
+    if schedule.own_kernel:  # (the direct or long-K kernel on the GPU; elsewhere the plan of the problem as posed)
+        if xp.__name__ != "cupy":
+            core(schedule.core, a, b, c, d, alpha, beta)
+        elif schedule.direct is not None:
             _direct(schedule, a, b, c, d, alpha, beta)
         else:
-            core(schedule.core, a, b, c, d, alpha, beta)
-        return
-    if schedule.longk is not None:  # (the long-K kernel on the GPU; elsewhere the plan of the problem as posed)
-        if xp.__name__ == "cupy":
             _longk(schedule, xp, a, b, c, d, alpha, beta)
-        else:
-            core(schedule.core, a, b, c, d, alpha, beta)
         return
     ext = dict(p.extents)
     if schedule.inner is not None:

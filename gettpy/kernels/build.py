@@ -463,14 +463,15 @@ def _loaded(key, compile_fn, prepare=None):
         return hit[0]
 
 
-def load_source(src: str, name: str):
-    """The loaded CuPy function `name` of a rendered source (the pack, pad and realign copies) on the current
-    device: compiled by `build_source` for the device's architecture, through the disk cache the GETT kernels
-    use."""
+def load_source(src: str, name: str, smem: int = 0):
+    """The loaded CuPy function `name` of a rendered source (the pack, pad and realign copies, the direct and
+    long-K kernels) on the current device: compiled by `build_source` for the device's architecture, through the
+    disk cache the GETT kernels use; allowed `smem` bytes of dynamic shared memory once, when it is loaded."""
     import cupy
 
     dev = cupy.cuda.Device()
-    return _loaded((src, name, dev.id), lambda: build_source(src, name, "sm_" + str(dev.compute_capability)))
+    return _loaded((src, name, dev.id), lambda: build_source(src, name, "sm_" + str(dev.compute_capability)),
+                   lambda f, k: raise_smem(f, smem, k.name))
 
 
 def get_function(spec: KernelSpec, arch: str | None = None):

@@ -13,6 +13,7 @@ caller sums.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from importlib import resources
@@ -107,6 +108,7 @@ class LongKLayout:
         return smem_bytes(self.tile, self.a_kmajor, self.b_kmajor)
 
 
+@functools.lru_cache(maxsize=256)
 def longk_source(lay: LongKLayout) -> str:
     """CUDA source of kernel `gett_longk(A, lda, M, B, ldb, N, K, slice, W, alpha)` for `lay`'s tile and reads."""
     t = lay.tile
@@ -128,11 +130,10 @@ def longk_run(lay: LongKLayout, a, b, alpha):
     its element (0, 0)'s pointer), launched on the current stream."""
     import cupy
 
-    from .build import load_source, raise_smem
+    from .build import load_source
 
     w = cupy.empty((lay.slices, lay.M, lay.N), dtype=cupy.float32)
-    f = load_source(longk_source(lay), "gett_longk")
-    raise_smem(f, lay.smem, "gett_longk")
+    f = load_source(longk_source(lay), "gett_longk", lay.smem)
     args = (np.uint64(a.data.ptr), np.int64(lay.a_ld), np.int32(lay.M), np.uint64(b.data.ptr), np.int64(lay.b_ld),
             np.int32(lay.N), np.int64(lay.K), np.int64(lay.slice), np.uint64(w.data.ptr), np.float32(alpha))
     f(lay.grid, (lay.tile.threads,), args, shared_mem=lay.smem, stream=cupy.cuda.get_current_stream())

@@ -132,12 +132,10 @@ def longk_geometry(problem: ContractionProblem):
 
 def _layout(dtype, M, N, K, ra, rb, tile: LongKTile, target: Target) -> LongKLayout | None:
     """The launch of `tile`: slices for one wave of the CTAs the SMs hold, each at least MIN_STEPS steps."""
-    ctas = tile.min_blocks if smem_bytes(tile, ra[0], rb[0]) * tile.min_blocks <= target.smem_per_sm - 2048 else 1
-    if smem_bytes(tile, ra[0], rb[0]) > target.smem_per_block:
+    smem, tiles = smem_bytes(tile, ra[0], rb[0]), math.ceil(M / tile.bm) * math.ceil(N / tile.bn)
+    if smem > target.smem_per_block or tiles > MAX_TILES:
         return None
-    tiles = math.ceil(M / tile.bm) * math.ceil(N / tile.bn)
-    if tiles > MAX_TILES:
-        return None
+    ctas = tile.min_blocks if smem * tile.min_blocks <= target.smem_per_sm - 2048 else 1
     slices = max(1, ctas * target.sm_count // tiles)
     steps = max(MIN_STEPS, math.ceil(K / KT / slices))
     return LongKLayout(dtype, M, N, K, ra[0], ra[1], rb[0], rb[1], tile, steps * KT)

@@ -242,9 +242,15 @@ class Schedule:
         return self.fold[0] if self.fold else self.split_mode[:-len(SPLIT_SUFFIX)]
 
     @property
+    def own_kernel(self) -> bool:
+        """Whether a kernel of its own (direct or long-K) computes the problem instead of `core` (a plan of the
+        problem as posed, which only the CPU executor runs)."""
+        return self.direct is not None or self.longk is not None
+
+    @property
     def staged(self) -> bool:
         return (self.pack_a is not None or self.pack_b is not None or self.stage_d is not None
-                or self.direct is not None or self.longk is not None)
+                or self.own_kernel)
 
     @property
     def workspace_bytes(self) -> int:

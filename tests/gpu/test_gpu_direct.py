@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from harness import assert_close, fresh_caches, nonzero
+from harness import assert_close, fresh_caches, nonzero, record_calls
 
 import gettpy
 from gettpy.kernels import direct as kdirect
@@ -15,15 +15,7 @@ from gettpy.plan import direct as pdirect
 @pytest.fixture
 def launches(monkeypatch):
     """A list that gets one entry per direct-kernel launch."""
-    seen = []
-    real = kdirect.direct_run
-
-    def counted(*args, **kw):
-        seen.append(args[0])
-        return real(*args, **kw)
-
-    monkeypatch.setattr(kdirect, "direct_run", counted)
-    return seen
+    return record_calls(monkeypatch, kdirect, "direct_run")
 
 
 @pytest.fixture

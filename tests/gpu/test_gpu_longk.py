@@ -7,7 +7,7 @@ import itertools
 
 import numpy as np
 import pytest
-from harness import assert_close, fresh_caches, from_bf16_bits, nonzero, to_bf16_bits
+from harness import assert_close, fresh_caches, from_bf16_bits, nonzero, record_calls, to_bf16_bits
 
 import gettpy
 from gettpy import ops
@@ -22,15 +22,7 @@ from gettpy.plan.schedule import make_schedule
 @pytest.fixture
 def launches(monkeypatch):
     """A list that gets one entry per long-K launch."""
-    seen = []
-    real = klongk.longk_run
-
-    def counted(*args, **kw):
-        seen.append(args[0])
-        return real(*args, **kw)
-
-    monkeypatch.setattr(klongk, "longk_run", counted)
-    return seen
+    return record_calls(monkeypatch, klongk, "longk_run")
 
 
 #: (einsum, extents, order): long sums over rows of odd lengths that the planner gives the long-K kernel
