@@ -1,27 +1,32 @@
-// longk.cuh — the long-K kernel: partial GEMMs of a small M x N over slices of a long K, with 2-byte inputs read
-// at any alignment (namespace longk; the prelude rendered by kernels/longk.py defines BM, BN, WARPS_M, WARPS_N,
-// NS, A_KMAJOR, B_KMAJOR, BF16 and MIN_BLOCKS, and pastes the template's PTX primitives, before this text).
+// longk.cuh — the long-K kernel: partial GEMMs of a small M x N over slices of a long K, with inputs read at any
+// alignment (namespace longk; the prelude rendered by kernels/longk.py defines BM, BN, WARPS_M, WARPS_N, NS,
+// A_KMAJOR, B_KMAJOR, INPUT_T and MIN_BLOCKS, and pastes the template's PTX primitives, before this text).
 //
 // W[z, m, n] = alpha * sum over k in slice z of A(m, k) * B(n, k), each input a 2-D view with one unit stride:
 // k-major (element (r, k) at r * ld + k) or m/n-major (at k * ld + r), ld any. A CTA computes one BM x BN tile of
-// one slice; its k loop streams KT values of k a step.
+// one slice; its k loop streams KT values of k a step (128 bytes of a k-major line).
 //
 // Loads. A stage holds a tile's lines (k-major: BM or BN rows of KT values; m/n-major: KT rows of BM or BN values),
-// each line a contiguous run that may start at any 2-byte offset (odd leading dimensions are the rule in real
+// each line a contiguous run that may start at any element offset (odd leading dimensions are the rule in real
 // codes). Every line is copied as the aligned 16-byte words that hold it (cp.async, one word more than its
-// vectors), NS stages in flight, then shifted into an aligned tile (funnel shifts over 32-bit lanes) where ldmatrix
-// reads it. A line's misalignment is the same at every step (k-major lines advance KT values, 128 bytes; m/n-major
+// vectors), NS stages in flight, then shifted into an aligned tile (funnel shifts over 32-bit lanes) where the
+// products read it. A line's misalignment is the same at every step (k-major lines advance 128 bytes; m/n-major
 // steps move whole rows of a leading dimension times 128 bytes), so each thread works out its words' addresses and
 // shifts once (`Input::init`) and the loop only adds a step.
 //
-// Compute: mma.sync m16n8k16 (f16 or bf16 in, f32 accumulators), WARPS_M x WARPS_N warps each a (BM / WARPS_M) x
-// (BN / WARPS_N) tile, fragments by ldmatrix (.trans for m/n-major tiles).
+// Compute. 2-byte inputs (f16, bf16): mma.sync m16n8k16 with f32 accumulators, WARPS_M x WARPS_N warps each a
+// (BM / WARPS_M) x (BN / WARPS_N) tile, fragments by ldmatrix (.trans for m/n-major tiles). float32 inputs: FMA on
+// the CUDA cores (float32 products and sums, as the GETT SIMT path), each thread blocks of 4 x 4 outputs fed by
+// float4 reads of tiles stored k row by k row.
 namespace longk {
 
-constexpr int KT = 64;
+using T = INPUT_T;                              // (both inputs' type)
+constexpr bool SIMT = sizeof(T) == 4;           // float32: FMA on the CUDA cores; 2-byte types: mma.sync
+constexpr int ES = sizeof(T), VV = 16 / ES;     // bytes a value, values a 16-byte vector
+constexpr int KT = 128 / ES;
 constexpr int THREADS = WARPS_M * WARPS_N * 32;
 constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;
-static_assert(WM % 16 == 0 && WN % 16 == 0, "a warp tile is whole 16 x 16 blocks");
+static_assert(WM % 16 == 0 && WN % (SIMT ? 32 : 16) == 0, "a warp tile is whole 16 x 16 (FMA: 16 x 32) blocks");
 static_assert(NS >= 2, "at least one stage in flight while another is shifted");
 constexpr int OUT_OF_RANGE = 1 << 30;
 
@@ -30,13 +35,17 @@ __device__ __forceinline__ unsigned pick(unsigned q, unsigned a, unsigned b, uns
 }
 
 // One input's stage geometry and a thread's share of its copies (`issue`) and shifts (`shift_in`).
-//   LINES lines of LEN values a stage; WPL 16-byte words copied a line; the tile's rows PITCH values apart
-//   (8 more than LEN: rows of ldmatrix's eight addresses fall in different banks).
+//   LINES lines of LEN values a stage; WPL 16-byte words copied a line. The aligned tile is what the products
+//   read: for mma.sync the lines as they are, rows PITCH values apart (8 more than LEN: rows of ldmatrix's eight
+//   addresses fall in different banks); for FMA k row by k row, TILE_R values each, so a k-major input is
+//   transposed as it is shifted in (TRANS; its vectors are then dealt to threads line by line, so that a warp's
+//   stores of one value fill consecutive words of one k row).
 template <bool KMAJ, int TILE_R>
 struct Input {
   static constexpr int LINES = KMAJ ? TILE_R : KT, LEN = KMAJ ? KT : TILE_R;
-  static constexpr int VPL = LEN / 8, WPL = VPL + 1, PITCH = LEN + 8;
-  static constexpr int RAW_BYTES = LINES * WPL * 16, TILE_BYTES = LINES * PITCH * 2;
+  static constexpr int VPL = LEN / VV, WPL = VPL + 1, PITCH = SIMT ? LEN : LEN + 8;
+  static constexpr bool TRANS = SIMT && KMAJ;
+  static constexpr int RAW_BYTES = LINES * WPL * 16, TILE_BYTES = LINES * PITCH * ES;
   static constexpr int NW = (LINES * WPL + THREADS - 1) / THREADS, NV = (LINES * VPL + THREADS - 1) / THREADS;
 
   const char* word[NW];  // the aligned word a slot copies at the slice's first step
@@ -46,38 +55,47 @@ struct Input {
   int count[NV];         // m/n-major: values of the vector inside the extent
   long long step;        // bytes a line advances a step
 
-  // kv: values of k left from the step's first (the slice's end clamps the last step)
+  // the line and vector of vector slot i
+  static __device__ __forceinline__ void slot(int i, int& line, int& v) {
+    if constexpr (TRANS) {
+      v = i / LINES; line = i - v * LINES;
+    } else {
+      line = i / VPL; v = i - line * VPL;
+    }
+  }
+  // kv: values of k left from the step's first (the slice's end clamps the last step); k-major: bytes of a line
   static __device__ __forceinline__ int limit(long long kv) {
-    return KMAJ ? 2 * (int)(kv < LEN ? kv : LEN) : (int)(kv < KT ? kv : KT);
+    return KMAJ ? ES * (int)(kv < LEN ? kv : LEN) : (int)(kv < KT ? kv : KT);
   }
   __device__ __forceinline__ void init(const char* x, long long ld, int extent, int r0, long long k0, int t) {
-    step = KMAJ ? 2ll * KT : 2ll * KT * ld;
+    step = KMAJ ? (long long)ES * KT : (long long)ES * KT * ld;
     int rows = extent - r0 < LEN ? extent - r0 : LEN;  // (m/n-major: values of a line inside the extent)
 #pragma unroll
     for (int j = 0; j < NW; ++j) {
       int i = t + j * THREADS, line = i / WPL, w = i - line * WPL;
       long long e = KMAJ ? (long long)(r0 + line) * ld + k0 : (k0 + line) * ld + r0;
-      unsigned long long addr = (unsigned long long)(x + 2 * e);
+      unsigned long long addr = (unsigned long long)(x + ES * e);
       int s = (int)(addr & 15);
       word[j] = (const char*)((addr & ~15ull) + 16 * w);
       if (i >= LINES * WPL)
         need[j] = OUT_OF_RANGE;
-      else if (KMAJ)  // (copied while a value of the line lies in it: 16 w - s < 2 * values)
+      else if (KMAJ)  // (copied while a value of the line lies in it: 16 w - s < bytes of values)
         need[j] = r0 + line < extent ? 16 * w - s : OUT_OF_RANGE;
       else            // (copied while its line is inside the slice)
-        need[j] = 16 * w < s + 2 * rows ? line : OUT_OF_RANGE;
+        need[j] = 16 * w < s + ES * rows ? line : OUT_OF_RANGE;
     }
 #pragma unroll
     for (int j = 0; j < NV; ++j) {
-      int i = t + j * THREADS, line = i / VPL, v = i - line * VPL;
+      int i = t + j * THREADS, line, v;
+      slot(i, line, v);
       long long e = KMAJ ? (long long)(r0 + line) * ld + k0 : (k0 + line) * ld + r0;
-      shift[j] = (int)((unsigned long long)(x + 2 * e) & 15);
+      shift[j] = (int)((unsigned long long)(x + ES * e) & 15);
       if (i >= LINES * VPL) {
         first[j] = OUT_OF_RANGE; count[j] = 0;
       } else if (KMAJ) {
-        first[j] = r0 + line < extent ? 8 * v : OUT_OF_RANGE; count[j] = 0;
+        first[j] = r0 + line < extent ? VV * v : OUT_OF_RANGE; count[j] = 0;
       } else {
-        first[j] = line; count[j] = rows - 8 * v;
+        first[j] = line; count[j] = rows - VV * v;
       }
     }
   }
@@ -92,9 +110,9 @@ struct Input {
   __device__ __forceinline__ void shift_in(long long kv, const char* raw, char* tile, int t) const {
 #pragma unroll
     for (int j = 0; j < NV; ++j) {
-      int i = t + j * THREADS;
+      int i = t + j * THREADS, line, v;
       if (i >= LINES * VPL) break;
-      int line = i / VPL, v = i - line * VPL;
+      slot(i, line, v);
       int n = KMAJ ? (int)(kv < LEN ? kv : LEN) - first[j] : (first[j] < kv ? count[j] : 0);
       uint4 o = make_uint4(0, 0, 0, 0);
       if (n > 0) {
@@ -104,48 +122,152 @@ struct Input {
         unsigned x0 = pick(q, lo.x, lo.y, lo.z, lo.w), x1 = pick(q, lo.y, lo.z, lo.w, hi.x),
                  x2 = pick(q, lo.z, lo.w, hi.x, hi.y), x3 = pick(q, lo.w, hi.x, hi.y, hi.z),
                  x4 = pick(q, hi.x, hi.y, hi.z, hi.w);
-        o.x = __funnelshift_r(x0, x1, sh); o.y = __funnelshift_r(x1, x2, sh);
-        o.z = __funnelshift_r(x2, x3, sh); o.w = __funnelshift_r(x3, x4, sh);
-        if (n < 8) {  // (values past the end: whatever the words held)
+        if constexpr (ES == 4) {  // (whole 4-byte values: the shift is whole lanes)
+          o = make_uint4(x0, x1, x2, x3);
+        } else {
+          o.x = __funnelshift_r(x0, x1, sh); o.y = __funnelshift_r(x1, x2, sh);
+          o.z = __funnelshift_r(x2, x3, sh); o.w = __funnelshift_r(x3, x4, sh);
+        }
+        if (n < VV) {  // (values past the end: whatever the words held)
+          const int nb = ES * n;
           unsigned m[4];
 #pragma unroll
-          for (int b = 0; b < 4; ++b) m[b] = n >= 2 * b + 2 ? 0xffffffffu : n == 2 * b + 1 ? 0xffffu : 0u;
+          for (int b = 0; b < 4; ++b) m[b] = nb >= 4 * b + 4 ? 0xffffffffu : nb == 4 * b + 2 ? 0xffffu : 0u;
           o.x &= m[0]; o.y &= m[1]; o.z &= m[2]; o.w &= m[3];
         }
       }
-      *reinterpret_cast<uint4*>(tile + 2 * (line * PITCH + 8 * v)) = o;
+      if constexpr (TRANS) {  // (the vector's four values are k = 4 v .. 4 v + 3 of row `line`)
+        unsigned* d = reinterpret_cast<unsigned*>(tile) + VV * v * LINES + line;
+        d[0] = o.x; d[LINES] = o.y; d[2 * LINES] = o.z; d[3 * LINES] = o.w;
+      } else {
+        *reinterpret_cast<uint4*>(tile + ES * (line * PITCH + VV * v)) = o;
+      }
     }
   }
 };
 
-template <bool B> struct Input16 { using type = __half; };
-template <> struct Input16<true> { using type = __nv_bfloat16; };
-using T = Input16<BF16>::type;  // (the inputs' type: the mma's)
 using InA = Input<A_KMAJOR, BM>;
 using InB = Input<B_KMAJOR, BN>;
 constexpr int STAGE_BYTES = InA::RAW_BYTES + InB::RAW_BYTES;
 
-// the warp's A fragments (rows m) and B fragments (columns n) of k values kk..kk+15, from the aligned tiles
-__device__ __forceinline__ void fragments(const char* ta, const char* tb, int wm, int wn, int kk, int lane,
-                                          unsigned (&af)[WM / 16][4], unsigned (&bf)[WN / 16][4]) {
-  const int j = lane >> 3, r = lane & 7;
+// mma.sync products: a warp's WM x WN tile of m16n8 accumulators, fragments by ldmatrix from the aligned tiles
+template <class E>
+struct MmaTile {
+  float acc[WM / 16][WN / 8][4];
+
+  __device__ __forceinline__ void zero() {
 #pragma unroll
-  for (int i = 0; i < WM / 16; ++i) {
-    int m = wm * WM + 16 * i;
-    if constexpr (A_KMAJOR)  // (matrices: rows m..m+7 / m+8.., k kk.. / kk+8..)
-      gett::ldmatrix_x4<false>(af[i], ta + 2 * ((m + (lane & 15)) * InA::PITCH + kk + 8 * (lane >> 4)));
-    else
-      gett::ldmatrix_x4<true>(af[i], ta + 2 * ((kk + 8 * (j >> 1) + r) * InA::PITCH + m + 8 * (j & 1)));
-  }
+    for (int i = 0; i < WM / 16; ++i)
 #pragma unroll
-  for (int i = 0; i < WN / 16; ++i) {
-    int n = wn * WN + 16 * i;
-    if constexpr (B_KMAJOR)
-      gett::ldmatrix_x4<false>(bf[i], tb + 2 * ((n + 8 * (j >> 1) + r) * InB::PITCH + kk + 8 * (j & 1)));
-    else
-      gett::ldmatrix_x4<true>(bf[i], tb + 2 * ((kk + 8 * (j & 1) + r) * InB::PITCH + n + 8 * (j >> 1)));
+      for (int j = 0; j < WN / 8; ++j) acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.f;
   }
-}
+  // the warp's A fragments (rows m) and B fragments (columns n) of k values kk..kk+15
+  static __device__ __forceinline__ void fragments(const char* ta, const char* tb, int wm, int wn, int kk, int lane,
+                                                   unsigned (&af)[WM / 16][4], unsigned (&bf)[WN / 16][4]) {
+    const int j = lane >> 3, r = lane & 7;
+#pragma unroll
+    for (int i = 0; i < WM / 16; ++i) {
+      int m = wm * WM + 16 * i;
+      if constexpr (A_KMAJOR)  // (matrices: rows m..m+7 / m+8.., k kk.. / kk+8..)
+        gett::ldmatrix_x4<false>(af[i], ta + 2 * ((m + (lane & 15)) * InA::PITCH + kk + 8 * (lane >> 4)));
+      else
+        gett::ldmatrix_x4<true>(af[i], ta + 2 * ((kk + 8 * (j >> 1) + r) * InA::PITCH + m + 8 * (j & 1)));
+    }
+#pragma unroll
+    for (int i = 0; i < WN / 16; ++i) {
+      int n = wn * WN + 16 * i;
+      if constexpr (B_KMAJOR)
+        gett::ldmatrix_x4<false>(bf[i], tb + 2 * ((n + 8 * (j >> 1) + r) * InB::PITCH + kk + 8 * (j & 1)));
+      else
+        gett::ldmatrix_x4<true>(bf[i], tb + 2 * ((kk + 8 * (j & 1) + r) * InB::PITCH + n + 8 * (j >> 1)));
+    }
+  }
+  __device__ __forceinline__ void step(const char* ta, const char* tb, int wm, int wn, int lane) {
+#pragma unroll
+    for (int kk = 0; kk < KT; kk += 16) {
+      unsigned af[WM / 16][4], bf[WN / 16][4];
+      fragments(ta, tb, wm, wn, kk, lane, af, bf);
+#pragma unroll
+      for (int i = 0; i < WM / 16; ++i)
+#pragma unroll
+        for (int j = 0; j < WN / 8; ++j) {
+          const unsigned b[2] = {bf[j >> 1][2 * (j & 1)], bf[j >> 1][2 * (j & 1) + 1]};
+          gett::Mma<E>::run(acc[i][j], af[i], b);
+        }
+    }
+  }
+  __device__ __forceinline__ void store(float* w, int M, int N, int m0, int n0, float alpha, int wm, int wn,
+                                        int lane) const {
+    const int g = lane >> 2, q = lane & 3;
+#pragma unroll
+    for (int i = 0; i < WM / 16; ++i)
+#pragma unroll
+      for (int j = 0; j < WN / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 4; ++h) {
+          int m = m0 + wm * WM + 16 * i + g + 8 * (h >> 1), n = n0 + wn * WN + 8 * j + 2 * q + (h & 1);
+          if (m < M && n < N) w[(long long)m * N + n] = alpha * acc[i][j][h];
+        }
+  }
+};
+
+// FMA products: each thread blocks of 4 x 4 outputs, rows wm WM + 16 i + 4 (lane / 8) + p and columns
+// wn WN + 32 j + 4 (lane % 8) + q, fed by float4 reads of a k row of each tile (a warp reads 4 distinct
+// float4 of A and 8 of B: one shared-memory wavefront each)
+template <int FM, int FN>  // (FM = WM / 16, FN = WN / 32 blocks a thread)
+struct FmaTile {
+  float acc[FM][FN][4][4];
+
+  __device__ __forceinline__ void zero() {
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+      for (int j = 0; j < FN; ++j)
+#pragma unroll
+        for (int p = 0; p < 4; ++p) acc[i][j][p][0] = acc[i][j][p][1] = acc[i][j][p][2] = acc[i][j][p][3] = 0.f;
+  }
+  __device__ __forceinline__ void step(const char* ta, const char* tb, int wm, int wn, int lane) {
+    const float* pa = reinterpret_cast<const float*>(ta) + wm * WM + 4 * (lane >> 3);
+    const float* pb = reinterpret_cast<const float*>(tb) + wn * WN + 4 * (lane & 7);
+#pragma unroll
+    for (int kk = 0; kk < KT; ++kk) {
+      float4 a[FM], b[FN];
+#pragma unroll
+      for (int i = 0; i < FM; ++i) a[i] = *reinterpret_cast<const float4*>(pa + kk * BM + 16 * i);
+#pragma unroll
+      for (int j = 0; j < FN; ++j) b[j] = *reinterpret_cast<const float4*>(pb + kk * BN + 32 * j);
+#pragma unroll
+      for (int i = 0; i < FM; ++i)
+#pragma unroll
+        for (int j = 0; j < FN; ++j) {
+          const float av[4] = {a[i].x, a[i].y, a[i].z, a[i].w}, bv[4] = {b[j].x, b[j].y, b[j].z, b[j].w};
+#pragma unroll
+          for (int p = 0; p < 4; ++p)
+#pragma unroll
+            for (int q = 0; q < 4; ++q) acc[i][j][p][q] = fmaf(av[p], bv[q], acc[i][j][p][q]);
+        }
+    }
+  }
+  __device__ __forceinline__ void store(float* w, int M, int N, int m0, int n0, float alpha, int wm, int wn,
+                                        int lane) const {
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+      for (int j = 0; j < FN; ++j)
+#pragma unroll
+        for (int p = 0; p < 4; ++p)
+#pragma unroll
+          for (int q = 0; q < 4; ++q) {
+            int m = m0 + wm * WM + 16 * i + 4 * (lane >> 3) + p, n = n0 + wn * WN + 32 * j + 4 * (lane & 7) + q;
+            if (m < M && n < N) w[(long long)m * N + n] = alpha * acc[i][j][p][q];
+          }
+  }
+};
+
+// (the products of the input type: only the chosen one is instantiated)
+template <bool S> struct Pick { template <class E> using tile = MmaTile<E>; };
+template <> struct Pick<true> { template <class E> using tile = FmaTile<WM / 16, WN / 32>; };
+using Products = Pick<SIMT>::tile<T>;
 
 }  // namespace longk
 
@@ -164,11 +286,8 @@ gett_longk(const char* __restrict__ A, long long lda, int M, const char* __restr
 
   InA ia; ia.init(A, lda, M, m0, k0, t);
   InB ib; ib.init(B, ldb, N, n0, k0, t);
-  float acc[WM / 16][WN / 8][4];
-#pragma unroll
-  for (int i = 0; i < WM / 16; ++i)
-#pragma unroll
-    for (int j = 0; j < WN / 8; ++j) acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.f;
+  Products acc;
+  acc.zero();
 
   // (1) NS - 1 steps in flight
 #pragma unroll
@@ -198,29 +317,8 @@ gett_longk(const char* __restrict__ A, long long lda, int M, const char* __restr
     ib.shift_in(kv, raw + InA::RAW_BYTES, tb, t);
     __syncthreads();
     // (4) the warp's products
-#pragma unroll
-    for (int kk = 0; kk < KT; kk += 16) {
-      unsigned af[WM / 16][4], bf[WN / 16][4];
-      fragments(ta, tb, wm, wn, kk, lane, af, bf);
-#pragma unroll
-      for (int i = 0; i < WM / 16; ++i)
-#pragma unroll
-        for (int j = 0; j < WN / 8; ++j) {
-          const unsigned b[2] = {bf[j >> 1][2 * (j & 1)], bf[j >> 1][2 * (j & 1) + 1]};
-          gett::Mma<T>::run(acc[i][j], af[i], b);
-        }
-    }
+    acc.step(ta, tb, wm, wn, lane);
   }
   // (5) the slice's partial sums, alpha applied
-  float* w = W + (long long)blockIdx.z * M * N;
-  const int g = lane >> 2, q = lane & 3;
-#pragma unroll
-  for (int i = 0; i < WM / 16; ++i)
-#pragma unroll
-    for (int j = 0; j < WN / 8; ++j)
-#pragma unroll
-      for (int h = 0; h < 4; ++h) {
-        int m = m0 + wm * WM + 16 * i + g + 8 * (h >> 1), n = n0 + wn * WN + 8 * j + 2 * q + (h & 1);
-        if (m < M && n < N) w[(long long)m * N + n] = alpha * acc[i][j][h];
-      }
+  acc.store(W + (long long)blockIdx.z * M * N, M, N, m0, n0, alpha, wm, wn, lane);
 }

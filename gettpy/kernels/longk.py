@@ -1,4 +1,4 @@
-"""The long-K kernel (longk.cuh): a GEMM of a small M x N over a long K, its 2-byte inputs read at any alignment.
+"""The long-K kernel (longk.cuh): a GEMM of a small M x N over a long K, its inputs read at any alignment.
 
 A contraction whose free extents are small and whose sum is long (a Gram matrix of a few hundred vectors of a
 million values, a reduction over a batch of samples) is a stream over its inputs: each byte is used M or N times.
@@ -6,7 +6,8 @@ In row-major codes the inputs' leading dimensions are odd (101 orbitals, 1,583,6
 first starts on a 16-byte boundary and the GETT tiles read them in 2- or 4-byte pieces. This kernel reads every
 line of a stage as the aligned 16-byte words that hold it and shifts them into place on chip; each CTA takes one
 slice of K and writes its tile's partial sums (alpha applied) to a float32 workspace W[slice, m, n], which the
-caller sums.
+caller sums. f16 and bf16 inputs are multiplied on the tensor cores (mma.sync), float32 inputs by FMA on the CUDA
+cores (float32 products and sums, as gettpy's default float32 path everywhere).
 
 `LongKLayout` (pure, frozen) is the whole launch: the plan layer (gettpy.plan.longk) derives it and
 `longk_source` renders it without taking decisions; `longk_run` launches it on CuPy arrays.
@@ -20,12 +21,23 @@ from importlib import resources
 
 import numpy as np
 
+from ..dtypes import ITEMSIZE
 from ..errors import KernelError
+from .spec import CUDA_TYPE
 
-#: values of k a step of the k loop reads
-KT = 64
 #: input types (both inputs of one type; float32 accumulators)
-DTYPES = ("f16", "bf16")
+DTYPES = ("f16", "bf16", "f32")
+
+
+def kt(dtype: str) -> int:
+    """Values of k a step of the k loop reads: 128 bytes of every k-major line."""
+    return 128 // ITEMSIZE[dtype]
+
+
+def warp_cols(dtype: str) -> int:
+    """The columns a warp tile's width is a multiple of: 16 for mma.sync's fragments, 32 for the FMA path's eight
+    threads of 4 columns."""
+    return 32 if ITEMSIZE[dtype] == 4 else 16
 #: the GETT template's headers of PTX primitives the kernel uses (cp.async, ldmatrix, mma.sync), pasted inside
 #: namespace gett before its text
 PRIMITIVES = ("gett_ptx.cuh", "gett_mma.cuh")
@@ -49,20 +61,26 @@ class LongKTile:
                 or wn % 16 or self.stages < 2 or self.min_blocks < 1):
             raise KernelError(f"LongKTile {self}: a warp tile must be whole 16 x 16 blocks, stages >= 2")
 
+    def takes(self, dtype: str) -> bool:
+        """Whether the kernel of `dtype` inputs runs this tile (a warp tile's width a multiple of warp_cols)."""
+        return (self.bn // self.warps_n) % warp_cols(dtype) == 0
+
     @property
     def threads(self) -> int:
         return 32 * self.warps_m * self.warps_n
 
 
-def _input_bytes(kmajor: bool, rows: int) -> tuple[int, int]:
-    """(raw words of a stage, aligned tile) bytes of one input whose tile has `rows` rows (m or n)."""
-    lines, length = (rows, KT) if kmajor else (KT, rows)
-    return lines * (length // 8 + 1) * 16, lines * (length + 8) * 2
+def _input_bytes(kmajor: bool, rows: int, dtype: str) -> tuple[int, int]:
+    """(raw words of a stage, aligned tile) bytes of one input whose tile has `rows` rows (m or n): mma.sync's tile
+    pads each line by 8 values, the FMA path's does not."""
+    es = ITEMSIZE[dtype]
+    lines, length = (rows, kt(dtype)) if kmajor else (kt(dtype), rows)
+    return lines * (length * es // 16 + 1) * 16, lines * (length + (8 if es == 2 else 0)) * es
 
 
-def smem_bytes(tile: LongKTile, a_kmajor: bool, b_kmajor: bool) -> int:
+def smem_bytes(tile: LongKTile, a_kmajor: bool, b_kmajor: bool, dtype: str) -> int:
     """Dynamic shared memory of a CTA: `stages` raw stages of both inputs and their aligned tiles."""
-    (ra, ta), (rb, tb) = _input_bytes(a_kmajor, tile.bm), _input_bytes(b_kmajor, tile.bn)
+    (ra, ta), (rb, tb) = _input_bytes(a_kmajor, tile.bm, dtype), _input_bytes(b_kmajor, tile.bn, dtype)
     return tile.stages * (ra + rb) + ta + tb
 
 
@@ -72,7 +90,7 @@ class LongKLayout:
 
     Attributes: dtype (of both inputs); M, N, K; a_kmajor / b_kmajor: the input's k stride is 1 (element (r, k) at
     r * ld + k) or its m / n stride is (at k * ld + r); a_ld, b_ld: the other stride (elements); tile; slice:
-    values of k a CTA sums (a multiple of KT; the last slice may be shorter).
+    values of k a CTA sums (a multiple of `kt`; the last slice may be shorter).
     """
 
     dtype: str
@@ -89,11 +107,18 @@ class LongKLayout:
     def __post_init__(self):
         if self.dtype not in DTYPES:
             raise KernelError(f"LongKLayout: dtype {self.dtype!r} is not one of {DTYPES}")
+        if not self.tile.takes(self.dtype):
+            raise KernelError(f"LongKLayout: tile {self.tile} does not run {self.dtype} inputs (warp tiles "
+                              f"{warp_cols(self.dtype)} columns wide)")
         if min(self.M, self.N, self.K) < 1 or self.a_ld < 0 or self.b_ld < 0:
             raise KernelError(f"LongKLayout: extents M={self.M} N={self.N} K={self.K} must be positive and leading "
                               f"dimensions {self.a_ld}, {self.b_ld} non-negative")
-        if self.slice < KT or self.slice % KT:
-            raise KernelError(f"LongKLayout: slice {self.slice} must be a positive multiple of {KT}")
+        if self.slice < self.kt or self.slice % self.kt:
+            raise KernelError(f"LongKLayout: slice {self.slice} must be a positive multiple of {self.kt}")
+
+    @property
+    def kt(self) -> int:
+        return kt(self.dtype)
 
     @property
     def slices(self) -> int:
@@ -105,7 +130,7 @@ class LongKLayout:
 
     @property
     def smem(self) -> int:
-        return smem_bytes(self.tile, self.a_kmajor, self.b_kmajor)
+        return smem_bytes(self.tile, self.a_kmajor, self.b_kmajor, self.dtype)
 
 
 @functools.lru_cache(maxsize=256)
@@ -117,7 +142,7 @@ def longk_source(lay: LongKLayout) -> str:
         f"#define BM {t.bm}", f"#define BN {t.bn}", f"#define WARPS_M {t.warps_m}", f"#define WARPS_N {t.warps_n}",
         f"#define NS {t.stages}", f"#define MIN_BLOCKS {t.min_blocks}",
         f"#define A_KMAJOR {str(lay.a_kmajor).lower()}", f"#define B_KMAJOR {str(lay.b_kmajor).lower()}",
-        f"#define BF16 {str(lay.dtype == 'bf16').lower()}", "",
+        f"#define INPUT_T {CUDA_TYPE[lay.dtype]}", "",
     ])
     files = resources.files(__package__)
     primitives = "".join(files.joinpath(h).read_text() for h in PRIMITIVES)
@@ -140,4 +165,5 @@ def longk_run(lay: LongKLayout, a, b, alpha):
     return w
 
 
-__all__ = ["DTYPES", "KT", "LongKLayout", "LongKTile", "longk_run", "longk_source", "smem_bytes"]
+__all__ = ["DTYPES", "LongKLayout", "LongKTile", "kt", "longk_run", "longk_source", "smem_bytes",
+           "warp_cols"]

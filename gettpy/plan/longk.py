@@ -1,13 +1,15 @@
 """Long-K GEMMs on the long-K kernel (gettpy.kernels.longk), where its model says it beats the schedule of GETT tiles.
 
-The kernel takes a contraction of 2-byte inputs with no batch mode whose m, n and k modes each merge into one
-axis of every input, one of an input's two axes of stride 1 (k-major or m / n-major, the other stride anything).
+The kernel takes a contraction of f16, bf16 or float32 inputs with no batch mode whose m, n and k modes each merge
+into one axis of every input, one of an input's two axes of stride 1 (k-major or m / n-major, the other stride
+anything).
 It reads every input at LONGK_SHARE of the copy bandwidth whatever the alignment of its rows, where the GETT
 loaders read an input of odd leading dimension in 2- or 4-byte pieces (or pack it first), so it is priced, not
 ruled in:
 
 * **its time** (`longk_us`): each input's bytes times the CTA columns (rows) that read it, at LONGK_SHARE of the
-  copy bandwidth; or, where they take longer, the padded tile's flops at MMA_SHARE of the tensor-core peak, or a
+  copy bandwidth; or, where they take longer, the padded tile's flops at MMA_SHARE of the tensor-core peak (float32:
+  FMA_SHARE of the CUDA cores' float32 peak), or a
   slice's steps at the tile's measured step time (`Candidate`; small M + N: few bytes a step); plus the workspace
   of partial sums written and read back and two launches.
 * **the schedule's**: plan/traffic.py's price of its core launch and its packs (`planned_us`), never below the
@@ -22,8 +24,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..dtypes import ITEMSIZE
 from ..errors import KernelError
-from ..kernels.longk import DTYPES, KT, LongKLayout, LongKTile, smem_bytes
+from ..kernels.longk import DTYPES, LongKLayout, LongKTile, kt, smem_bytes
 from ..layouts.descriptor import merge_axes
 from .problem import ContractionProblem
 from .target import Target
@@ -34,7 +37,9 @@ from .target import Target
 LONGK_SHARE = 0.7
 #: the share of the tensor cores' peak (Target.peak("mma")) the kernel's mma.sync tiles reach on padded flops
 MMA_SHARE = 0.5
-#: the fewest steps of KT values a slice takes (shorter ones: the workspace outweighs the inputs' stream)
+#: the share of the CUDA cores' float32 peak (Target.peak("simt32")) its FMA tiles reach on padded flops
+FMA_SHARE = 0.8
+#: the fewest steps of the k loop a slice takes (shorter ones: the workspace outweighs the inputs' stream)
 MIN_STEPS = 4
 #: the long-K kernel must predict at most this fraction of the planned schedule's time
 LONGK_GAIN = 1.0
@@ -45,24 +50,36 @@ MAX_TILES = 4
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    """A tile the planner may take and the least time of one step of its k loop, microseconds: with both inputs read
-    k-major (`step_k`) and with either read m / n-major (`step_mn`; None: not taken there, its registers spill). A
-    stage's copies land NS - 1 steps after they are issued and every step shifts and multiplies the whole tile however
-    few of its rows hold values, so where M + N is small the steps, not the bytes, take the time."""
+    """A tile the planner may take for inputs of `itemsize` bytes and the least time of one step of its k loop,
+    microseconds: with both inputs read k-major (`step_k`) and with either read m / n-major (`step_mn`; None: not
+    taken there, its registers spill). A stage's copies land NS - 1 steps after they are issued and every step
+    multiplies the whole tile however few of its rows hold values, so where M + N is small the steps, not the bytes,
+    take the time."""
 
     tile: LongKTile
     step_k: float
     step_mn: float | None
+    itemsize: int = 2
 
 
 #: the candidate tiles (registers capped for the CTAs an SM holds, no spills: tests/compile), their step times
-#: measured on the H100 on shapes where the steps bound the time (M x N of 17 x 3 to 96 x 33, k-major and m-major):
-#: 64 x 64 on 4 warps, three CTAs an SM, for extents up to 64; 96- and 128-wide tiles on 8 warps, two an SM; one
-#: 96 x 128 tile of one stage in flight for k-major inputs (an input read once where two 96 x 64 tiles read it twice:
-#: 1.37x faster on a 94 x 114 GEMM, K = 3.4 million)
+#: measured on the H100 on shapes where the steps bound the time (M x N of 17 x 3 to 96 x 33, k-major and m-major).
+#: 2-byte inputs (mma.sync, 64 values of k a step): 64 x 64 on 4 warps, three CTAs an SM, for extents up to 64; 96-
+#: and 128-wide tiles on 8 warps, two an SM; one 96 x 128 tile of one stage in flight for k-major inputs (an input
+#: read once where two 96 x 64 tiles read it twice: 1.37x faster on a 94 x 114 GEMM, K = 3.4 million).
+#: float32 inputs (FMA, 32 values of k a step; warp tiles 32 columns wide): the same shapes on 4, 6 and 8 warps,
+#: and one 96 x 128 tile of 6 warps, one CTA an SM.
 CANDIDATES = (Candidate(LongKTile(64, 64, 2, 2, 2, 3), 1.8, 2.5), Candidate(LongKTile(96, 64, 2, 4, 3, 2), 1.5, 2.3),
               Candidate(LongKTile(64, 96, 4, 2, 3, 2), 1.5, 2.3), Candidate(LongKTile(128, 64, 4, 2, 3, 2), 1.5, 2.3),
-              Candidate(LongKTile(64, 128, 2, 4, 3, 2), 1.5, 2.3), Candidate(LongKTile(96, 128, 2, 4, 2, 2), 2.3, None))
+              Candidate(LongKTile(64, 128, 2, 4, 3, 2), 1.5, 2.3), Candidate(LongKTile(96, 128, 2, 4, 2, 2), 2.3, None),
+              Candidate(LongKTile(64, 64, 2, 2, 3, 3), 3.7, 4.0, 4),
+              Candidate(LongKTile(96, 64, 3, 2, 3, 2), 3.9, 4.2, 4),
+              Candidate(LongKTile(64, 96, 2, 3, 3, 2), 3.9, 4.3, 4),
+              Candidate(LongKTile(128, 64, 4, 2, 3, 2), 4.2, 4.6, 4),
+              Candidate(LongKTile(64, 128, 2, 4, 3, 2), 4.2, 4.6, 4),
+              Candidate(LongKTile(128, 32, 4, 1, 3, 2), 2.8, 3.1, 4),
+              Candidate(LongKTile(96, 128, 3, 2, 3, 1), 4.1, 4.5, 4))
+
 #: a step's time for a tile that is no candidate (a caller's own)
 STEP_US = 2.3
 
@@ -102,8 +119,8 @@ def _read(mn_stride: int, k_stride: int, extent: int) -> tuple[bool, int] | None
 
 def longk_geometry(problem: ContractionProblem):
     """(M, N, K, (a_kmajor, a_ld), (b_kmajor, b_ld), m_modes, n_modes) of `problem` on the long-K kernel, or None
-    where the kernel does not take it (a semiring, ops on the inputs, types other than f16 / bf16 into float32
-    sums, a batch mode, a mode of one operand only, axes that do not merge, no unit stride)."""
+    where the kernel does not take it (a semiring, ops on the inputs, types other than f16 / bf16 / float32
+    into float32 sums, a batch mode, a mode of one operand only, axes that do not merge, no unit stride)."""
     p = problem
     if p.semiring is not None or p.compute != "f32" or p.a.dtype not in DTYPES or p.b.dtype != p.a.dtype:
         return None
@@ -132,19 +149,20 @@ def longk_geometry(problem: ContractionProblem):
 
 def _layout(dtype, M, N, K, ra, rb, tile: LongKTile, target: Target) -> LongKLayout | None:
     """The launch of `tile`: slices for one wave of the CTAs the SMs hold, each at least MIN_STEPS steps."""
-    smem, tiles = smem_bytes(tile, ra[0], rb[0]), math.ceil(M / tile.bm) * math.ceil(N / tile.bn)
+    smem, tiles = smem_bytes(tile, ra[0], rb[0], dtype), math.ceil(M / tile.bm) * math.ceil(N / tile.bn)
     if smem > target.smem_per_block or tiles > MAX_TILES:
         return None
     ctas = tile.min_blocks if smem * tile.min_blocks <= target.smem_per_sm - 2048 else 1
     slices = max(1, ctas * target.sm_count // tiles)
-    steps = max(MIN_STEPS, math.ceil(K / KT / slices))
-    return LongKLayout(dtype, M, N, K, ra[0], ra[1], rb[0], rb[1], tile, steps * KT)
+    steps = max(MIN_STEPS, math.ceil(K / kt(dtype) / slices))
+    return LongKLayout(dtype, M, N, K, ra[0], ra[1], rb[0], rb[1], tile, steps * kt(dtype))
 
 
 def _step_us(lay: LongKLayout) -> float:
     """The least time of a step of `lay`'s k loop (its tile's candidate; inf where the candidate is not for its
     reads)."""
-    c = next((c for c in CANDIDATES if c.tile == lay.tile), None)
+    es = ITEMSIZE[lay.dtype]
+    c = next((c for c in CANDIDATES if c.tile == lay.tile and c.itemsize == es), None)
     if c is None:
         return STEP_US
     step = c.step_k if lay.a_kmajor and lay.b_kmajor else c.step_mn
@@ -155,10 +173,11 @@ def longk_us(lay: LongKLayout, target: Target) -> float:
     """Predicted microseconds of the long-K kernel of `lay` and its workspace's sum (see the module docstring)."""
     t = lay.tile
     tm, tn = math.ceil(lay.M / t.bm), math.ceil(lay.N / t.bn)
-    reads = 2 * lay.K * (lay.M * tn + lay.N * tm)
+    reads = ITEMSIZE[lay.dtype] * lay.K * (lay.M * tn + lay.N * tm)
     stream = reads / (target.copy_gbs * 1e3 * LONGK_SHARE)
-    flops = 2.0 * tm * t.bm * tn * t.bn * lay.K / (max(target.peak("mma"), 1e-3) * MMA_SHARE * 1e6)
-    steps = lay.slice // KT * _step_us(lay)
+    peak = target.peak("simt32") * FMA_SHARE if lay.dtype == "f32" else target.peak("mma") * MMA_SHARE
+    flops = 2.0 * tm * t.bm * tn * t.bn * lay.K / (max(peak, 1e-3) * 1e6)
+    steps = lay.slice // lay.kt * _step_us(lay)
     workspace = target.copy_us(2 * 4 * lay.slices * lay.M * lay.N)
     return max(stream, flops, steps) + workspace + 2 * target.launch_us
 
@@ -170,23 +189,27 @@ def longk_plan(problem: ContractionProblem, target: Target) -> LongKPlan | None:
     if g is None:
         return None
     M, N, K, ra, rb, m_modes, n_modes = g
-    if K < MIN_STEPS * KT:
+    if K < MIN_STEPS * kt(problem.a.dtype):
         return None
-    lays = [x for x in (_layout(problem.a.dtype, M, N, K, ra, rb, c.tile, target) for c in CANDIDATES
-                        if c.step_mn is not None or (ra[0] and rb[0])) if x is not None]
+    dt = problem.a.dtype
+    lays = [x for x in (_layout(dt, M, N, K, ra, rb, c.tile, target) for c in CANDIDATES
+                        if c.itemsize == ITEMSIZE[dt] and (c.step_mn is not None or (ra[0] and rb[0])))
+            if x is not None]
     if not lays:
         return None
     return LongKPlan(min(lays, key=lambda x: longk_us(x, target)), m_modes, n_modes)
 
 
 def planned_us(s, target: Target, sm_count: int) -> float:
-    """Predicted microseconds of schedule `s` of GETT tiles: its core launch and its packs (plan/traffic.py's
+    """Predicted microseconds of schedule `s` of GETT tiles: its core launch (or, where more, the flops of its
+    padded tiles: a small M x N pays for whole tiles, as the long-K kernel's do) and its packs (plan/traffic.py's
     prices), never below the least its bytes can cost."""
     from .tiles import kernel_spec
-    from .traffic import copy_us, core_us, least_us
+    from .traffic import copy_us, core_us, least_us, padded_flops_us
 
     p = s.problem
-    us = core_us(kernel_spec(s.core, False, sm_count=sm_count, wgmma=target.wgmma), target, sm_count)
+    spec = kernel_spec(s.core, False, sm_count=sm_count, wgmma=target.wgmma)
+    us = max(core_us(spec, target, sm_count), padded_flops_us(spec, target) + target.launch_us)
     for src, pk in ((p.a, s.pack_a), (p.b, s.pack_b)):
         if pk is not None:
             us += copy_us(src, pk.modes, dict(p.extents), target)

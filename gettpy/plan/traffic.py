@@ -157,6 +157,10 @@ def _read_us(spec, itemsize: int, nbytes: float, span_mn: int, bk: int, ctas_per
     return max(issue, target.copy_us(nbytes * waste))
 
 
+#: the share of an instruction kind's peak (Target.peak) a GETT launch's flops are priced at
+FLOP_SHARE = 0.6
+
+
 def core_us(spec, target: Target, sm_count: int | None = None) -> float:
     """Predicted microseconds of one GETT launch of KernelSpec `spec` on `target` (its SM count unless
     `sm_count` is given; see the module docstring)."""
@@ -185,8 +189,17 @@ def core_us(spec, target: Target, sm_count: int | None = None) -> float:
         cm, cspan = (c.n, t.bn) if c.ncontig else (c.m, t.bm)
         w = fetch_ratio(cm, ITEMSIZE[c.dtype], cspan)
         us += target.copy_us(M * N * nb * ITEMSIZE[c.dtype] * (1.0 if w == math.inf else w))
-    flops_us = 2.0 * M * N * K * nb / (max(_peak(spec, target), 1e-3) * 0.6e6)
+    flops_us = 2.0 * M * N * K * nb / (max(_peak(spec, target), 1e-3) * FLOP_SHARE * 1e6)
     return max(us, flops_us) + target.launch_us
+
+
+def padded_flops_us(spec, target: Target) -> float:
+    """Microseconds of the flops KernelSpec `spec`'s tiles compute, rows and columns past M and N included (every
+    tile computes its whole bm x bn), at core_us's share of the peak: the least its launch takes where M and N are
+    small against the tile."""
+    t = spec.tile
+    padded = math.ceil(spec.M / t.bm) * t.bm * math.ceil(spec.N / t.bn) * t.bn
+    return 2.0 * padded * spec.K * spec.batch / (max(_peak(spec, target), 1e-3) * FLOP_SHARE * 1e6)
 
 
 #: the f16 tensor-core peak's share that the TF32 modes (KernelSpec.tf32 1: TF32, 3: 3xTF32) reach
@@ -339,6 +352,6 @@ def restage(problem: ContractionProblem, planned, make, target: Target, sm_count
     return best
 
 
-__all__ = ["FLAT_SHARE", "MIN_GAIN", "MIN_GAIN_SCALAR", "REALIGN_SHARE", "copy_us", "core_us", "dense_order",
-           "fetch_ratio", "least_us", "leading_run", "realign_load_us", "restage",
+__all__ = ["FLAT_SHARE", "FLOP_SHARE", "MIN_GAIN", "MIN_GAIN_SCALAR", "REALIGN_SHARE", "copy_us", "core_us",
+           "dense_order", "padded_flops_us", "fetch_ratio", "least_us", "leading_run", "realign_load_us", "restage",
            "schedule_us", "staged_schedule", "write_ratio"]

@@ -39,7 +39,7 @@ def _problem(eq: str, ext: dict[str, int], dtype: str) -> ContractionProblem:
     return ContractionProblem(info("A", a), info("B", b), None, info("D", out), tuple(sorted(ext.items())))
 
 
-def test_padded_split_core_compiles_for_sm90():
+def test_padded_split_core_compiles_for_sm90(gett_tiles_only):
     """The split core over zero-filled packs (odd k rows of 4-byte elements, C order) compiles with no spills."""
     from gettpy.plan.tiles import kernel_spec
 

@@ -12,8 +12,9 @@ from harness import assert_close, fresh_caches, from_bf16_bits, nonzero, record_
 import gettpy
 from gettpy import ops
 from gettpy.backends import execute
+from gettpy.dtypes import ITEMSIZE
 from gettpy.kernels import longk as klongk
-from gettpy.kernels.longk import KT, LongKLayout
+from gettpy.kernels.longk import LongKLayout, kt
 from gettpy.plan.longk import CANDIDATES
 from gettpy.plan.problem import ContractionProblem, TensorInfo
 from gettpy.plan.schedule import make_schedule
@@ -56,6 +57,29 @@ def test_planner_sends_long_sums_to_the_longk_kernel(launches, eq, ext, order):
     assert (err <= 2.0**-10 * np.abs(ref) + 0.05).all(), float((err - 2.0**-10 * np.abs(ref)).max())
 
 
+#: float32 rows of odd lengths over long sums that the planner gives the long-K kernel's FMA tiles
+CHOSEN_F32 = [
+    ("mk,nk->mn", dict(m=77, n=45, k=2000003)),
+    ("mk,nk->nm", dict(m=127, n=80, k=500001)),
+    ("mkx,nkx->nm", dict(m=45, n=71, k=1001, x=401)),
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("eq,ext", CHOSEN_F32, ids=[c[0] for c in CHOSEN_F32])
+def test_planner_sends_float32_long_sums_to_the_longk_kernel(launches, eq, ext):
+    import cupy
+
+    fresh_caches()
+    rng = np.random.default_rng(12)
+    lhs, out = eq.split("->")
+    xs = [nonzero(rng, [ext[m] for m in t]).astype(np.float32) for t in lhs.split(",")]
+    got = gettpy.einsum(eq, *[cupy.asarray(x) for x in xs])
+    assert launches and launches[0].dtype == "f32", "the long-K kernel's float32 tiles did not run"
+    ref = np.einsum(eq, *[x.astype(np.float64) for x in xs])
+    assert_close(cupy.asnumpy(got), ref, np.float32, scale=float(np.sqrt(np.prod(list(ext.values())))))
+
+
 def _info(name, modes, x, dtype, op=None):
     kw = {} if op is None else {"op": op}
     return TensorInfo(name, tuple(modes), tuple(s // x.itemsize for s in x.strides), dtype, **kw)
@@ -93,6 +117,8 @@ def _view(cupy, rng, rows, K, kmajor, dtype, offset):
     if dtype == "bf16":
         bits = to_bf16_bits(vals)
         host, dev = from_bf16_bits(bits).astype(np.float64), cupy.asarray(bits)
+    elif dtype == "f32":
+        host, dev = vals.astype(np.float64), cupy.asarray(vals)
     else:
         host, dev = vals.astype(np.float16).astype(np.float64), cupy.asarray(vals.astype(np.float16))
     st = (ld, 1) if kmajor else (1, ld)
@@ -100,16 +126,20 @@ def _view(cupy, rng, rows, K, kmajor, dtype, offset):
     return dev[offset:], ld, ref
 
 
+#: (candidate, input type) of every candidate tile and the types of its item size
+FORCED = [(c, dt) for c in CANDIDATES for dt in ("f16", "bf16", "f32") if ITEMSIZE[dt] == c.itemsize]
+
+
 @pytest.mark.gpu
-@pytest.mark.parametrize("dtype", ["f16", "bf16"])
-@pytest.mark.parametrize("cand", CANDIDATES, ids=[f"{c.tile.bm}x{c.tile.bn}" for c in CANDIDATES])
+@pytest.mark.parametrize("cand,dtype", FORCED, ids=[f"{c.tile.bm}x{c.tile.bn}-{dt}" for c, dt in FORCED])
 def test_forced_tiles_and_reads(cand, dtype):
     """Every tile, both reads of both inputs, views at odd offsets, M / N past one tile and below it, K not a whole
     number of steps (the last slice short): the slices' sums against float64."""
     import cupy
 
     tile = cand.tile
-    rng = np.random.default_rng(tile.bm * 1000 + tile.bn + (dtype == "bf16"))
+    rng = np.random.default_rng(tile.bm * 1000 + tile.bn + ("f16", "bf16", "f32").index(dtype))
+    KT = kt(dtype)
     shapes = [(tile.bm + 7, 5, 9 * KT + 13, 4 * KT), (1, tile.bn + 3, 40003, 64 * KT),
               (tile.bm - 3, tile.bn - 1, 3 * KT, KT), (19, 33, 20011, 7 * KT)]
     for (akm, bkm), (M, N, K, slice_) in zip(itertools.product((True, False), repeat=2), shapes, strict=True):

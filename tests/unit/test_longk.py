@@ -11,8 +11,8 @@ from harness import nonzero
 from gettpy import ops
 from gettpy.backends import staged
 from gettpy.kernels import longk as klongk
-from gettpy.kernels.longk import KT, LongKLayout, LongKTile
-from gettpy.plan.longk import MAX_TILES, longk_geometry, longk_plan
+from gettpy.kernels.longk import LongKLayout, kt
+from gettpy.plan.longk import CANDIDATES, MAX_TILES, longk_geometry, longk_plan
 from gettpy.plan.problem import ContractionProblem, TensorInfo
 from gettpy.plan.schedule import make_schedule
 from gettpy.plan.target import DEFAULT_TARGET
@@ -59,27 +59,31 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("dtype", ["f16", "f32"])
 @pytest.mark.parametrize("eq,ext,oa,ob", CASES, ids=[c[0] + "-" + c[2] + c[3] for c in CASES])
-def test_longk_geometry_reads_every_layout(monkeypatch, eq, ext, oa, ob):
+def test_longk_geometry_reads_every_layout(monkeypatch, eq, ext, oa, ob, dtype):
     """Every tile on every case: the plan's emulated launch plus staged's sum, transpose and copy equal einsum."""
     rng = np.random.default_rng(3)
+    npdt = {"f16": np.float16, "f32": np.float32}[dtype]
     (ma, mb), md = eq.split("->")[0].split(","), eq.split("->")[1]
-    a = np.asarray(nonzero(rng, [ext[m] for m in ma]).astype(np.float16), order=oa)
-    b = np.asarray(nonzero(rng, [ext[m] for m in mb]).astype(np.float16), order=ob)
-    c = nonzero(rng, [ext[m] for m in md]).astype(np.float16)
-    p, d = _problem(eq, a, b, ext, c=c, op_d=ops.tanh)
+    a = np.asarray(nonzero(rng, [ext[m] for m in ma]).astype(npdt), order=oa)
+    b = np.asarray(nonzero(rng, [ext[m] for m in mb]).astype(npdt), order=ob)
+    c = nonzero(rng, [ext[m] for m in md]).astype(npdt)
+    p, d = _problem(eq, a, b, ext, dtype=dtype, d_dtype=dtype, c=c, op_d=ops.tanh)
     lk = longk_plan(p, DEFAULT_TARGET)
-    assert lk is not None
+    assert lk is not None and lk.layout.dtype == dtype
     monkeypatch.setattr(klongk, "longk_run", _emulated_run)
     ref = np.tanh(0.5 * np.einsum(eq, a.astype(np.float64), b.astype(np.float64)) - 2.0 * c.astype(np.float64))
-    for tile in (LongKTile(64, 64, 2, 2, 2, 3), LongKTile(128, 64, 4, 2, 3, 2), LongKTile(64, 128, 2, 4, 3, 2)):
+    KT = kt(dtype)
+    for cand in (c for c in CANDIDATES if c.itemsize == a.itemsize):
         for slice_ in (KT, 4 * KT, 64 * KT):
-            lay = LongKLayout(lk.layout.dtype, lk.layout.M, lk.layout.N, lk.layout.K, lk.layout.a_kmajor,
-                              lk.layout.a_ld, lk.layout.b_kmajor, lk.layout.b_ld, tile, slice_)
+            lay = LongKLayout(dtype, lk.layout.M, lk.layout.N, lk.layout.K, lk.layout.a_kmajor, lk.layout.a_ld,
+                              lk.layout.b_kmajor, lk.layout.b_ld, cand.tile, slice_)
             s = make_schedule(p).__class__(p, make_schedule(p).core, longk=lk.__class__(lay, lk.m_modes, lk.n_modes))
             d[...] = np.nan
             staged._longk(s, np, a, b, c, d, 0.5, -2.0)
-            np.testing.assert_allclose(d.astype(np.float64), ref, rtol=2e-3, atol=2e-3)
+            tol = 2e-3 if dtype == "f16" else 1e-4  # (float32 slice sums of ~1e2, tanh of their total)
+            np.testing.assert_allclose(d.astype(np.float64), ref, rtol=tol, atol=tol)
 
 
 def test_longk_geometry_of_views():
@@ -100,7 +104,7 @@ def test_longk_geometry_of_views():
     assert (mm, nm) == (("a", "j"), ("n",))
 
 
-@pytest.mark.parametrize("why", ["batch", "op", "f32", "mixed", "unmerged", "no-unit-stride", "only-in-a"])
+@pytest.mark.parametrize("why", ["batch", "op", "f64", "mixed", "unmerged", "no-unit-stride", "only-in-a"])
 def test_longk_refuses(why):
     rng = np.random.default_rng(1)
     h = lambda *s: nonzero(rng, s).astype(np.float16)  # noqa: E731
@@ -108,9 +112,9 @@ def test_longk_refuses(why):
         p, _ = _problem("bmk,bnk->bmn", h(3, 9, 999), h(3, 5, 999), dict(b=3, m=9, n=5, k=999))
     elif why == "op":
         p, _ = _problem("mk,nk->mn", h(9, 999), h(5, 999), dict(m=9, n=5, k=999), ops_ab=(ops.relu, None))
-    elif why == "f32":
-        a, b = h(9, 999).astype(np.float32), h(5, 999).astype(np.float32)
-        p, _ = _problem("mk,nk->mn", a, b, dict(m=9, n=5, k=999), dtype="f32", d_dtype="f32")
+    elif why == "f64":
+        a, b = h(9, 999).astype(np.float64), h(5, 999).astype(np.float64)
+        p, _ = _problem("mk,nk->mn", a, b, dict(m=9, n=5, k=999), dtype="f64", d_dtype="f32")
     elif why == "mixed":
         a, b = h(9, 999), h(5, 999)
         p, _ = _problem("mk,nk->mn", a, b, dict(m=9, n=5, k=999))
@@ -142,6 +146,15 @@ def test_planner_takes_longk_for_odd_rows_of_a_long_sum(M, N, K):
     tiles = -(-M // lay.tile.bm) * -(-N // lay.tile.bn)
     assert tiles <= MAX_TILES and lay.slices * lay.slice >= K > (lay.slices - 1) * lay.slice
     assert s.workspace_bytes == 4 * M * N * (lay.slices + 1)  # (the slices' float32 partials and their sum)
+
+
+@pytest.mark.parametrize("M,N,K", [(77, 45, 2000003), (127, 80, 500001), (90, 37, 1500001)])
+def test_planner_takes_longk_for_float32_odd_rows(M, N, K):
+    """Row-major float32 rows of odd lengths: the GETT tiles read them in 4-byte pieces and compute padded tiles
+    at the CUDA cores' rate, which the long-K kernel's FMA tiles match while reading 16-byte words."""
+    s = make_schedule(_shape_problem(M, N, K, dtype="f32"))
+    assert s.longk is not None and s.longk.layout.dtype == "f32" and s.longk.layout.tile.takes("f32")
+    assert s.longk.layout.slice % 32 == 0
 
 
 @pytest.mark.parametrize("M,N,K,order", [(4096, 4096, 4096, "C"), (29, 113, 200, "C"), (1500, 1300, 100003, "C"),
