@@ -9,8 +9,8 @@
 // Loads. A stage holds a tile's lines (k-major: BM or BN rows of KT values; m/n-major: KT rows of BM or BN values),
 // each line a contiguous run that may start at any element offset (odd leading dimensions are the rule in real
 // codes). Every line is copied as the aligned 16-byte words that hold it (cp.async, one word more than its
-// vectors), NS stages in flight, then shifted into an aligned tile (funnel shifts over 32-bit lanes) where the
-// products read it. A line's misalignment is the same at every step (k-major lines advance 128 bytes; m/n-major
+// vectors), NS stages in flight, then shifted into an aligned tile (2-byte values: funnel shifts over 32-bit
+// lanes; 4-byte values: each read at its own offset) where the products read it. A line's misalignment is the same at every step (k-major lines advance 128 bytes; m/n-major
 // steps move whole rows of a leading dimension times 128 bytes), so each thread works out its words' addresses and
 // shifts once (`Input::init`) and the loop only adds a step.
 //
@@ -115,24 +115,22 @@ struct Input {
       slot(i, line, v);
       int n = KMAJ ? (int)(kv < LEN ? kv : LEN) - first[j] : (first[j] < kv ? count[j] : 0);
       uint4 o = make_uint4(0, 0, 0, 0);
-      if (n > 0) {
+      if constexpr (ES == 4) {  // (whole 4-byte values: each read where it lies, no word picked or shifted)
+        const unsigned* x = reinterpret_cast<const unsigned*>(raw + 16 * (line * WPL + v) + shift[j]);
+        o.x = n > 0 ? x[0] : 0u; o.y = n > 1 ? x[1] : 0u; o.z = n > 2 ? x[2] : 0u; o.w = n > 3 ? x[3] : 0u;
+      } else if (n > 0) {
         const uint4* w = reinterpret_cast<const uint4*>(raw + 16 * (line * WPL + v));
         uint4 lo = w[0], hi = w[1];
         unsigned q = (unsigned)shift[j] >> 2, sh = 8 * ((unsigned)shift[j] & 3);
         unsigned x0 = pick(q, lo.x, lo.y, lo.z, lo.w), x1 = pick(q, lo.y, lo.z, lo.w, hi.x),
                  x2 = pick(q, lo.z, lo.w, hi.x, hi.y), x3 = pick(q, lo.w, hi.x, hi.y, hi.z),
                  x4 = pick(q, hi.x, hi.y, hi.z, hi.w);
-        if constexpr (ES == 4) {  // (whole 4-byte values: the shift is whole lanes)
-          o = make_uint4(x0, x1, x2, x3);
-        } else {
-          o.x = __funnelshift_r(x0, x1, sh); o.y = __funnelshift_r(x1, x2, sh);
-          o.z = __funnelshift_r(x2, x3, sh); o.w = __funnelshift_r(x3, x4, sh);
-        }
+        o.x = __funnelshift_r(x0, x1, sh); o.y = __funnelshift_r(x1, x2, sh);
+        o.z = __funnelshift_r(x2, x3, sh); o.w = __funnelshift_r(x3, x4, sh);
         if (n < VV) {  // (values past the end: whatever the words held)
-          const int nb = ES * n;
           unsigned m[4];
 #pragma unroll
-          for (int b = 0; b < 4; ++b) m[b] = nb >= 4 * b + 4 ? 0xffffffffu : nb == 4 * b + 2 ? 0xffffu : 0u;
+          for (int b = 0; b < 4; ++b) m[b] = n >= 2 * b + 2 ? 0xffffffffu : n == 2 * b + 1 ? 0xffffu : 0u;
           o.x &= m[0]; o.y &= m[1]; o.z &= m[2]; o.w &= m[3];
         }
       }
