@@ -67,17 +67,21 @@ class Candidate:
 #: 2-byte inputs (mma.sync, 64 values of k a step): 64 x 64 on 4 warps, three CTAs an SM, for extents up to 64; 96-
 #: and 128-wide tiles on 8 warps, two an SM; one 96 x 128 tile of one stage in flight for k-major inputs (an input
 #: read once where two 96 x 64 tiles read it twice: 1.37x faster on a 94 x 114 GEMM, K = 3.4 million).
-#: float32 inputs (FMA, 32 values of k a step; warp tiles 32 columns wide): the same shapes on 4, 6 and 8 warps,
-#: and one 96 x 128 tile of 6 warps, one CTA an SM.
+#: float32 inputs (FMA, 32 values of k a step; warp tiles 32 columns wide): 32 x 32 and 64 x 32 tiles on 2 warps,
+#: six and four CTAs an SM, for the smallest M and N (17 x 3 to 61 x 17: 2.3-2.6x torch.einsum's time there), the
+#: wider ones on 4 to 8 warps; 64 x 96, 64 x 128 and 96 x 128 (one CTA an SM) with the step times they showed before
+#: each value was read at its own offset (the others ran 5-20% faster since; these are upper bounds).
 CANDIDATES = (Candidate(LongKTile(64, 64, 2, 2, 2, 3), 1.8, 2.5), Candidate(LongKTile(96, 64, 2, 4, 3, 2), 1.5, 2.3),
               Candidate(LongKTile(64, 96, 4, 2, 3, 2), 1.5, 2.3), Candidate(LongKTile(128, 64, 4, 2, 3, 2), 1.5, 2.3),
               Candidate(LongKTile(64, 128, 2, 4, 3, 2), 1.5, 2.3), Candidate(LongKTile(96, 128, 2, 4, 2, 2), 2.3, None),
-              Candidate(LongKTile(64, 64, 2, 2, 3, 3), 3.7, 4.0, 4),
-              Candidate(LongKTile(96, 64, 3, 2, 3, 2), 3.9, 4.2, 4),
+              Candidate(LongKTile(32, 32, 2, 1, 3, 6), 2.5, 2.5, 4),
+              Candidate(LongKTile(64, 32, 2, 1, 3, 4), 3.2, 2.7, 4),
+              Candidate(LongKTile(128, 32, 4, 1, 3, 2), 2.6, 2.6, 4),
+              Candidate(LongKTile(64, 64, 2, 2, 3, 3), 3.4, 3.5, 4),
+              Candidate(LongKTile(96, 64, 3, 2, 3, 2), 3.6, 3.6, 4),
+              Candidate(LongKTile(128, 64, 4, 2, 3, 2), 4.0, 4.1, 4),
               Candidate(LongKTile(64, 96, 2, 3, 3, 2), 3.9, 4.3, 4),
-              Candidate(LongKTile(128, 64, 4, 2, 3, 2), 4.2, 4.6, 4),
               Candidate(LongKTile(64, 128, 2, 4, 3, 2), 4.2, 4.6, 4),
-              Candidate(LongKTile(128, 32, 4, 1, 3, 2), 2.8, 3.1, 4),
               Candidate(LongKTile(96, 128, 3, 2, 3, 1), 4.1, 4.5, 4))
 
 #: a step's time for a tile that is no candidate (a caller's own)
