@@ -68,7 +68,7 @@ class Candidate:
 #: and 128-wide tiles on 8 warps, two an SM; one 96 x 128 tile of one stage in flight for k-major inputs (an input
 #: read once where two 96 x 64 tiles read it twice: 1.37x faster on a 94 x 114 GEMM, K = 3.4 million).
 #: float32 inputs (FMA, 32 values of k a step; warp tiles 32 columns wide): 32 x 32 and 64 x 32 tiles on 2 warps,
-#: six and four CTAs an SM, for the smallest M and N (17 x 3 to 61 x 17: 2.3-2.6x torch.einsum's time there), the
+#: six and four CTAs an SM, for the smallest M and N (17 x 3 to 61 x 17: 1.4-2.7x faster than torch.einsum there), the
 #: wider ones on 4 to 8 warps; 64 x 96, 64 x 128 and 96 x 128 (one CTA an SM) with the step times they showed before
 #: each value was read at its own offset (the others ran 5-20% faster since; these are upper bounds).
 CANDIDATES = (Candidate(LongKTile(64, 64, 2, 2, 2, 3), 1.8, 2.5), Candidate(LongKTile(96, 64, 2, 4, 3, 2), 1.5, 2.3),
