@@ -193,19 +193,22 @@ def core_us(spec, target: Target, sm_count: int | None = None) -> float:
     return max(us, flops_us) + target.launch_us
 
 
-#: the share of the peak at which a GETT launch computes its padded tiles' flops when nothing else bounds it (its
-#: best measured): on the H100 a 94 x 114 GEMM over K = 3.4 million, float32 column-major, ran its 64 x 64 tiles on
-#: the float64 tensor cores (2 x 2 of them, 111 GFLOP padded) in 2.25-2.48 ms, 0.75-0.82 of Target.peak("dmma")
-PADDED_SHARE = 0.8
+#: the share of the peak at which a GETT launch computes its padded tiles' flops when nothing else bounds it, by
+#: the units it runs on (its best measured on the H100): on tensor cores (a 94 x 114 GEMM over K = 3.4 million,
+#: float32 column-major, its 64 x 64 tiles on the float64 tensor cores, 111 GFLOP padded in 2.25-2.48 ms: 0.75-0.82
+#: of Target.peak("dmma")), and on the CUDA cores (float32 GEMMs of 17 x 3 to 61 x 17 over K of 1.2-3 million,
+#: rows of odd length, on 128 x 16 and 128 x 32 tiles: 0.26-0.38 of Target.peak("simt32"))
+PADDED_SHARE = {"tensor": 0.8, "cuda": 0.4}
 
 
 def padded_flops_us(spec, target: Target) -> float:
     """Microseconds of the flops KernelSpec `spec`'s tiles compute, rows and columns past M and N included (every
-    tile computes its whole bm x bn), at PADDED_SHARE of the peak: the least its launch takes where M and N are
-    small against the tile."""
+    tile computes its whole bm x bn), at PADDED_SHARE of the peak of the units it runs on: the least its launch
+    takes where M and N are small against the tile."""
     t = spec.tile
     padded = math.ceil(spec.M / t.bm) * t.bm * math.ceil(spec.N / t.bn) * t.bn
-    return 2.0 * padded * spec.K * spec.batch / (max(_peak(spec, target), 1e-3) * PADDED_SHARE * 1e6)
+    share = PADDED_SHARE["tensor" if t.mma else "cuda"]
+    return 2.0 * padded * spec.K * spec.batch / (max(_peak(spec, target), 1e-3) * share * 1e6)
 
 
 #: the f16 tensor-core peak's share that the TF32 modes (KernelSpec.tf32 1: TF32, 3: 3xTF32) reach

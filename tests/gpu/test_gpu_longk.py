@@ -62,6 +62,7 @@ CHOSEN_F32 = [
     ("mk,nk->mn", dict(m=77, n=45, k=2000003)),
     ("mk,nk->nm", dict(m=127, n=80, k=500001)),
     ("mk,nk->mn", dict(m=20, n=20, k=5000001)),  # (a 32 x 32 tile)
+    ("km,kn->nm", dict(m=61, n=17, k=1234567)),  # (64 x 32, m / n-major reads)
     ("mkx,nkx->nm", dict(m=45, n=71, k=1001, x=401)),
 ]
 

@@ -148,10 +148,12 @@ def test_planner_takes_longk_for_odd_rows_of_a_long_sum(M, N, K):
     assert s.workspace_bytes == 4 * M * N * (lay.slices + 1)  # (the slices' float32 partials and their sum)
 
 
-@pytest.mark.parametrize("M,N,K", [(77, 45, 2000003), (127, 80, 500001), (90, 37, 1500001), (20, 20, 5000001)])
+@pytest.mark.parametrize("M,N,K", [(77, 45, 2000003), (127, 80, 500001), (90, 37, 1500001), (20, 20, 5000001),
+                                   (17, 61, 1234567), (61, 17, 1234567), (29, 7, 2000003)])
 def test_planner_takes_longk_for_float32_odd_rows(M, N, K):
-    """Row-major float32 rows of odd lengths: the GETT tiles read them in 4-byte pieces and compute padded tiles
-    at the CUDA cores' rate, which the long-K kernel's FMA tiles match while reading 16-byte words."""
+    """Row-major float32 rows of odd lengths: the GETT tiles read them in 4-byte pieces and compute whole padded
+    tiles (on the CUDA cores where M and N are small: 128 x 16 tiles at 0.26 of their peak), where the long-K
+    kernel reads 16-byte words into tiles as small as 32 x 32."""
     s = make_schedule(_shape_problem(M, N, K, dtype="f32"))
     assert s.longk is not None and s.longk.layout.dtype == "f32" and s.longk.layout.tile.takes("f32")
     assert s.longk.layout.slice % 32 == 0
