@@ -44,7 +44,7 @@ CASES = [  # (einsum, (m, n), K, order): the planner pads the k rows of each (as
 
 
 @pytest.mark.parametrize("eq,mn,k,order", CASES)
-def test_padded_memory_bound_einsum(eq, mn, k, order):
+def test_padded_memory_bound_einsum(gett_tiles_only, eq, mn, k, order):
     import cupy
 
     import gettpy
