@@ -7,7 +7,7 @@ first starts on a 16-byte boundary and the GETT tiles read them in 2- or 4-byte 
 line of a stage as the aligned 16-byte words that hold it and shifts them into place on chip; each CTA takes one
 slice of K and writes its tile's partial sums (alpha applied) to a float32 workspace W[slice, m, n], which the
 caller sums. f16 and bf16 inputs are multiplied on the tensor cores (mma.sync), float32 inputs by FMA on the CUDA
-cores (float32 products and sums, as gettpy's default float32 path everywhere).
+cores (float32 products and sums).
 
 `LongKLayout` (pure, frozen) is the whole launch: the plan layer (gettpy.plan.longk) derives it and
 `longk_source` renders it without taking decisions; `longk_run` launches it on CuPy arrays.
@@ -38,6 +38,8 @@ def warp_cols(dtype: str) -> int:
     """The columns a warp tile's width is a multiple of: 16 for mma.sync's fragments, 32 for the FMA path's eight
     threads of 4 columns."""
     return 32 if ITEMSIZE[dtype] == 4 else 16
+
+
 #: the GETT template's headers of PTX primitives the kernel uses (cp.async, ldmatrix, mma.sync), pasted inside
 #: namespace gett before its text
 PRIMITIVES = ("gett_ptx.cuh", "gett_mma.cuh")

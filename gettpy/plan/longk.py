@@ -9,9 +9,8 @@ ruled in:
 
 * **its time** (`longk_us`): each input's bytes times the CTA columns (rows) that read it, at LONGK_SHARE of the
   copy bandwidth; or, where they take longer, the padded tile's flops at MMA_SHARE of the tensor-core peak (float32:
-  FMA_SHARE of the CUDA cores' float32 peak), or a
-  slice's steps at the tile's measured step time (`Candidate`; small M + N: few bytes a step); plus the workspace
-  of partial sums written and read back and two launches.
+  FMA_SHARE of the CUDA cores' float32 peak), or a slice's steps at the tile's measured step time (`Candidate`;
+  small M + N: few bytes a step); plus the workspace of partial sums written and read back and two launches.
 * **the schedule's**: plan/traffic.py's price of its core launch and its packs (`planned_us`), never below the
   least its bytes can cost (`traffic.least_us`).
 
@@ -37,8 +36,9 @@ from .target import Target
 LONGK_SHARE = 0.7
 #: the share of the tensor cores' peak (Target.peak("mma")) the kernel's mma.sync tiles reach on padded flops
 MMA_SHARE = 0.5
-#: the share of the CUDA cores' float32 peak (Target.peak("simt32")) its FMA tiles reach on padded flops
-FMA_SHARE = 0.8
+#: the share of the CUDA cores' float32 peak (Target.peak("simt32")) its FMA tiles reach on padded flops (measured on
+#: the H100: 0.46 on a 32 x 32 tile of 17 x 3 values, 0.54-0.56 on 96 x 64 tiles of 96 x 33 and 94 x 114)
+FMA_SHARE = 0.55
 #: the fewest steps of the k loop a slice takes (shorter ones: the workspace outweighs the inputs' stream)
 MIN_STEPS = 4
 #: the long-K kernel must predict at most this fraction of the planned schedule's time
@@ -68,9 +68,9 @@ class Candidate:
 #: and 128-wide tiles on 8 warps, two an SM; one 96 x 128 tile of one stage in flight for k-major inputs (an input
 #: read once where two 96 x 64 tiles read it twice: 1.37x faster on a 94 x 114 GEMM, K = 3.4 million).
 #: float32 inputs (FMA, 32 values of k a step; warp tiles 32 columns wide): 32 x 32 and 64 x 32 tiles on 2 warps,
-#: six and four CTAs an SM, for the smallest M and N (17 x 3 to 61 x 17: 1.4-2.7x faster than torch.einsum there), the
-#: wider ones on 4 to 8 warps; 64 x 96, 64 x 128 and 96 x 128 (one CTA an SM) with the step times they showed before
-#: each value was read at its own offset (the others ran 5-20% faster since; these are upper bounds).
+#: six and four CTAs an SM, for the smallest M and N (17 x 3 to 61 x 17: 1.4-2.7x faster than torch.einsum there),
+#: the wider ones on 4 to 8 warps, two CTAs an SM (96 x 128: one); 64 x 96, 64 x 128 and 96 x 128 with the step
+#: times they showed before each value was read at its own offset (the others ran 5-20% faster since: upper bounds).
 CANDIDATES = (Candidate(LongKTile(64, 64, 2, 2, 2, 3), 1.8, 2.5), Candidate(LongKTile(96, 64, 2, 4, 3, 2), 1.5, 2.3),
               Candidate(LongKTile(64, 96, 4, 2, 3, 2), 1.5, 2.3), Candidate(LongKTile(128, 64, 4, 2, 3, 2), 1.5, 2.3),
               Candidate(LongKTile(64, 128, 2, 4, 3, 2), 1.5, 2.3), Candidate(LongKTile(96, 128, 2, 4, 2, 2), 2.3, None),
