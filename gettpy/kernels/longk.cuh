@@ -10,14 +10,15 @@
 // each line a contiguous run that may start at any element offset (odd leading dimensions are the rule in real
 // codes). Every line is copied as the aligned 16-byte words that hold it (cp.async, one word more than its
 // vectors), NS stages in flight, then shifted into an aligned tile (2-byte values: funnel shifts over 32-bit
-// lanes; 4-byte values: each read at its own offset) where the products read it. A line's misalignment is the same at every step (k-major lines advance 128 bytes; m/n-major
-// steps move whole rows of a leading dimension times 128 bytes), so each thread works out its words' addresses and
-// shifts once (`Input::init`) and the loop only adds a step.
+// lanes; 4-byte values: each read at its own offset) where the products read it. A line's misalignment is the
+// same at every step (k-major lines advance 128 bytes; m/n-major steps move whole rows of a leading dimension times
+// 128 bytes), so each thread works out its words' addresses and shifts once (`Input::init`) and the loop only adds
+// a step.
 //
 // Compute. 2-byte inputs (f16, bf16): mma.sync m16n8k16 with f32 accumulators, WARPS_M x WARPS_N warps each a
 // (BM / WARPS_M) x (BN / WARPS_N) tile, fragments by ldmatrix (.trans for m/n-major tiles). float32 inputs: FMA on
-// the CUDA cores (float32 products and sums, as the GETT SIMT path), each thread blocks of 4 x 4 outputs fed by
-// float4 reads of tiles stored k row by k row.
+// the CUDA cores (float32 products and sums), each thread blocks of 4 x 4 outputs fed by float4 reads of tiles
+// stored k row by k row.
 namespace longk {
 
 using T = INPUT_T;                              // (both inputs' type)
