@@ -299,3 +299,21 @@ def test_every_candidate_runs_right_on_the_cpu(data):
     # (where every alternative's core takes zero-filled packs -- odd extents, launches free -- the pass composes
     #  with none of them: nothing to check)
     assume(ran >= 1)
+
+
+@pytest.mark.parametrize("M,N,K,order", [(17, 3, 3000017, "C"), (94, 114, 3406031, "F"), (61, 17, 1234567, "F")])
+def test_padded_flops_count_whole_tiles(M, N, K, order):
+    """The flops a core's tiles compute, every tile whole (rows and columns past M and N included), at the share of
+    the units it runs on: counted here tile by tile from the spec's own tile and batch."""
+    from gettpy.plan.tiles import kernel_spec
+    from gettpy.plan.traffic import PADDED_SHARE, _peak, padded_flops_us
+
+    s = make_schedule(dense_problem("mk,nk->mn", dict(m=M, n=N, k=K), "f32", order))
+    spec = kernel_spec(s.core, False, sm_count=DEFAULT_TARGET.sm_count, wgmma=DEFAULT_TARGET.wgmma)
+    t = spec.tile
+    rows = sum(t.bm for m0 in range(0, spec.M, t.bm))
+    cols = sum(t.bn for n0 in range(0, spec.N, t.bn))
+    share = PADDED_SHARE["tensor"] if t.mma else PADDED_SHARE["cuda"]
+    want = 2.0 * rows * cols * spec.K * spec.batch / (_peak(spec, DEFAULT_TARGET) * share * 1e6)
+    assert padded_flops_us(spec, DEFAULT_TARGET) == pytest.approx(want, rel=1e-12)
+    assert rows >= spec.M and cols >= spec.N and (rows - spec.M) < t.bm and (cols - spec.N) < t.bn
