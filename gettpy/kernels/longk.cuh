@@ -9,7 +9,7 @@
 // Loads. A stage holds a tile's lines (k-major: BM or BN rows of KT values; m/n-major: KT rows of BM or BN values),
 // each line a contiguous run that may start at any element offset (odd leading dimensions are the rule in real
 // codes). Every line is copied as the aligned 16-byte words that hold it (cp.async, one word more than its
-// vectors), NS stages in flight, then shifted into an aligned tile (2-byte values: funnel shifts over 32-bit
+// vectors), NS - 1 stages in flight, then shifted into an aligned tile (2-byte values: funnel shifts over 32-bit
 // lanes; 4-byte values: each read at its own offset) where the products read it. A line's misalignment is the
 // same at every step (k-major lines advance 128 bytes; m/n-major steps move whole rows of a leading dimension times
 // 128 bytes), so each thread works out its words' addresses and shifts once (`Input::init`) and the loop only adds

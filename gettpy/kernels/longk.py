@@ -47,8 +47,8 @@ PRIMITIVES = ("gett_ptx.cuh", "gett_mma.cuh")
 
 @dataclass(frozen=True, slots=True)
 class LongKTile:
-    """A CTA tile: bm x bn outputs, warps_m x warps_n warps, `stages` steps of copies in flight plus one being
-    shifted; `min_blocks` CTAs an SM the registers are capped for (__launch_bounds__)."""
+    """A CTA tile: bm x bn outputs, warps_m x warps_n warps, `stages` stage buffers (stages - 1 steps of copies in
+    flight while one is shifted); `min_blocks` CTAs an SM the registers are capped for (__launch_bounds__)."""
 
     bm: int
     bn: int

@@ -69,8 +69,9 @@ class Candidate:
 #: read once where two 96 x 64 tiles read it twice: 1.37x faster on a 94 x 114 GEMM, K = 3.4 million).
 #: float32 inputs (FMA, 32 values of k a step; warp tiles 32 columns wide): 32 x 32 and 64 x 32 tiles on 2 warps,
 #: six and four CTAs an SM, for the smallest M and N (17 x 3 to 61 x 17: 1.4-2.7x faster than torch.einsum there),
-#: the wider ones on 4 to 8 warps, two CTAs an SM (96 x 128: one); 64 x 96, 64 x 128 and 96 x 128 with the step
-#: times they showed before each value was read at its own offset (the others ran 5-20% faster since: upper bounds).
+#: the wider ones on 4 to 8 warps (64 x 64: three CTAs an SM, 96 x 128: one, the others two); 64 x 96, 64 x 128 and
+#: 96 x 128 with the step times they showed before each value was read at its own offset (the others ran 5-20%
+#: faster since: upper bounds). The planner takes them only where the GETT core sums in float32 too (choose_longk).
 CANDIDATES = (Candidate(LongKTile(64, 64, 2, 2, 2, 3), 1.8, 2.5), Candidate(LongKTile(96, 64, 2, 4, 3, 2), 1.5, 2.3),
               Candidate(LongKTile(64, 96, 4, 2, 3, 2), 1.5, 2.3), Candidate(LongKTile(128, 64, 4, 2, 3, 2), 1.5, 2.3),
               Candidate(LongKTile(64, 128, 2, 4, 3, 2), 1.5, 2.3), Candidate(LongKTile(96, 128, 2, 4, 2, 2), 2.3, None),
@@ -124,10 +125,13 @@ def _read(mn_stride: int, k_stride: int, extent: int) -> tuple[bool, int] | None
 def longk_geometry(problem: ContractionProblem):
     """(M, N, K, (a_kmajor, a_ld), (b_kmajor, b_ld), m_modes, n_modes) of `problem` on the long-K kernel, or None
     where the kernel does not take it (a semiring, ops on the inputs, types other than f16 / bf16 / float32
-    into float32 sums, a batch mode, a mode of one operand only, axes that do not merge, no unit stride)."""
+    into float32 sums, a pointer not aligned to its type, a batch mode, a mode of one operand only, axes that do
+    not merge, no unit stride)."""
     p = problem
     if p.semiring is not None or p.compute != "f32" or p.a.dtype not in DTYPES or p.b.dtype != p.a.dtype:
         return None
+    if min(p.a.align, p.b.align) < ITEMSIZE[p.a.dtype]:
+        return None  # (a pointer between values: the float32 reads take whole values)
     if not (p.a.op.is_identity and p.b.op.is_identity):
         return None
     ext = dict(p.extents)
@@ -204,15 +208,21 @@ def longk_plan(problem: ContractionProblem, target: Target) -> LongKPlan | None:
     return LongKPlan(min(lays, key=lambda x: longk_us(x, target)), m_modes, n_modes)
 
 
-def planned_us(s, target: Target, sm_count: int) -> float:
-    """Predicted microseconds of schedule `s` of GETT tiles: its core launch (or, where more, the flops of its
-    padded tiles: a small M x N pays for whole tiles, as the long-K kernel's do) and its packs (plan/traffic.py's
-    prices), never below the least its bytes can cost."""
+def _core_spec(s, target: Target, sm_count: int):
+    """The KernelSpec of schedule `s`'s core launch (KernelError where the model cannot specialise it)."""
     from .tiles import kernel_spec
+
+    return kernel_spec(s.core, False, sm_count=sm_count, wgmma=target.wgmma)
+
+
+def planned_us(s, target: Target, sm_count: int, spec=None) -> float:
+    """Predicted microseconds of schedule `s` of GETT tiles: its core launch (`spec`, else worked out) or, where
+    more, the flops of its padded tiles (a small M x N pays for whole tiles, as the long-K kernel's do), and its
+    packs (plan/traffic.py's prices), never below the least its bytes can cost."""
     from .traffic import copy_us, core_us, least_us, padded_flops_us
 
     p = s.problem
-    spec = kernel_spec(s.core, False, sm_count=sm_count, wgmma=target.wgmma)
+    spec = spec if spec is not None else _core_spec(s, target, sm_count)
     us = max(core_us(spec, target, sm_count), padded_flops_us(spec, target) + target.launch_us)
     for src, pk in ((p.a, s.pack_a), (p.b, s.pack_b)):
         if pk is not None:
@@ -221,15 +231,19 @@ def planned_us(s, target: Target, sm_count: int) -> float:
 
 
 def choose_longk(problem: ContractionProblem, planned, target: Target, sm_count: int) -> LongKPlan | None:
-    """The long-K plan of `problem` where it predicts at most LONGK_GAIN of schedule `planned`'s time, else None."""
+    """The long-K plan of `problem` where it predicts at most LONGK_GAIN of schedule `planned`'s time and sums as
+    accurately, else None: float32 inputs go to its float32 sums only where the GETT core sums in float32 too (not
+    where it runs on the float64 tensor cores, whose float64 sums gettpy.einsum documents)."""
     lk = longk_plan(problem, target)
     if lk is None:
         return None
     try:
-        base = planned_us(planned, target, sm_count)
+        spec = _core_spec(planned, target, sm_count)
     except KernelError:  # (a core the model cannot specialise: the schedule stays as planned)
         return None
-    return lk if longk_us(lk.layout, target) <= LONGK_GAIN * base else None
+    if lk.layout.dtype == "f32" and spec.tf32 == 2:
+        return None
+    return lk if longk_us(lk.layout, target) <= LONGK_GAIN * planned_us(planned, target, sm_count, spec) else None
 
 
 __all__ = ["CANDIDATES", "LONGK_GAIN", "LONGK_SHARE", "MAX_TILES", "STEP_US", "Candidate", "LongKPlan",

@@ -130,7 +130,7 @@ def test_longk_refuses(why):
 
 
 def _shape_problem(M, N, K, order="C", dtype="f16"):
-    """mk,nk->mn of f16 inputs in `order` (strides only: no memory)."""
+    """mk,nk->mn of `dtype` inputs in `order` (strides only: no memory)."""
     st = lambda rows: (K, 1) if order == "C" else (1, rows)  # noqa: E731
     a = TensorInfo("A", ("m", "k"), st(M), dtype)
     b = TensorInfo("B", ("n", "k"), st(N), dtype)
@@ -148,15 +148,35 @@ def test_planner_takes_longk_for_odd_rows_of_a_long_sum(M, N, K):
     assert s.workspace_bytes == 4 * M * N * (lay.slices + 1)  # (the slices' float32 partials and their sum)
 
 
-@pytest.mark.parametrize("M,N,K", [(77, 45, 2000003), (127, 80, 500001), (90, 37, 1500001), (20, 20, 5000001),
-                                   (17, 61, 1234567), (61, 17, 1234567), (29, 7, 2000003)])
+@pytest.mark.parametrize("M,N,K", [(20, 20, 5000001), (17, 61, 1234567), (61, 17, 1234567), (29, 7, 2000003)])
 def test_planner_takes_longk_for_float32_odd_rows(M, N, K):
-    """Row-major float32 rows of odd lengths: the GETT tiles read them in 4-byte pieces and compute whole padded
-    tiles (on the CUDA cores where M and N are small: 128 x 16 tiles at 0.26 of their peak), where the long-K
-    kernel reads 16-byte words into tiles as small as 32 x 32."""
+    """Row-major float32 rows of odd lengths and a small M x N: the GETT core reads them in 4-byte pieces into
+    whole narrow tiles on the CUDA cores (float32 sums there too), where the long-K kernel reads 16-byte words into
+    tiles as small as 32 x 32."""
     s = make_schedule(_shape_problem(M, N, K, dtype="f32"))
     assert s.longk is not None and s.longk.layout.dtype == "f32" and s.longk.layout.tile.takes("f32")
     assert s.longk.layout.slice % 32 == 0
+
+
+@pytest.mark.parametrize("M,N,K,order", [(77, 45, 2000003, "C"), (94, 114, 3406031, "C"), (127, 80, 500001, "F")])
+def test_float32_keeps_the_float64_sums_of_its_gett_core(M, N, K, order):
+    """Where the GETT core of a float32 contraction runs on the float64 tensor cores (float64 sums, as
+    gettpy.einsum documents), the long-K kernel's float32 sums do not replace it, whatever its predicted time."""
+    from gettpy.plan import longk as plongk
+    from gettpy.plan.tiles import kernel_spec
+
+    p = _shape_problem(M, N, K, order, dtype="f32")
+    s = make_schedule(p)
+    assert s.longk is None and kernel_spec(s.core, False).tf32 == 2
+    assert plongk.longk_plan(p, DEFAULT_TARGET) is not None  # (the kernel would take the shape)
+
+
+@pytest.mark.parametrize("align,dtype", [(2, "f32"), (1, "f16")])
+def test_longk_refuses_pointers_between_values(align, dtype):
+    """A data pointer not aligned to its type (a view at a byte offset): the kernel's reads take whole values."""
+    p = _shape_problem(20, 20, 5000001, dtype=dtype)
+    p = ContractionProblem(TensorInfo("A", p.a.modes, p.a.strides, dtype, align), p.b, None, p.d, p.extents, "f32")
+    assert longk_geometry(p) is None
 
 
 @pytest.mark.parametrize("M,N,K,order", [(4096, 4096, 4096, "C"), (29, 113, 200, "C"), (1500, 1300, 100003, "C"),
