@@ -63,7 +63,8 @@ class Candidate:
 
 
 #: the candidate tiles (registers capped for the CTAs an SM holds, no spills: tests/compile), their step times
-#: measured on the H100 on shapes where the steps bound the time (M x N of 17 x 3 to 96 x 33, k-major and m-major).
+#: measured on the H100 on shapes where the steps bound the time (M x N of 17 x 3 to 96 x 33, k-major and m-major;
+#: `python -m tccg.probes.longk` repeats the measurement).
 #: 2-byte inputs (mma.sync, 64 values of k a step): 64 x 64 on 4 warps, three CTAs an SM, for extents up to 64; 96-
 #: and 128-wide tiles on 8 warps, two an SM; one 96 x 128 tile of one stage in flight for k-major inputs (an input
 #: read once where two 96 x 64 tiles read it twice: 1.37x faster on a 94 x 114 GEMM, K = 3.4 million).
@@ -155,8 +156,9 @@ def longk_geometry(problem: ContractionProblem):
     return M, N, K, ra, rb, ma[0] + ones, nb[0]
 
 
-def _layout(dtype, M, N, K, ra, rb, tile: LongKTile, target: Target) -> LongKLayout | None:
-    """The launch of `tile`: slices for one wave of the CTAs the SMs hold, each at least MIN_STEPS steps."""
+def candidate_layout(dtype, M, N, K, ra, rb, tile: LongKTile, target: Target) -> LongKLayout | None:
+    """The launch of `tile` on inputs read as `ra`, `rb` ((k-major, leading dimension) each): slices for one wave
+    of the CTAs the SMs hold, each at least MIN_STEPS steps (None: the tile does not fit the target or M x N)."""
     smem, tiles = smem_bytes(tile, ra[0], rb[0], dtype), math.ceil(M / tile.bm) * math.ceil(N / tile.bn)
     if smem > target.smem_per_block or tiles > MAX_TILES:
         return None
@@ -200,7 +202,7 @@ def longk_plan(problem: ContractionProblem, target: Target) -> LongKPlan | None:
     if K < MIN_STEPS * kt(problem.a.dtype):
         return None
     dt = problem.a.dtype
-    lays = [x for x in (_layout(dt, M, N, K, ra, rb, c.tile, target) for c in CANDIDATES
+    lays = [x for x in (candidate_layout(dt, M, N, K, ra, rb, c.tile, target) for c in CANDIDATES
                         if c.itemsize == ITEMSIZE[dt] and (c.step_mn is not None or (ra[0] and rb[0])))
             if x is not None]
     if not lays:
@@ -247,4 +249,4 @@ def choose_longk(problem: ContractionProblem, planned, target: Target, sm_count:
 
 
 __all__ = ["CANDIDATES", "LONGK_GAIN", "LONGK_SHARE", "MAX_TILES", "STEP_US", "Candidate", "LongKPlan",
-           "choose_longk", "longk_geometry", "longk_plan", "longk_us", "planned_us"]
+           "candidate_layout", "choose_longk", "longk_geometry", "longk_plan", "longk_us", "planned_us"]
