@@ -585,15 +585,18 @@ def _call_key(args, arrays, out, dtype, optimize, ops, op_out, backend, casting,
     """Hashable signature of an einsum call (None when some argument is not hashable)."""
     def meta(x):
         return (type(x).__module__, tuple(x.shape), tuple(x.strides), x.dtype.str, backends.data_ptr(x) % 16)
+
+    def typed(xs):  # (0.0 == 0 and True == 1 hash alike: a label or path entry keys with its type)
+        return tuple((type(x).__name__, x) for x in xs)
     try:
         if isinstance(args[0], str):
             subs = args[0]
         else:  # sublist form: the input sublists and the output sublist (if any)
-            subs = (tuple(tuple(args[i]) for i in range(1, len(args), 2)),
-                    tuple(args[-1]) if len(args) % 2 else None)
+            subs = (tuple(typed(args[i]) for i in range(1, len(args), 2)),
+                    typed(args[-1]) if len(args) % 2 else None)
         key = (subs, tuple(meta(x) for x in arrays), None if out is None else meta(out), dtype,
-               optimize if not isinstance(optimize, list) else
-               tuple(o if isinstance(o, str) else tuple(o) for o in optimize),
+               typed([optimize]) if not isinstance(optimize, list) else
+               tuple(o if isinstance(o, str) else typed(o) for o in optimize),
                None if ops is None else tuple(ops), op_out, backend, casting, arith)
         hash(key)
         return key

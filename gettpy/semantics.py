@@ -218,9 +218,10 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 def optimized_zero_d_array(inputs, output, shapes, optimize) -> bool:
     """Whether numpy.einsum's optimized path gives a 0-d result as a 0-d array rather than a numpy scalar: its path
-    (numpy.einsum_path for `optimize`, on stand-ins of `shapes`) ends with two operands that share a summed mode of
-    more than one index in both (numpy multiplies those by matmul and reshapes the product to ()); a last step of one
-    operand, or of two that share none (a product, modes of one index being dropped first), gives a scalar.
+    (numpy.einsum_path for `optimize`, on stand-ins of `shapes`) ends with two operands that share a summed mode whose
+    extent is not 1 in either, 0 included (numpy multiplies those by matmul and reshapes the product to ()); a last
+    step of one operand, or of two that share none (a product, modes of extent 1 being dropped first), gives a
+    scalar. An intermediate's extent of a mode is the one its operands broadcast to.
     `inputs`: each operand's modes (ellipses expanded)."""
     modes = list(dict.fromkeys(m for t in inputs for m in t))
     if len(modes) > len(_LETTERS):
@@ -232,21 +233,17 @@ def optimized_zero_d_array(inputs, output, shapes, optimize) -> bool:
         path = np.einsum_path(eq, *stand_ins, optimize=optimize)[0][1:]
     except (ValueError, TypeError):  # (a path numpy would refuse: the scalar, as numpy's plain einsum gives)
         return False
-    size: dict[str, int] = {}
-    terms = []  # (each operand's modes of more than one index, then each intermediate's)
-    for t, sh in zip(inputs, shapes, strict=True):
-        for m, e in zip(t, sh, strict=True):
-            size[m] = max(size.get(m, 1), int(e))
-        terms.append({m for m, e in zip(t, sh, strict=True) if e > 1})
-    names = [set(t) for t in inputs]
+    ext = [dict(zip(t, (int(e) for e in sh), strict=True)) for t, sh in zip(inputs, shapes, strict=True)]
+    names = [set(t) for t in inputs]  # (each operand's modes, then each intermediate's)
     for j, step in enumerate(path):
         order = sorted(step, reverse=True)
-        taken, taken_names = [terms.pop(i) for i in order], [names.pop(i) for i in order]
+        taken, taken_names = [ext.pop(i) for i in order], [names.pop(i) for i in order]
         if j == len(path) - 1:
-            return len(taken) == 2 and bool((taken[0] & taken[1]) - set(output))
+            return len(taken) == 2 and any(taken[0][m] != 1 and taken[1][m] != 1
+                                           for m in taken[0].keys() & taken[1].keys() if m not in output)
         kept = set().union(*taken_names) & set(output).union(*names)
         names.append(kept)
-        terms.append({m for m in kept if size[m] > 1})
+        ext.append({m: next((t[m] for t in taken if t.get(m, 1) != 1), 1) for m in kept})
     return False
 
 

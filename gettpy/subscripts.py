@@ -56,10 +56,13 @@ def _label(s, where: str) -> int:
     if isinstance(s, bool) or getattr(s, "dtype", None) is not None and s.dtype.kind == "b":
         raise SubscriptTypeError(f"{where}: sublist entries must be ints or Ellipsis, got the bool {s!r}")
     try:
-        return operator.index(s)
+        v = operator.index(s)
     except TypeError:
         raise SubscriptTypeError(f"{where}: sublist entries must be ints or Ellipsis, got {s!r} "
                                  f"({type(s).__name__})") from None
+    if not -(2**63) <= v < 2**63:  # (numpy converts an entry to a C long: a wider int is a TypeError there)
+        raise SubscriptTypeError(f"{where}: sublist entry {v} does not fit a 64-bit integer")
+    return v
 
 
 def _sublist_term(sub, where: str) -> list[str]:
@@ -165,6 +168,7 @@ def parse(args, ndims: list[int] | None = None) -> tuple[Subscripts, list]:
                 output_l.append(m)
         if ELLIPSIS not in out and n_ell:
             raise SubscriptError(f"the inputs' '...' stands for {n_ell} dimension(s) but the output has no '...' "
-                                 f"to receive them (numpy refuses this too)")
+                                 f"to receive them (numpy's default einsum refuses this too; its optimized path "
+                                 f"sums those dimensions: write them into the output, or name them, to sum them)")
         output = tuple(output_l)
     return Subscripts(tuple(inputs), output), operands

@@ -130,3 +130,37 @@ def test_opt_einsum_backend_and_contract_expression(rng, expr, shapes):
     assert_close(oe.contract(expr, *ops, backend="gettpy"), ref)
     e = gettpy.contract_expression(expr, *shapes)
     assert_close(e(*ops), ref)
+
+
+@pytest.mark.parametrize("first,second", [
+    (([0, 1], [1, 2]), ([0.0, 1.0], [1.0, 2.0])),
+    (([1, 0], [0, 2]), ([True, False], [False, 2])),
+])
+def test_cached_program_does_not_take_labels_numpy_refuses(first, second):
+    """A float or bool sublist label equals (and hashes as) an int one: the program cache must not hand the int
+    call's program to it; numpy refuses it with a TypeError every time."""
+    a, b = np.ones((2, 3)), np.ones((3, 4))
+    gettpy.einsum(a, first[0], b, first[1])
+    with pytest.raises(TypeError):
+        np.einsum(a, second[0], b, second[1])
+    with pytest.raises(TypeError):
+        gettpy.einsum(a, second[0], b, second[1])
+
+
+def test_cached_program_does_not_take_an_optimize_numpy_refuses():
+    a, b = np.ones((2, 3)), np.ones((3, 4))
+    gettpy.einsum("ij,jk", a, b, optimize=False)
+    with pytest.raises(TypeError):
+        np.einsum("ij,jk", a, b, optimize=0.0)
+    with pytest.raises(TypeError):
+        gettpy.einsum("ij,jk", a, b, optimize=0.0)
+
+
+@pytest.mark.parametrize("label,kind", [(2**70, TypeError), (-(2**64), TypeError), (52, ValueError), (-1, ValueError)])
+def test_sublist_labels_out_of_range_raise_as_numpy(label, kind):
+    """numpy refuses a label that is no C long with a TypeError and one outside [0, 52) with a ValueError."""
+    a = np.ones(3)
+    with pytest.raises(kind):
+        np.einsum(a, [label])
+    with pytest.raises(kind):
+        gettpy.einsum(a, [label])

@@ -1,7 +1,7 @@
 """0-d results of numpy operands as numpy gives them: numpy scalars, except where numpy's optimized path (optimize
 True, 'greedy', 'optimal' or an explicit path) ends in a product of two operands over a summed mode, which numpy
 returns as a 0-d array. Checked against numpy.einsum itself on random full contractions (disconnected terms, 0-d
-operands, repeated modes, one to four operands)."""
+operands, repeated modes, modes of extent 0 and broadcast ones, one to four operands)."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,15 +11,18 @@ import gettpy
 
 
 def _random_full_contraction(rng):
-    """Subscripts with an empty output and operands of extents 1-4 (some 0-d)."""
+    """Subscripts with an empty output and operands of extents 0-4 (some 0-d), a mode of an operand now and then
+    of extent 1 where the others' is not (broadcast: numpy then drops it from that operand before a matmul)."""
     letters = "abcdefg"
     n_ops = int(rng.integers(1, 5))
-    ext = {c: int(rng.integers(1, 5)) for c in letters}
-    terms = []
+    ext = {c: int(rng.integers(0, 5)) for c in letters}
+    terms, ops = [], []
     for _ in range(n_ops):
         k = int(rng.integers(0, 4))
-        terms.append("".join(rng.choice(list(letters[:4 + n_ops]), size=k)))
-    ops = [rng.standard_normal([ext[c] for c in t]) if t else float(rng.standard_normal()) for t in terms]
+        t = "".join(rng.choice(list(letters[:4 + n_ops]), size=k))
+        own = {c: 1 if rng.random() < 0.15 else ext[c] for c in set(t)}
+        terms.append(t)
+        ops.append(rng.standard_normal([own[c] for c in t]) if t else float(rng.standard_normal()))
     return ",".join(terms) + "->", ops
 
 
