@@ -61,6 +61,9 @@ def check_optimize(optimize) -> None:
                                 f"number")
         return
     if isinstance(optimize, list | tuple):
+        if len(optimize) and isinstance(optimize[0], str) and optimize[0] != "einsum_path":
+            raise ArgumentError(f"optimize={optimize!r}: not understood as a path (numpy's ['einsum_path', (i, j), "
+                                f"...]) nor as a (strategy, memory limit) pair")
         return  # an explicit path: its steps are checked where the path is used
     raise ArgumentError(f"optimize must be a bool, a path strategy name ('auto', 'greedy', 'optimal', 'dp', "
                         f"'branch-2', 'random-greedy', ...) or an explicit path, got {type(optimize).__name__} "
