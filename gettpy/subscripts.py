@@ -169,6 +169,7 @@ def parse(args, ndims: list[int] | None = None) -> tuple[Subscripts, list]:
         if ELLIPSIS not in out and n_ell:
             raise SubscriptError(f"the inputs' '...' stands for {n_ell} dimension(s) but the output has no '...' "
                                  f"to receive them (numpy's default einsum refuses this too; its optimized path "
-                                 f"sums those dimensions: write them into the output, or name them, to sum them)")
+                                 f"sums them): add '...' to the output to keep them, or name them with letters "
+                                 f"to sum them")
         output = tuple(output_l)
     return Subscripts(tuple(inputs), output), operands
