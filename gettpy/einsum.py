@@ -851,15 +851,11 @@ def _check_path(optimize, n: int) -> list[tuple[int, ...]]:
             raise PathError(f"optimize: path step {j} is empty")
         if len(set(idx)) != len(idx):
             raise PathError(f"optimize: path step {j} {step!r} repeats an operand")
-        # (numpy takes a step's operands out largest position first, each position counted in what is left then,
-        #  so a negative one counts from the end of that)
-        left, taken = list(range(live)), []
-        for i in sorted(idx, reverse=True):
-            if not -len(left) <= i < len(left):
-                raise PathIndexError(f"optimize: path step {j} {step!r} names operand {i}, but only {live} "
-                                     f"operand(s) are left at that step")
-            taken.append(left.pop(i))
-        steps.append(tuple(taken))
+        bad = [i for i in idx if not 0 <= i < live]
+        if bad:  # (negative positions too: numpy reads them inconsistently, one way to plan and another to pop)
+            raise PathIndexError(f"optimize: path step {j} {step!r} names operand {bad[0]}, but only {live} "
+                                 f"operand(s) are left at that step")
+        steps.append(idx)
         live -= len(idx) - 1
     if live != 1:
         raise PathError(f"optimize: the explicit path leaves {live} operands uncontracted (of {n}); it must "
