@@ -132,7 +132,7 @@ def longk_geometry(problem: ContractionProblem):
     if p.semiring is not None or p.compute != "f32" or p.a.dtype not in DTYPES or p.b.dtype != p.a.dtype:
         return None
     if min(p.a.align, p.b.align) < ITEMSIZE[p.a.dtype]:
-        return None  # (a pointer between values: the float32 reads take whole values)
+        return None  # (a pointer between values: the kernel's reads take whole values)
     if not (p.a.op.is_identity and p.b.op.is_identity):
         return None
     ext = dict(p.extents)
@@ -199,9 +199,9 @@ def longk_plan(problem: ContractionProblem, target: Target) -> LongKPlan | None:
     if g is None:
         return None
     M, N, K, ra, rb, m_modes, n_modes = g
-    if K < MIN_STEPS * kt(problem.a.dtype):
-        return None
     dt = problem.a.dtype
+    if K < MIN_STEPS * kt(dt):
+        return None
     lays = [x for x in (candidate_layout(dt, M, N, K, ra, rb, c.tile, target) for c in CANDIDATES
                         if c.itemsize == ITEMSIZE[dt] and (c.step_mn is not None or (ra[0] and rb[0])))
             if x is not None]
