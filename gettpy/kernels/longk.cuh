@@ -1,6 +1,6 @@
 // longk.cuh — the long-K kernel: partial GEMMs of a small M x N over slices of a long K, with inputs read at any
 // alignment (namespace longk; the prelude rendered by kernels/longk.py defines BM, BN, WARPS_M, WARPS_N, NS,
-// A_KMAJOR, B_KMAJOR, INPUT_T and MIN_BLOCKS, and pastes the template's PTX primitives, before this text).
+// A_KMAJOR, B_KMAJOR, INPUT_T, F64_MMA and MIN_BLOCKS, and pastes the template's PTX primitives, before this text).
 //
 // W[z, m, n] = alpha * sum over k in slice z of A(m, k) * B(n, k), each input a 2-D view with one unit stride:
 // k-major (element (r, k) at r * ld + k) or m/n-major (at k * ld + r), ld any. A CTA computes one BM x BN tile of
@@ -16,18 +16,21 @@
 // a step.
 //
 // Compute. 2-byte inputs (f16, bf16): mma.sync m16n8k16 with f32 accumulators, WARPS_M x WARPS_N warps each a
-// (BM / WARPS_M) x (BN / WARPS_N) tile, fragments by ldmatrix (.trans for m/n-major tiles). float32 inputs: FMA on
-// the CUDA cores (float32 products and sums), each thread blocks of 4 x 4 outputs fed by float4 reads of tiles
-// stored k row by k row.
+// (BM / WARPS_M) x (BN / WARPS_N) tile, fragments by ldmatrix (.trans for m/n-major tiles). float32 inputs, tiles
+// stored k row by k row: FMA on the CUDA cores (float32 products and sums), each thread blocks of 4 x 4 outputs fed
+// by float4 reads; or (F64_MMA) mma.sync m16n8k8 on the float64 tensor cores, each value widened exactly, products
+// exact and sums in float64, as the GETT template's float32 tiles compute.
 namespace longk {
 
 using T = INPUT_T;                              // (both inputs' type)
-constexpr bool SIMT = sizeof(T) == 4;           // float32: FMA on the CUDA cores; 2-byte types: mma.sync
+constexpr bool SIMT = sizeof(T) == 4;           // float32: tiles by k rows (FMA or f64 mma); 2-byte: mma.sync
 constexpr int ES = sizeof(T), VV = 16 / ES;     // bytes a value, values a 16-byte vector
 constexpr int KT = 128 / ES;
 constexpr int THREADS = WARPS_M * WARPS_N * 32;
 constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;
-static_assert(WM % 16 == 0 && WN % (SIMT ? 32 : 16) == 0, "a warp tile is whole 16 x 16 (FMA: 16 x 32) blocks");
+static_assert(WM % 16 == 0 && WN % (SIMT ? (F64_MMA ? 8 : 32) : 16) == 0,
+              "a warp tile is whole 16 x 16 blocks (FMA: 16 x 32, float64 mma: 16 x 8)");
+static_assert(SIMT || !F64_MMA, "the float64 tensor cores take float32 inputs");
 static_assert(NS >= 2, "at least one stage in flight while another is shifted");
 constexpr int OUT_OF_RANGE = 1 << 30;
 
@@ -37,16 +40,19 @@ __device__ __forceinline__ unsigned pick(unsigned q, unsigned a, unsigned b, uns
 
 // One input's stage geometry and a thread's share of its copies (`issue`) and shifts (`shift_in`).
 //   LINES lines of LEN values a stage; WPL 16-byte words copied a line. The aligned tile is what the products
-//   read: for mma.sync the lines as they are, rows PITCH values apart (8 more than LEN: rows of ldmatrix's eight
-//   addresses fall in different banks); for FMA k row by k row, TILE_R values each, so a k-major input is
-//   transposed as it is shifted in (TRANS; its vectors are then dealt to threads line by line, so that a warp's
-//   stores of one value fill consecutive words of one k row).
+//   read: for 2-byte mma.sync the lines as they are, rows PITCH values apart (8 more than LEN: rows of ldmatrix's
+//   eight addresses fall in different banks); for float32 k row by k row, TILE_R values each, rows ROW apart, so a
+//   k-major input is transposed as it is shifted in (TRANS; its vectors are then dealt to threads line by line,
+//   so that a warp's stores of one value fill consecutive words of one k row). The f64 mma's fragment loads put
+//   lane (g, t) at word t ROW + g: ROW is 8 or 24 mod 32 (kernels/longk.py's f64_row), so that the 32 lanes
+//   hit 32 banks.
 template <bool KMAJ, int TILE_R>
 struct Input {
   static constexpr int LINES = KMAJ ? TILE_R : KT, LEN = KMAJ ? KT : TILE_R;
-  static constexpr int VPL = LEN / VV, WPL = VPL + 1, PITCH = SIMT ? LEN : LEN + 8;
+  static constexpr int ROW = TILE_R + (F64_MMA ? (TILE_R % 16 == 0 ? 8 : 16) : 0);
+  static constexpr int VPL = LEN / VV, WPL = VPL + 1, PITCH = SIMT ? ROW : LEN + 8;
   static constexpr bool TRANS = SIMT && KMAJ;
-  static constexpr int RAW_BYTES = LINES * WPL * 16, TILE_BYTES = LINES * PITCH * ES;
+  static constexpr int RAW_BYTES = LINES * WPL * 16, TILE_BYTES = (SIMT ? KT * ROW : LINES * PITCH) * ES;
   static constexpr int NW = (LINES * WPL + THREADS - 1) / THREADS, NV = (LINES * VPL + THREADS - 1) / THREADS;
 
   const char* word[NW];  // the aligned word a slot copies at the slice's first step
@@ -136,8 +142,8 @@ struct Input {
         }
       }
       if constexpr (TRANS) {  // (the vector's four values are k = 4 v .. 4 v + 3 of row `line`)
-        unsigned* d = reinterpret_cast<unsigned*>(tile) + VV * v * LINES + line;
-        d[0] = o.x; d[LINES] = o.y; d[2 * LINES] = o.z; d[3 * LINES] = o.w;
+        unsigned* d = reinterpret_cast<unsigned*>(tile) + VV * v * ROW + line;
+        d[0] = o.x; d[ROW] = o.y; d[2 * ROW] = o.z; d[3 * ROW] = o.w;
       } else {
         *reinterpret_cast<uint4*>(tile + ES * (line * PITCH + VV * v)) = o;
       }
@@ -150,7 +156,7 @@ using InB = Input<B_KMAJOR, BN>;
 constexpr int STAGE_BYTES = InA::RAW_BYTES + InB::RAW_BYTES;
 
 // mma.sync products: a warp's WM x WN tile of m16n8 accumulators, fragments by ldmatrix from the aligned tiles
-template <class E>
+template <class E, int NB>  // (NB = WN / 16 fragment columns a warp)
 struct MmaTile {
   float acc[WM / 16][WN / 8][4];
 
@@ -162,7 +168,7 @@ struct MmaTile {
   }
   // the warp's A fragments (rows m) and B fragments (columns n) of k values kk..kk+15
   static __device__ __forceinline__ void fragments(const char* ta, const char* tb, int wm, int wn, int kk, int lane,
-                                                   unsigned (&af)[WM / 16][4], unsigned (&bf)[WN / 16][4]) {
+                                                   unsigned (&af)[WM / 16][4], unsigned (&bf)[NB][4]) {
     const int j = lane >> 3, r = lane & 7;
 #pragma unroll
     for (int i = 0; i < WM / 16; ++i) {
@@ -173,7 +179,7 @@ struct MmaTile {
         gett::ldmatrix_x4<true>(af[i], ta + 2 * ((kk + 8 * (j >> 1) + r) * InA::PITCH + m + 8 * (j & 1)));
     }
 #pragma unroll
-    for (int i = 0; i < WN / 16; ++i) {
+    for (int i = 0; i < NB; ++i) {
       int n = wn * WN + 16 * i;
       if constexpr (B_KMAJOR)
         gett::ldmatrix_x4<false>(bf[i], tb + 2 * ((n + 8 * (j >> 1) + r) * InB::PITCH + kk + 8 * (j & 1)));
@@ -184,7 +190,7 @@ struct MmaTile {
   __device__ __forceinline__ void step(const char* ta, const char* tb, int wm, int wn, int lane) {
 #pragma unroll
     for (int kk = 0; kk < KT; kk += 16) {
-      unsigned af[WM / 16][4], bf[WN / 16][4];
+      unsigned af[WM / 16][4], bf[NB][4];
       fragments(ta, tb, wm, wn, kk, lane, af, bf);
 #pragma unroll
       for (int i = 0; i < WM / 16; ++i)
@@ -232,9 +238,9 @@ struct FmaTile {
     for (int kk = 0; kk < KT; ++kk) {
       float4 a[FM], b[FN];
 #pragma unroll
-      for (int i = 0; i < FM; ++i) a[i] = *reinterpret_cast<const float4*>(pa + kk * BM + 16 * i);
+      for (int i = 0; i < FM; ++i) a[i] = *reinterpret_cast<const float4*>(pa + kk * InA::ROW + 16 * i);
 #pragma unroll
-      for (int j = 0; j < FN; ++j) b[j] = *reinterpret_cast<const float4*>(pb + kk * BN + 32 * j);
+      for (int j = 0; j < FN; ++j) b[j] = *reinterpret_cast<const float4*>(pb + kk * InB::ROW + 32 * j);
 #pragma unroll
       for (int i = 0; i < FM; ++i)
 #pragma unroll
@@ -263,16 +269,59 @@ struct FmaTile {
   }
 };
 
-// (the products of the input type: only the chosen one is instantiated)
-template <bool S> struct Pick { template <class E> using tile = MmaTile<E>; };
-template <> struct Pick<true> { template <class E> using tile = FmaTile<WM / 16, WN / 32>; };
-using Products = Pick<SIMT>::tile<T>;
+// f64 mma.sync products of float32 tiles: a warp's (MI = WM / 16) x (NI = WN / 8) m16n8 blocks of float64
+// accumulators, each fragment register one shared load of a k-row tile (the template's frag32 loads), widened
+template <int MI, int NI>
+struct DmmaTile {
+  double acc[MI * NI * 4];
+
+  __device__ __forceinline__ void zero() {
+#pragma unroll
+    for (int i = 0; i < MI * NI * 4; ++i) acc[i] = 0.0;
+  }
+  __device__ __forceinline__ void step(const char* ta, const char* tb, int wm, int wn, int lane) {
+    const float* fa = reinterpret_cast<const float*>(ta);
+    const float* fb = reinterpret_cast<const float*>(tb);
+#pragma unroll
+    for (int kk = 0; kk < KT; kk += 8) {
+      unsigned af[MI][4], bf[NI][2];
+#pragma unroll
+      for (int i = 0; i < MI; ++i) gett::frag32_a_mn<InA::ROW>(af[i], fa, wm * WM + 16 * i, kk, lane);
+#pragma unroll
+      for (int j = 0; j < NI; ++j) gett::frag32_b_mn<InB::ROW>(bf[j], fb, wn * WN + 8 * j, kk, lane);
+      gett::mma_f64_tile<MI, NI>(acc, af, bf);
+    }
+  }
+  __device__ __forceinline__ void store(double* w, int M, int N, int m0, int n0, float alpha, int wm, int wn,
+                                        int lane) const {
+    const int g = lane >> 2, q = lane & 3;
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+      for (int j = 0; j < NI; ++j)
+#pragma unroll
+        for (int h = 0; h < 4; ++h) {
+          int m = m0 + wm * WM + 16 * i + g + 8 * (h >> 1), n = n0 + wn * WN + 8 * j + 2 * q + (h & 1);
+          if (m < M && n < N) w[(long long)m * N + n] = (double)alpha * acc[(i * NI + j) * 4 + h];
+        }
+  }
+};
+
+// (the products of the input type and units: only the chosen one is instantiated)
+template <int U> struct Pick { template <class E> using tile = MmaTile<E, WN / 16>; };
+template <> struct Pick<1> { template <class E> using tile = FmaTile<WM / 16, WN / 32>; };
+template <> struct Pick<2> { template <class E> using tile = DmmaTile<WM / 16, WN / 8>; };
+using Products = Pick<SIMT ? (F64_MMA ? 2 : 1) : 0>::tile<T>;
+// (the workspace's type: float64 sums stay unrounded until the slices are added)
+template <bool D> struct SumOf { using type = float; };
+template <> struct SumOf<true> { using type = double; };
+using Sum = SumOf<F64_MMA>::type;
 
 }  // namespace longk
 
 extern "C" __global__ void __launch_bounds__(longk::THREADS, MIN_BLOCKS)
 gett_longk(const char* __restrict__ A, long long lda, int M, const char* __restrict__ B, long long ldb, int N,
-           long long K, long long slice, float* __restrict__ W, float alpha) {
+           long long K, long long slice, longk::Sum* __restrict__ W, float alpha) {
   using namespace longk;
   extern __shared__ __align__(128) char smem[];
   char* ta = smem + NS * STAGE_BYTES;

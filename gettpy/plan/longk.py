@@ -9,8 +9,9 @@ ruled in:
 
 * **its time** (`longk_us`): each input's bytes times the CTA columns (rows) that read it, at LONGK_SHARE of the
   copy bandwidth; or, where they take longer, the padded tile's flops at MMA_SHARE of the tensor-core peak (float32:
-  FMA_SHARE of the CUDA cores' float32 peak), or a slice's steps at the tile's measured step time (`Candidate`;
-  small M + N: few bytes a step); plus the workspace of partial sums written and read back and two launches.
+  FMA_SHARE of the CUDA cores' float32 peak, or DMMA_SHARE of the float64 tensor cores' on their tiles), or a
+  slice's steps at the tile's measured step time (`Candidate`; small M + N: few bytes a step); plus the workspace of
+  partial sums written and read back and two launches.
 * **the schedule's**: plan/traffic.py's price of its core launch and its packs (`planned_us`), never below the
   least its bytes can cost (`traffic.least_us`).
 
@@ -39,6 +40,9 @@ MMA_SHARE = 0.5
 #: the share of the CUDA cores' float32 peak (Target.peak("simt32")) its FMA tiles reach on padded flops (measured on
 #: the H100: 0.46 on a 32 x 32 tile of 17 x 3 values, 0.54-0.56 on 96 x 64 tiles of 96 x 33 and 94 x 114)
 FMA_SHARE = 0.55
+#: the share of the float64 tensor cores' peak (Target.peak("dmma")) its float64-mma tiles reach on padded flops
+#: (an estimate: the FMA tiles' share)
+DMMA_SHARE = 0.55
 #: the fewest steps of the k loop a slice takes (shorter ones: the workspace outweighs the inputs' stream)
 MIN_STEPS = 4
 #: the long-K kernel must predict at most this fraction of the planned schedule's time
@@ -68,11 +72,14 @@ class Candidate:
 #: 2-byte inputs (mma.sync, 64 values of k a step): 64 x 64 on 4 warps, three CTAs an SM, for extents up to 64; 96-
 #: and 128-wide tiles on 8 warps, two an SM; one 96 x 128 tile of one stage in flight for k-major inputs (an input
 #: read once where two 96 x 64 tiles read it twice: 1.37x faster on a 94 x 114 GEMM, K = 3.4 million).
-#: float32 inputs (FMA, 32 values of k a step; warp tiles 32 columns wide): 32 x 32 and 64 x 32 tiles on 2 warps,
-#: six and four CTAs an SM, for the smallest M and N (17 x 3 to 61 x 17: 1.4-2.7x faster than torch.einsum there),
-#: the wider ones on 4 to 8 warps (64 x 64: three CTAs an SM, 96 x 128: one, the others two); 64 x 96, 64 x 128 and
-#: 96 x 128 with the step times they showed before each value was read at its own offset (the others ran 5-20%
-#: faster since: upper bounds). The planner takes them only where the GETT core sums in float32 too (choose_longk).
+#: float32 inputs (32 values of k a step), FMA on the CUDA cores (float32 sums; warp tiles 32 columns wide): 32 x 32
+#: and 64 x 32 tiles on 2 warps, six and four CTAs an SM, for the smallest M and N (17 x 3 to 61 x 17: 1.4-2.7x
+#: faster than torch.einsum there), the wider ones on 4 to 8 warps (64 x 64: three CTAs an SM, 96 x 128: one, the
+#: others two); 64 x 96, 64 x 128 and 96 x 128 with the step times they showed before each value was read at its own
+#: offset (the others ran 5-20% faster since: upper bounds).
+#: float32 inputs on the float64 tensor cores (float64 sums, as the GETT core's float32 tiles): warp tiles of 16 x 8
+#: blocks, from 128 x 8 on 4 warps and 32 x 16 on 2 for the narrowest N to 128 x 64 on 8; their step times are estimates (the FMA
+#: tiles' of the same size) until the probe has measured them.
 CANDIDATES = (Candidate(LongKTile(64, 64, 2, 2, 2, 3), 1.8, 2.5), Candidate(LongKTile(96, 64, 2, 4, 3, 2), 1.5, 2.3),
               Candidate(LongKTile(64, 96, 4, 2, 3, 2), 1.5, 2.3), Candidate(LongKTile(128, 64, 4, 2, 3, 2), 1.5, 2.3),
               Candidate(LongKTile(64, 128, 2, 4, 3, 2), 1.5, 2.3), Candidate(LongKTile(96, 128, 2, 4, 2, 2), 2.3, None),
@@ -84,7 +91,15 @@ CANDIDATES = (Candidate(LongKTile(64, 64, 2, 2, 2, 3), 1.8, 2.5), Candidate(Long
               Candidate(LongKTile(128, 64, 4, 2, 3, 2), 4.0, 4.1, 4),
               Candidate(LongKTile(64, 96, 2, 3, 3, 2), 3.9, 4.3, 4),
               Candidate(LongKTile(64, 128, 2, 4, 3, 2), 4.2, 4.6, 4),
-              Candidate(LongKTile(96, 128, 3, 2, 3, 1), 4.1, 4.5, 4))
+              Candidate(LongKTile(96, 128, 3, 2, 3, 1), 4.1, 4.5, 4),
+              Candidate(LongKTile(128, 8, 4, 1, 3, 3, True), 2.6, 2.6, 4),
+              Candidate(LongKTile(32, 16, 2, 1, 3, 6, True), 2.5, 2.5, 4),
+              Candidate(LongKTile(32, 32, 2, 1, 3, 6, True), 2.5, 2.5, 4),
+              Candidate(LongKTile(64, 32, 2, 1, 3, 4, True), 3.2, 2.7, 4),
+              Candidate(LongKTile(128, 32, 4, 1, 3, 2, True), 2.6, 2.6, 4),
+              Candidate(LongKTile(64, 64, 2, 2, 3, 2, True), 3.4, 3.5, 4),
+              Candidate(LongKTile(96, 64, 3, 2, 3, 2, True), 3.6, 3.6, 4),
+              Candidate(LongKTile(128, 64, 4, 2, 3, 1, True), 4.0, 4.1, 4))
 
 #: a step's time for a tile that is no candidate (a caller's own)
 STEP_US = 2.3
@@ -156,11 +171,13 @@ def longk_geometry(problem: ContractionProblem):
     return M, N, K, ra, rb, ma[0] + ones, nb[0]
 
 
-def candidate_layout(dtype, M, N, K, ra, rb, tile: LongKTile, target: Target) -> LongKLayout | None:
+def candidate_layout(dtype, M, N, K, ra, rb, tile: LongKTile, target: Target,
+                     max_tiles: int = MAX_TILES) -> LongKLayout | None:
     """The launch of `tile` on inputs read as `ra`, `rb` ((k-major, leading dimension) each): slices for one wave
-    of the CTAs the SMs hold, each at least MIN_STEPS steps (None: the tile does not fit the target or M x N)."""
+    of the CTAs the SMs hold, each at least MIN_STEPS steps (None: the tile does not fit the target, or M x N takes
+    more than `max_tiles` tiles)."""
     smem, tiles = smem_bytes(tile, ra[0], rb[0], dtype), math.ceil(M / tile.bm) * math.ceil(N / tile.bn)
-    if smem > target.smem_per_block or tiles > MAX_TILES:
+    if smem > target.smem_per_block or tiles > max_tiles:
         return None
     ctas = tile.min_blocks if smem * tile.min_blocks <= target.smem_per_sm - 2048 else 1
     slices = max(1, ctas * target.sm_count // tiles)
@@ -185,16 +202,20 @@ def longk_us(lay: LongKLayout, target: Target) -> float:
     tm, tn = math.ceil(lay.M / t.bm), math.ceil(lay.N / t.bn)
     reads = ITEMSIZE[lay.dtype] * lay.K * (lay.M * tn + lay.N * tm)
     stream = reads / (target.copy_gbs * 1e3 * LONGK_SHARE)
-    peak = target.peak("simt32") * FMA_SHARE if lay.dtype == "f32" else target.peak("mma") * MMA_SHARE
+    if lay.dtype != "f32":
+        peak = target.peak("mma") * MMA_SHARE
+    else:
+        peak = target.peak("dmma") * DMMA_SHARE if t.f64_mma else target.peak("simt32") * FMA_SHARE
     flops = 2.0 * tm * t.bm * tn * t.bn * lay.K / (max(peak, 1e-3) * 1e6)
     steps = lay.slice // lay.kt * _step_us(lay)
-    workspace = target.copy_us(2 * 4 * lay.slices * lay.M * lay.N)
+    workspace = target.copy_us(2 * (8 if t.f64_mma else 4) * lay.slices * lay.M * lay.N)
     return max(stream, flops, steps) + workspace + 2 * target.launch_us
 
 
-def longk_plan(problem: ContractionProblem, target: Target) -> LongKPlan | None:
+def longk_plan(problem: ContractionProblem, target: Target, f64_sums: bool = False) -> LongKPlan | None:
     """The long-K plan of `problem` on its tile of least predicted time, or None where the kernel does not take it
-    or no slice would be MIN_STEPS steps long (K too short to stream)."""
+    or no slice would be MIN_STEPS steps long (K too short to stream). `f64_sums`: float32 inputs only on the tiles
+    of float64 sums (the float64 tensor cores; needs Target.dmma)."""
     g = longk_geometry(problem)
     if g is None:
         return None
@@ -203,7 +224,8 @@ def longk_plan(problem: ContractionProblem, target: Target) -> LongKPlan | None:
     if K < MIN_STEPS * kt(dt):
         return None
     lays = [x for x in (candidate_layout(dt, M, N, K, ra, rb, c.tile, target) for c in CANDIDATES
-                        if c.itemsize == ITEMSIZE[dt] and (c.step_mn is not None or (ra[0] and rb[0])))
+                        if c.itemsize == ITEMSIZE[dt] and (c.step_mn is not None or (ra[0] and rb[0]))
+                        and (target.dmma or not c.tile.f64_mma) and (c.tile.f64_mma or not f64_sums))
             if x is not None]
     if not lays:
         return None
@@ -234,16 +256,14 @@ def planned_us(s, target: Target, sm_count: int, spec=None) -> float:
 
 def choose_longk(problem: ContractionProblem, planned, target: Target, sm_count: int) -> LongKPlan | None:
     """The long-K plan of `problem` where it predicts at most LONGK_GAIN of schedule `planned`'s time and sums as
-    accurately, else None: float32 inputs go to its float32 sums only where the GETT core sums in float32 too (not
-    where it runs on the float64 tensor cores, whose float64 sums gettpy.einsum documents)."""
-    lk = longk_plan(problem, target)
-    if lk is None:
-        return None
+    accurately, else None: float32 inputs go to its float32 sums only where the GETT core sums in float32 too; where
+    that core runs on the float64 tensor cores (float64 sums, as gettpy.einsum documents), to its float64 ones."""
     try:
         spec = _core_spec(planned, target, sm_count)
     except KernelError:  # (a core the model cannot specialise: the schedule stays as planned)
         return None
-    if lk.layout.dtype == "f32" and spec.tf32 == 2:
+    lk = longk_plan(problem, target, f64_sums=spec.tf32 == 2)
+    if lk is None:
         return None
     return lk if longk_us(lk.layout, target) <= LONGK_GAIN * planned_us(planned, target, sm_count, spec) else None
 

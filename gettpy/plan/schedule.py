@@ -255,11 +255,11 @@ class Schedule:
 
     @property
     def workspace_bytes(self) -> int:
-        """Bytes of the temporaries (packed inputs and output workspace; the long-K kernel's float32 partial sums
-        of every slice and their sum)."""
+        """Bytes of the temporaries (packed inputs and output workspace; the long-K kernel's partial sums of every
+        slice and their sum, float64 on its float64-mma tiles, else float32)."""
         if self.longk is not None:
             lay = self.longk.layout
-            return 4 * lay.M * lay.N * (lay.slices + 1)
+            return (8 if lay.tile.f64_mma else 4) * lay.M * lay.N * (lay.slices + 1)
         ext, core_ext = dict(self.pad_ext or self.problem.extents), dict(self.core.problem.extents)
         packs = sum(t.itemsize * math.prod(ext[m] for m in t.modes) for t in (self.pack_a, self.pack_b) if t)
         stage = self.stage_d

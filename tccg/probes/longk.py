@@ -48,7 +48,7 @@ def _input(rows: int, k: int, kmajor: bool, npdt, rng):
     return (x if kmajor else x.T), (k if kmajor else rows)
 
 
-def probe(dtype: str, shapes, reads, reps: int = 9) -> list[dict]:
+def probe(dtype: str, shapes, reads, reps: int = 9, max_tiles: int | None = None) -> list[dict]:
     """One row per (shape, reads, candidate tile): times in us, the step time, the model's prediction, the largest
     error relative to max |reference| and whether it is within the tolerance of the input type."""
     import cupy
@@ -57,12 +57,12 @@ def probe(dtype: str, shapes, reads, reps: int = 9) -> list[dict]:
 
     target, rng, rows = device_target(), cupy.random.default_rng(1), []
     for (M, N, K), (akm, bkm) in ((s, r) for s in shapes for r in reads):
-        rows += _probe_shape(dtype, M, N, K, akm, bkm, target, rng, reps)
+        rows += _probe_shape(dtype, M, N, K, akm, bkm, target, rng, reps, max_tiles)
         cupy.get_default_memory_pool().free_all_blocks()
     return rows
 
 
-def _probe_shape(dtype, M, N, K, akm, bkm, target, rng, reps) -> list[dict]:
+def _probe_shape(dtype, M, N, K, akm, bkm, target, rng, reps, max_tiles) -> list[dict]:
     """probe's rows of one shape and pair of reads."""
     import cupy
     import numpy as np
@@ -94,10 +94,11 @@ def _probe_shape(dtype, M, N, K, akm, bkm, target, rng, reps) -> list[dict]:
     for c in plongk.CANDIDATES:
         if c.itemsize != ITEMSIZE[dtype] or (c.step_mn is None and not (akm and bkm)):
             continue
-        lay = plongk.candidate_layout(dtype, M, N, K, (akm, lda), (bkm, ldb), c.tile, target)
+        lay = plongk.candidate_layout(dtype, M, N, K, (akm, lda), (bkm, ldb), c.tile, target,
+                                      max_tiles or plongk.MAX_TILES)
         if lay is None:
             continue
-        w = longk_run(lay, a, b, 1.0).sum(axis=0)
+        w = longk_run(lay, a, b, 1.0).sum(axis=0)  # (float64 on float64-mma tiles)
         err = float(cupy.abs(w.astype(cupy.float64) - ref).max()) / scale
         us = 1e3 * time_cupy([lambda lay=lay: longk_run(lay, a, b, 1.0)], reps=reps)[0]
         steps = lay.slice // lay.kt
@@ -112,6 +113,8 @@ def main(argv=None) -> int:
     ap.add_argument("--shapes", default=DEFAULT_SHAPES, help="comma list of MxNxK")
     ap.add_argument("--reads", default="kk,mm", help="comma list of kk, km, mk, mm")
     ap.add_argument("--reps", type=int, default=9)
+    ap.add_argument("--max-tiles", type=int, default=None,
+                    help="also time tiles that cover M x N in up to this many tiles (the planner: MAX_TILES)")
     args = ap.parse_args(argv)
     shapes, reads = parse_shapes(args.shapes), parse_reads(args.reads)
     try:
@@ -122,9 +125,10 @@ def main(argv=None) -> int:
         print(f"tccg.probes.longk needs a CUDA device ({type(e).__name__}: {e})")
         return 1
     print("M x N x K reads | tile (bm x bn / stages, warps) | slices x steps | us | us a step | model us | rel err")
-    for r in probe(args.dtype, shapes, reads, args.reps):
+    for r in probe(args.dtype, shapes, reads, args.reps, args.max_tiles):
         t = r["tile"]
-        print(f"{r['M']}x{r['N']}x{r['K']} {r['reads']} | {t.bm}x{t.bn}/{t.stages} {t.warps_m}x{t.warps_n} | "
+        print(f"{r['M']}x{r['N']}x{r['K']} {r['reads']} | {t.bm}x{t.bn}/{t.stages} {t.warps_m}x{t.warps_n}"
+              f"{' f64' if t.f64_mma else ''} | "
               f"{r['slices']} x {r['steps']} | {r['us']:.1f} | {r['step_us']:.2f} | {r['model_us']:.1f} | "
               f"{r['err']:.1e}{'' if r['ok'] else ' FAIL'} (planned {r['planned_us']:.1f}, torch "
               f"{'-' if r['torch_us'] is None else format(r['torch_us'], '.1f')})")

@@ -36,14 +36,14 @@ def _problem(eq, a, b, ext, dtype="f16", d_dtype="f16", c=None, ops_ab=(None, No
 
 def _emulated_run(lay: LongKLayout, a, b, alpha):
     """What the kernel writes: W[z, m, n] = alpha * sum over slice z of A(m, k) B(n, k), A(m, k) at element
-    m * ld + k (k-major) or k * ld + m of the memory from a's first element on."""
+    m * ld + k (k-major) or k * ld + m of the memory from a's first element on (float64 on float64-mma tiles)."""
     def view(x, kmajor, ld, rows):
         st = (ld, 1) if kmajor else (1, ld)
         return np.lib.stride_tricks.as_strided(x, (rows, lay.K), tuple(s * x.itemsize for s in st)).astype(np.float64)
 
     A, B = view(a, lay.a_kmajor, lay.a_ld, lay.M), view(b, lay.b_kmajor, lay.b_ld, lay.N)
     return np.stack([alpha * A[:, z * lay.slice:(z + 1) * lay.slice] @ B[:, z * lay.slice:(z + 1) * lay.slice].T
-                     for z in range(lay.slices)]).astype(np.float32)
+                     for z in range(lay.slices)]).astype(np.float64 if lay.tile.f64_mma else np.float32)
 
 
 #: (einsum, extents, order of A, order of B): long sums over rows of odd lengths, modes that merge
@@ -161,14 +161,19 @@ def test_planner_takes_longk_for_float32_odd_rows(M, N, K):
 @pytest.mark.parametrize("M,N,K,order", [(77, 45, 2000003, "C"), (94, 114, 3406031, "C"), (127, 80, 500001, "F")])
 def test_float32_keeps_the_float64_sums_of_its_gett_core(M, N, K, order):
     """Where the GETT core of a float32 contraction runs on the float64 tensor cores (float64 sums, as
-    gettpy.einsum documents), the long-K kernel's float32 sums do not replace it, whatever its predicted time."""
+    gettpy.einsum documents), the long-K kernel may replace it only with its float64-mma tiles, never its float32
+    FMA sums, whatever their predicted time; a target without float64 tensor cores has no such tile."""
+    import dataclasses
+
     from gettpy.plan import longk as plongk
     from gettpy.plan.tiles import kernel_spec
 
     p = _shape_problem(M, N, K, order, dtype="f32")
+    assert kernel_spec(make_schedule(p, direct=False).core, False).tf32 == 2
     s = make_schedule(p)
-    assert s.longk is None and kernel_spec(s.core, False).tf32 == 2
-    assert plongk.longk_plan(p, DEFAULT_TARGET) is not None  # (the kernel would take the shape)
+    assert s.longk is None or s.longk.layout.tile.f64_mma
+    assert plongk.longk_plan(p, DEFAULT_TARGET, f64_sums=True).layout.tile.f64_mma
+    assert plongk.longk_plan(p, dataclasses.replace(DEFAULT_TARGET, dmma=False), f64_sums=True) is None
 
 
 @pytest.mark.parametrize("align,dtype", [(2, "f32"), (1, "f16")])
