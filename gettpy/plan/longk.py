@@ -78,8 +78,8 @@ class Candidate:
 #: others two); 64 x 96, 64 x 128 and 96 x 128 with the step times they showed before each value was read at its own
 #: offset (the others ran 5-20% faster since: upper bounds).
 #: float32 inputs on the float64 tensor cores (float64 sums, as the GETT core's float32 tiles): warp tiles of 16 x 8
-#: blocks, from 128 x 8 on 4 warps and 32 x 16 on 2 for the narrowest N to 128 x 64 on 8; their step times are estimates (the FMA
-#: tiles' of the same size) until the probe has measured them.
+#: blocks, from 128 x 8 on 4 warps and 32 x 16 on 2 for the narrowest N to 128 x 64 on 8; their step times are
+#: estimates (the FMA tiles' of the same size) until the probe has measured them.
 CANDIDATES = (Candidate(LongKTile(64, 64, 2, 2, 2, 3), 1.8, 2.5), Candidate(LongKTile(96, 64, 2, 4, 3, 2), 1.5, 2.3),
               Candidate(LongKTile(64, 96, 4, 2, 3, 2), 1.5, 2.3), Candidate(LongKTile(128, 64, 4, 2, 3, 2), 1.5, 2.3),
               Candidate(LongKTile(64, 128, 2, 4, 3, 2), 1.5, 2.3), Candidate(LongKTile(96, 128, 2, 4, 2, 2), 2.3, None),
