@@ -31,25 +31,28 @@ from ..layouts.descriptor import merge_axes
 from .problem import ContractionProblem
 from .target import Target
 
-#: the share of the copy bandwidth at which the long-K kernel streams its inputs: measured on the H100 over 12
-#: long-K shapes (M, N 29-127, K 0.5-3.4 million, f16, both orders) at 1.29-1.76x the time of copying the inputs'
-#: bytes once, its workspace's sum included
-LONGK_SHARE = 0.7
+#: the share of the copy bandwidth at which the long-K kernel streams its inputs, by their item size: 2-byte inputs
+#: measured on the H100 over 12 long-K shapes (M, N 29-127, K 0.5-3.4 million, f16, both orders) at 1.29-1.76x the
+#: time of copying the inputs' bytes once, its workspace's sum included; float32 at 0.86-0.95 of the copy bandwidth
+#: (bytes read, re-reads by tile rows and columns counted) where the bytes bound the float64-mma tiles (M x N of
+#: 1155 x 1, 577 x 3 and 61 x 17)
+LONGK_SHARE = {2: 0.7, 4: 0.85}
 #: the share of the tensor cores' peak (Target.peak("mma")) the kernel's mma.sync tiles reach on padded flops
 MMA_SHARE = 0.5
 #: the share of the CUDA cores' float32 peak (Target.peak("simt32")) its FMA tiles reach on padded flops (measured on
 #: the H100: 0.46 on a 32 x 32 tile of 17 x 3 values, 0.54-0.56 on 96 x 64 tiles of 96 x 33 and 94 x 114)
 FMA_SHARE = 0.55
 #: the share of the float64 tensor cores' peak (Target.peak("dmma")) its float64-mma tiles reach on padded flops
-#: (an estimate: the FMA tiles' share)
-DMMA_SHARE = 0.55
+#: (measured on the H100: 0.79 on 96 x 64 tiles of a 94 x 114 GEMM read m / n-major, K = 3.4 million)
+DMMA_SHARE = 0.75
 #: the fewest steps of the k loop a slice takes (shorter ones: the workspace outweighs the inputs' stream)
 MIN_STEPS = 4
 #: the long-K kernel must predict at most this fraction of the planned schedule's time
 LONGK_GAIN = 1.0
-#: the most CTA tiles of M x N it takes (each input read by at most a few CTA columns or rows: the shapes it was
-#: measured on; a larger M x N is a GEMM whose tiles reuse their inputs, where the GETT tiles are made for it)
-MAX_TILES = 4
+#: the most CTA tiles of M x N it takes: up to 10 measured (a matrix-vector product of 1155 rows on 128 x 8 tiles,
+#: each input read by one tile column or row); a larger M x N is a GEMM whose tiles reuse their inputs, where the
+#: GETT tiles are made for it (longk_us prices the re-reads by tile rows and columns either way)
+MAX_TILES = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,9 +80,10 @@ class Candidate:
 #: faster than torch.einsum there), the wider ones on 4 to 8 warps (64 x 64: three CTAs an SM, 96 x 128: one, the
 #: others two); 64 x 96, 64 x 128 and 96 x 128 with the step times they showed before each value was read at its own
 #: offset (the others ran 5-20% faster since: upper bounds).
-#: float32 inputs on the float64 tensor cores (float64 sums, as the GETT core's float32 tiles): warp tiles of 16 x 8
-#: blocks, from 128 x 8 on 4 warps and 32 x 16 on 2 for the narrowest N to 128 x 64 on 8; their step times are
-#: estimates (the FMA tiles' of the same size) until the probe has measured them.
+#: float32 inputs on the float64 tensor cores (float64 sums, as the GETT core's float32 tiles; warp tiles of 16 x 8
+#: blocks), from 128 x 8 on 4 warps (a matrix-vector product) and 32 x 16 on 2 for the narrowest N to 128 x 64 on 8:
+#: steps of 0.7-3.1 us on the H100 (the larger where M and N fill the tile, k-major 96 x 64 the slowest), 1.3-2.2x
+#: faster than the FMA tile of the same size; 17 x 3 over K = 3 million in 0.11 ms on 32 x 16 (FMA 0.24 ms).
 CANDIDATES = (Candidate(LongKTile(64, 64, 2, 2, 2, 3), 1.8, 2.5), Candidate(LongKTile(96, 64, 2, 4, 3, 2), 1.5, 2.3),
               Candidate(LongKTile(64, 96, 4, 2, 3, 2), 1.5, 2.3), Candidate(LongKTile(128, 64, 4, 2, 3, 2), 1.5, 2.3),
               Candidate(LongKTile(64, 128, 2, 4, 3, 2), 1.5, 2.3), Candidate(LongKTile(96, 128, 2, 4, 2, 2), 2.3, None),
@@ -92,14 +96,14 @@ CANDIDATES = (Candidate(LongKTile(64, 64, 2, 2, 2, 3), 1.8, 2.5), Candidate(Long
               Candidate(LongKTile(64, 96, 2, 3, 3, 2), 3.9, 4.3, 4),
               Candidate(LongKTile(64, 128, 2, 4, 3, 2), 4.2, 4.6, 4),
               Candidate(LongKTile(96, 128, 3, 2, 3, 1), 4.1, 4.5, 4),
-              Candidate(LongKTile(128, 8, 4, 1, 3, 3, True), 2.6, 2.6, 4),
-              Candidate(LongKTile(32, 16, 2, 1, 3, 6, True), 2.5, 2.5, 4),
-              Candidate(LongKTile(32, 32, 2, 1, 3, 6, True), 2.5, 2.5, 4),
-              Candidate(LongKTile(64, 32, 2, 1, 3, 4, True), 3.2, 2.7, 4),
-              Candidate(LongKTile(128, 32, 4, 1, 3, 2, True), 2.6, 2.6, 4),
-              Candidate(LongKTile(64, 64, 2, 2, 3, 2, True), 3.4, 3.5, 4),
-              Candidate(LongKTile(96, 64, 3, 2, 3, 2, True), 3.6, 3.6, 4),
-              Candidate(LongKTile(128, 64, 4, 2, 3, 1, True), 4.0, 4.1, 4))
+              Candidate(LongKTile(128, 8, 4, 1, 3, 3, True), 0.8, 1.3, 4),
+              Candidate(LongKTile(32, 16, 2, 1, 3, 6, True), 1.1, 1.1, 4),
+              Candidate(LongKTile(32, 32, 2, 1, 3, 6, True), 1.4, 1.4, 4),
+              Candidate(LongKTile(64, 32, 2, 1, 3, 4, True), 1.9, 1.9, 4),
+              Candidate(LongKTile(128, 32, 4, 1, 3, 2, True), 1.8, 1.75, 4),
+              Candidate(LongKTile(64, 64, 2, 2, 3, 2, True), 1.9, 1.75, 4),
+              Candidate(LongKTile(96, 64, 3, 2, 3, 2, True), 3.0, 2.2, 4),
+              Candidate(LongKTile(128, 64, 4, 2, 3, 1, True), 2.0, 1.85, 4))
 
 #: a step's time for a tile that is no candidate (a caller's own)
 STEP_US = 2.3
@@ -201,7 +205,7 @@ def longk_us(lay: LongKLayout, target: Target) -> float:
     t = lay.tile
     tm, tn = math.ceil(lay.M / t.bm), math.ceil(lay.N / t.bn)
     reads = ITEMSIZE[lay.dtype] * lay.K * (lay.M * tn + lay.N * tm)
-    stream = reads / (target.copy_gbs * 1e3 * LONGK_SHARE)
+    stream = reads / (target.copy_gbs * 1e3 * LONGK_SHARE[ITEMSIZE[lay.dtype]])
     if lay.dtype != "f32":
         peak = target.peak("mma") * MMA_SHARE
     else:

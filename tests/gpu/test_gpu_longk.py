@@ -57,28 +57,41 @@ def test_planner_sends_long_sums_to_the_longk_kernel(launches, eq, ext, order):
     assert (err <= 2.0**-10 * np.abs(ref) + 0.05).all(), float((err - 2.0**-10 * np.abs(ref)).max())
 
 
-#: float32 rows of odd lengths over long sums that the planner gives the long-K kernel's FMA tiles (a small M x N,
-#: whose GETT core would sum in float32 on the CUDA cores too)
+#: float32 rows of odd lengths over long sums that the planner gives the long-K kernel (a small M x N; on a device
+#: with float64 tensor cores its float64-mma tiles)
 CHOSEN_F32 = [
     ("mk,nk->mn", dict(m=20, n=20, k=5000001)),  # (a 32 x 32 tile)
     ("km,kn->nm", dict(m=61, n=17, k=1234567)),  # (64 x 32, m / n-major reads)
     ("mk,nk->nm", dict(m=17, n=61, k=1234567)),
+    ("ijrs,ij->rs", dict(i=211, j=263, r=37, s=29)),  # (a matrix-vector product, m-major: 128 x 8 tiles)
+    ("km,kn->mn", dict(m=83, n=70, k=310001)),  # (96 x 64)
 ]
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("eq,ext", CHOSEN_F32, ids=[c[0] for c in CHOSEN_F32])
 def test_planner_sends_float32_long_sums_to_the_longk_kernel(launches, eq, ext):
+    """The planner's tile on the device's target; on float64-mma tiles every sum is float64, so D is the float64
+    product rounded once to float32 (FMA tiles: float32 sums, within their rounding)."""
     import cupy
+
+    from gettpy.plan.target import device_target
 
     fresh_caches()
     rng = np.random.default_rng(12)
     lhs, out = eq.split("->")
     xs = [nonzero(rng, [ext[m] for m in t]).astype(np.float32) for t in lhs.split(",")]
-    got = gettpy.einsum(eq, *[cupy.asarray(x) for x in xs])
+    got = cupy.asnumpy(gettpy.einsum(eq, *[cupy.asarray(x) for x in xs]))
     assert launches and launches[0].dtype == "f32", "the long-K kernel's float32 tiles did not run"
     ref = np.einsum(eq, *[x.astype(np.float64) for x in xs])
-    assert_close(cupy.asnumpy(got), ref, np.float32, scale=float(np.sqrt(np.prod(list(ext.values())))))
+    if launches[0].tile.f64_mma:
+        assert device_target().dmma
+        # (D's one rounding, half a float32 unit, plus the float64 sums' error over K products of magnitude < 2.25)
+        K = int(np.prod([e for m, e in ext.items() if m not in out]))
+        err = np.abs(got.astype(np.float64) - ref)
+        assert (err <= 2.0**-24 * np.abs(ref) + 10 * K * 2.0**-52).all(), float((err / np.abs(ref)).max())
+    else:
+        assert_close(got, ref, np.float32, scale=float(np.sqrt(np.prod(list(ext.values())))))
 
 
 def _info(name, modes, x, dtype, op=None):

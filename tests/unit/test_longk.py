@@ -148,14 +148,22 @@ def test_planner_takes_longk_for_odd_rows_of_a_long_sum(M, N, K):
     assert s.workspace_bytes == 4 * M * N * (lay.slices + 1)  # (the slices' float32 partials and their sum)
 
 
-@pytest.mark.parametrize("M,N,K", [(20, 20, 5000001), (17, 61, 1234567), (61, 17, 1234567), (29, 7, 2000003)])
+@pytest.mark.parametrize("M,N,K", [(20, 20, 5000001), (17, 61, 1234567), (61, 17, 1234567), (29, 7, 2000003),
+                                   (1073, 1, 55493), (90, 40, 1400001)])
 def test_planner_takes_longk_for_float32_odd_rows(M, N, K):
-    """Row-major float32 rows of odd lengths and a small M x N: the GETT core reads them in 4-byte pieces into
-    whole narrow tiles on the CUDA cores (float32 sums there too), where the long-K kernel reads 16-byte words into
-    tiles as small as 32 x 32."""
-    s = make_schedule(_shape_problem(M, N, K, dtype="f32"))
+    """Row-major float32 rows of odd lengths and a small M x N (a matrix-vector product among them): the GETT core
+    reads them in 4-byte pieces into whole narrow tiles, where the long-K kernel reads 16-byte words into tiles as
+    small as 128 x 8; on a target with float64 tensor cores it takes their tiles (float64 sums, and a float64
+    workspace), on one without, the FMA tiles."""
+    import dataclasses
+
+    p = _shape_problem(M, N, K, dtype="f32")
+    s = make_schedule(p)
     assert s.longk is not None and s.longk.layout.dtype == "f32" and s.longk.layout.tile.takes("f32")
-    assert s.longk.layout.slice % 32 == 0
+    assert s.longk.layout.slice % 32 == 0 and s.longk.layout.tile.f64_mma
+    assert s.workspace_bytes == 8 * M * N * (s.longk.layout.slices + 1)
+    lk = longk_plan(p, dataclasses.replace(DEFAULT_TARGET, dmma=False))
+    assert lk is not None and not lk.layout.tile.f64_mma
 
 
 @pytest.mark.parametrize("M,N,K,order", [(77, 45, 2000003, "C"), (94, 114, 3406031, "C"), (127, 80, 500001, "F")])
