@@ -183,5 +183,5 @@ def longk_run(lay: LongKLayout, a, b, alpha):
     return w
 
 
-__all__ = ["DTYPES", "LongKLayout", "LongKTile", "kt", "longk_run", "longk_source", "smem_bytes",
+__all__ = ["DTYPES", "LongKLayout", "LongKTile", "f64_row", "kt", "longk_run", "longk_source", "smem_bytes",
            "warp_cols"]

@@ -197,3 +197,14 @@ def test_longk_refuses_pointers_between_values(align, dtype):
 def test_planner_keeps_gett_elsewhere(M, N, K, order):
     """A square GEMM, a short sum, an M x N of many tiles, aligned rows (16-byte vectors read at full speed)."""
     assert make_schedule(_shape_problem(M, N, K, order)).longk is None
+
+
+@pytest.mark.parametrize("rows", [8, 16, 24, 32, 40, 64, 96, 128])
+def test_f64_row_puts_a_fragment_load_in_32_banks(rows):
+    """The float64-mma tile's k rows: lane (g, t) of a fragment load reads word t * row + g (g < 8, t < 4); every
+    row length the tiles use sends the 32 lanes to 32 different banks, and holds the tile's values."""
+    from gettpy.kernels.longk import f64_row
+
+    row = f64_row(rows)
+    assert row >= rows and row % 4 == 0  # (16-byte stores of whole vectors into a row)
+    assert len({(t * row + g) % 32 for g in range(8) for t in range(4)}) == 32
