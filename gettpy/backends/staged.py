@@ -148,8 +148,8 @@ def _direct(schedule: Schedule, a, b, c, d, alpha, beta) -> None:
 
 
 def _longk(schedule: Schedule, xp, a, b, c, d, alpha, beta) -> None:
-    """The long-K kernel of `schedule` on CuPy arrays: its slices' partial sums (alpha applied) added, then the
-    epilogue and the copy into D."""
+    """The long-K kernel of `schedule` on CuPy arrays: its slices' partial sums (alpha applied; on float64-mma
+    tiles to their float64 total, at alpha's full precision) added, then the epilogue and the copy into D."""
     from ..kernels.longk import longk_run
     from ..kernels.spec import refuse_complex_scalars
 
@@ -157,7 +157,11 @@ def _longk(schedule: Schedule, xp, a, b, c, d, alpha, beta) -> None:
     refuse_complex_scalars(alpha, beta, p.compute)
     ext = dict(p.extents)
     modes = lk.m_modes + lk.n_modes
-    ws = longk_run(lk.layout, a, b, alpha).sum(axis=0).reshape(tuple(ext[m] for m in modes))
+    if lk.layout.tile.f64_mma:  # (the float64 sums scaled in float64: the kernel's alpha is a float32)
+        ws = longk_run(lk.layout, a, b, 1.0).sum(axis=0) * float(alpha)
+    else:
+        ws = longk_run(lk.layout, a, b, alpha).sum(axis=0)
+    ws = ws.reshape(tuple(ext[m] for m in modes))
     ws = ws.transpose(tuple(modes.index(m) for m in p.d.modes))
     _into(xp, d, _epilogue(p, ws, c, beta))
 

@@ -170,7 +170,8 @@ def longk_source(lay: LongKLayout) -> str:
 
 def longk_run(lay: LongKLayout, a, b, alpha):
     """The partial sums W (CuPy, shape (slices, M, N); float64 for a tile of float64 products, else float32) of `lay`
-    over CuPy arrays `a`, `b` (each passed by its element (0, 0)'s pointer), launched on the current stream."""
+    over CuPy arrays `a`, `b` (each passed by its element (0, 0)'s pointer), times `alpha` rounded to float32,
+    launched on the current stream."""
     import cupy
 
     from .build import load_source

@@ -216,10 +216,12 @@ def longk_us(lay: LongKLayout, target: Target) -> float:
     return max(stream, flops, steps) + workspace + 2 * target.launch_us
 
 
-def longk_plan(problem: ContractionProblem, target: Target, f64_sums: bool = False) -> LongKPlan | None:
+def longk_plan(problem: ContractionProblem, target: Target, f64_sums: bool = False,
+               f64_cores: bool = True) -> LongKPlan | None:
     """The long-K plan of `problem` on its tile of least predicted time, or None where the kernel does not take it
     or no slice would be MIN_STEPS steps long (K too short to stream). `f64_sums`: float32 inputs only on the tiles
-    of float64 sums (the float64 tensor cores; needs Target.dmma)."""
+    of float64 sums (the float64 tensor cores); those tiles only where the target has them and `f64_cores` (as
+    make_schedule's) allows them."""
     g = longk_geometry(problem)
     if g is None:
         return None
@@ -229,7 +231,7 @@ def longk_plan(problem: ContractionProblem, target: Target, f64_sums: bool = Fal
         return None
     lays = [x for x in (candidate_layout(dt, M, N, K, ra, rb, c.tile, target) for c in CANDIDATES
                         if c.itemsize == ITEMSIZE[dt] and (c.step_mn is not None or (ra[0] and rb[0]))
-                        and (target.dmma or not c.tile.f64_mma) and (c.tile.f64_mma or not f64_sums))
+                        and (target.dmma and f64_cores or not c.tile.f64_mma) and (c.tile.f64_mma or not f64_sums))
             if x is not None]
     if not lays:
         return None
@@ -258,15 +260,17 @@ def planned_us(s, target: Target, sm_count: int, spec=None) -> float:
     return max(us, least_us(s, target))
 
 
-def choose_longk(problem: ContractionProblem, planned, target: Target, sm_count: int) -> LongKPlan | None:
+def choose_longk(problem: ContractionProblem, planned, target: Target, sm_count: int,
+                 f64_cores: bool = True) -> LongKPlan | None:
     """The long-K plan of `problem` where it predicts at most LONGK_GAIN of schedule `planned`'s time and sums as
     accurately, else None: float32 inputs go to its float32 sums only where the GETT core sums in float32 too; where
-    that core runs on the float64 tensor cores (float64 sums, as gettpy.einsum documents), to its float64 ones."""
+    that core runs on the float64 tensor cores (float64 sums, as gettpy.einsum documents), to its float64 ones
+    (`f64_cores`: as make_schedule's; False, no float64-mma tile)."""
     try:
         spec = _core_spec(planned, target, sm_count)
     except KernelError:  # (a core the model cannot specialise: the schedule stays as planned)
         return None
-    lk = longk_plan(problem, target, f64_sums=spec.tf32 == 2)
+    lk = longk_plan(problem, target, f64_sums=spec.tf32 == 2, f64_cores=f64_cores)
     if lk is None:
         return None
     return lk if longk_us(lk.layout, target) <= LONGK_GAIN * planned_us(planned, target, sm_count, spec) else None

@@ -933,7 +933,7 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
     lay = choose_direct(problem, s, target, sm_count)
     if lay is not None:
         return Schedule(problem, make_plan(problem), direct=lay)
-    lk = choose_longk(problem, s, target, sm_count)
+    lk = choose_longk(problem, s, target, sm_count, f64_cores)
     return s if lk is None else Schedule(problem, make_plan(problem), longk=lk)
 
 

@@ -18,7 +18,8 @@ from gettpy.plan.longk import CANDIDATES
 COMPILED = [(c, dt) for c in CANDIDATES for dt in ("f16", "bf16", "f32") if ITEMSIZE[dt] == c.itemsize]
 
 
-@pytest.mark.parametrize("cand,dtype", COMPILED, ids=[f"{c.tile.bm}x{c.tile.bn}-{dt}" for c, dt in COMPILED])
+@pytest.mark.parametrize("cand,dtype", COMPILED, ids=[f"{c.tile.bm}x{c.tile.bn}-{dt}" + "-f64mma" * c.tile.f64_mma
+                                                     for c, dt in COMPILED])
 def test_longk_tiles_compile_without_spills(cand, dtype):
     """Each candidate with every read the planner takes it for (k-major only where it has no m / n-major step)."""
     tile = cand.tile

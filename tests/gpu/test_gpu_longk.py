@@ -121,6 +121,31 @@ def test_longk_epilogue_alpha_beta_c_op_into_f32(launches):
     assert_close(cupy.asnumpy(d), ref, np.float32, scale=1.0)
 
 
+@pytest.mark.gpu
+def test_longk_float64_sums_epilogue_into_f32(launches):
+    """float32 inputs on the device's long-K tiles (float64-mma where it has them): D = tanh(alpha A B + beta C)
+    with alpha = 0.1 (not a float32), C and a float32 D, against float64."""
+    import cupy
+
+    from gettpy.plan.target import device_target
+
+    rng = np.random.default_rng(6)
+    M, N, K = 45, 71, 400003
+    a = nonzero(rng, (M, K)).astype(np.float32)
+    b = nonzero(rng, (N, K)).astype(np.float32)
+    c = nonzero(rng, (M, N)).astype(np.float32)
+    d = cupy.full((M, N), cupy.nan, dtype=cupy.float32)
+    ext = (("k", K), ("m", M), ("n", N))
+    p = ContractionProblem(_info("A", "mk", a, "f32"), _info("B", "nk", b, "f32"), _info("C", "mn", c, "f32"),
+                           _info("D", "mn", d, "f32", ops.tanh), ext, "f32")
+    s = make_schedule(p, target=device_target())
+    assert s.longk is not None and s.longk.layout.tile.f64_mma == device_target().dmma
+    execute("cupy", s, cupy.asarray(a), cupy.asarray(b), cupy.asarray(c), d, 0.1, -0.5)
+    assert launches
+    ref = np.tanh(0.1 * (a.astype(np.float64) @ b.astype(np.float64).T) - 0.5 * c)
+    assert_close(cupy.asnumpy(d), ref, np.float32, scale=1.0)
+
+
 def _view(cupy, rng, rows, K, kmajor, dtype, offset):
     """(device view whose element (r, k) is at r * ld + k (kmajor) or k * ld + r, starting `offset` elements into
     its buffer; its leading dimension ld (odd); its values as float64)."""

@@ -36,12 +36,14 @@ def _problem(eq, a, b, ext, dtype="f16", d_dtype="f16", c=None, ops_ab=(None, No
 
 def _emulated_run(lay: LongKLayout, a, b, alpha):
     """What the kernel writes: W[z, m, n] = alpha * sum over slice z of A(m, k) B(n, k), A(m, k) at element
-    m * ld + k (k-major) or k * ld + m of the memory from a's first element on (float64 on float64-mma tiles)."""
+    m * ld + k (k-major) or k * ld + m of the memory from a's first element on (float64 on float64-mma tiles), with
+    alpha rounded to float32 as the kernel takes it."""
     def view(x, kmajor, ld, rows):
         st = (ld, 1) if kmajor else (1, ld)
         return np.lib.stride_tricks.as_strided(x, (rows, lay.K), tuple(s * x.itemsize for s in st)).astype(np.float64)
 
     A, B = view(a, lay.a_kmajor, lay.a_ld, lay.M), view(b, lay.b_kmajor, lay.b_ld, lay.N)
+    alpha = float(np.float32(alpha))  # (the kernel's alpha parameter is a float32)
     return np.stack([alpha * A[:, z * lay.slice:(z + 1) * lay.slice] @ B[:, z * lay.slice:(z + 1) * lay.slice].T
                      for z in range(lay.slices)]).astype(np.float64 if lay.tile.f64_mma else np.float32)
 
@@ -208,3 +210,28 @@ def test_f64_row_puts_a_fragment_load_in_32_banks(rows):
     row = f64_row(rows)
     assert row >= rows and row % 4 == 0  # (16-byte stores of whole vectors into a row)
     assert len({(t * row + g) % 32 for g in range(8) for t in range(4)}) == 32
+
+
+def test_float64_sums_scale_by_alpha_at_full_precision(monkeypatch):
+    """On float64-mma tiles D is the float64 product times alpha, rounded once to float32: alpha = 0.1 is applied in
+    float64 after the slices' sum, not as the kernel's float32 alpha (0.1 rounded: a quarter of a float32 unit
+    off, which rounds many outputs the other way)."""
+    rng = np.random.default_rng(9)
+    M, N, K = 37, 23, 20011
+    a, b = nonzero(rng, (M, K)).astype(np.float32), nonzero(rng, (N, K)).astype(np.float32)
+    p, d = _problem("mk,nk->mn", a, b, dict(m=M, n=N, k=K), dtype="f32", d_dtype="f32")
+    lk = longk_plan(p, DEFAULT_TARGET, f64_sums=True)
+    assert lk.layout.tile.f64_mma
+    monkeypatch.setattr(klongk, "longk_run", _emulated_run)
+    s = make_schedule(p).__class__(p, make_schedule(p).core, longk=lk)
+    staged._longk(s, np, a, b, None, d, 0.1, 0.0)
+    ref = 0.1 * (a.astype(np.float64) @ b.astype(np.float64).T)
+    assert (d == ref.astype(np.float32)).all(), int((d != ref.astype(np.float32)).sum())
+
+
+def test_float64_mma_tiles_follow_f64_cores():
+    """make_schedule(f64_cores=False) keeps the long-K kernel off the float64 tensor cores too."""
+    p = _shape_problem(20, 20, 5000001, dtype="f32")
+    s = make_schedule(p, f64_cores=False)
+    assert s.longk is None or not s.longk.layout.tile.f64_mma
+    assert longk_plan(p, DEFAULT_TARGET, f64_sums=True, f64_cores=False) is None
