@@ -158,7 +158,8 @@ def _longk(schedule: Schedule, xp, a, b, c, d, alpha, beta) -> None:
     ext = dict(p.extents)
     modes = lk.m_modes + lk.n_modes
     if lk.layout.tile.f64_mma:  # (the float64 sums scaled in float64: the kernel's alpha is a float32)
-        ws = longk_run(lk.layout, a, b, 1.0).sum(axis=0) * float(alpha)
+        ws = longk_run(lk.layout, a, b, 1.0).sum(axis=0)
+        ws = ws * float(alpha) if alpha != 1 else ws
     else:
         ws = longk_run(lk.layout, a, b, alpha).sum(axis=0)
     ws = ws.reshape(tuple(ext[m] for m in modes))
