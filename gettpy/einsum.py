@@ -183,9 +183,9 @@ def einsum(*operands, out=None, dtype=None, optimize="auto", ops=None, op_out=No
             TF32, float32 accumulation) and "3xtf32" (each input split into two TF32 parts, three
             products: close to float32 accuracy). With None, a large compute-bound float32 contraction on
             an sm_90 GPU runs on the float64 tensor cores: inputs widened to float64 (exact), float64 sums,
-            the result rounded to float32 once (more accurate than a float32 sum, and faster there); other
-            float32 contractions sum in float32 (a long sum over a small output in slices of K, the slices'
-            float32 partial sums then added).
+            the result rounded to float32 once (more accurate than a float32 sum, and faster there); so does a
+            long sum over a small output (in slices of K, their float64 partial sums added in float64). Other
+            float32 contractions, and long sums on GPUs without float64 tensor cores, sum in float32.
         **options: numpy's ``casting`` ("no", "equiv", "safe" (default), "same_kind", "unsafe") rules
             `dtype` and `out` (numpy's optimized path, which numpy takes for optimize=True, "greedy", "optimal"
             or an explicit path, computes in the operands' type and writes its matrix products into an `out` that

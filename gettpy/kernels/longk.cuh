@@ -155,6 +155,23 @@ using InA = Input<A_KMAJOR, BM>;
 using InB = Input<B_KMAJOR, BN>;
 constexpr int STAGE_BYTES = InA::RAW_BYTES + InB::RAW_BYTES;
 
+// A warp's MI x NI blocks of m16n8 accumulators (lane (g, q) holds rows g and g + 8, columns 2 q and 2 q + 1 of
+// each, value h = 2 (row half) + column) written to W, rows from r0 and columns from c0, those in range only;
+// value(i, j, h) gives each.
+template <int MI, int NI, class S, class V>
+__device__ __forceinline__ void store_m16n8(S* w, int M, int N, int r0, int c0, int lane, V value) {
+  const int g = lane >> 2, q = lane & 3;
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int j = 0; j < NI; ++j)
+#pragma unroll
+      for (int h = 0; h < 4; ++h) {
+        int m = r0 + 16 * i + g + 8 * (h >> 1), n = c0 + 8 * j + 2 * q + (h & 1);
+        if (m < M && n < N) w[(long long)m * N + n] = value(i, j, h);
+      }
+}
+
 // mma.sync products: a warp's WM x WN tile of m16n8 accumulators, fragments by ldmatrix from the aligned tiles
 template <class E, int NB>  // (NB = WN / 16 fragment columns a warp)
 struct MmaTile {
@@ -203,16 +220,8 @@ struct MmaTile {
   }
   __device__ __forceinline__ void store(float* w, int M, int N, int m0, int n0, float alpha, int wm, int wn,
                                         int lane) const {
-    const int g = lane >> 2, q = lane & 3;
-#pragma unroll
-    for (int i = 0; i < WM / 16; ++i)
-#pragma unroll
-      for (int j = 0; j < WN / 8; ++j)
-#pragma unroll
-        for (int h = 0; h < 4; ++h) {
-          int m = m0 + wm * WM + 16 * i + g + 8 * (h >> 1), n = n0 + wn * WN + 8 * j + 2 * q + (h & 1);
-          if (m < M && n < N) w[(long long)m * N + n] = alpha * acc[i][j][h];
-        }
+    store_m16n8<WM / 16, WN / 8>(w, M, N, m0 + wm * WM, n0 + wn * WN, lane,
+                                 [&](int i, int j, int h) { return alpha * acc[i][j][h]; });
   }
 };
 
@@ -294,16 +303,8 @@ struct DmmaTile {
   }
   __device__ __forceinline__ void store(double* w, int M, int N, int m0, int n0, float alpha, int wm, int wn,
                                         int lane) const {
-    const int g = lane >> 2, q = lane & 3;
-#pragma unroll
-    for (int i = 0; i < MI; ++i)
-#pragma unroll
-      for (int j = 0; j < NI; ++j)
-#pragma unroll
-        for (int h = 0; h < 4; ++h) {
-          int m = m0 + wm * WM + 16 * i + g + 8 * (h >> 1), n = n0 + wn * WN + 8 * j + 2 * q + (h & 1);
-          if (m < M && n < N) w[(long long)m * N + n] = (double)alpha * acc[(i * NI + j) * 4 + h];
-        }
+    store_m16n8<MI, NI>(w, M, N, m0 + wm * WM, n0 + wn * WN, lane,
+                        [&](int i, int j, int h) { return (double)alpha * acc[(i * NI + j) * 4 + h]; });
   }
 };
 

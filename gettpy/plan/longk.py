@@ -229,9 +229,10 @@ def longk_plan(problem: ContractionProblem, target: Target, f64_sums: bool = Fal
     dt = problem.a.dtype
     if K < MIN_STEPS * kt(dt):
         return None
+    dmma = target.dmma and f64_cores
     lays = [x for x in (candidate_layout(dt, M, N, K, ra, rb, c.tile, target) for c in CANDIDATES
                         if c.itemsize == ITEMSIZE[dt] and (c.step_mn is not None or (ra[0] and rb[0]))
-                        and (target.dmma and f64_cores or not c.tile.f64_mma) and (c.tile.f64_mma or not f64_sums))
+                        and (dmma if c.tile.f64_mma else not f64_sums))
             if x is not None]
     if not lays:
         return None

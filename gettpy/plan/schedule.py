@@ -80,9 +80,9 @@ slower, so outputs are written in place except for split-K and:
 
 * **run the long-K kernel instead** (plan/longk.py, after the direct kernel's pass) for f16, bf16 or float32
   inputs with no batch mode, each of m, n and k one axis of every input, where its model predicts it at least as
-  fast as the schedule (float32: only where the schedule's core sums in float32 too): a small M x N over a long K
-  whose rows start at any alignment, read as aligned 16-byte words and shifted on chip, one slice of K a CTA, the
-  slices' float32 partial sums added after it.
+  fast as the schedule (float32: on its float64-tensor-core tiles wherever the schedule's core sums in float64): a
+  small M x N over a long K whose rows start at any alignment, read as aligned 16-byte words and shifted on chip,
+  one slice of K a CTA, the slices' partial sums (float32, or float64 on those tiles) added after it.
 
 Complex plans that run on the one-launch complex kernel (`one_launch`: a complex compute type and D, every
 operand's pointer aligned to its element) read A and B in place through the layout maps, whatever their strides:

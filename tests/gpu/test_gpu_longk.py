@@ -100,49 +100,31 @@ def _info(name, modes, x, dtype, op=None):
 
 
 @pytest.mark.gpu
-def test_longk_epilogue_alpha_beta_c_op_into_f32(launches):
-    """D = tanh(alpha A B + beta C) into a float32 D through the planner's long-K schedule."""
-    import cupy
-
-    rng = np.random.default_rng(5)
-    M, N, K = 45, 71, 400003
-    a = nonzero(rng, (M, K)).astype(np.float16)
-    b = nonzero(rng, (N, K)).astype(np.float16)
-    c = nonzero(rng, (M, N)).astype(np.float32)
-    d = cupy.full((M, N), cupy.nan, dtype=cupy.float32)
-    ext = (("k", K), ("m", M), ("n", N))
-    p = ContractionProblem(_info("A", "mk", a, "f16"), _info("B", "nk", b, "f16"), _info("C", "mn", c, "f32"),
-                           _info("D", "mn", d, "f32", ops.tanh), ext, "f32")
-    s = make_schedule(p)
-    assert s.longk is not None
-    execute("cupy", s, cupy.asarray(a), cupy.asarray(b), cupy.asarray(c), d, 1e-3, -0.5)
-    assert launches
-    ref = np.tanh(1e-3 * (a.astype(np.float64) @ b.astype(np.float64).T) - 0.5 * c)
-    assert_close(cupy.asnumpy(d), ref, np.float32, scale=1.0)
-
-
-@pytest.mark.gpu
-def test_longk_float64_sums_epilogue_into_f32(launches):
-    """float32 inputs on the device's long-K tiles (float64-mma where it has them): D = tanh(alpha A B + beta C)
-    with alpha = 0.1 (not a float32), C and a float32 D, against float64."""
+@pytest.mark.parametrize("dtype,alpha,seed", [("f16", 1e-3, 5), ("f32", 0.1, 6)])
+def test_longk_epilogue_alpha_beta_c_op_into_f32(launches, dtype, alpha, seed):
+    """D = tanh(alpha A B + beta C) into a float32 D through the planner's long-K schedule on the device's target;
+    float32 inputs on its float64-mma tiles where it has them, alpha = 0.1 not a float32 value."""
     import cupy
 
     from gettpy.plan.target import device_target
 
-    rng = np.random.default_rng(6)
+    npdt = {"f16": np.float16, "f32": np.float32}[dtype]
+    rng = np.random.default_rng(seed)
     M, N, K = 45, 71, 400003
-    a = nonzero(rng, (M, K)).astype(np.float32)
-    b = nonzero(rng, (N, K)).astype(np.float32)
+    a = nonzero(rng, (M, K)).astype(npdt)
+    b = nonzero(rng, (N, K)).astype(npdt)
     c = nonzero(rng, (M, N)).astype(np.float32)
     d = cupy.full((M, N), cupy.nan, dtype=cupy.float32)
     ext = (("k", K), ("m", M), ("n", N))
-    p = ContractionProblem(_info("A", "mk", a, "f32"), _info("B", "nk", b, "f32"), _info("C", "mn", c, "f32"),
+    p = ContractionProblem(_info("A", "mk", a, dtype), _info("B", "nk", b, dtype), _info("C", "mn", c, "f32"),
                            _info("D", "mn", d, "f32", ops.tanh), ext, "f32")
     s = make_schedule(p, target=device_target())
-    assert s.longk is not None and s.longk.layout.tile.f64_mma == device_target().dmma
-    execute("cupy", s, cupy.asarray(a), cupy.asarray(b), cupy.asarray(c), d, 0.1, -0.5)
+    assert s.longk is not None
+    if dtype == "f32":
+        assert s.longk.layout.tile.f64_mma == device_target().dmma
+    execute("cupy", s, cupy.asarray(a), cupy.asarray(b), cupy.asarray(c), d, alpha, -0.5)
     assert launches
-    ref = np.tanh(0.1 * (a.astype(np.float64) @ b.astype(np.float64).T) - 0.5 * c)
+    ref = np.tanh(alpha * (a.astype(np.float64) @ b.astype(np.float64).T) - 0.5 * c)
     assert_close(cupy.asnumpy(d), ref, np.float32, scale=1.0)
 
 
