@@ -62,6 +62,11 @@ slower, so outputs are written in place except for split-K and:
   fused path does. Not for an A whose panel the kernel keeps resident in shared memory (plan/tiles.py's
   panel_fits): the panel takes the op once per CTA, with no launch (about 4% faster than the pack).
 
+* **trade a TMA core's orientation** (plan/orient.py, first of `make_schedule`'s passes): a core on a TMA-fed
+  tile that writes D in place runs the other way round (the other input as the kernel's A) where that
+  orientation's tiles take fewer or cheaper waves (the TMA shapes are not square, and clusters need an even
+  number of tile rows).
+
 * **restage by the traffic model** (plan/traffic.py, the last pass of `make_schedule` for memory-bound real
   contractions with no C): where the tile would store D, or read an input, across its stride-1 runs (odd
   extents leave no interleaving of the two orders), the schedule as planned is priced against D staged
@@ -115,6 +120,7 @@ from .direct import choose_direct
 from .fold import FOLD, FOLD_A, FOLD_B, MIN_GAIN, fold_candidate, fold_gain, folded_problem, peak_kind
 from .heuristic import INT8_MIN_KVEC, int8_mma_tile, kernel_compute
 from .longk import LongKPlan, choose_longk
+from .orient import traded_core
 from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo
 from .reads import int8_read, word_read
@@ -921,6 +927,9 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
     s, realign = readable_schedule(problem, sm_count, part, tile, split, f64_cores, target)
     if part is not None or tile is not None or split is not None:
         return s
+    traded = traded_core(s, target, sm_count)  # (a TMA core the other way round, where its waves cost less)
+    if traded is not None:
+        s = replace(s, core=traded)
     if problem.c is None and all(t.dtype in RESTAGE_DTYPES for t in (problem.a, problem.b, problem.d)):
         # (compute-bound shapes too: where the schedule's reads are what bound it, a pack can pay; where the flops
         #  do, every alternative predicts the same flop time, which no MIN_GAIN margin undercuts)

@@ -53,3 +53,34 @@ def test_cluster_batch(rng):
     spec = run_forced(rng, "kib", "kjb", "ijb", ext, _tile(128, 128, 3), "f16", "f32", order="F", with_c=True,
                       alpha=0.75, beta=1.25)
     assert spec.tma_rank == 3 and spec.batch == 3
+
+
+@pytest.mark.parametrize("dout", ["float16", "float32"])
+def test_planner_traded_tma_core(dout, rng):
+    """A row-major GEMM the planner runs the other way round (plan/orient.py: 256 x 160 tiles in clusters of two,
+    D stored along the kernel's M) through einsum, checked against numpy float64."""
+    import cupy
+    import numpy as np
+    from harness import assert_close, nonzero
+
+    import gettpy
+    from gettpy.plan.problem import ContractionProblem, TensorInfo
+    from gettpy.plan.schedule import make_schedule
+    from gettpy.plan.target import device_target
+    from gettpy.plan.tiles import kernel_spec
+
+    M, N, K = 5144, 5104, 1032
+    target = device_target()
+    p = ContractionProblem(TensorInfo("A", ("i", "k"), (K, 1), "f16"), TensorInfo("B", ("k", "j"), (N, 1), "f16"),
+                           None, TensorInfo("D", ("i", "j"), (N, 1), "f16" if dout == "float16" else "f32"),
+                           (("i", M), ("j", N), ("k", K)))
+    s = make_schedule(p, target=target)
+    spec = kernel_spec(s.core, False, sm_count=target.sm_count, wgmma=target.wgmma)
+    if not (s.core.part.swapped and spec.tile.tma):
+        pytest.skip(f"not traded on this device ({target.name}, {target.sm_count} SMs)")
+    a = nonzero(rng, (M, K)).astype(np.float16)
+    b = nonzero(rng, (K, N)).astype(np.float16)
+    out = cupy.full((M, N), cupy.nan, dtype=dout)
+    gettpy.einsum("ik,kj->ij", cupy.asarray(a), cupy.asarray(b), out=out)
+    ref = cupy.asnumpy(cupy.asarray(a, dtype=cupy.float64) @ cupy.asarray(b, dtype=cupy.float64))
+    assert_close(cupy.asnumpy(out), ref, np.dtype(dout))
