@@ -122,6 +122,12 @@ def _read(arr: np.ndarray, layout, digits: dict | None, acc) -> np.ndarray:
     return v.astype(acc, copy=False)
 
 
+#: the type an op on an input of each floating type is computed in before op(x) is rounded to the input's type:
+#: the GPU's loaders compute it in the element's `to_f` type and store it in shared memory in the input's type
+#: (numpy's `op(a)` on such an array rounds the same way), whatever the accumulate type
+_OP_TYPE = {np.dtype(np.float16): np.float32, np.dtype(np.float32): np.float32, np.dtype(np.float64): np.float64}
+
+
 def _operand(arr, layout, op, acc, digits, tf32):
     """(op(operand) in the accumulate type as a digit view, the digits it moves on as a bool per axis)."""
     v, st = _view(arr, layout, _DIMS[layout.name], digits)
@@ -131,7 +137,13 @@ def _operand(arr, layout, op, acc, digits, tf32):
         # (an input without op whose values the accumulate type holds exactly: cast by the sums and the
         #  product's copies, a block at a time, never as a whole copy of the input)
         return v, moves
-    v = op(v.astype(acc, copy=False))
+    rounded = None if op.is_identity else _OP_TYPE.get(v.dtype)
+    if rounded is not None:  # (op(x) computed as the GPU's loaders do, and held in the input's own type)
+        with np.errstate(over="ignore"):
+            v = op(v.astype(rounded, copy=False)).astype(v.dtype)
+        v = v.astype(acc, copy=False)
+    else:
+        v = op(v.astype(acc, copy=False))
     if tf32:  # the tensor cores' TF32 inputs (3xtf32 is close to float32)
         v = round_tf32(v)
     return np.asarray(v), moves
@@ -305,14 +317,36 @@ def _matmul(ga: np.ndarray, gb: np.ndarray, out: np.ndarray | None = None, acc=N
     over the views (a BLAS call per stack entry costs more than the dot itself)."""
     if ga.shape[-2] == 1 and gb.shape[-1] == 1 and ga.shape[-1] > 1:
         shape = np.broadcast_shapes(ga.shape[:-2], gb.shape[:-2]) + (1, 1)
-        r = np.einsum("...k,...k->...", ga[..., 0, :], gb[..., :, 0], dtype=acc or np.result_type(ga, gb),
-                      casting="unsafe")  # (as astype: the inputs in the accumulate type)
+        r = _dots(ga[..., 0, :], gb[..., :, 0], acc or np.result_type(ga, gb))
         if out is None:
             return np.asarray(r).reshape(shape)
         out[...] = np.asarray(r).reshape(shape)
         return out
     kw = {} if acc is None else {"dtype": acc, "casting": "unsafe"}
     return np.matmul(ga, gb, **kw) if out is None else np.matmul(ga, gb, out=out, **kw)
+
+
+#: values of k a stacked dot product sums in sequence (numpy's sum of products, whose floating-point error grows
+#: with the count) before the blocks' sums are added pairwise (numpy's reduction along a contiguous axis)
+DOT_BLOCK = 4096
+
+
+def _dots(a: np.ndarray, b: np.ndarray, dtype) -> np.ndarray:
+    """sum_k a[..., k] * b[..., k] in `dtype` (the inputs cast to it as astype does), broadcasting the leading axes;
+    a floating sum over more than DOT_BLOCK values in blocks of DOT_BLOCK whose sums are added pairwise."""
+    kw = {"dtype": dtype, "casting": "unsafe"}
+    k = a.shape[-1]
+    if k <= DOT_BLOCK or np.dtype(dtype).kind not in "fc":
+        return np.einsum("...k,...k->...", a, b, **kw)
+    whole = k - k % DOT_BLOCK
+
+    def blocks(x):  # (a view: one axis of one stride cut in two)
+        return x[..., :whole].reshape(x.shape[:-1] + (whole // DOT_BLOCK, DOT_BLOCK))
+
+    r = np.einsum("...jk,...jk->...j", blocks(a), blocks(b), **kw).sum(axis=-1)
+    if whole < k:
+        r = r + np.einsum("...k,...k->...", a[..., whole:], b[..., whole:], **kw)
+    return r
 
 
 def _unit_strides(v: np.ndarray) -> np.ndarray:

@@ -1,0 +1,54 @@
+"""An input's op(x) is held in the input's own type before the product, on the CPU executor as on the GPU's
+loaders and packs (gettpy.ops): checked against numpy's own `op(a)` followed by a float64 product, and the GPU's
+packed schedule (run on numpy through backends.staged) against the CPU executor's in-place one."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gettpy
+from gettpy import ops
+from gettpy.backends import cpu, staged
+from gettpy.plan.problem import ContractionProblem, TensorInfo
+from gettpy.plan.schedule import make_schedule
+
+
+def _info(name, modes, x):
+    return TensorInfo(name, modes, tuple(s // x.itemsize for s in x.strides), {2: "f16", 4: "f32", 8: "f64"}[
+        x.itemsize], op=ops.identity)
+
+
+@pytest.mark.parametrize("op,twin", [(ops.tanh, np.tanh), (ops.square, np.square),
+                                     (ops.leaky_relu(0.1), lambda x: np.where(x > 0, x, x * np.float32(0.1)))])
+def test_float32_inputs_summed_in_float64(op, twin):
+    """float32 inputs into a float64 result: the products of float32 op(a) values, summed in float64."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((600, 1000)).astype(np.float32)[::2, ::2]  # (no stride-1 run: the GPU schedule packs A)
+    b = rng.standard_normal((500, 300)).astype(np.float32)
+    got = gettpy.einsum("ik,kj->ij", a, b, ops=[op, None], dtype=np.float64)
+    ref = twin(a).astype(np.float64) @ b.astype(np.float64)
+    assert twin(a).dtype == np.float32
+    assert np.max(np.abs(got - ref)) <= 1e-13 * np.max(np.abs(ref))
+    # (the GPU's schedule: A packed with its op applied, run on numpy)
+    p = ContractionProblem(TensorInfo("A", ("i", "k"), (a.strides[0] // 4, a.strides[1] // 4), "f32", op=op),
+                           _info("B", ("k", "j"), b), None, _info("D", ("i", "j"), got),
+                           (("i", 300), ("j", 300), ("k", 500)))
+    s = make_schedule(p)
+    assert s.pack_a is not None and s.pack_a.op.is_identity  # (the pack applies the op)
+    d = np.full((300, 300), 7.0)
+    staged.run(s, np, cpu.execute, a, b, None, d, 1.0, 0.0)
+    assert np.max(np.abs(d - ref)) <= 1e-13 * np.max(np.abs(ref))
+
+
+def test_float16_op_beyond_the_range_is_inf_as_numpy():
+    """square(300) is past float16's range: inf in op(a), as numpy's np.square on the float16 array, into a float32
+    result; values in range are exact."""
+    a = np.full((4, 5), 300, np.float16)
+    a[1] = 2
+    b = np.ones((5, 3), np.float16)
+    with np.errstate(invalid="ignore"):
+        got = gettpy.einsum("ik,kj->ij", a, b, ops=["square", None], dtype=np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        ref = np.square(a).astype(np.float64) @ b.astype(np.float64)
+    assert np.isinf(ref[0]).all() and np.array_equal(got, ref.astype(np.float32))
+    assert got[1].tolist() == [20.0, 20.0, 20.0]
