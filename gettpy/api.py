@@ -103,7 +103,9 @@ class TensorDescriptor:
     Attributes:
         extents: one extent per dimension (non-negative, below 2**63).
         strides: element strides (not bytes), one per dimension; negative and 0 allowed for inputs.
-        dtype: short name of the element type ("f32", "c64", "i32", ...).
+        dtype: short name of the element type ("f32", "c64", "i8", ...). The constructor reads a dtype string
+            as numpy does, as gettpy.einsum's dtype= does ("i8" is int64, "u8" uint64, "f16" float128): to
+            build a descriptor of another's type pass a numpy dtype, ``gettpy.dtypes.numpy_dtype(d.dtype)``.
         op: the unary op fused into reads of this tensor (gettpy.ops).
         alignment: the bytes the data pointer is aligned to (the kernel's vector loads assume it).
     """

@@ -18,6 +18,7 @@ Two compute paths:
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -173,6 +174,13 @@ class TileConfig:
     rows_run: int = 8
 
     def __post_init__(self):
+        sizes = {"bm": self.bm, "bn": self.bn, "bk": self.bk, "wm": self.wm, "wn": self.wn, "tm": self.tm,
+                 "tn": self.tn, "group_m": self.group_m, "rows_run": self.rows_run}
+        bad = {k: v for k, v in sizes.items() if not isinstance(v, numbers.Integral) or isinstance(v, bool)
+               or v < (1 if k in ("bm", "bn", "bk", "group_m", "rows_run") else 0)}
+        if bad:
+            raise KernelError(f"TileConfig: {bad}: tile sizes are integers, bm, bn, bk, group_m and rows_run at least "
+                              f"1, the warp and thread tiles at least 0")
         if self.stages < 2:
             raise KernelError(f"TileConfig: stages={self.stages}, the pipeline needs at least 2")
         if (self.wm > 0) == (self.tm > 0):

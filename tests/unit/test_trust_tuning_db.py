@@ -9,11 +9,13 @@ import json
 import os
 import threading
 import warnings
+from dataclasses import asdict
 
 import numpy as np
 import pytest
 
 import gettpy
+from gettpy.kernels.spec import TileConfig
 from gettpy.plan import cache as plan_cache
 from gettpy.plan import tuning_db
 from gettpy.plan.partition import Partition, partition
@@ -87,6 +89,8 @@ def _poisons(base: Partition):
         "not a partition": {"part": "m=n"},
         "no part": {"tile": None},
         "a bogus tile": {**part(), "tile": {"bm": "x"}},
+        "a negative tile side": {**part(), "tile": {**asdict(TileConfig(64, 64, 8, 3, tm=4, tn=4)), "bm": -64}},
+        "a zero k-tile": {**part(), "tile": {**asdict(TileConfig(64, 64, 8, 3, tm=4, tn=4)), "bk": 0}},
         "numbers for modes": {"part": {"m": [1], "n": [2], "k": [3], "b": [], "swapped": False}},
     }
 
