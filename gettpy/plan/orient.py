@@ -51,10 +51,16 @@ def traded_core(s, target: Target, sm_count: int) -> Plan | None:
     if problem.semiring is not None or any(t.dtype not in MMA_DTYPES for t in (problem.a, problem.b)):
         return None  # (the TMA tiles take 2-byte floating inputs and the ordinary sum)
     read_c = problem.c is not None
-    traded = make_plan(problem, s.core.part.traded())
+
+    def cost(plan):
+        return tma_core_cost(kernel_spec(plan, read_c, sm_count=sm_count, wgmma=target.wgmma), sm_count)
+
     try:
-        here, there = (tma_core_cost(kernel_spec(x, read_c, sm_count=sm_count, wgmma=target.wgmma), sm_count)
-                       for x in (s.core, traded))
+        here = cost(s.core)
+        if here is None:
+            return None
+        traded = make_plan(problem, s.core.part.traded())
+        there = cost(traded)
     except KernelError:  # (a layout or type no GPU tile takes this way round: the schedule as planned)
         return None
-    return traded if here is not None and there is not None and there < here else None
+    return traded if there is not None and there < here else None
