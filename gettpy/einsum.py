@@ -308,9 +308,10 @@ def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, 
             # numpy's einsum reads and writes `out` in the computation's type: both casts must be allowed
             raise DtypeError(f"out has dtype {out.dtype} but dtype={np.dtype(dtype)}: numpy's rule asks for casts "
                              f"both ways between them under casting={casting!r} ({looser_casting(casting)})")
+        shape = _output_of(operands, arrays)[0]  # (shapes before types, as numpy checks them)
+        if len(shape) != out.ndim or any(e not in (1, o) for e, o in zip(shape, out.shape, strict=True)):
+            raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {tuple(shape)}")
         r = _run(operands, arrays, backend, None, dtype, optimize, ops, op_out, {**options, "order": "K"}, arith)
-        if r.ndim != out.ndim or any(e not in (1, o) for e, o in zip(r.shape, out.shape, strict=True)):
-            raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {tuple(r.shape)}")
         if out.size:  # (an extent-1 result axis is stretched over out's by the copy, as numpy does)
             _check_no_self_overlap(out, "out")
         if exact:  # (numpy's optimized path computes in dtype= and writes `out` unchecked: taken where exact)
@@ -811,6 +812,8 @@ def _path(infos, output, ext, optimize):
         return [(0, 1)] * (len(infos) - 1)
     elif _explicit_steps(optimize) is not None:
         return _check_path(_explicit_steps(optimize), len(infos))
+    if 0 in ext.values():  # (every order gives the same zeros or empty result; opt_einsum's "dp" finds none)
+        return [(0, 1)] * (len(infos) - 1)
     limit = None
     if isinstance(optimize, tuple) and len(optimize) == 2 and isinstance(optimize[0], str):
         optimize, limit = optimize  # numpy's (strategy, memory limit) form

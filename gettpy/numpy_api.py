@@ -46,6 +46,8 @@ def tensordot(a, b, axes=2):
     array, as numpy.tensordot."""
     a, b = _as_operand(a, b), _as_operand(b, a)
     na, nb = a.ndim, b.ndim
+    if isinstance(axes, np.ndarray) and axes.ndim == 0 and axes.dtype.kind in "biu":
+        axes = axes.item()  # (numpy takes a 0-d integer array as the int it holds)
     if isinstance(axes, int | np.integer):
         axes = int(axes)
         if axes < 0 or axes > min(na, nb):

@@ -1,0 +1,51 @@
+"""numpy's behaviour on edge calls: a zero-length mode under every path strategy of three or more operands, an
+`out` wrong in shape and type at once (the shape reported first, as numpy does, whatever `optimize` is), a 0-d
+integer array as tensordot's axes, and a mode summed in one operand only summed first (numpy's optimized value)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gettpy
+
+
+@pytest.mark.parametrize("optimize", ["dp", "greedy", "optimal", "branch-2", True, False])
+def test_zero_length_mode_any_strategy(optimize):
+    ops = (np.ones(()), np.ones((0, 0, 0)), np.ones(3), np.ones((3, 3)))
+    got = gettpy.einsum(",aea,c,cc->", *ops, optimize=optimize)
+    assert got == np.einsum(",aea,c,cc->", *ops) == 0.0
+    a, b, c = np.ones((2, 0, 3)), np.ones((3, 4)), np.ones((4, 5))
+    got = gettpy.einsum("abc,cd,de->ae", a, b, c, optimize=optimize)
+    assert got.shape == (2, 5) and not got.any()
+
+
+@pytest.mark.parametrize("optimize", ["greedy", True, False, "optimal"])
+def test_out_wrong_in_shape_and_type_reports_the_shape(optimize):
+    with pytest.raises(ValueError, match=r"shape \(1,\)") as e:
+        gettpy.einsum("->", np.float32(1), dtype="complex64", casting="no", out=np.empty(1, np.float32),
+                      optimize=optimize)
+    assert not isinstance(e.value, TypeError)
+    with pytest.raises(ValueError):  # (numpy: the same kind of error)
+        np.einsum("->", np.float32(1), dtype="complex64", casting="no", out=np.empty(1, np.float32),
+                  optimize=optimize)
+
+
+def test_stretched_out_axis_through_a_cast():
+    out = np.zeros((3, 4))
+    got = gettpy.einsum("ij->ij", np.arange(3, dtype=np.float32).reshape(3, 1), dtype=np.float64, out=out,
+                        optimize="greedy")
+    assert got is out and out.tolist() == [[0.0] * 4, [1.0] * 4, [2.0] * 4]
+
+
+@pytest.mark.parametrize("axes", [np.array(1), np.array(0), np.int64(1), True])
+def test_tensordot_integer_like_axes(axes):
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(3, 4) if int(axes) else np.arange(4.0)
+    np.testing.assert_array_equal(gettpy.tensordot(a, b, axes), np.tensordot(a, b, axes))
+
+
+def test_one_sided_sum_first_as_numpys_optimized_path():
+    x, y = np.array([[1.0, np.inf]]), np.array([[1.0, 0.0]])
+    got = gettpy.einsum("ic,ia->i", x, y)
+    assert np.isinf(got[0]) and np.isinf(np.einsum("ic,ia->i", x, y, optimize=True)[0])
+    v = np.array([1.5, -2.0, 4.0])
+    assert gettpy.einsum("e,c->c", v, np.array([0.5, 2.0])).tolist() == [1.75, 7.0]
