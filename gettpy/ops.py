@@ -53,6 +53,20 @@ class Op:
     def is_identity(self) -> bool:
         return self.name == "identity"
 
+    def on_input(self, x, acc):
+        """op(x) of an input array (numpy or CuPy) as a contraction's product takes it, in type `acc`: for a
+        floating input computed in float32 (float64 for float64) and held in the input's own type, as the GPU's
+        loaders compute and hold it and numpy's ``op(a)`` rounds; for integer, bool and complex inputs computed
+        in `acc`."""
+        if self.is_identity:
+            return x.astype(acc, copy=False)
+        dt = x.dtype
+        wide = np.float64 if dt == np.float64 else np.float32 if dt.name in ("float16", "float32", "bfloat16") else None
+        if wide is None:
+            return self(x.astype(acc, copy=False))
+        with np.errstate(over="ignore"):
+            return self(x.astype(wide, copy=False)).astype(dt).astype(acc, copy=False)
+
 
 def cuda_literal(v: float) -> str:
     """A CUDA expression of the compute type T for the float v (infinities through their bit pattern)."""

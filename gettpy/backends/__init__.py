@@ -96,7 +96,7 @@ def execute_sum(name: str, schedule, a, d) -> None:
     acc = NUMPY_ACCUMULATE[accumulate_type(p.compute)]
     kept = tuple(p.d.modes)
     summed = tuple(m for m in p.a.modes if m not in kept and m in ext)
-    av = xp.asarray(p.a.op(_view(xp, a, p.a, tuple(reversed(kept + summed)), ext).astype(acc)), dtype=acc)
+    av = xp.asarray(p.a.op.on_input(_view(xp, a, p.a, tuple(reversed(kept + summed)), ext), acc), dtype=acc)
     r = av.sum(axis=tuple(range(len(kept), len(kept) + len(summed))), dtype=acc) if summed else av
     r = xp.asarray(p.d.op(r))
     dv = _view(xp, d, p.d, tuple(reversed(kept)), ext)

@@ -122,12 +122,6 @@ def _read(arr: np.ndarray, layout, digits: dict | None, acc) -> np.ndarray:
     return v.astype(acc, copy=False)
 
 
-#: the type an op on an input of each floating type is computed in before op(x) is rounded to the input's type:
-#: the GPU's loaders compute it in the element's `to_f` type and store it in shared memory in the input's type
-#: (numpy's `op(a)` on such an array rounds the same way), whatever the accumulate type
-_OP_TYPE = {np.dtype(np.float16): np.float32, np.dtype(np.float32): np.float32, np.dtype(np.float64): np.float64}
-
-
 def _operand(arr, layout, op, acc, digits, tf32):
     """(op(operand) in the accumulate type as a digit view, the digits it moves on as a bool per axis)."""
     v, st = _view(arr, layout, _DIMS[layout.name], digits)
@@ -137,13 +131,7 @@ def _operand(arr, layout, op, acc, digits, tf32):
         # (an input without op whose values the accumulate type holds exactly: cast by the sums and the
         #  product's copies, a block at a time, never as a whole copy of the input)
         return v, moves
-    rounded = None if op.is_identity else _OP_TYPE.get(v.dtype)
-    if rounded is not None:  # (op(x) computed as the GPU's loaders do, and held in the input's own type)
-        with np.errstate(over="ignore"):
-            v = op(v.astype(rounded, copy=False)).astype(v.dtype)
-        v = v.astype(acc, copy=False)
-    else:
-        v = op(v.astype(acc, copy=False))
+    v = op.on_input(v, acc)
     if tf32:  # the tensor cores' TF32 inputs (3xtf32 is close to float32)
         v = round_tf32(v)
     return np.asarray(v), moves
@@ -378,8 +366,8 @@ def _gathered_product(plan: Plan, ka, kb, acc) -> np.ndarray:
     step = max(1, GATHER_BLOCK // per_k)
     for k0 in range(0, k, step):
         window = ("k", k0, min(k, k0 + step))
-        ga = op_a(gather_matrix(ka, plan.layout_a, ("b", "m", "k"), window).astype(acc, copy=False))
-        gb = op_b(gather_matrix(kb, plan.layout_b, ("b", "k", "n"), window).astype(acc, copy=False))
+        ga = op_a.on_input(gather_matrix(ka, plan.layout_a, ("b", "m", "k"), window), acc)
+        gb = op_b.on_input(gather_matrix(kb, plan.layout_b, ("b", "k", "n"), window), acc)
         if plan.problem.compute == "tf32":
             ga, gb = round_tf32(ga), round_tf32(gb)
         if sr is None:

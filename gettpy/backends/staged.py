@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from ..dtypes import ACCUMULATE, NUMPY_ACCUMULATE, numpy_dtype
+from ..dtypes import numpy_dtype
 from ..layouts import descriptor
 from ..plan.problem import TensorInfo
 from ..plan.schedule import Schedule
@@ -40,8 +40,7 @@ def _pack(xp, x, t: TensorInfo, pk: TensorInfo, ext):
     if not op:
         # always a fresh (aligned) copy: ascontiguousarray would return an already contiguous view as is
         return xp.array(view, order="C", copy=True)
-    acc = NUMPY_ACCUMULATE[ACCUMULATE[t.dtype]]  # the kernel's compute type, rounded to the input type
-    return xp.array(t.op(view.astype(acc)).astype(x.dtype), order="C", copy=True)
+    return xp.array(t.op.on_input(view, x.dtype), order="C", copy=True)  # (as the fused op: held in x's type)
 
 
 def _pack_padded(xp, x, t: TensorInfo, pk: TensorInfo, ext, pad):

@@ -52,3 +52,31 @@ def test_float16_op_beyond_the_range_is_inf_as_numpy():
         ref = np.square(a).astype(np.float64) @ b.astype(np.float64)
     assert np.isinf(ref[0]).all() and np.array_equal(got, ref.astype(np.float32))
     assert got[1].tolist() == [20.0, 20.0, 20.0]
+
+
+def test_semiring_and_one_operand_paths_round_as_well():
+    """The gathered product (semirings) and one-operand sums hold op(x) in the input's type too."""
+    h = np.full((2, 3), 300, np.float16)
+    z = np.zeros((3, 2), np.float16)
+    got = gettpy.einsum("ik,kj->ij", h, z, ops=["square", None], dtype=np.float32, semiring="max_plus")
+    assert np.isinf(got).all() and (got > 0).all()  # (max over k of inf + 0)
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((40, 5000)).astype(np.float32)
+    b = rng.standard_normal((5000, 3)).astype(np.float32)
+    got = gettpy.einsum("ik,kj->ij", a, b, ops=["tanh", None], dtype=np.float64, semiring="max_plus")
+    ref = np.max(np.tanh(a).astype(np.float64)[:, :, None] + b.astype(np.float64)[None], axis=1)
+    np.testing.assert_array_equal(got, ref)
+    got = gettpy.einsum("ij->i", a, ops=["tanh"], dtype=np.float64)
+    ref = np.tanh(a).astype(np.float64).sum(axis=1)
+    assert np.max(np.abs(got - ref)) <= 1e-12 * np.max(np.abs(ref))
+    assert np.max(np.abs(got - np.tanh(a.astype(np.float64)).sum(axis=1))) > 1e-9  # (float64 tanh is another value)
+
+
+def test_bfloat16_input_op_held_in_bfloat16():
+    ml = pytest.importorskip("ml_dtypes")
+    rng = np.random.default_rng(9)
+    a = (rng.standard_normal((64, 256)) * 2).astype(ml.bfloat16)
+    b = rng.standard_normal((256, 32)).astype(ml.bfloat16)
+    got = gettpy.einsum("ik,kj->ij", a, b, ops=["tanh", None], dtype=np.float32)
+    ref = np.tanh(a.astype(np.float32)).astype(ml.bfloat16).astype(np.float64) @ b.astype(np.float64)
+    assert np.max(np.abs(got - ref)) <= 1e-5 * np.max(np.abs(ref))
