@@ -812,8 +812,9 @@ def _path(infos, output, ext, optimize):
         return [(0, 1)] * (len(infos) - 1)
     elif _explicit_steps(optimize) is not None:
         return _check_path(_explicit_steps(optimize), len(infos))
-    if 0 in ext.values():  # (every order gives the same zeros or empty result; opt_einsum's "dp" finds none)
-        return [(0, 1)] * (len(infos) - 1)
+    if 0 in ext.values():  # (the result is zeros or empty whatever the order; opt_einsum's "dp" finds no order over
+        #  a zero extent, so the order is planned as if it were 1, which keeps the intermediates small)
+        shapes = [tuple(max(e, 1) for e in s) for s in shapes]
     limit = None
     if isinstance(optimize, tuple) and len(optimize) == 2 and isinstance(optimize[0], str):
         optimize, limit = optimize  # numpy's (strategy, memory limit) form

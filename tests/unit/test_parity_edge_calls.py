@@ -49,3 +49,11 @@ def test_one_sided_sum_first_as_numpys_optimized_path():
     assert np.isinf(got[0]) and np.isinf(np.einsum("ic,ia->i", x, y, optimize=True)[0])
     v = np.array([1.5, -2.0, 4.0])
     assert gettpy.einsum("e,c->c", v, np.array([0.5, 2.0])).tolist() == [1.75, 7.0]
+
+
+def test_zero_length_mode_keeps_intermediates_small():
+    """A summed mode of extent 0: the result is zeros, and the order is planned as if the extent were 1 (the
+    in-order path would form a 260^4 outer product of the first two operands)."""
+    a, c = np.ones((260, 260)), np.ones((260, 260, 0))
+    got = gettpy.einsum("ij,kl,jkz->il", a, a, c)
+    assert got.shape == (260, 260) and not got.any()
