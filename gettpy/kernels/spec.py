@@ -174,13 +174,15 @@ class TileConfig:
     rows_run: int = 8
 
     def __post_init__(self):
-        sizes = {"bm": self.bm, "bn": self.bn, "bk": self.bk, "wm": self.wm, "wn": self.wn, "tm": self.tm,
-                 "tn": self.tn, "group_m": self.group_m, "rows_run": self.rows_run}
-        bad = {k: v for k, v in sizes.items() if not isinstance(v, numbers.Integral) or isinstance(v, bool)
+        counts = {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages, "wm": self.wm, "wn": self.wn,
+                  "tm": self.tm, "tn": self.tn, "group_m": self.group_m, "min_blocks": self.min_blocks,
+                  "sk_ctas": self.sk_ctas, "cluster": self.cluster, "l2_prefetch": self.l2_prefetch,
+                  "rows": self.rows, "rows_run": self.rows_run}
+        bad = {k: v for k, v in counts.items() if not isinstance(v, numbers.Integral) or isinstance(v, bool)
                or v < (1 if k in ("bm", "bn", "bk", "group_m", "rows_run") else 0)}
         if bad:
-            raise KernelError(f"TileConfig: {bad}: tile sizes are integers, bm, bn, bk, group_m and rows_run at least "
-                              f"1, the warp and thread tiles at least 0")
+            raise KernelError(f"TileConfig: {bad}: its counts are integers, bm, bn, bk, group_m and rows_run at least "
+                              f"1, the others at least 0")
         if self.stages < 2:
             raise KernelError(f"TileConfig: stages={self.stages}, the pipeline needs at least 2")
         if (self.wm > 0) == (self.tm > 0):
