@@ -924,7 +924,8 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
     kernel where plan/longk.py's says so (a small M x N over a long K)."""
     if sm_count is None:
         sm_count = target.sm_count
-    if any(e == 0 for _, e in problem.extents):  # (an empty D, or sums of nothing: no staging has work to do)
+    ext = dict(problem.extents)
+    if any(ext[m] == 0 for m in problem.d.modes):  # (an empty D: the executors write nothing, no staging has work)
         return Schedule(problem, make_plan(problem, part, tile))
     s, realign = readable_schedule(problem, sm_count, part, tile, split, f64_cores, target)
     if part is not None or tile is not None or split is not None:
