@@ -393,11 +393,15 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
     # numpy's type rules (dtypes.resolve checks dtype=, out's dtype and casting); with dtype= and an out of
     # another type the result is computed in dtype= and cast as it is stored into out
     res = resolve([x.dtype for x in arrays], dtype, None if out is None else out.dtype, casting)
-    in_s, out_s = res.inputs, res.stage or res.output
+    # (the result is computed in dtype= where given, else in the operands' result type, and cast once as it is
+    #  stored into an out of another type, as numpy and gettpy.einsum compute it)
+    calc = res.stage or (res.output if out is None else resolve([x.dtype for x in arrays], dtype, None, casting).output)
+    in_s, out_s = res.inputs, calc
     if library == "cupy":
         for s_ in {in_s, out_s}:
             check_gpu(s_, "einsum on CuPy-chunked Dask arrays")
-    out_dt = numpy_dtype(out_s) if out_s != "bf16" else (out.dtype if out is not None else arrays[0].dtype)
+    bf16 = next((x.dtype for x in (*arrays, out) if x is not None and x.dtype.name == "bfloat16"), None)
+    out_dt = numpy_dtype(out_s) if out_s != "bf16" else bf16
     acc_dt = np.dtype(np.float32) if out_s in _HALF else out_dt  # partial results of split contracted modes
     step_dt = out_dt if dtype is not None or in_s == out_s else acc_dt
     ext = _resolve_extents(subs.inputs, arrays)
