@@ -18,12 +18,14 @@ still checked against the problem it is used for before use (`plan.cache`, `plan
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
 import stat
 import tempfile
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -36,6 +38,25 @@ MAX_DB_BYTES = 256 << 20
 _PARSED: dict[str, tuple[tuple, dict]] = {}
 #: (path, file signature, reason) already warned about
 _WARNED: set = set()
+#: serialises the read-merge-replace of `TuningDB.record` between this process's threads
+_WRITE_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path):
+    """An exclusive advisory lock on `path`'s lock file (``<path>.lock``) for the read-merge-replace of `record`,
+    between processes, where the platform has fcntl (else nothing: the threads' lock still holds)."""
+    try:
+        import fcntl
+    except ImportError:  # (not POSIX)
+        yield
+        return
+    with open(path.with_name(path.name + ".lock"), "a") as f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
 def cache_dir() -> Path:
@@ -143,15 +164,16 @@ class TuningDB:
         """Store the best configuration of a problem and write the file atomically."""
         entry = {"config": config, "ms": float(ms), "when": time.strftime("%Y-%m-%dT%H:%M:%S")}
         self._entries = {**self._entries, key: entry}
-        merged = self._read() | self._entries  # keep what other processes wrote meanwhile
-        self._entries = merged
-        payload = {"format": FORMAT, "device": self.device_name, "cc": self.cc, "entries": merged}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".tuning-", suffix=".tmp", dir=self.path.parent)
-            with os.fdopen(fd, "w") as f:
-                json.dump(payload, f, indent=1, sort_keys=True)
-            os.replace(tmp, self.path)
+            with _WRITE_LOCK, _file_lock(self.path):  # (read, merge and replace as one step: threads and processes)
+                merged = self._read() | self._entries  # keep what other threads and processes wrote meanwhile
+                self._entries = merged
+                payload = {"format": FORMAT, "device": self.device_name, "cc": self.cc, "entries": merged}
+                fd, tmp = tempfile.mkstemp(prefix=".tuning-", suffix=".tmp", dir=self.path.parent)
+                with os.fdopen(fd, "w") as f:
+                    json.dump(payload, f, indent=1, sort_keys=True)
+                os.replace(tmp, self.path)
         except OSError as e:
             warnings.warn(f"gettpy: tuning database {self.path} not written ({e}); results kept in memory only",
                           stacklevel=2)

@@ -86,3 +86,23 @@ def test_read_only_path_is_a_file(tmp_path):
 def test_cache_dir_env(monkeypatch, tmp_path):
     monkeypatch.setenv("GETTPY_CACHE_DIR", str(tmp_path / "c"))
     assert cache_dir() == tmp_path / "c"
+
+
+def test_threads_recording_at_once_lose_no_entry(tmp_path):
+    """32 threads, each with its own TuningDB on one file, record 32 problems at once: all 32 are in the file."""
+    import threading
+
+    start = threading.Barrier(32)
+
+    def job(i):
+        db = TuningDB("dev", "90", tmp_path)
+        start.wait()
+        db.record(f"key{i}", {"tile": None, "i": i}, float(i))
+
+    threads = [threading.Thread(target=job, args=(i,)) for i in range(32)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    db = TuningDB("dev", "90", tmp_path)
+    assert sorted(db.lookup(f"key{i}")["config"]["i"] for i in range(32)) == list(range(32))
