@@ -38,6 +38,7 @@ from .einsum import _check_path, _explicit_steps, _ops_for, _resolve_extents
 from .einsum import einsum as _einsum
 from .errors import ArgumentError, DtypeError, GettpyError, OptionError, PathError, ShapeError, SubscriptError
 from .ops import _SEMIRINGS, as_op, as_semiring, identity
+from .semantics import check_casting, check_optimize, check_order
 from .subscripts import LETTERS, parse
 
 __all__ = ["einsum", "suggest_chunks", "ChunkSuggestion", "task_workers"]
@@ -205,8 +206,14 @@ def _path(inputs, output, ext, optimize) -> list[tuple[int, ...]]:
         for m in t:
             sym.setdefault(m, oe.get_symbol(len(sym)))
     eq = ",".join("".join(sym[m] for m in t) for t in inputs) + "->" + "".join(sym[m] for m in output)
-    shapes = [tuple(ext[m] for m in t) for t in inputs]
-    path, _ = oe.contract_path(eq, *shapes, shapes=True, optimize="auto" if optimize is True else optimize)
+    shapes = [tuple(max(ext[m], 1) for m in t) for t in inputs]  # (a zero extent: as gettpy.einsum plans it)
+    limit = None
+    if isinstance(optimize, tuple) and len(optimize) == 2 and isinstance(optimize[0], str):
+        optimize, limit = optimize  # numpy's (strategy, memory limit) form
+        if limit <= 0:  # (numpy then contracts all operands at once; the pairwise equivalent is in order)
+            return [(0, 1)] * (len(inputs) - 1)
+    path, _ = oe.contract_path(eq, *shapes, shapes=True, optimize="auto" if optimize is True else optimize,
+                               memory_limit=limit)
     return [tuple(p) for p in path]
 
 
@@ -341,7 +348,9 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
     for k in options:
         if k not in _NUMPY_OPTIONS:
             raise TypeError(f"einsum() got an unexpected keyword argument {k!r}")
-    casting = options.get("casting", "safe")
+    casting = check_casting(options.get("casting", "safe"))
+    check_order(options.get("order", "K"))
+    check_optimize(optimize)
     dtype = user_dtype(dtype)  # ('i8' is numpy's int64, as in gettpy.einsum)
     if not operands:
         raise SubscriptError("einsum needs subscripts and at least one operand")
