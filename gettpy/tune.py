@@ -28,7 +28,7 @@ from numpy.typing import DTypeLike
 
 from . import backends
 from .dtypes import accumulate_type, type_name
-from .errors import DtypeError, GettpyError
+from .errors import ArgumentError, DtypeError, GettpyError, OptionError
 from .graphs import replay_ms
 from .plan.cache import clear_plan_cache, record_tuned
 from .plan.tuner import Candidate, Trial, schedule_of
@@ -49,12 +49,25 @@ def tune(subscripts: str, a: Any, b: Any, out: Any = None, dtype: DTypeLike | No
             the floating-point kernel's tiles; those contractions keep their heuristic plan).
         GettpyError: subscripts that are not one binary contraction, or a heuristic result that does not match
             numpy.
+        ArgumentError, OptionError: samples, top, reps or seed not an integer, or under 1 (seed any integer); an
+            `out` that shares memory with a or b (each of the tuner's runs would read the one before's result).
     """
     import importlib
 
     ein = importlib.import_module("gettpy.einsum")
+    for name, v, least in (("samples", samples, 1), ("top", top, 1), ("reps", reps, 1), ("seed", seed, None)):
+        if isinstance(v, bool) or not isinstance(v, int | np.integer):
+            raise ArgumentError(f"tune: {name} must be an integer, got {type(v).__name__} {v!r}")
+        if least is not None and v < least:
+            raise OptionError(f"tune: {name}={v}: at least {least}")
     # scalars and nested lists are taken as einsum takes them (numpy arrays)
     a, b = (x if hasattr(x, "shape") and hasattr(x, "dtype") else np.asarray(x) for x in (a, b))
+    if out is not None and hasattr(out, "shape"):
+        xp = backends.xp_of(backends.array_module_name(out))
+        for name, x in (("a", a), ("b", b)):
+            if backends.array_module_name(x) == backends.array_module_name(out) and xp.may_share_memory(out, x):
+                raise OptionError(f"tune: out shares memory with {name}: the tuner runs the contraction many times, "
+                                  f"and each run would read what the one before wrote; give out its own array")
     ein.clear_program_cache()
     kw = {"out": out, "dtype": dtype, "ops": ops, "op_out": op_out}
     result = ein.einsum(subscripts, a, b, **kw)  # the heuristic plan; its result is the reference
