@@ -46,7 +46,7 @@ from .dtypes import (
     short_name,
     user_dtype,
 )
-from .errors import DtypeError, LayoutError, ShapeError, SubscriptError
+from .errors import ArgumentError, DtypeError, LayoutError, OptionError, ShapeError, SubscriptError
 from .layouts.descriptor import pointer_alignment, self_overlapping
 from .ops import Op, Semiring, as_op, as_semiring, identity
 from .plan.cache import cached_schedule
@@ -136,6 +136,12 @@ class TensorDescriptor:
         object.__setattr__(self, "strides", strides)
         object.__setattr__(self, "dtype", short_name(user_dtype(dtype), "TensorDescriptor"))
         object.__setattr__(self, "op", as_op(op, "TensorDescriptor op"))
+        if isinstance(alignment, bool) or not isinstance(alignment, int | np.integer):
+            raise ArgumentError(f"TensorDescriptor: alignment must be an integer, got {type(alignment).__name__} "
+                                f"{alignment!r}")
+        if alignment < 1 or alignment & (alignment - 1):
+            raise OptionError(f"TensorDescriptor: alignment={alignment!r}: the bytes the data pointer is aligned to, "
+                              f"a power of two (1, 2, 4, 8 or 16 and more)")
         object.__setattr__(self, "alignment", int(alignment))
         # (shape, byte strides, dtype) of arrays that passed `matches`: a repeated call skips the checks
         object.__setattr__(self, "_accepted", set())

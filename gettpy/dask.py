@@ -285,10 +285,13 @@ def _cupy_asarray(x):
 
 
 def _stream_set(stream, n: int) -> frozenset:
-    try:
-        idx = [int(i) for i in stream]
-    except TypeError:
-        raise ArgumentError(f"stream must be a sequence of operand indices, got {stream!r}") from None
+    if isinstance(stream, str | bytes) or not hasattr(stream, "__iter__"):
+        raise ArgumentError(f"stream must be a sequence of operand indices, got {stream!r}")
+    idx = list(stream)
+    for i in idx:
+        if isinstance(i, bool) or not isinstance(i, int | np.integer):
+            raise ArgumentError(f"stream: operand index {i!r} is not an integer")
+    idx = [int(i) for i in idx]
     for i in idx:
         if not -n <= i < n:
             raise ArgumentError(f"stream: operand index {i} is out of range for {n} operands")
@@ -425,6 +428,12 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
         raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {out_shape}")
     arrays = _unify_chunks(arrays, subs.inputs, ext, rechunk)
     sym = _symbols(subs)
+    if split_every is not None and (isinstance(split_every, bool) or not isinstance(split_every, int | np.integer)):
+        raise ArgumentError(f"split_every must be an integer or None, got {type(split_every).__name__} "
+                            f"{split_every!r}")
+    if split_every is not None and split_every < 2:
+        raise OptionError(f"split_every={split_every!r}: the tree reduction's fan-in, an integer of at least 2 (or "
+                          f"None for Dask's default)")
     layer = _Layer(sr, compute, split_every, library)
 
     # the pairwise steps: slots 0..n-1 are the operands, each step appends its intermediate
@@ -624,6 +633,15 @@ def suggest_chunks(subscripts: str, shapes, dtype, memory_bytes: int | None = No
     dt = short_name(dtype, "dtype")
     item = ITEMSIZE[dt]
     acc_item = 4 if item == 2 else item
+    for name, v in (("memory_bytes", memory_bytes), ("headroom", headroom)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating)):
+            raise ArgumentError(f"suggest_chunks: {name} must be a number, got {type(v).__name__} {v!r}")
+    if not 0 <= headroom < 1 or memory_bytes is not None and not memory_bytes > 0:  # (NaN fails both)
+        raise OptionError(f"suggest_chunks: memory_bytes={memory_bytes} must be positive and headroom={headroom} in "
+                          f"[0, 1)")
+    for name, v in (("parallelism", parallelism), ("tasks_per_worker", tasks_per_worker), ("split_every", split_every)):
+        if isinstance(v, bool) or not isinstance(v, int | np.integer):
+            raise ArgumentError(f"suggest_chunks: {name} must be an integer, got {type(v).__name__} {v!r}")
     budget = (memory_bytes if memory_bytes is not None else _device_memory()) * (1.0 - headroom)
     if budget <= 0:
         raise OptionError(f"suggest_chunks: memory_bytes={memory_bytes} with headroom={headroom} leaves nothing")

@@ -36,3 +36,27 @@ def test_strategies_and_memory_limit_pairs(optimize):
 def test_bad_order_and_casting(kw):
     with pytest.raises(OptionError):
         gdask.einsum("ij,jk->ik", A, B, **kw)
+
+
+@pytest.mark.parametrize("kw,err", [({"stream": [0.5]}, ArgumentError), ({"stream": "0"}, ArgumentError),
+                                    ({"split_every": 1}, OptionError), ({"split_every": 0}, OptionError),
+                                    ({"split_every": True}, ArgumentError), ({"split_every": 2.0}, ArgumentError)])
+def test_stream_and_split_every(kw, err):
+    with pytest.raises(err):
+        gdask.einsum("ij,jk->ik", A, B, **kw)
+
+
+def test_split_every_two_sums_every_chunk():
+    da = pytest.importorskip("dask.array")
+    x, y = da.from_array(A, chunks=(3, 1)), da.from_array(B, chunks=(1, 5))
+    np.testing.assert_array_equal(np.asarray(gdask.einsum("ij,jk->ik", x, y, split_every=2)), A @ B)
+
+
+@pytest.mark.parametrize("kw,err", [
+    ({"headroom": float("nan"), "memory_bytes": 1e9}, OptionError), ({"memory_bytes": float("nan")}, OptionError),
+    ({"headroom": -1, "memory_bytes": 1e9}, OptionError), ({"parallelism": 2.5, "memory_bytes": 1e9}, ArgumentError),
+    ({"memory_bytes": "1e6"}, ArgumentError), ({"memory_bytes": -5}, OptionError),
+])
+def test_suggest_chunks_arguments(kw, err):
+    with pytest.raises(err):
+        gdask.suggest_chunks("ij,jk->ik", [(1000, 1000), (1000, 1000)], "float32", **kw)

@@ -57,3 +57,11 @@ def test_zero_length_mode_keeps_intermediates_small():
     a, c = np.ones((260, 260)), np.ones((260, 260, 0))
     got = gettpy.einsum("ij,kl,jkz->il", a, a, c)
     assert got.shape == (260, 260) and not got.any()
+
+
+@pytest.mark.parametrize("alignment,err", [("x", TypeError), (1.5, TypeError), (0, ValueError), (3, ValueError),
+                                           (-16, ValueError)])
+def test_descriptor_alignment_checked(alignment, err):
+    with pytest.raises(err, match="alignment"):
+        gettpy.TensorDescriptor((3,), dtype=np.float32, alignment=alignment)
+    assert gettpy.TensorDescriptor((3,), dtype=np.float32, alignment=4).alignment == 4
