@@ -386,7 +386,12 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
         i0 = min(streamed)  # what to_device makes of an empty block tells the device's array library
         dev = "cupy" if to_device is None else _chunk_library(
             None, i0, move(np.empty((0,) * arrays[i0].ndim, dtype=arrays[i0].dtype)))
-    libs = {dev for _ in streamed} | {_chunk_library(x, i) for i, x in enumerate(arrays) if i not in streamed}
+    kept = {_chunk_library(x, i) for i, x in enumerate(arrays) if i not in streamed}
+    libs = {dev for _ in streamed} | kept
+    if len(libs) > 1 and streamed:
+        raise ArgumentError(f"operands {sorted(streamed)} are streamed to {dev} blocks (stream=, to_device=) but the "
+                            f"others have {', '.join(sorted(kept))} chunks: every operand must end up on one device "
+                            f"(stream them all, or give the others {dev} chunks)")
     if len(libs) > 1:
         raise ArgumentError("operands mix numpy- and CuPy-chunked Dask arrays; move them to one device first")
     library = libs.pop()

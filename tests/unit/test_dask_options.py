@@ -60,3 +60,8 @@ def test_split_every_two_sums_every_chunk():
 def test_suggest_chunks_arguments(kw, err):
     with pytest.raises(err):
         gdask.suggest_chunks("ij,jk->ik", [(1000, 1000), (1000, 1000)], "float32", **kw)
+
+
+def test_streaming_one_operand_of_numpy_ones_says_so():
+    with pytest.raises(ArgumentError, match=r"operands \[0\] are streamed"):
+        gdask.einsum("ij,jk->ik", A, B, stream=[0])
