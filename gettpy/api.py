@@ -261,6 +261,8 @@ class ContractionPlan:
         preference: the planning preference.
         cast_a, cast_b: None, or the numpy dtype A (B) is cast to (a C-ordered copy per call) because A
             and B have different types: they are contracted in their common type.
+        cast_op_a, cast_op_b: the op the cast of a floating A (B) applies first, in the input's own type (as
+            einsum applies it: gettpy.ops), the problem then carrying none; identity otherwise.
         compute: short name of the compute type (alpha and beta are typed against it).
         gpu_error: why CuPy arrays cannot run this plan (a type the GPU kernel lacks), "" when they can.
         cpu_plan: the schedule numpy arrays run (the CPU executor's own: the core without the GPU's stagings).
@@ -277,6 +279,17 @@ class ContractionPlan:
     compute: str = ""
     gpu_error: str = ""
     cpu_plan: Schedule | None = None
+    cast_op_a: Op = identity
+    cast_op_b: Op = identity
+
+    def cast_operands(self, xp, a, b):
+        """A and B in the plan's types: each input of another type cast into a C-ordered copy of the common
+        type, its op applied first in its own type where the cast carries it (`cast_op_a`, `cast_op_b`)."""
+        if self.cast_a is not None:
+            a = xp.ascontiguousarray(self.cast_op_a.on_input(a, a.dtype), dtype=self.cast_a)
+        if self.cast_b is not None:
+            b = xp.ascontiguousarray(self.cast_op_b.on_input(b, b.dtype), dtype=self.cast_b)
+        return a, b
 
     @property
     def workspace_size(self) -> int:
@@ -353,9 +366,14 @@ def plan(desc_a: TensorDescriptor, modes_a: str | Sequence, desc_b: TensorDescri
                (("A", desc_a), ("B", desc_b), ("C", desc_c), ("D", desc_d))],
               promote(ins, desc_c.dtype, desc_d.dtype))
 
+    def cast_op(desc) -> Op:  # (an input cast to the common type: a floating one's op applied first, in its type)
+        cast = desc.dtype != ins and ins != "bf16"  # (as the ContractionPlan's cast_a / cast_b below)
+        return desc.op if cast and desc.dtype in ("f16", "bf16", "f32", "f64") else identity
+
     def info(name, modes, desc):
         if name in "AB" and desc.dtype != ins:
-            return TensorInfo(name, modes, _c_order(desc.extents), ins, 16, desc.op)
+            op = identity if not cast_op(desc).is_identity else desc.op
+            return TensorInfo(name, modes, _c_order(desc.extents), ins, 16, op)
         return TensorInfo(name, modes, desc.strides, desc.dtype, desc.alignment, desc.op)
 
     if self_overlapping(desc_d.extents, desc_d.strides):
@@ -369,7 +387,7 @@ def plan(desc_a: TensorDescriptor, modes_a: str | Sequence, desc_b: TensorDescri
     return ContractionPlan(cached_schedule(problem), desc_a, desc_b, desc_c, desc_d,
                            preference or PlanPreference(), cast if desc_a.dtype != ins else None,
                            cast if desc_b.dtype != ins else None, problem.compute, _gpu_error(problem),
-                           cached_schedule(problem, "numpy"))
+                           cached_schedule(problem, "numpy"), cast_op(desc_a), cast_op(desc_b))
 
 
 def _gpu_error(problem: ContractionProblem) -> str:
@@ -478,11 +496,7 @@ def contract(plan: ContractionPlan, alpha: Scalar, a: Array, b: Array, beta: Sca
             raise LayoutError(f"D shares memory with {what}: the kernel would read what it writes; "
                               f"pass a separate D (C may be D)")
     if plan.cast_a is not None or plan.cast_b is not None:
-        xp = backends.xp_of(name)
-        if plan.cast_a is not None:
-            a = xp.ascontiguousarray(a, dtype=plan.cast_a)
-        if plan.cast_b is not None:
-            b = xp.ascontiguousarray(b, dtype=plan.cast_b)
+        a, b = plan.cast_operands(backends.xp_of(name), a, b)
     # the CPU executor runs its own schedule of the problem (the core alone): a plan made where a GPU is present
     # carries the GPU's stagings, which on numpy arrays would only add copies to the peak memory
     sched = plan.cpu_plan if name == "numpy" and plan.cpu_plan is not None else plan.plan
@@ -605,8 +619,7 @@ class Contraction:
         result = self.execute()  # the heuristic plan's result: the reference for every candidate
         ref = result.copy()
         xp = backends.xp_of(backends.array_module_name(self.a))
-        a = self.a if p.cast_a is None else xp.ascontiguousarray(self.a, dtype=p.cast_a)  # (the plan's types)
-        b = self.b if p.cast_b is None else xp.ascontiguousarray(self.b, dtype=p.cast_b)
+        a, b = p.cast_operands(xp, self.a, self.b)  # (the plan's types)
         trials = tune_problem(p.plan.problem, backends.array_module_name(self.a), a, b, ref,
                               samples=samples, top=top, reps=reps)
         self._plan = None  # re-planned from the cache, which now holds the tuned candidate

@@ -80,3 +80,20 @@ def test_bfloat16_input_op_held_in_bfloat16():
     got = gettpy.einsum("ik,kj->ij", a, b, ops=["tanh", None], dtype=np.float32)
     ref = np.tanh(a.astype(np.float32)).astype(ml.bfloat16).astype(np.float64) @ b.astype(np.float64)
     assert np.max(np.abs(got - ref)) <= 1e-5 * np.max(np.abs(ref))
+
+
+def test_inputs_of_two_types_op_in_own_type_on_every_api():
+    """float16 A beside float32 B: exp(12) past float16's range is inf through einsum, Contraction and
+    plan/contract alike (the plan API's cast to the common type applies the op first, in float16)."""
+    a = np.array([[12.0, 1.0], [2.0, 3.0]], np.float16)
+    b = np.ones((2, 2), np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        ref = np.exp(a).astype(np.float64) @ b.astype(np.float64)
+        got_e = gettpy.einsum("ij,jk->ik", a, b, ops=["exp", None])
+        got_c = gettpy.Contraction("ij,jk->ik", a, b, ops=["exp", None]).execute()
+        c = np.zeros((2, 2), np.float32)
+        td = gettpy.TensorDescriptor
+        p = gettpy.plan(td(a.shape, (2, 1), np.float16, op="exp"), "ij", td.of(b), "jk", td.of(c), "ik")
+        got_p = gettpy.contract(p, 1.0, a, b, 0.0, c, c)
+    for got in (got_e, got_c, got_p):
+        assert np.isinf(got[0]).all() and np.allclose(got[1], ref[1], rtol=1e-6)
