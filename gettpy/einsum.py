@@ -173,7 +173,7 @@ def einsum(*operands, out=None, dtype=None, optimize="auto", ops=None, op_out=No
             ...), numpy's ``(name, memory_limit)`` pair, an opt_einsum PathOptimizer, or an explicit
             path (numpy's ``["einsum_path", (0, 1), ...]`` or opt_einsum's list of tuples).
         ops: one unary op per operand (gettpy.ops names, Op objects or None), fused into the reads;
-            op(x) is held in the operand's own type, as numpy's ``op(a)`` is (gettpy.ops).
+            op(x) is held in the type the operand is read in, as numpy's ``op(a)`` is (gettpy.ops).
         op_out: unary op applied to the result before it is stored.
         semiring: the arithmetic of the sum over contracted modes: None (ordinary +, ×), a name
             ("max_plus", "min_plus", "max_times", "min_times") or a gettpy.ops.Semiring

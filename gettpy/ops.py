@@ -3,10 +3,11 @@
 An op is applied to an operand element as it is read (A, B, C) or to the result before it is stored
 (D). The CUDA expression is written in terms of ``x`` of the compute type ``T`` (``float`` for fp16,
 bf16 and fp32 tensors, ``double`` for fp64); the numpy twin computes the same function on arrays and is
-what the CPU executor runs. An input's op(x) is held in the input's own type before the product, on every
-backend (the GPU's tiles keep A and B in their type in shared memory; numpy's ``op(a)`` rounds the same way):
-float32 inputs summed in float64 multiply float32 values of op(x), and an op whose value exceeds a float16
-input's range gives inf there. The ops on C and on the result are computed in the accumulate type.
+what the CPU executor runs. An input's op(x) is held in the type the input is read in (its own, or the one it
+is cast to first: README, "dtypes") before the product, on every backend (the GPU's tiles
+keep A and B in that type in shared memory; numpy's ``op(a)`` rounds the same way): float32 inputs summed in
+float64 multiply float32 values of op(x), and an op whose value exceeds a float16 input's range gives inf there.
+The ops on C and on the result are computed in the accumulate type (on integers, before the result wraps).
 
     >>> from gettpy import ops
     >>> ops.leaky_relu(0.1)
