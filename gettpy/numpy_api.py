@@ -93,14 +93,28 @@ def contract_expression(subscripts: str, *shapes, optimize="auto", **kwargs):
     program cache and each intermediate is laid out for the step that consumes it.
 
     The returned callable takes the operands (and einsum's keywords: ``out``, ``dtype``, ``ops``, ...):
-    ``expr(a, b, c)``. ``expr.path`` is the path, ``expr.expression`` opt_einsum's ContractExpression
-    (for its printed cost summary).
+    ``expr(a, b, c)``; with opt_einsum's ``constants=[i, ...]`` the arrays at those positions of `shapes` are
+    kept and the call takes the other operands only. ``expr.path`` is the path, ``expr.expression``
+    opt_einsum's ContractExpression (for its printed cost summary).
     """
     import opt_einsum as oe
 
+    constants = kwargs.get("constants") or ()
+    try:
+        fixed = {int(i) % len(shapes): shapes[int(i)] for i in constants}
+    except (TypeError, ValueError, IndexError):
+        raise ArgumentError(f"contract_expression: constants={constants!r} must be positions of `shapes` (0 to "
+                            f"{len(shapes) - 1}) whose entries are the constant arrays") from None
+    for i, x in fixed.items():
+        if not hasattr(x, "shape"):
+            raise ArgumentError(f"contract_expression: constants position {i} holds {type(x).__name__} {x!r}, not an "
+                                f"array")
     expr = oe.contract_expression(subscripts, *shapes, optimize=optimize, **kwargs)
     path = [tuple(step[0]) for step in expr.contraction_list]  # (the operand positions of each pair)
-    want = [tuple(int(e) for e in sh) for sh in shapes]
+    if fixed:  # (opt_einsum's steps with constants start from its pre-contracted constants: plan our own path)
+        every = [tuple(x.shape) if i in fixed else tuple(x) for i, x in enumerate(shapes)]
+        path = [tuple(p) for p in oe.contract_path(subscripts, *every, shapes=True, optimize=optimize)[0]]
+    want = [tuple(int(e) for e in sh) for i, sh in enumerate(shapes) if i not in fixed]
 
     def run(*arrays, **kw):
         if len(arrays) != len(want):
@@ -109,7 +123,9 @@ def contract_expression(subscripts: str, *shapes, optimize="auto", **kwargs):
         for i, (x, sh) in enumerate(zip(arrays, want, strict=True)):
             if tuple(x.shape) != sh:
                 raise ShapeError(f"operand {i}: shape {tuple(x.shape)}, the expression was built for {sh}")
-        return einsum(subscripts, *arrays, optimize=["einsum_path", *path], **kw)
+        given = iter(arrays)
+        every = [fixed[i] if i in fixed else next(given) for i in range(len(shapes))]
+        return einsum(subscripts, *every, optimize=["einsum_path", *path], **kw)
 
     run.path = list(path)
     run.expression = expr

@@ -95,23 +95,30 @@ sqrt = Op("sqrt", cuda="sqrt(x)", numpy=np.sqrt, builtin=True)
 square = Op("square", cuda="(x * x)", numpy=np.square, complex_ok=True, builtin=True)
 
 
+def _real_param(name: str, v) -> float:
+    """An op factory's parameter as a float: a real number (an OpError naming the op otherwise)."""
+    if isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating):
+        raise OpError(f"{name}: its parameter must be a real number, got {type(v).__name__} {v!r}")
+    return float(v)
+
+
 def leaky_relu(slope: float = 0.01) -> Op:
     """x if x > 0 else slope * x."""
-    s = float(slope)
+    s = _real_param('leaky_relu', slope)
     return Op("leaky_relu", (s,), cuda=f"(x > T(0) ? x : {cuda_literal(s)} * x)",
               numpy=lambda x: np.where(x > 0, x, s * x), builtin=True)
 
 
 def elu(alpha: float = 1.0) -> Op:
     """x if x > 0 else alpha * (exp(x) - 1)."""
-    a = float(alpha)
+    a = _real_param('elu', alpha)
     return Op("elu", (a,), cuda=f"(x > T(0) ? x : {cuda_literal(a)} * (exp(x) - T(1)))",
               numpy=lambda x: np.where(x > 0, x, a * np.expm1(np.minimum(x, 0))), builtin=True)
 
 
 def scale(factor: float) -> Op:
     """factor * x."""
-    f = float(factor)
+    f = _real_param('scale', factor)
     return Op("scale", (f,), cuda=f"({cuda_literal(f)} * x)", numpy=lambda x: f * x, complex_ok=True, builtin=True)
 
 
@@ -129,6 +136,8 @@ def custom(cuda: str, numpy: Callable[[np.ndarray], np.ndarray], name: str = "cu
 
 _NAMED = {o.name: o for o in (identity, neg, conj, abs, relu, gelu, sigmoid, tanh, exp, log, sqrt, square)}
 _FACTORIES = {"leaky_relu": leaky_relu, "elu": elu, "scale": scale}
+#: the factories without a default parameter
+_NEEDS_PARAM = ("scale",)
 
 
 def as_op(spec, what: str = "op") -> Op:
@@ -142,12 +151,14 @@ def as_op(spec, what: str = "op") -> Op:
         if spec in _NAMED:
             return _NAMED[spec]
         if spec in _FACTORIES:
-            return _FACTORIES[spec]()
+            spec = (spec,)
     if isinstance(spec, tuple) and spec and isinstance(spec[0], str) and spec[0] in _FACTORIES:
         params = spec[1:]
         if len(params) > 1 or any(isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating)
                                   for v in params):
-            raise OpError(f"{what}: {spec[0]} takes one number as its parameter, got {params!r}")
+            raise OpError(f"{what}: {spec[0]} takes one real number as its parameter, got {params!r}")
+        if not params and spec[0] in _NEEDS_PARAM:
+            raise OpError(f"{what}: {spec[0]} needs its parameter, e.g. ({spec[0]!r}, 0.5)")
         return _FACTORIES[spec[0]](*params)
     known = sorted(_NAMED) + sorted(_FACTORIES)
     raise OpError(f"{what}: unknown op {spec!r}; known ops: {', '.join(known)}, or gettpy.ops.custom(...)")

@@ -65,3 +65,32 @@ def test_descriptor_alignment_checked(alignment, err):
     with pytest.raises(err, match="alignment"):
         gettpy.TensorDescriptor((3,), dtype=np.float32, alignment=alignment)
     assert gettpy.TensorDescriptor((3,), dtype=np.float32, alignment=4).alignment == 4
+
+
+@pytest.mark.parametrize("spec,match", [("scale", "needs its parameter"), (("scale",), "needs its parameter"),
+                                        (("scale", 1j), "real number"), (("leaky_relu", "a"), "real number")])
+def test_op_parameters_named(spec, match):
+    with pytest.raises(ValueError, match=match):
+        gettpy.einsum("ij,jk->ik", np.ones((2, 2)), np.ones((2, 2)), ops=[spec, None])
+
+
+def test_op_factories_refuse_non_real_parameters():
+    from gettpy import ops
+
+    for f, v in ((ops.scale, 1j), (ops.leaky_relu, "a"), (ops.elu, None)):
+        with pytest.raises(ValueError, match=f.__name__):
+            f(v)
+    assert gettpy.einsum("i,i->", np.ones(3), np.ones(3), ops=["leaky_relu", ("scale", 2)]) == 6.0
+
+
+def test_contract_expression_constants():
+    c, m = np.array([2.0, 3.0]), np.arange(6.0).reshape(2, 3)
+    x, y = np.arange(8.0).reshape(4, 2), np.arange(15.0).reshape(3, 5)
+    e = gettpy.contract_expression("ij,j->i", (4, 2), c, constants=[1])
+    np.testing.assert_array_equal(e(np.ones((4, 2))), [5.0] * 4)
+    e = gettpy.contract_expression("ij,jk,kl->il", (4, 2), m, (3, 5), constants=[1])
+    np.testing.assert_allclose(e(x, y), x @ m @ y, rtol=1e-13)
+    with pytest.raises(ValueError, match="takes 2 operands"):
+        e(x, m, y)
+    with pytest.raises(TypeError, match="not an array"):
+        gettpy.contract_expression("ij,j->i", (4, 2), (2,), constants=[1])
