@@ -26,6 +26,8 @@ def _as_operand(x, other):
     arrays of `other`'s library (CuPy next to a CuPy array, else numpy), as numpy.tensordot takes them."""
     if hasattr(x, "ndim") and hasattr(x, "shape"):
         return x
+    if hasattr(x, "__dlpack__"):  # (an object that speaks only DLPack: its array, as einsum takes it)
+        return to_native(x)
     if type(other).__module__.split(".")[0] == "cupy":
         import cupy
         return cupy.asarray(x)

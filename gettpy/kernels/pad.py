@@ -69,6 +69,26 @@ def _on_gpu(x) -> bool:
     return type(x).__module__.split(".")[0] == "cupy"
 
 
+def _host(x) -> np.ndarray:
+    """A host array of `x`: numpy's view of it, through DLPack for an object that speaks only that (numpy would
+    wrap it in a 0-d object array)."""
+    if not hasattr(x, "__array__") and not hasattr(x, "shape") and hasattr(x, "__dlpack__"):
+        return np.from_dlpack(x)
+    return np.asarray(x)
+
+
+def _counts(v):
+    """An int, or a tuple of the values of a sequence or iterator (read once), for `pad` and `unpad`."""
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        v = v.item()
+    if isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_):
+        return int(v)
+    try:
+        return tuple(v)
+    except TypeError:
+        return v
+
+
 def _copy_cpu(x: np.ndarray, dst_shape) -> np.ndarray:
     out = np.zeros(dst_shape, dtype=x.dtype)
     out[tuple(slice(0, e) for e in x.shape)] = x
@@ -96,8 +116,9 @@ def _copy(x, dst_shape):
 def pad(x: Any, multiples: int | Sequence[int]) -> Any:
     """A zero-padded C-contiguous copy of `x` whose extents are rounded up to `multiples` (int or per axis)."""
     if not _on_gpu(x):
-        x = np.asarray(x)
-    if isinstance(multiples, int | np.integer):
+        x = _host(x)
+    multiples = _counts(multiples)
+    if isinstance(multiples, int):
         multiples = (multiples,) * x.ndim
     try:
         if any(isinstance(m, bool | np.bool_) for m in multiples):
@@ -115,7 +136,8 @@ def pad(x: Any, multiples: int | Sequence[int]) -> Any:
 def unpad(y: Any, shape: Sequence[int]) -> Any:
     """A C-contiguous copy of the leading `shape` corner of `y` (inverse of `pad`)."""
     if not _on_gpu(y):
-        y = np.asarray(y)
+        y = _host(y)
+    shape = _counts(shape)
     try:
         if any(isinstance(e, bool | np.bool_) for e in shape):
             raise TypeError

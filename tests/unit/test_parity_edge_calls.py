@@ -94,3 +94,31 @@ def test_contract_expression_constants():
         e(x, m, y)
     with pytest.raises(TypeError, match="not an array"):
         gettpy.contract_expression("ij,j->i", (4, 2), (2,), constants=[1])
+
+
+class _DLPackOnly:
+    """An array that speaks only DLPack (no __array__, shape or ndim)."""
+
+    def __init__(self, a):
+        self._a = a
+
+    def __dlpack__(self, **kw):
+        return self._a.__dlpack__(**kw)
+
+    def __dlpack_device__(self):
+        return self._a.__dlpack_device__()
+
+
+def test_dlpack_only_objects_in_pad_and_tensordot():
+    x = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(gettpy.pad(_DLPackOnly(x), 4), gettpy.pad(x, 4))
+    np.testing.assert_array_equal(gettpy.tensordot(_DLPackOnly(x), _DLPackOnly(x.T), 1), x @ x.T)
+
+
+def test_pad_counts_as_numpy_takes_them():
+    x = np.arange(6.0).reshape(2, 3)
+    assert gettpy.pad(x, np.array(2)).shape == (2, 4)
+    assert gettpy.pad(x, (m for m in (4, 4))).shape == (4, 4)
+    with pytest.raises(ValueError, match=r"multiples \(4,\)"):  # (a generator read once, reported as given)
+        gettpy.pad(x, (m for m in (4,)))
+    assert gettpy.unpad(gettpy.pad(x, 4), (e for e in (2, 3))).tolist() == x.tolist()
