@@ -46,12 +46,13 @@ from .dtypes import (
     short_name,
     user_dtype,
 )
-from .errors import ArgumentError, DtypeError, LayoutError, OptionError, ShapeError, SubscriptError
+from .errors import DtypeError, LayoutError, OptionError, ShapeError, SubscriptError
 from .layouts.descriptor import pointer_alignment, self_overlapping
 from .ops import Op, Semiring, as_op, as_semiring, identity
 from .plan.cache import cached_schedule
 from .plan.problem import MAX_INDEX, ContractionProblem, TensorInfo
 from .plan.schedule import Schedule
+from .semantics import check_count
 from .subscripts import SUBLIST_LETTERS
 
 #: a numpy or CuPy array (the plan API takes both; the type is not imported for CuPy's sake)
@@ -136,9 +137,7 @@ class TensorDescriptor:
         object.__setattr__(self, "strides", strides)
         object.__setattr__(self, "dtype", short_name(user_dtype(dtype), "TensorDescriptor"))
         object.__setattr__(self, "op", as_op(op, "TensorDescriptor op"))
-        if isinstance(alignment, bool) or not isinstance(alignment, int | np.integer):
-            raise ArgumentError(f"TensorDescriptor: alignment must be an integer, got {type(alignment).__name__} "
-                                f"{alignment!r}")
+        alignment = check_count("TensorDescriptor: alignment", alignment)
         if alignment < 1 or alignment & (alignment - 1):
             raise OptionError(f"TensorDescriptor: alignment={alignment!r}: the bytes the data pointer is aligned to, "
                               f"a power of two (1, 2, 4, 8 or 16 and more)")

@@ -34,11 +34,11 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("gettpy.dask needs Dask: pip install 'gettpy[dask]' (dask[array])") from exc
 
 from .dtypes import ITEMSIZE, TF32_MODES, check_gpu, numpy_dtype, resolve, short_name, user_dtype
-from .einsum import _check_path, _explicit_steps, _ops_for, _resolve_extents
+from .einsum import _check_path, _explicit_steps, _ops_for, _resolve_extents, pairwise_path
 from .einsum import einsum as _einsum
 from .errors import ArgumentError, DtypeError, GettpyError, OptionError, PathError, ShapeError, SubscriptError
 from .ops import _SEMIRINGS, as_op, as_semiring, identity
-from .semantics import check_casting, check_optimize, check_order
+from .semantics import check_casting, check_count, check_optimize, check_order
 from .subscripts import LETTERS, parse
 
 __all__ = ["einsum", "suggest_chunks", "ChunkSuggestion", "task_workers"]
@@ -189,32 +189,13 @@ def _unify_chunks(arrays, inputs, ext, rechunk: bool):
 
 
 def _path(inputs, output, ext, optimize) -> list[tuple[int, ...]]:
-    """opt_einsum's pairwise order of the operands (by their full extents)."""
+    """The pairwise order of the operands (by their full extents): gettpy.einsum's, one step for two operands."""
     steps = _explicit_steps(optimize)
-    if steps is not None:  # (checked as gettpy.einsum checks it: every step's operands alive, distinct)
-        path = _check_path(steps, len(inputs))
-        if len(inputs) > 2:
-            return path
+    if steps is not None and len(inputs) <= 2:  # (checked as gettpy.einsum checks it, then one step)
+        _check_path(steps, len(inputs))
     if len(inputs) <= 2:
         return [tuple(range(len(inputs)))]
-    if optimize is False or optimize is None:
-        return [(0, 1)] * (len(inputs) - 1)
-    import opt_einsum as oe
-
-    sym: dict[str, str] = {}
-    for t in inputs:
-        for m in t:
-            sym.setdefault(m, oe.get_symbol(len(sym)))
-    eq = ",".join("".join(sym[m] for m in t) for t in inputs) + "->" + "".join(sym[m] for m in output)
-    shapes = [tuple(max(ext[m], 1) for m in t) for t in inputs]  # (a zero extent: as gettpy.einsum plans it)
-    limit = None
-    if isinstance(optimize, tuple) and len(optimize) == 2 and isinstance(optimize[0], str):
-        optimize, limit = optimize  # numpy's (strategy, memory limit) form
-        if limit <= 0:  # (numpy then contracts all operands at once; the pairwise equivalent is in order)
-            return [(0, 1)] * (len(inputs) - 1)
-    path, _ = oe.contract_path(eq, *shapes, shapes=True, optimize="auto" if optimize is True else optimize,
-                               memory_limit=limit)
-    return [tuple(p) for p in path]
+    return pairwise_path(inputs, output, ext, optimize)
 
 
 @dataclass(frozen=True, slots=True)
@@ -433,12 +414,8 @@ def einsum(*operands, out=None, dtype=None, optimize=True, ops=None, op_out=None
         raise ShapeError(f"out has shape {tuple(out.shape)} but the result has shape {out_shape}")
     arrays = _unify_chunks(arrays, subs.inputs, ext, rechunk)
     sym = _symbols(subs)
-    if split_every is not None and (isinstance(split_every, bool) or not isinstance(split_every, int | np.integer)):
-        raise ArgumentError(f"split_every must be an integer or None, got {type(split_every).__name__} "
-                            f"{split_every!r}")
-    if split_every is not None and split_every < 2:
-        raise OptionError(f"split_every={split_every!r}: the tree reduction's fan-in, an integer of at least 2 (or "
-                          f"None for Dask's default)")
+    if split_every is not None:  # (the tree reduction's fan-in; None: Dask's default)
+        check_count("split_every", split_every, 2)
     layer = _Layer(sr, compute, split_every, library)
 
     # the pairwise steps: slots 0..n-1 are the operands, each step appends its intermediate
@@ -645,8 +622,7 @@ def suggest_chunks(subscripts: str, shapes, dtype, memory_bytes: int | None = No
         raise OptionError(f"suggest_chunks: memory_bytes={memory_bytes} must be positive and headroom={headroom} in "
                           f"[0, 1)")
     for name, v in (("parallelism", parallelism), ("tasks_per_worker", tasks_per_worker), ("split_every", split_every)):
-        if isinstance(v, bool) or not isinstance(v, int | np.integer):
-            raise ArgumentError(f"suggest_chunks: {name} must be an integer, got {type(v).__name__} {v!r}")
+        check_count(f"suggest_chunks: {name}", v)
     budget = (memory_bytes if memory_bytes is not None else _device_memory()) * (1.0 - headroom)
     if budget <= 0:
         raise OptionError(f"suggest_chunks: memory_bytes={memory_bytes} with headroom={headroom} leaves nothing")

@@ -737,7 +737,7 @@ def _network(infos, output, ext, final: TensorInfo, optimize, sr=None, compute=N
     # (1) the contraction tree: which slots each step takes (intermediate j is slot n + j)
     n = len(infos)
     live, tree, waiting = list(range(n)), [], []  # waiting[j]: the slots still to contract after step j
-    for pair in _path(infos, output, ext, optimize):
+    for pair in pairwise_path([t.modes for t in infos], output, ext, optimize):
         picked = [live[p] for p in sorted(pair)]
         for p in sorted(pair, reverse=True):
             live.pop(p)
@@ -797,32 +797,30 @@ def _execute(prog: Program, backend: str, xp, arrays, target) -> None:
         slots[n + j] = d
 
 
-def _path(infos, output, ext, optimize):
-    """opt_einsum's pairwise contraction order for the folded operands."""
+def pairwise_path(inputs, output, ext, optimize) -> list[tuple[int, ...]]:
+    """opt_einsum's pairwise contraction order of operands with mode tuples `inputs` (einsum's strategies: a bool,
+    a name, numpy's (name, memory limit) pair, a PathOptimizer or an explicit path), shared by gettpy.dask."""
     import opt_einsum as oe
+    if optimize is False or optimize is None:
+        return [(0, 1)] * (len(inputs) - 1)
+    if _explicit_steps(optimize) is not None:
+        return _check_path(_explicit_steps(optimize), len(inputs))
     sym: dict[str, str] = {}
-    for t in infos:
-        for m in t.modes:
+    for t in inputs:
+        for m in t:
             sym.setdefault(m, oe.get_symbol(len(sym)))
-    eq = ",".join("".join(sym[m] for m in t.modes) for t in infos) + "->" + "".join(sym[m] for m in output)
-    shapes = [tuple(ext[m] for m in t.modes) for t in infos]
-    if optimize is True:
-        optimize = "auto"
-    elif optimize is False or optimize is None:
-        return [(0, 1)] * (len(infos) - 1)
-    elif _explicit_steps(optimize) is not None:
-        return _check_path(_explicit_steps(optimize), len(infos))
-    if 0 in ext.values():  # (the result is zeros or empty whatever the order; opt_einsum's "dp" finds no order over
-        #  a zero extent, so the order is planned as if it were 1, which keeps the intermediates small)
-        shapes = [tuple(max(e, 1) for e in s) for s in shapes]
+    eq = ",".join("".join(sym[m] for m in t) for t in inputs) + "->" + "".join(sym[m] for m in output)
+    # (a zero extent: the result is zeros or empty whatever the order, and opt_einsum's "dp" finds no order over
+    #  it, so the order is planned as if it were 1, which keeps the intermediates small)
+    shapes = [tuple(max(ext[m], 1) for m in t) for t in inputs]
     limit = None
     if isinstance(optimize, tuple) and len(optimize) == 2 and isinstance(optimize[0], str):
         optimize, limit = optimize  # numpy's (strategy, memory limit) form
         if limit <= 0:  # numpy then contracts all operands at once; the pairwise equivalent is in order
-            return [(0, 1)] * (len(infos) - 1)
-    path, _ = oe.contract_path(eq, *shapes, shapes=True, optimize=optimize, memory_limit=limit)
-    return path
-
+            return [(0, 1)] * (len(inputs) - 1)
+    path, _ = oe.contract_path(eq, *shapes, shapes=True, optimize="auto" if optimize is True else optimize,
+                               memory_limit=limit)
+    return [tuple(p) for p in path]
 
 
 def _explicit_path(optimize) -> bool:

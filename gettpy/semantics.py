@@ -41,6 +41,16 @@ def check_casting(casting) -> str:
     return casting
 
 
+def check_count(what: str, v, least: int | None = None) -> int:
+    """`v` as an int: an ArgumentError (a TypeError) naming `what` where it is not an integer (bools included), an
+    OptionError (a ValueError) where it is under `least`."""
+    if isinstance(v, bool | np.bool_) or not isinstance(v, int | np.integer):
+        raise ArgumentError(f"{what} must be an integer, got {type(v).__name__} {v!r}")
+    if least is not None and v < least:
+        raise OptionError(f"{what}={v}: at least {least}")
+    return int(v)
+
+
 def check_optimize(optimize) -> None:
     """``optimize``: a bool (or None), an opt_einsum strategy name, a (name, memory limit) pair as numpy
     takes it, an opt_einsum PathOptimizer, or an explicit path (``['einsum_path', (0, 1), ...]`` as numpy

@@ -28,12 +28,13 @@ from numpy.typing import DTypeLike
 
 from . import backends
 from .dtypes import accumulate_type, type_name
-from .errors import ArgumentError, DtypeError, GettpyError, OptionError
+from .errors import DtypeError, GettpyError, OptionError
 from .graphs import replay_ms
 from .plan.cache import clear_plan_cache, record_tuned
 from .plan.tuner import Candidate, Trial, schedule_of
 from .plan.tuner import tune as search
 from .plan.tuning_db import TuningDB, device_identity, problem_key
+from .semantics import check_count
 
 
 def tune(subscripts: str, a: Any, b: Any, out: Any = None, dtype: DTypeLike | None = None,
@@ -56,10 +57,7 @@ def tune(subscripts: str, a: Any, b: Any, out: Any = None, dtype: DTypeLike | No
 
     ein = importlib.import_module("gettpy.einsum")
     for name, v, least in (("samples", samples, 1), ("top", top, 1), ("reps", reps, 1), ("seed", seed, None)):
-        if isinstance(v, bool) or not isinstance(v, int | np.integer):
-            raise ArgumentError(f"tune: {name} must be an integer, got {type(v).__name__} {v!r}")
-        if least is not None and v < least:
-            raise OptionError(f"tune: {name}={v}: at least {least}")
+        check_count(f"tune: {name}", v, least)
     # scalars and nested lists are taken as einsum takes them (numpy arrays)
     a, b = (x if hasattr(x, "shape") and hasattr(x, "dtype") else np.asarray(x) for x in (a, b))
     if out is not None and hasattr(out, "shape"):
