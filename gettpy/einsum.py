@@ -13,6 +13,7 @@
 """
 from __future__ import annotations
 
+import contextlib
 import operator
 import threading
 import warnings
@@ -263,8 +264,15 @@ def _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrap, ari
         raise ArgumentError("operands mix numpy and cupy arrays; move them to one device first")
     backend = kinds.pop() if kinds else "numpy"
     arrays = [_as_array(x, backend) for x in raw]
+    _warn_complex_to_real(arrays, out, dtype, options["casting"])
+    # (numpy's einsum raises no floating-point warnings or errors, whatever np.errstate says; the CPU executor's
+    #  numpy calls would: overflow of a float16 sum, inf - inf, NaN cast into an integer `out`)
+    def fp():
+        return np.errstate(all="ignore") if backend == "numpy" else contextlib.nullcontext()
+
     try:
-        return wrap(_run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, arith))
+        with fp():
+            return wrap(_run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, arith))
     except _OutShapeError as e:
         # numpy stretches an output mode of extent 1 over a longer axis of `out`: the result is computed into a
         # temporary of out's type (the same casting and computation as into `out`), then broadcast into `out`
@@ -274,9 +282,24 @@ def _einsum(operands, raw, out, dtype, optimize, ops, op_out, options, wrap, ari
             _check_no_self_overlap(out, "out")
         xp = backends.xp_of(backend)
         tmp = xp.empty(e.shape, dtype=out.dtype)
-        _run(operands, arrays, backend, tmp, dtype, optimize, ops, op_out, options, arith)
+        with fp():
+            _run(operands, arrays, backend, tmp, dtype, optimize, ops, op_out, options, arith)
         xp.copyto(out, tmp)
         return wrap(out)
+
+
+def _warn_complex_to_real(arrays, out, dtype, casting) -> None:
+    """numpy's ComplexWarning where a complex result is written into a real `out` (casting='unsafe' allows it: the
+    imaginary part is dropped)."""
+    if out is None or casting != "unsafe" or np.dtype(out.dtype).kind == "c":
+        return
+    try:
+        kind = np.dtype(dtype).kind if dtype is not None else np.result_type(*(x.dtype for x in arrays)).kind
+    except TypeError:  # (a type numpy does not know, e.g. torch's: no warning)
+        return
+    if kind == "c":
+        warnings.warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning,
+                      stacklevel=4)
 
 
 def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, arith):

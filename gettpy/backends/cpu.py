@@ -62,6 +62,8 @@ def execute(plan: Plan, a: np.ndarray, b: np.ndarray, c: np.ndarray | None, d: n
         gc = plan.ops[2](_read(c, plan.layout_c, digits, acc))
         r = r + np.asarray(beta).astype(acc) * gc
     r = plan.ops[3](r)
+    if np.iscomplexobj(r) and d.dtype.kind != "c":  # (a real D keeps the real part; einsum gave numpy's warning)
+        r = r.real
     # (4) write through the output's map
     if digits is None:
         scatter_matrix(d, plan.layout_d, ("b", "m", "n"), r.astype(d.dtype, copy=False))

@@ -461,3 +461,41 @@ def test_out_that_cannot_take_the_result_still_refused():
     with pytest.raises(ValueError, match="out"):  # (a stretched result into an out that overlaps itself)
         gettpy.einsum("i->i", np.ones(1), out=np.lib.stride_tricks.as_strided(base, shape=(3,), strides=(0,)))
     assert not base.any()
+
+
+# ------------------------------------------------------------------ floating-point errors and ComplexWarning
+FP_CALLS = [  # (subscripts, operands): sums that overflow or meet inf - inf, as numpy's loops meet them
+    ("i->", [np.full(100, 1000, np.float16)]),
+    ("i,i->", [np.full(100, 1000, np.float16), np.full(100, 1000, np.float16)]),
+    ("i->", [np.array([np.inf, -np.inf])]),
+    ("ij,jk->ik", [np.full((4, 40), 3e38, np.float32), np.full((40, 3), 10, np.float32)]),
+]
+
+
+@pytest.mark.parametrize("subs,ops", FP_CALLS, ids=[s for s, _ in FP_CALLS])
+def test_no_floating_point_errors(subs, ops):
+    """Under np.errstate(all='raise') numpy's einsum returns inf / nan without raising or warning; so does gettpy,
+    with numpy's values."""
+    with np.errstate(all="raise"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        want = np.einsum(subs, *ops)
+        got = gettpy.einsum(subs, *ops)
+    np.testing.assert_array_equal(np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64))
+
+
+@pytest.mark.parametrize("subs,shapes", [("i->i", [(3,)]), ("i,i->i", [(3,), (3,)]), ("ij,jk->ik", [(3, 4), (4, 2)])])
+def test_complex_into_real_out_warns_once(subs, shapes):
+    """A complex result written into a real `out` under casting='unsafe': numpy's ComplexWarning, once, and the real
+    part, as numpy gives."""
+    rng = np.random.default_rng(3)
+    ops = [rng.standard_normal(s) + 1j * rng.standard_normal(s) for s in shapes]
+    shape = np.einsum(subs, *ops).shape
+    want, got = np.zeros(shape), np.zeros(shape)
+    with warnings.catch_warnings(record=True) as wn:
+        warnings.simplefilter("always")
+        np.einsum(subs, *ops, out=want, casting="unsafe")
+    with warnings.catch_warnings(record=True) as wg:
+        warnings.simplefilter("always")
+        gettpy.einsum(subs, *ops, out=got, casting="unsafe")
+    assert [w.category for w in wg] == [w.category for w in wn] == [np.exceptions.ComplexWarning]
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
