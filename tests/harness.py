@@ -7,7 +7,6 @@
 """
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import math
 
@@ -484,10 +483,9 @@ def _forced_plan(modes_a, modes_b, modes_d, a, b, c, d, dt_in, dt_out, ops, swap
 
 
 def run_forced(rng, modes_a, modes_b, modes_d, ext, tile, dt_in="f16", dt_out="f16", order="C", with_c=False,
-               alpha=1.0, beta=0.0, ops=(None,) * 4, swap=False, run=None):
+               alpha=1.0, beta=0.0, ops=(None,) * 4, swap=False):
     """Contract with `tile` forced (any path; wgmma tiles skip off sm_90), check against float64; returns
-    the KernelSpec that ran. swap: on the planner's partition with A and B trading roles. run: D's run walk
-    (OutputSpec.run) forced, 0 to turn it off (default: the lowering's)."""
+    the KernelSpec that ran. swap: on the planner's partition with A and B trading roles."""
     import cupy as cp
 
     from gettpy.backends import gpu
@@ -506,8 +504,6 @@ def run_forced(rng, modes_a, modes_b, modes_d, ext, tile, dt_in="f16", dt_out="f
     plan = _forced_plan(modes_a, modes_b, modes_d, a, b, c, d, dt_in, dt_out, ops, swap)
     read_c = with_c and beta != 0
     spec = kernel_spec(plan, read_c, tile=tile)
-    if run is not None:
-        spec = dataclasses.replace(spec, d=dataclasses.replace(spec.d, run=run))
     assert spec.tile == tile
     ka, kb = (b, a) if plan.part.swapped else (a, b)
     gpu.launch(spec, int(ka.data.ptr), int(kb.data.ptr), int(c.data.ptr) if read_c else 0, int(d.data.ptr),

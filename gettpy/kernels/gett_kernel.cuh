@@ -29,11 +29,7 @@ struct Gett {
   static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
   static constexpr int THREADS = Cfg::THREADS;
   static constexpr long long M = Cfg::M, N = Cfg::N, K = Cfg::K, BATCH = Cfg::BATCH;
-  // (D_RUN: a tile steps along D's store dimension by the whole runs it holds, STEP_M or STEP_N values, so that every
-  //  tile starts on a run; its values past the step are computed and left to the next tile: see store_runs)
-  static constexpr int STEP_M = !Cfg::D_NCONTIG && Cfg::D_RUN ? BM / Cfg::D_RUN * Cfg::D_RUN : BM;
-  static constexpr int STEP_N = Cfg::D_NCONTIG && Cfg::D_RUN ? BN / Cfg::D_RUN * Cfg::D_RUN : BN;
-  static constexpr long long TILES_M = (M + STEP_M - 1) / STEP_M, TILES_N = (N + STEP_N - 1) / STEP_N;
+  static constexpr long long TILES_M = (M + BM - 1) / BM, TILES_N = (N + BN - 1) / BN;
   static constexpr long long TILES = TILES_M * TILES_N;
   // (clusters of CLUSTER CTAs along m: the tile rows rounded up to whole clusters, TILES_R tiles per batch)
   static constexpr int CLUSTER = Cfg::CLUSTER;
@@ -52,8 +48,8 @@ struct Gett {
   static constexpr bool COLUMN_WALK = GROUP_M > 1 && TILES_M > 1 && TILES_M <= GROUP_M &&
                                       N * K * (long long)sizeof(typename Cfg::TB) > (24LL << 20);
   // (FULL_M: no tile row past M, nor a cluster's padding row)
-  static constexpr bool FULL_M = STEP_M == BM && M % BM == 0 && TILES_MR == TILES_M;
-  static constexpr bool FULL_N = STEP_N == BN && N % BN == 0, FULL_K = K % BK == 0;
+  static constexpr bool FULL_M = M % BM == 0 && TILES_MR == TILES_M;
+  static constexpr bool FULL_N = N % BN == 0, FULL_K = K % BK == 0;
   // stream-K (SK_CTAS > 0): the last SK_TILES tiles (raster order) are not one CTA's each; their
   // SK_TILES x KTILES k-iterations are dealt out evenly to SK_CTAS CTAs after the DP_TILES whole-tile
   // CTAs, so that the grid's last, partial wave of tiles becomes a full wave of equal shares. A tile
@@ -103,10 +99,10 @@ struct Gett {
 
   using LA = TileLoader<TA, BM, BK, Cfg::A_VEC, Cfg::A_KMAJOR, LTHREADS, M, K, typename Cfg::MapAm,
                         typename Cfg::MapAk, I, U, Cfg::A_VS, WG, Cfg::L2_PREFETCH, Cfg::A_FLAT ? 2 : 0,
-                        Cfg::A_REALIGN, STEP_M != BM>;
+                        Cfg::A_REALIGN>;
   using LB = TileLoader<TB, BN, BK, Cfg::B_VEC, Cfg::B_KMAJOR, LTHREADS, N, K, typename Cfg::MapBn,
                         typename Cfg::MapBk, I, U, Cfg::B_VS, WG, Cfg::L2_PREFETCH, Cfg::B_FLAT ? 2 : 0,
-                        Cfg::B_REALIGN, STEP_N != BN>;
+                        Cfg::B_REALIGN>;
   static_assert(!(Cfg::A_FLAT || Cfg::B_FLAT || Cfg::A_REALIGN || Cfg::B_REALIGN) || (!WS && !WG),
                 "flat k-tiles and realigned rows feed the mma.sync and simt tiles' cp.async stages (and flat ones A's "
                 "resident panel)");
@@ -122,7 +118,7 @@ struct Gett {
   static constexpr bool RES_A = Cfg::RES_A;
   using LP = typename Cond<RES_A, TileLoader<TA, BM, int(KTILES * BK), Cfg::A_VEC, Cfg::A_KMAJOR, LTHREADS, M, K,
                                              typename Cfg::MapAm, typename Cfg::MapAk, I, U, Cfg::A_VS, WG,
-                                             Cfg::L2_PREFETCH, Cfg::A_FLAT ? 1 : 0, false, STEP_M != BM>,
+                                             Cfg::L2_PREFETCH, Cfg::A_FLAT ? 1 : 0>,
                            LA>::type;
   static_assert(!RES_A || (!WG && !Cfg::A_KMAJOR && !Cfg::A_REALIGN && M <= BM && BATCH == 1 && KTILES > 0 &&
                            LP::PITCH == LA::PITCH),
@@ -208,17 +204,7 @@ struct Gett {
                                (sizeof(TE) == 2 || sizeof(TE) == 4) && epi_fits(EPI_COLS) && EPI_REG_BYTES % 16 == 0),
                 "chunked epilogues: persistent warp-specialised tiles storing D along n (or 2-byte D along m), no C, "
                 "regions that fit");
-  // (D_RUN: the run walk's offset tables after the staging tile, `run_table`)
-  static constexpr int D_RUN = Cfg::D_RUN, E_STEP = D_NCONTIG ? STEP_N : STEP_M, D_RUNS = D_RUN ? E_STEP / D_RUN : 0;
-  static constexpr int TABLE_BYTES = D_RUN ? round16((D_RUNS + ES) * int(sizeof(I))) : 0;
-  static_assert(!D_RUN || (D_RUN < EC && D_RUN % Cfg::D_VEC == 0 && (E_STEP == EC || !WG) &&
-                           (!RES_A || M <= STEP_M)),
-                "a run walk: runs shorter than the tile, whole vectors; a tile stepping by its runs is no warpgroup "
-                "tile, and a resident A panel stays one tile row");
-  static_assert((STEP_M == BM || Cfg::A_KMAJOR || (Cfg::A_VS == 1 && STEP_M % Cfg::A_VEC == 0)) &&
-                (STEP_N == BN || Cfg::B_KMAJOR || (Cfg::B_VS == 1 && STEP_N % Cfg::B_VEC == 0)),
-                "tiles stepping by their runs start on whole vectors of the input read along that dimension");
-  static constexpr int EPI_BYTES = DIRECT_D || EPI_CHUNK ? 0 : round16(ES * EPITCH * int(sizeof(TE))) + TABLE_BYTES;
+  static constexpr int EPI_BYTES = DIRECT_D || EPI_CHUNK ? 0 : round16(ES * EPITCH * int(sizeof(TE)));
   // (wgmma: + 1024 bytes to align the swizzle atoms, which need 1024-byte-aligned stages)
   // (WS: + two mbarriers per stage after the pipeline and epilogue buffers)
   static constexpr int BAR_OFFSET = PERSIST ? PIPE_BYTES + EPI_BYTES : PIPE_BYTES > EPI_BYTES ? PIPE_BYTES : EPI_BYTES;

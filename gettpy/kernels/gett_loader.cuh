@@ -10,8 +10,6 @@
 //     elements); MN-major tiles (2-byte elements) are cut into column atoms (TC rounded up to 64),
 //     each TS rows deep.
 //   L2P: the copies' L2 prefetch size (copy_async; 0 = none).
-//   OVER: the tiles start less than TMN apart (a run walk's steps, gett_kernel.cuh's STEP_M / STEP_N), so a tile may
-//     reach past EXT_MN even where TMN divides it: every copy is predicated.
 //   VS (mn-contiguous tiles): the vector runs along the map term with divisor VS, i.e. its elements are
 //     the coordinates l, l + VS, ..., l + (V-1)*VS of the tile (a tile 2-D over two modes). They land in
 //     consecutive smem slots: coordinate l sits at slot perm(l) (below); VS == 1 is the identity.
@@ -35,8 +33,7 @@ struct SlotPerm {
 };
 
 template <class T, int TMN, int TBK, int V0, bool KMAJOR, int THREADS, long long EXT_MN, long long EXT_K,
-          class MapMN, class MapK, class I, class U, int VS = 1, int SW = 0, int L2P = 0, int FLAT = 0, bool RA = false,
-          bool OVER = false>
+          class MapMN, class MapK, class I, class U, int VS = 1, int SW = 0, int L2P = 0, int FLAT = 0, bool RA = false>
 struct TileLoader {
   static constexpr int TC = KMAJOR ? TBK : TMN;  // smem-contiguous extent
   static constexpr int TS = KMAJOR ? TMN : TBK;  // strided extent
@@ -78,7 +75,7 @@ struct TileLoader {
   static constexpr int NV = LV * TS;
   static constexpr int ITERS = (NV + THREADS - 1) / THREADS;
   static constexpr bool EVEN = NV % THREADS == 0;
-  static constexpr bool FULL_MN = !OVER && EXT_MN % TMN == 0;  // (OVER: tiles step by less than TMN, so overrun)
+  static constexpr bool FULL_MN = EXT_MN % TMN == 0;
   static constexpr bool FULL_K = EXT_K % TBK == 0;
   static constexpr int BYTES = V * int(sizeof(T));
   static constexpr bool ASYNC = BYTES >= 4;

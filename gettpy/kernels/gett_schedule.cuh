@@ -30,8 +30,8 @@
       tile_m = t / U(TILES_N);
       tile_n = t % U(TILES_N);
     }
-    m0 = tile_m * U(STEP_M);  // (BM, BN but along D's store dimension with a run walk: see STEP_M, STEP_N)
-    n0 = tile_n * U(STEP_N);
+    m0 = tile_m * U(BM);
+    n0 = tile_n * U(BN);
   }
 
   // the coordinates of tile t, its batch's base pointers of A and B, and the loaders' mn offsets for it

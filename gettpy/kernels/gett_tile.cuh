@@ -228,29 +228,39 @@
         for (int j = 0; j < TN; ++j)
           epi(es, PA::coord(row(tm, i)), PB::coord(col(tn, j))) = staged(acc[i * TN + j], alpha);
     }
-    I* toff = reinterpret_cast<I*>(reinterpret_cast<unsigned char*>(es) + (EPI_BYTES - TABLE_BYTES));
-    if constexpr (D_RUN > 0) run_table(toff, tid - (THREADS - ETHREADS), m0, n0);
     sync_compute();
 
     // (4) epilogue: D = op_d(alpha * acc + beta * op_c(C)), VD elements per store along D's
     //     contiguous dimension, coalesced across the threads
+    //     D_RUN > 0: D's stride-1 run along the store dimension is only D_RUN elements long and goes on
+    //     over the first D_CONT coordinates of the other dimension (ccsd_t's outputs); the threads then
+    //     walk (run, continuation, next run, ...) so that a warp stores one contiguous stretch of D
     constexpr int VD = Cfg::D_VEC;
     constexpr int LVD = EC / VD;
+    constexpr int DR = Cfg::D_RUN, DC = DR ? Cfg::D_CONT : 1;
+    constexpr int RV = DR ? DR / VD : 1, EH = DR ? (EC + DR - 1) / DR : 1;
+    constexpr int NVD = DR ? RV * DC * EH * ((ES + DC - 1) / DC) : LVD * ES;
     static_assert(EC % VD == 0, "D vector width must divide the tile");
+    static_assert(!DR || (DR % VD == 0 && DC >= 1), "a D run is whole vectors");
     TD* Db = D + gett_offset<I>(bz, typename Cfg::MapDb{});
     const TC* Cb = nullptr;
     if constexpr (Cfg::READ_C) Cb = C + gett_offset<I>(bz, typename Cfg::MapCb{});
-    if constexpr (D_RUN > 0) {
-      store_runs(es, toff, Cb, Db, alpha, beta, tid - (THREADS - ETHREADS), m0, n0);
-      return;
-    }
     if constexpr (ROW_WALK) {
       store_rows(es, Cb, Db, alpha, beta, tid - (THREADS - ETHREADS), m0, n0);
       return;
     }
 #pragma unroll 1
-    for (int idx = tid - (THREADS - ETHREADS); idx < LVD * ES; idx += ETHREADS) {  // (WS: the computing threads)
-      const int ec = (idx % LVD) * VD, sl = idx / LVD;  // (coordinates along the store dimension and the other one)
+    for (int idx = tid - (THREADS - ETHREADS); idx < NVD; idx += ETHREADS) {  // (WS: the computing threads)
+      int ec, sl;  // coordinates along the store dimension and the other one
+      if constexpr (DR > 0) {
+        const int r = idx / RV, r2 = r / DC;
+        ec = (idx % RV) * VD + DR * (r2 % EH);
+        sl = r % DC + DC * (r2 / EH);
+        if (ec >= EC || sl >= ES) continue;
+      } else {
+        ec = (idx % LVD) * VD;
+        sl = idx / LVD;
+      }
       const int m = D_NCONTIG ? sl : ec, n = D_NCONTIG ? ec : sl;
       const U gm = m0 + U(m), gn = n0 + U(n);
       if (!(FULL_M || gm < U(M)) || !(FULL_N || gn < U(N))) continue;
@@ -264,47 +274,6 @@
       });
       const I doff = gett_offset<I>(gm, typename Cfg::MapDm{}) + gett_offset<I>(gn, typename Cfg::MapDn{});
       *reinterpret_cast<Pack<TD, VD>*>(Db + doff) = out;
-    }
-  }
-
-  // (D_RUN) D's stride-1 run along the store dimension is D_RUN values long (ccsd_t's outputs, their leading extent),
-  // and a tile holds D_RUNS whole runs (it steps by them: STEP_M / STEP_N). run_table writes the tile's offset
-  // tables for the walk: D's offset of each run's first value, then of each coordinate of the other dimension
-  // (one map evaluation each, not one per value). store_runs walks run by run, then the other dimension's
-  // coordinate, then the run's vectors: where D's run goes on in the other dimension (its stride there is the run's
-  // length), consecutive threads store consecutive addresses over a stretch of whole runs
-  using MapDe = typename Cond<D_NCONTIG, typename Cfg::MapDn, typename Cfg::MapDm>::type;
-  using MapDs = typename Cond<D_NCONTIG, typename Cfg::MapDm, typename Cfg::MapDn>::type;
-  static constexpr U LIM_E = U(D_NCONTIG ? N : M), LIM_S = U(D_NCONTIG ? M : N);
-  __device__ __forceinline__ static void run_table(I* toff, int t, U m0, U n0) {
-    const U e0 = D_NCONTIG ? n0 : m0, s0 = D_NCONTIG ? m0 : n0;
-#pragma unroll 1
-    for (int i = t; i < D_RUNS + ES; i += ETHREADS) {
-      const bool run = i < D_RUNS;
-      const U g = run ? e0 + U(i * D_RUN) : s0 + U(i - D_RUNS);
-      toff[i] = !(g < (run ? LIM_E : LIM_S)) ? I(0) : run ? gett_offset<I>(g, MapDe{}) : gett_offset<I>(g, MapDs{});
-    }
-  }
-  __device__ __forceinline__ static void store_runs(const TE* es, const I* toff, const TC* Cb, TD* Db, TAcc alpha,
-                                                    TAcc beta, int t, U m0, U n0) {
-    constexpr int VD = Cfg::D_VEC, RV = D_RUN / VD, PER_RUN = ES * RV, NV = D_RUNS * PER_RUN;
-    const U e0 = D_NCONTIG ? n0 : m0, s0 = D_NCONTIG ? m0 : n0;
-#pragma unroll 4
-    for (int idx = t; idx < NV; idx += ETHREADS) {
-      const int j = idx / PER_RUN, r = idx - j * PER_RUN, sl = r / RV, v = (r - sl * RV) * VD, ec = j * D_RUN + v;
-      // (runs are whole: a run's first value inside the extent means all of it is)
-      if (!(e0 + U(j * D_RUN) < LIM_E) || !(s0 + U(sl) < LIM_S)) continue;
-      const int m = D_NCONTIG ? sl : ec, n = D_NCONTIG ? ec : sl;
-      const U gm = m0 + U(m), gn = n0 + U(n);
-      I coff_fixed = 0;  // (C's offset along the other dimension; along the store dimension per value below)
-      if constexpr (Cfg::READ_C) {
-        coff_fixed = D_NCONTIG ? gett_offset<I>(gm, typename Cfg::MapCm{}) : gett_offset<I>(gn, typename Cfg::MapCn{});
-      }
-      const Pack<TD, VD> out = finished_vec(es, m, n, Cb, alpha, beta, [&](int e) {
-        return coff_fixed + (D_NCONTIG ? gett_offset<I>(gn + U(e), typename Cfg::MapCn{})
-                                       : gett_offset<I>(gm + U(e), typename Cfg::MapCm{}));
-      });
-      *reinterpret_cast<Pack<TD, VD>*>(Db + toff[j] + toff[D_RUNS + sl] + v) = out;
     }
   }
 

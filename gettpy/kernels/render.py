@@ -140,7 +140,7 @@ def render_prelude(spec: KernelSpec) -> str:
         f"  static constexpr int A_VS = {spec.a.vs}, B_VS = {spec.b.vs};",
         f"  static constexpr bool A_FLAT = {_b(spec.a.flat)}, B_FLAT = {_b(spec.b.flat)};",
         f"  static constexpr bool A_REALIGN = {_b(spec.a.realign)}, B_REALIGN = {_b(spec.b.realign)};",
-        f"  static constexpr int D_RUN = {spec.d.run};",
+        f"  static constexpr int D_RUN = {spec.d.run}, D_CONT = {spec.d.cont};",
         f"  static constexpr bool D_REALIGN = {_b(spec.d.realign)};",
         f"  static constexpr bool A_KMAJOR = {_b(spec.a.kmajor)}, B_KMAJOR = {_b(spec.b.kmajor)}, "
         f"D_NCONTIG = {_b(spec.d.ncontig)};",

@@ -394,10 +394,9 @@ def flat_refusal(op: OperandSpec, tile_mn: int, K: int) -> str:
 class OutputSpec:
     """C (read) or D (written): maps of m, n, b; D also carries its store vector width and direction.
 
-    run (D only; 0 = off): D's stride-1 run along the store dimension is `run` elements long (shorter than the
-    tile); the epilogue then walks run by run, each run over the other dimension's coordinates, so that where the
-    run goes on in the other dimension consecutive threads store consecutive addresses. A tile holds whole runs: one
-    that is not a multiple of the run steps by the runs it holds (KernelSpec.steps).
+    run, cont (D only; 0 = off): D's stride-1 run along the store dimension is `run` elements long and
+    continues over the first `cont` coordinates of the other GEMM dimension; the epilogue's threads
+    then walk run by run, so that consecutive threads store consecutive addresses.
     realign (D only): rows along n are contiguous (one stride-1 term) at any alignment, stored by the chunked
     epilogue as the aligned 16-byte words inside each row (gett_kernel.cuh's D_REALIGN; vec 1, no run, no C).
     """
@@ -409,6 +408,7 @@ class OutputSpec:
     vec: int = 1
     ncontig: bool = True
     run: int = 0
+    cont: int = 0
     realign: bool = False
 
 
@@ -577,8 +577,9 @@ class KernelSpec:
                               f"({self.tf32}); give frag_op_a=False")
         if (t.bn if self.d.ncontig else t.bm) % self.d.vec:
             raise KernelError(f"operand D: vector width {self.d.vec} does not divide the tile")
-        if self.d.run:
-            self._check_run()
+        if self.d.run and (self.d.run % self.d.vec or self.d.cont < 1):
+            raise KernelError(f"operand D: run {self.d.run} must be whole vectors of {self.d.vec} and cont "
+                              f"{self.d.cont} >= 1")
         if self.d.realign:
             why = store_realign_refusal(self.d, t, self.read_c)
             if why:
@@ -725,38 +726,9 @@ class KernelSpec:
     def path(self) -> str:
         return "rows" if self.tile.rows else "wgmma" if self.tile.wgmma else "mma" if self.tile.mma else "simt"
 
-    def _check_run(self) -> None:
-        """Raise a KernelError unless D's run walk (OutputSpec.run) fits the tile and, where the tile steps by its
-        runs (`steps`), the input read along that dimension still starts every tile on a whole vector."""
-        t, d = self.tile, self.d
-        ec = t.bn if d.ncontig else t.bm
-        step = self.steps[1 if d.ncontig else 0]
-        name, op = ("B", self.b) if d.ncontig else ("A", self.a)
-        why = next((w for bad, w in (
-            (d.run >= ec or d.run % d.vec, f"run {d.run} is not whole vectors of {d.vec} shorter than the tile ({ec})"),
-            (t.rows or t.chunked, "row-stream tiles and chunked epilogues store no runs"),
-            (step < ec and t.wgmma, f"a warpgroup tile cannot step by its runs ({step} of {ec})"),
-            (step < ec and t.resident_a and not d.ncontig and self.M > step,
-             "a resident A panel is one tile row"),
-            (step < ec and not op.kmajor and (op.vs != 1 or step % op.vec),
-             f"operand {name}: its vectors of {op.vec} (step {op.vs}) along the tile do not start every {step}"),
-        ) if bad), "")
-        if why:
-            raise KernelError(f"operand D: no run walk here: {why}; give run=0")
-
-    @property
-    def steps(self) -> tuple[int, int]:
-        """The distance between neighbouring tiles along m and n (gett_kernel.cuh's STEP_M, STEP_N): the tile's
-        sides, but along D's store dimension with a run walk (OutputSpec.run) the whole runs the tile holds."""
-        t, d = self.tile, self.d
-        if not d.run:
-            return t.bm, t.bn
-        return (t.bm, t.bn // d.run * d.run) if d.ncontig else (t.bm // d.run * d.run, t.bn)
-
     @property
     def tiles(self) -> int:
-        sm, sn = self.steps
-        return -(-self.M // sm) * -(-self.N // sn)
+        return -(-self.M // self.tile.bm) * -(-self.N // self.tile.bn)
 
     @property
     def sk_tiles(self) -> int:
@@ -782,7 +754,7 @@ class KernelSpec:
         if self.tile.rows:
             return self.rows_units
         if self.tile.cluster > 1:
-            cols = math.ceil(self.N / self.steps[1])
+            cols = math.ceil(self.N / self.tile.bn)
             return self.tile_rows * cols * self.batch
         return self.tiles * self.batch - self.sk_tiles + self.sk_ctas
 
@@ -790,7 +762,7 @@ class KernelSpec:
     def tile_rows(self) -> int:
         """Tile rows of the grid, rounded up to whole clusters (gett.cuh's TILES_MR)."""
         c = self.tile.cluster
-        return math.ceil(math.ceil(self.M / self.steps[0]) / c) * c
+        return math.ceil(math.ceil(self.M / self.tile.bm) / c) * c
 
     @property
     def sk_flag_bytes(self) -> int:
@@ -807,8 +779,8 @@ class KernelSpec:
 
     @property
     def no_partial(self) -> bool:
-        t, (sm, sn) = self.tile, self.steps
-        return sm == t.bm and sn == t.bn and self.M % t.bm == 0 and self.N % t.bn == 0 and self.K % t.bk == 0
+        t = self.tile
+        return self.M % t.bm == 0 and self.N % t.bn == 0 and self.K % t.bk == 0
 
     @property
     def smem_bytes(self) -> int:
@@ -822,7 +794,7 @@ class KernelSpec:
             top = t.stages * t.bm * self.rows_pitch + t.bn * self.rows_pitch + t.rows * self.N * run * 4
             return -(-top // 8) * 8 + 8 * t.stages
         return smem_bytes(self.tile, self.a, self.b, self.d.ncontig, self.compute, self.d.dtype, self.read_c,
-                          self.direct_d, self.K, self.d.run, self.index64)
+                          self.direct_d, self.K)
 
     @property
     def epi_chunk(self) -> bool:
@@ -947,8 +919,7 @@ def _epi_item_pad(tile: TileConfig, b: OperandSpec, d_ncontig: bool, compute: st
 
 
 def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool, compute: str,
-               d_dtype: str = "f32", read_c: bool = False, direct_d: bool = False, k: int = 0, d_run: int = 0,
-               index64: bool = False) -> int:
+               d_dtype: str = "f32", read_c: bool = False, direct_d: bool = False, k: int = 0) -> int:
     """Shared memory of the pipeline (STAGES x (A + B) tiles, padded rows) or of the epilogue tile.
 
     The epilogue tile holds accumulators, or D's values when D is narrower and no C is read (rows
@@ -959,16 +930,13 @@ def smem_bytes(tile: TileConfig, a: OperandSpec, b: OperandSpec, d_ncontig: bool
     epilogue), but with `direct_d` (KernelSpec.direct_d) or a chunked epilogue (TileConfig.chunked, staged in
     the last stage) there is no epilogue tile; a warp-specialised one adds two 8-byte mbarriers per stage.
     With TileConfig.resident_a the stages hold B alone, and A's panel of `k` rows rounded up to whole
-    k-tiles (padded like a stage's rows) comes after the rest. A run walk (`d_run`, OutputSpec.run) keeps its offset
-    tables after the epilogue tile: one offset (8 bytes with `index64`, else 4) per run the tile stores and per
-    coordinate of the other dimension.
+    k-tiles (padded like a stage's rows) comes after the rest.
     """
     stage_a = 0 if tile.resident_a else _stage_bytes(tile, a, tile.bm)
     pipe = tile.stages * (stage_a + _stage_bytes(tile, b, tile.bn))
     item, pad = _epi_item_pad(tile, b, d_ncontig, compute, d_dtype, read_c)
     ec, es = (tile.bn, tile.bm) if d_ncontig else (tile.bm, tile.bn)
-    table = _round16((ec // d_run + es) * (8 if index64 else 4)) if d_run else 0
-    epi = 0 if direct_d or tile.chunked else _round16(es * (ec + pad) * item) + table
+    epi = 0 if direct_d or tile.chunked else _round16(es * (ec + pad) * item)
     panel = _stage_bytes(tile, a, tile.bm, _whole_ktiles(k, tile.bk)) if tile.resident_a else 0
     return ((pipe + epi if tile.persistent else max(pipe, epi)) + panel + (1024 if tile.wgmma else 0)
             + (16 * tile.stages if tile.ws else 0))

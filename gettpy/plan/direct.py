@@ -144,7 +144,9 @@ def _cta_us(s, target: Target, sm_count: int) -> float:
     spec = kernel_spec(s.core, False, sm_count=sm_count, wgmma=target.wgmma)
     if min(spec.M, spec.N, spec.K) > 1:
         return 0.0
-    return spec.tiles * spec.batch / sm_count * GETT_CTA_US
+    t = spec.tile
+    ctas = math.ceil(spec.M / t.bm) * math.ceil(spec.N / t.bn) * spec.batch
+    return ctas / sm_count * GETT_CTA_US
 
 
 __all__ = ["DIRECT_GAIN", "choose_direct", "direct_layout", "direct_us"]

@@ -11,10 +11,6 @@ from ..kernels.spec import ITEMSIZE, OperandSpec, TileConfig, flat_refusal, real
 from ..layouts.descriptor import OperandLayout
 from .plan import Plan
 
-#: the least share of a tile's side that the whole runs it holds may fill for the run walk to step by them (the rest
-#: of the tile is computed again by the next one)
-RUN_STEP_SHARE = 0.8
-
 
 def _first_stride(layout: OperandLayout, dim: str) -> float:
     dm = layout.dim(dim)
@@ -109,24 +105,18 @@ def _d_run(ld: OperandLayout, store: str) -> int:
     return run if run < ds.extent and do.strides[0] == run and min(do.moduli[0], do.extent) >= 2 else 0
 
 
-def _store_run(ld: OperandLayout, ncontig: bool, vec: int, tile: TileConfig, op, heavy: bool) -> int:
-    """D's run for the epilogue's run walk (OutputSpec.run), or 0 where it does not apply: D's stride-1 run along
-    the store dimension, going on in the other dimension (`_d_run`), whole vectors and shorter than the tile. A tile
-    that is not a multiple of the run steps by the whole runs it holds (KernelSpec.steps), recomputing the rest: only
-    where those are at least RUN_STEP_SHARE of it, on a memory-bound core (not `heavy`: there the recomputed share
-    costs its flops), on a tile that is no warpgroup one, and where the input read along that dimension (OperandSpec
-    `op`) starts each step on a whole vector. Row-stream tiles store no runs."""
-    store = "n" if ncontig else "m"
-    ec = tile.bn if ncontig else tile.bm
+def _store_run(ld: OperandLayout, ncontig: bool, vec: int, tile: TileConfig) -> tuple[int, int]:
+    """(run, cont) of D for the epilogue's run-by-run walk (OutputSpec), or (0, 0) where it does not apply:
+    the run must be whole vectors, shorter than the tile and divide it, and `cont` (the continuation's
+    extent, at most the tile) must divide the tile's other side."""
+    store, other = ("n", "m") if ncontig else ("m", "n")
+    ec, es = (tile.bn, tile.bm) if ncontig else (tile.bm, tile.bn)
     run = _d_run(ld, store)
-    dm = ld.dim(store)
-    if not run or run >= ec or run % vec or tile.rows or dm.extent % run or any(x % run for x in dm.divisors[1:]):
-        return 0  # (the walk's tables take D's offset as a run's start plus the position in the run)
-    step = ec // run * run
-    if step < ec and (step < RUN_STEP_SHARE * ec or heavy or tile.wgmma
-                      or not op.kmajor and (op.vs != 1 or step % op.vec)):
-        return 0
-    return run
+    if not run or run >= ec or ec % run or run % vec:
+        return 0, 0
+    do = ld.dim(other)
+    cont = min(do.moduli[0], do.extent, es)
+    return (run, cont) if cont >= 2 and es % cont == 0 else (0, 0)
 
 
 def _kmajor16(plan: Plan, dim: str, width: int, bk: int) -> bool:

@@ -157,8 +157,8 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
     else:
         ncontig = _first_stride(ld, "n") <= _first_stride(ld, "m")
     vd = vdn if ncontig else vdm
-    run = _store_run(ld, ncontig, vd, tile, b if ncontig else a, compute_bound(plan.M, plan.N, plan.K, not tile.mma))
-    d = OutputSpec(p.d.dtype, ld.dim("m"), ld.dim("n"), ld.dim("b"), vd, ncontig, run)
+    run, cont = _store_run(ld, ncontig, vd, tile)
+    d = OutputSpec(p.d.dtype, ld.dim("m"), ld.dim("n"), ld.dim("b"), vd, ncontig, run, cont)
     c = None
     if read_c:
         if plan.layout_c is None or p.c is None:

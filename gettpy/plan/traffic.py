@@ -168,8 +168,7 @@ def core_us(spec, target: Target, sm_count: int | None = None) -> float:
 
     t = spec.tile
     M, N, K, nb = spec.M, spec.N, spec.K, spec.batch
-    step_m, step_n = spec.steps  # (a run walk's tiles step by the runs they hold)
-    tiles_m, tiles_n = math.ceil(M / step_m), math.ceil(N / step_n)
+    tiles_m, tiles_n = math.ceil(M / t.bm), math.ceil(N / t.bn)
     per_sm = tiles_m * tiles_n * nb / (sm_count or target.sm_count)
     heavy = compute_bound(M, N, K)
     us = 0.0
@@ -207,8 +206,7 @@ def padded_flops_us(spec, target: Target) -> float:
     tile computes its whole bm x bn), at PADDED_SHARE of the peak of the units it runs on: the least its launch
     takes where M and N are small against the tile."""
     t = spec.tile
-    step_m, step_n = spec.steps
-    padded = math.ceil(spec.M / step_m) * t.bm * math.ceil(spec.N / step_n) * t.bn
+    padded = math.ceil(spec.M / t.bm) * t.bm * math.ceil(spec.N / t.bn) * t.bn
     share = PADDED_SHARE["tensor" if t.mma else "cuda"]
     return 2.0 * padded * spec.K * spec.batch / (max(_peak(spec, target), 1e-3) * share * 1e6)
 

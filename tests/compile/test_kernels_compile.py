@@ -780,18 +780,6 @@ def test_d_run_tiles_compile():
         assert spec.d.run == 24 and B.build(spec, ARCH).report.spill_stores == 0
 
 
-@pytest.mark.parametrize("dt", ["f16", "f32"])
-@pytest.mark.parametrize("order", ["C", "F"])
-def test_stepped_run_tiles_compile(dt, order):
-    """Odd runs of D (27 column-major, 19 row-major) on tiles that step by the whole runs they hold compile without
-    spills, with and without C."""
-    plan = tccg_plan("abcdef-degb-gfac", (27, 15, 3, 21, 3, 19, 19), dt, order=order, with_c=True)
-    for read_c in (False, True):
-        spec = kernel_spec(plan, read_c)
-        assert spec.d.run in (27, 19) and min(spec.steps) < max(spec.tile.bm, spec.tile.bn), (spec.tile, spec.steps)
-        assert B.build(spec, ARCH).report.spill_stores == 0, spec.tile
-
-
 def test_tma_heuristic_compile():
     """#12's heuristic TMA tile (persistent, chunked epilogue) compiles without spills."""
     spec = kernel_spec(tccg_plan("ab-ac-cb", (5136, 5120, 5136), "f16"), False)

@@ -1,5 +1,4 @@
-"""The staged epilogue on the GPU: its run walk (gett_tile.cuh's store_runs: whole runs of D, the tile stepping by
-the runs it holds, offsets from per-tile tables) and its row walk (store_rows: each thread keeps one vector position
+"""The staged epilogue on the GPU: its row walk (gett_tile.cuh's store_rows: each thread keeps one vector position
 along D's store dimension, a warp's row offsets shared by shuffles) on outputs whose modes interleave the tile's m
 and n modes at odd extents (stride-1 runs of a few elements, partial tiles on both sides), with C, alpha, beta and
 an op on D, on mma.sync and simt tiles of 128 and 256 threads, D stored along m and along n; and the generic walk
@@ -29,24 +28,19 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("walk", ["runs", "rows"])
 @pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("case", range(len(CASES)))
 @pytest.mark.parametrize("tile", sorted(TILES))
-def test_interleaved_outputs(rng, tile, case, order, walk):
-    """f16 in, f16 and f32 out: D alone; with C, alpha and beta; with relu on D. The run walk where the lowering takes
-    it (the tiles then step by their whole runs), and the row walk with it turned off."""
+def test_interleaved_outputs(rng, tile, case, order):
+    """f16 in, f16 and f32 out: D alone; with C, alpha and beta; with relu on D."""
     ma, mb, md, ext = CASES[case]
     t = TILES[tile]
-    run = 0 if walk == "rows" else None
     for dout in ("f16", "f32"):
-        spec = run_forced(rng, ma, mb, md, ext, t, "f16", dout, order, run=run)
-        ec = t.bn if spec.d.ncontig else t.bm
-        if spec.d.run:  # (the runs do not divide these tiles: each steps by the whole runs it holds)
-            assert ec % spec.d.run and spec.steps[1 if spec.d.ncontig else 0] == ec // spec.d.run * spec.d.run
-        run_forced(rng, ma, mb, md, ext, t, "f16", dout, order, with_c=True, alpha=-1.5, beta=0.75, run=run)
+        spec = run_forced(rng, ma, mb, md, ext, t, "f16", dout, order)
+        assert spec.d.run == 0  # (the runs do not divide the tile: the row walk, not the run-by-run one)
+        run_forced(rng, ma, mb, md, ext, t, "f16", dout, order, with_c=True, alpha=-1.5, beta=0.75)
     run_forced(rng, ma, mb, md, ext, t, "f16", "f16", order, with_c=True, alpha=0.5, beta=-1.0,
-               ops=(None, None, None, ops.relu), run=run)
+               ops=(None, None, None, ops.relu))
 
 
 @pytest.mark.parametrize("order", ["C", "F"])

@@ -292,37 +292,27 @@ def test_interleaved(con, ext, order, cut, dt_in, dt_out, rng):
 
 
 # ----------------------------------------------------------------------------------------------- D runs
-# ccsd_t's outputs: D's stride-1 run lies in one GEMM dimension and goes on in the other; the epilogue stores run by
-# run (OutputSpec.run). A run of 24 gets a tile cut to a multiple of it; odd runs keep the tile, which then steps by
-# the whole runs it holds (KernelSpec.steps: 27 -> 108 of 128, 13 -> 117, 17 -> 51 of 64), recomputing the rest.
+# ccsd_t's outputs: D's stride-1 run (24) lies in one GEMM dimension and goes on in the other; the
+# heuristic cuts the tile to a multiple of the run and the epilogue stores run by run (OutputSpec.run).
 D_RUNS = [
-    ("abcdef-degb-gfac", {"a": 24, "b": 16, "c": 5, "d": 24, "e": 3, "f": 7, "g": 24}, "F"),  # #32 family
-    ("abcdef-dega-gfbc", {"a": 24, "b": 16, "c": 4, "d": 8, "e": 5, "f": 6, "g": 24}, "F"),   # #31 family
-    ("abcdef-gdac-efgb", {"a": 24, "b": 8, "c": 5, "d": 9, "e": 4, "f": 4, "g": 24}, "F"),    # #41, b = 8
-    ("abcdef-degb-gfac", {"a": 27, "b": 15, "c": 3, "d": 21, "e": 3, "f": 5, "g": 19}, "F"),  # odd runs: steps
-    ("abcdef-dega-gfbc", {"a": 13, "b": 9, "c": 4, "d": 10, "e": 5, "f": 6, "g": 11}, "F"),
-    ("abcdef-gfbc-dega", {"a": 5, "b": 7, "c": 3, "d": 11, "e": 6, "f": 17, "g": 9}, "C"),   # row-major: f's run
+    ("abcdef-degb-gfac", {"a": 24, "b": 16, "c": 5, "d": 24, "e": 3, "f": 7, "g": 24}),  # #32 family
+    ("abcdef-dega-gfbc", {"a": 24, "b": 16, "c": 4, "d": 8, "e": 5, "f": 6, "g": 24}),   # #31 family
+    ("abcdef-gdac-efgb", {"a": 24, "b": 8, "c": 5, "d": 9, "e": 4, "f": 4, "g": 24}),    # #41, b = 8
 ]
 
 
 @pytest.mark.parametrize("dt_in,dt_out", [("f16", "f16"), ("f16", "f32"), ("bf16", "bf16"), ("f32", "f32")])
-@pytest.mark.parametrize("con,ext,order", D_RUNS, ids=[f"{c}-{e['a']}-{o}" for c, e, o in D_RUNS])
-def test_d_runs(con, ext, order, dt_in, dt_out, rng):
+@pytest.mark.parametrize("con,ext", D_RUNS, ids=[c for c, _ in D_RUNS])
+def test_d_runs(con, ext, dt_in, dt_out, rng):
     from gettpy import ops
     from gettpy.plan.tiles import kernel_spec
 
     c, a, b = con.split("-")
-    for with_c in (True, False):  # (with C: values finished in the walk; without: staged finished)
-        plan = contract_and_check(rng, a, b, c, ext, dt_in, dt_out, order, with_c=with_c, alpha=1.5,
-                                  beta=-0.5 if with_c else 0.0, ops=(None, None, None, ops.leaky_relu(0.1)),
-                                  what=f"{con} {ext} {order} C={with_c}")
-        spec = kernel_spec(plan, with_c)
-        run = ext[c[0] if order == "F" else c[-1]]
-        ec = spec.tile.bn if spec.d.ncontig else spec.tile.bm
-        step = spec.steps[1 if spec.d.ncontig else 0]
-        if spec.tile.mma:
-            assert spec.d.run == run, spec.d  # (the walk is taken on every mma tile here)
-        if spec.d.run:
-            assert step % run == 0 and step >= 0.8 * ec and step == ec // run * run, (spec.steps, spec.tile)
-        else:
-            assert step == ec, (spec.steps, spec.tile)
+    plan = contract_and_check(rng, a, b, c, ext, dt_in, dt_out, "F", with_c=True, alpha=1.5, beta=-0.5,
+                              ops=(None, None, None, ops.leaky_relu(0.1)), what=f"{con} {ext}")
+    spec = kernel_spec(plan, True)
+    if dt_in == "f32":  # simt tiles are not cut to the run (measured slower), so no run-by-run walk
+        assert spec.tile.mma is False and spec.d.run == 0, spec
+    else:
+        assert spec.d.run == 24 and spec.d.cont >= 2, spec.d
+        assert (spec.tile.bn if spec.d.ncontig else spec.tile.bm) % 24 == 0, spec.tile  # tiles start on a run
