@@ -10,7 +10,7 @@ import string
 import numpy as np
 
 from .einsum import einsum
-from .errors import ArgumentError, AxisError, ShapeError
+from .errors import ArgumentError, AxisError, OptionError, ShapeError
 from .interop import to_native, wrapper_for
 
 
@@ -95,9 +95,10 @@ def contract_expression(subscripts: str, *shapes, optimize="auto", **kwargs):
     program cache and each intermediate is laid out for the step that consumes it.
 
     The returned callable takes the operands (and einsum's keywords: ``out``, ``dtype``, ``ops``, ...):
-    ``expr(a, b, c)``; with opt_einsum's ``constants=[i, ...]`` the arrays at those positions of `shapes` are
-    kept and the call takes the other operands only. ``expr.path`` is the path, ``expr.expression``
-    opt_einsum's ContractExpression (for its printed cost summary).
+    ``expr(a, b, c)``; opt_einsum's ``backend=`` ('auto', 'numpy', 'cupy') and ``evaluate_constants=`` are
+    taken too (the operands' own array module runs them). With opt_einsum's ``constants=[i, ...]`` the arrays
+    at those positions of `shapes` are kept and the call takes the other operands only. ``expr.path`` is the
+    path, ``expr.expression`` opt_einsum's ContractExpression (for its printed cost summary).
     """
     import opt_einsum as oe
 
@@ -118,7 +119,11 @@ def contract_expression(subscripts: str, *shapes, optimize="auto", **kwargs):
         path = [tuple(p) for p in oe.contract_path(subscripts, *every, shapes=True, optimize=optimize)[0]]
     want = [tuple(int(e) for e in sh) for i, sh in enumerate(shapes) if i not in fixed]
 
-    def run(*arrays, **kw):
+    def run(*arrays, backend="auto", evaluate_constants=False, **kw):
+        # (opt_einsum's call keywords: the array module is the operands' own, and constants are kept as given)
+        if backend not in (None, "auto", "numpy", "cupy", "gettpy"):
+            raise OptionError(f"contract_expression: backend={backend!r}: gettpy runs numpy and cupy arrays on "
+                                f"their own device ('auto', 'numpy', 'cupy' or 'gettpy')")
         if len(arrays) != len(want):
             raise ShapeError(f"contract_expression({subscripts!r}) takes {len(want)} operands, got {len(arrays)}")
         arrays = [x if hasattr(x, "shape") else np.asarray(x) for x in arrays]  # (lists, scalars: as einsum)

@@ -96,6 +96,20 @@ def test_contract_expression_constants():
         gettpy.contract_expression("ij,j->i", (4, 2), (2,), constants=[1])
 
 
+def test_contract_expression_takes_opt_einsums_call_keywords():
+    """opt_einsum's ContractExpression takes backend= and evaluate_constants= at the call; so does gettpy's, with
+    opt_einsum's values (numpy arrays run on numpy whatever backend names), and an unknown backend is refused."""
+    import opt_einsum as oe
+
+    x, m, y = np.arange(8.0).reshape(4, 2), np.arange(6.0).reshape(2, 3), np.arange(15.0).reshape(3, 5)
+    want = oe.contract_expression("ij,jk,kl->il", x.shape, m.shape, y.shape)(x, m, y, backend="numpy")
+    e = gettpy.contract_expression("ij,jk,kl->il", x.shape, m.shape, y.shape)
+    for backend in ("auto", "numpy", "gettpy"):
+        np.testing.assert_allclose(e(x, m, y, backend=backend, evaluate_constants=False), want, rtol=1e-13)
+    with pytest.raises(ValueError, match="backend='torch'"):
+        e(x, m, y, backend="torch")
+
+
 class _DLPackOnly:
     """An array that speaks only DLPack (no __array__, shape or ndim)."""
 
