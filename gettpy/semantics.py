@@ -261,12 +261,16 @@ def optimized_zero_d_array(inputs, output, shapes, optimize) -> bool:
 
 
 def empty_in_order(xp, shape, dtype, axes_slow_to_fast):
-    """An uninitialised array of `shape` whose memory runs over the axes in the given order."""
+    """An uninitialised array of `shape` whose memory runs over the axes in the given order; a numpy array owns its
+    memory (as numpy's einsum results do: `resize` works), not a transposed view of it."""
     inner = xp.empty(tuple(shape[a] for a in axes_slow_to_fast), dtype=dtype)
     inverse = [0] * len(axes_slow_to_fast)
     for i, a in enumerate(axes_slow_to_fast):
         inverse[a] = i
-    return inner.transpose(inverse)
+    view = inner.transpose(inverse)
+    # (numpy's empty_like under order='K' keeps a dense permuted array's strides but may change an extent-1 axis's,
+    #  which numpy's einsum keeps: with such an axis the view is returned; np.empty's untouched pages cost nothing)
+    return np.empty_like(view, order="K") if xp is np and min(view.shape, default=0) > 1 else view
 
 
 def _label_key(m: str):

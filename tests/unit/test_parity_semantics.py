@@ -499,3 +499,16 @@ def test_complex_into_real_out_warns_once(subs, shapes):
         gettpy.einsum(subs, *ops, out=got, casting="unsafe")
     assert [w.category for w in wg] == [w.category for w in wn] == [np.exceptions.ComplexWarning]
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("subs,shapes", [("ij,jk->ki", [(3, 4), (4, 5)]), ("abc,cd->dba", [(2, 3, 4), (4, 5)]),
+                                         ("ij,jk,kl->li", [(2, 3), (3, 4), (4, 5)])])
+def test_result_owns_its_memory(subs, shapes):
+    """numpy's einsum result owns its memory, in numpy's strides (order='K'); so does gettpy's (not a transposed
+    view of a buffer): `resize` works on it."""
+    rng = np.random.default_rng(5)
+    ops = [rng.standard_normal(s) for s in shapes]
+    want, got = np.einsum(subs, *ops), gettpy.einsum(subs, *ops)
+    assert got.flags.owndata and got.strides == want.strides
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    got.resize(got.size)
