@@ -123,7 +123,7 @@ def contract_expression(subscripts: str, *shapes, optimize="auto", **kwargs):
         # (opt_einsum's call keywords: the array module is the operands' own, and constants are kept as given)
         if backend not in (None, "auto", "numpy", "cupy", "gettpy"):
             raise OptionError(f"contract_expression: backend={backend!r}: gettpy runs numpy and cupy arrays on "
-                                f"their own device ('auto', 'numpy', 'cupy' or 'gettpy')")
+                              f"their own device ('auto', 'numpy', 'cupy' or 'gettpy')")
         if len(arrays) != len(want):
             raise ShapeError(f"contract_expression({subscripts!r}) takes {len(want)} operands, got {len(arrays)}")
         arrays = [x if hasattr(x, "shape") else np.asarray(x) for x in arrays]  # (lists, scalars: as einsum)
