@@ -268,11 +268,7 @@ def _cupy_asarray(x):
 def _stream_set(stream, n: int) -> frozenset:
     if isinstance(stream, str | bytes) or not hasattr(stream, "__iter__"):
         raise ArgumentError(f"stream must be a sequence of operand indices, got {stream!r}")
-    idx = list(stream)
-    for i in idx:
-        if isinstance(i, bool) or not isinstance(i, int | np.integer):
-            raise ArgumentError(f"stream: operand index {i!r} is not an integer")
-    idx = [int(i) for i in idx]
+    idx = [check_count("stream: operand index", i) for i in stream]
     for i in idx:
         if not -n <= i < n:
             raise ArgumentError(f"stream: operand index {i} is out of range for {n} operands")

@@ -751,8 +751,9 @@ def _network(infos, output, ext, final: TensorInfo, optimize, sr=None, compute=N
     appearance is kept).
     """
     ones = TensorInfo("ones", (), (), infos[0].dtype, 16)
-    if _explicit_steps(optimize) is not None:
-        _check_path(_explicit_steps(optimize), len(infos))  # (one or two operands: checked, then the single step runs)
+    steps = _explicit_steps(optimize)
+    if steps is not None:
+        _check_path(steps, len(infos))  # (one or two operands: checked, then the single step runs)
     if len(infos) == 1:
         return [_step(infos[0], ones, final, ext, 0, _ONES, None, sr, compute, backend)]
     if len(infos) == 2:
@@ -826,8 +827,9 @@ def pairwise_path(inputs, output, ext, optimize) -> list[tuple[int, ...]]:
     import opt_einsum as oe
     if optimize is False or optimize is None:
         return [(0, 1)] * (len(inputs) - 1)
-    if _explicit_steps(optimize) is not None:
-        return _check_path(_explicit_steps(optimize), len(inputs))
+    steps = _explicit_steps(optimize)
+    if steps is not None:
+        return _check_path(steps, len(inputs))
     sym: dict[str, str] = {}
     for t in inputs:
         for m in t:

@@ -154,12 +154,14 @@ def as_op(spec, what: str = "op") -> Op:
             spec = (spec,)
     if isinstance(spec, tuple) and spec and isinstance(spec[0], str) and spec[0] in _FACTORIES:
         params = spec[1:]
-        if len(params) > 1 or any(isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating)
-                                  for v in params):
+        if len(params) > 1:
             raise OpError(f"{what}: {spec[0]} takes one real number as its parameter, got {params!r}")
         if not params and spec[0] in _NEEDS_PARAM:
             raise OpError(f"{what}: {spec[0]} needs its parameter, e.g. ({spec[0]!r}, 0.5)")
-        return _FACTORIES[spec[0]](*params)
+        try:
+            return _FACTORIES[spec[0]](*params)
+        except OpError as e:  # (a parameter that is not a real number: `_real_param`)
+            raise OpError(f"{what}: {e}") from None
     known = sorted(_NAMED) + sorted(_FACTORIES)
     raise OpError(f"{what}: unknown op {spec!r}; known ops: {', '.join(known)}, or gettpy.ops.custom(...)")
 
