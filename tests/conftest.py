@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 import pytest
-from harness import fresh_caches
+from harness import allow_split_k, fresh_caches
 
 
 @functools.cache
@@ -175,10 +175,8 @@ def force_staging(monkeypatch):
     from gettpy.plan import schedule as sched
 
     monkeypatch.setattr(sched, "MIN_STAGE_ELEMS", 1)
-    monkeypatch.setattr(sched, "SPLIT_MAX_WAVE", 1e9)
-    monkeypatch.setattr(sched, "SPLIT_MIN_K", 1)
-    monkeypatch.setattr(sched, "SPLIT_MIN_RUN", 1)
     monkeypatch.setattr(sched, "PACK_MIN_REREADS", 0)
+    allow_split_k(monkeypatch)
     fresh_caches()
     yield
     fresh_caches()

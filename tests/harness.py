@@ -675,3 +675,15 @@ RESTAGED = [
     ("bda,dc->abc", {"a": 158, "b": 127, "c": 25, "d": 152}, "f16", "F"),
     ("bda,dc->abc", {"a": 158, "b": 127, "c": 25, "d": 154}, "f32", "F"),
 ]
+
+
+def allow_split_k(monkeypatch) -> None:
+    """Split-K on any grid, of any K, cutting any run (the planner's thresholds are for the GPU's sizes): the
+    thresholds patched where plan/split.py decides and where plan/schedule.py reads them too."""
+    from gettpy.plan import schedule as sched
+    from gettpy.plan import split
+
+    for mod in (sched, split):
+        monkeypatch.setattr(mod, "SPLIT_MAX_WAVE", 1e9)
+        monkeypatch.setattr(mod, "SPLIT_MIN_K", 1)
+    monkeypatch.setattr(split, "MIN_RUN", 1)

@@ -34,10 +34,14 @@ of a plan and its tile into a KernelSpec in plan/tiles.py.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-from ..dtypes import TF32_MODES
+from ..dtypes import TF32_MODES, is_exact
 from ..kernels.spec import INT8_MMA_DTYPES, ITEMSIZE, MMA_DTYPES, TileConfig
 from .target import DEFAULT_TARGET
+
+if TYPE_CHECKING:
+    from .plan import Plan
 
 #: the SM count plans are made for without a device (the default target's)
 SM_COUNT = DEFAULT_TARGET.sm_count
@@ -293,3 +297,29 @@ def choose_tile(M: int, N: int, K: int, batch: int = 1, dtype: str = "f16", vec_
     #  the H100 on 64x64x8 with 4 stages for 3 k-tiles)
     stages = kt + 1 if kt <= 3 and bm * bn <= 64 * 64 else max(2, min(3, kt))
     return TileConfig(bm, bn, bk, stages, tm=x, tn=y)
+
+
+def int8_plan_tile(plan: Plan, sm_count: int):
+    """The int8 tensor-core tile of an integer core whose inputs are read (or packed) k-major (heuristic.py's
+    `int8_mma_tile`; backends/gpu_exact.py takes it again on the core's real layouts), else None."""
+    p = plan.problem
+    c = p.c.dtype if p.c is not None else None
+    dts = (plan.kernel_a.dtype, plan.kernel_b.dtype, c, p.d.dtype)
+    if p.semiring is not None or any(not x.op.is_identity for x in (p.a, p.b, p.d)):
+        return None
+    if not is_exact(p.d.dtype) or p.compute and not is_exact(p.compute):
+        return None  # (the int8 tile's sums are integers: a floating D or compute type runs elsewhere)
+    return int8_mma_tile(plan.M, plan.N, plan.K, plan.batch, dts, kernel_compute(p.d.dtype, c, plan.K),
+                         INT8_MIN_KVEC, sm_count)
+
+
+def plan_tile(plan: Plan, sm_count: int, f64_cores: bool = True):
+    """The plan's tile (autotuner), the int8 tensor-core tile of an int8 core (`int8_plan_tile`) or the heuristic's
+    (f64_cores: as make_schedule's)."""
+    if plan.tile is not None:
+        return plan.tile
+    i8 = int8_plan_tile(plan, sm_count)
+    if i8 is not None:
+        return i8
+    return choose_tile(plan.M, plan.N, plan.K, plan.batch, plan.kernel_a.dtype, dtype_b=plan.kernel_b.dtype,
+                       compute=plan.problem.compute, sm_count=sm_count, dmma=f64_cores)

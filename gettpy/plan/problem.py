@@ -138,3 +138,15 @@ def _check_sizes(p: ContractionProblem) -> None:
         if (span + 1) * ITEMSIZE[t.dtype] > MAX_INDEX:
             raise ShapeError(f"operand {t.name}: its strides {t.strides} span {span + 1} elements, beyond 64-bit "
                              f"byte offsets")
+
+
+def packed(t: TensorInfo, order: tuple[str, ...], ext: dict[str, int], dtype: str | None = None,
+           apply_op: bool = False) -> TensorInfo:
+    """`t` re-laid out densely with its modes in `order` (first fastest); with `apply_op` the pack
+    applies t's op and the packed tensor carries none."""
+    modes = tuple(m for m in order if m in t.modes)
+    strides, acc = [], 1
+    for m in modes:
+        strides.append(acc)
+        acc *= ext[m]
+    return TensorInfo(t.name, modes, tuple(strides), dtype or t.dtype, 16, identity if apply_op else t.op)

@@ -294,7 +294,7 @@ def candidates(problem: ContractionProblem, ext: dict[str, int]):
     written as a dense workspace whose modes run in the inputs' orders, each GEMM dimension's modes by its
     input's strides, either dimension first) or "a" / "b" (that input packed in D's order of its free modes,
     its summed modes in the other input's order, either group first)."""
-    from .schedule import packed
+    from .problem import packed
 
     a, b, d = problem.a, problem.b, problem.d
     free_a = tuple(m for m in a.modes if m in d.modes and m not in b.modes)

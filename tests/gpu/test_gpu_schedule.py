@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from harness import TCCG48, assert_close, einsum_of, fresh_caches, nonzero, reduced_extents
+from harness import TCCG48, allow_split_k, assert_close, einsum_of, fresh_caches, nonzero, reduced_extents
 
 import gettpy
-from gettpy.plan import schedule as sched
 
 
 @pytest.mark.gpu
@@ -35,9 +34,7 @@ def test_gpu_split_k_with_beta_c_and_output_op(monkeypatch):
     """The GPU's split-K epilogue (CuPy sum, beta * op_c(C), op_d) against numpy float64."""
     import cupy
 
-    monkeypatch.setattr(sched, "SPLIT_MAX_WAVE", 1e9)
-    monkeypatch.setattr(sched, "SPLIT_MIN_K", 1)
-    monkeypatch.setattr(sched, "SPLIT_MIN_RUN", 1)  # (the copy to the GPU makes k stride 1)
+    allow_split_k(monkeypatch)  # (and any run: the copy to the GPU makes k stride 1)
     fresh_caches()
     rng = np.random.default_rng(12)
     a = nonzero(rng, (64, 24, 40)).astype(np.float32).transpose(1, 2, 0)

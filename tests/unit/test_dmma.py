@@ -36,7 +36,7 @@ def test_tccg_f32_plans():
     of the inputs that are not k-contiguous made k first. The split cores of #13 (74 slices of c) and #14 (52)
     run on DMMA_SPLIT_TILE, and #15-#18 (~300 x 92352 x ~300, compute-bound at the FFMA rate only) on DMMA_TILE,
     reading their inputs in 16-byte vectors where they lie (#13's B n-major). f16 plans never take the path."""
-    from gettpy.plan.schedule import DMMA_SPLIT_TILE
+    from gettpy.plan.split import DMMA_SPLIT_TILE
 
     bm, bn, bk, st, wm, wn, blocks = DMMA_SPLIT_TILE
     split_tile = TileConfig(bm, bn, bk, st, wm=wm, wn=wn, min_blocks=blocks)

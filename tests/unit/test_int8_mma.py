@@ -451,7 +451,8 @@ def test_schedules_planned_for_the_int8_tile_run_on_it():
     import itertools
 
     from gettpy.backends.gpu_exact import exact_kernel_spec
-    from gettpy.plan.schedule import _int8_tile, make_schedule
+    from gettpy.plan.heuristic import int8_plan_tile
+    from gettpy.plan.schedule import make_schedule
 
     mismatches = []
     for eq in ("ik,kj->ij", "ki,kj->ij", "ik,jk->ij", "ki,jk->ij"):
@@ -463,6 +464,6 @@ def test_schedules_planned_for_the_int8_tile_run_on_it():
             spec = exact_kernel_spec(core.layout_a, core.layout_b, None, core.layout_d,
                                      (core.kernel_a.dtype, core.kernel_b.dtype, None, p.d.dtype),
                                      (core.M, core.N, core.K, core.batch), sm_count=132)
-            if (_int8_tile(core, 132) is not None) != spec.int8:
+            if (int8_plan_tile(core, 132) is not None) != spec.int8:
                 mismatches.append((eq, m, n, k, order))
     assert not mismatches

@@ -13,7 +13,8 @@ from harness import assert_each_close, dense_problem, extents_of, laid_out
 import gettpy
 from gettpy.plan.cache import cached_schedule, clear_plan_cache
 from gettpy.plan.problem import ContractionProblem
-from gettpy.plan.schedule import SPLIT_SUFFIX, make_schedule
+from gettpy.plan.schedule import make_schedule
+from gettpy.plan.split import SPLIT_SUFFIX
 from gettpy.plan.splitk import (
     MIN_RUN,
     SLICE_ALIGN,
@@ -91,7 +92,7 @@ def test_split_keeps_fused_k_runs(ext, dtype):
     """Three k modes that A holds as one contiguous run (row-major A[x, a, b, c]) over a small output: the split
     cuts the slowest of them (a prime extent, into single values) rather than one whose extent divides better,
     so each slice keeps the run of the other two (b x c values, not c's odd few); run end to end against numpy."""
-    from gettpy.plan.schedule import SPLIT_MIN_RUN, _slice_run
+    from gettpy.plan.split import MIN_RUN, slice_run
 
     eq = "xabc,abcy->xy"
     p = dense_problem(eq, ext, dtype, "C")
@@ -100,10 +101,10 @@ def test_split_keeps_fused_k_runs(ext, dtype):
     core_ext = dict(s.core.problem.extents)
     assert core_ext[s.split_mode] == ext["a"] and core_ext["a"] == 1
     k = set(s.core.part.k)
-    assert _slice_run(p.a, ext, k) == ext["a"] * ext["b"] * ext["c"]
-    assert _slice_run(p.a, ext, k, "a", 1) == ext["b"] * ext["c"] >= SPLIT_MIN_RUN
-    assert _slice_run(p.a, ext, k, "b", 1) == ext["c"] < SPLIT_MIN_RUN  # (what a cut of b would leave)
-    assert _slice_run(p.b, ext, k) is None  # (B's stride-1 mode is y)
+    assert slice_run(p.a, ext, k) == ext["a"] * ext["b"] * ext["c"]
+    assert slice_run(p.a, ext, k, "a", 1) == ext["b"] * ext["c"] >= MIN_RUN
+    assert slice_run(p.a, ext, k, "b", 1) == ext["c"] < MIN_RUN  # (what a cut of b would leave)
+    assert slice_run(p.b, ext, k) is None  # (B's stride-1 mode is y)
     dt = np.float16 if dtype == "f16" else np.float32
     ops = laid_out(np.random.default_rng(3), [[ext[m] for m in "xabc"], [ext[m] for m in "abcy"]], dt, "C")
     assert_each_close(eq, gettpy.einsum(eq, *ops), ops, TOL[dt])
@@ -134,10 +135,10 @@ def test_keeps_runs_scores_the_rows_of_a_remainder_cut():
     mode's extent apart: q = 64 values of a = 585 (odd) leave f16 rows at odd offsets, element copies, whatever q
     itself is (score 1); two values of the last k mode keep 4-byte copies (score 2). Column-major A[a, c, e, x]."""
     from gettpy.plan.plan import make_plan
-    from gettpy.plan.schedule import _keeps_runs
+    from gettpy.plan.split import keeps_runs
 
     ext = {"a": 585, "c": 67, "e": 16, "x": 8, "y": 9}
-    keeps = _keeps_runs(make_plan(dense_problem("acex,yace->yx", ext, "f16", "F")), ext)
+    keeps = keeps_runs(make_plan(dense_problem("acex,yace->yx", ext, "f16", "F")), ext)
     assert (keeps("a", 64), keeps("c", 2), keeps("e", 1), keeps("e", 2)) == (1, 1, 1, 2)
 
 

@@ -1,5 +1,5 @@
 """Split-K for compute-bound grids whose last wave leaves SMs idle (plan/splitk.py `wave_model_us`,
-plan/schedule.py `_wave_split`): the model's rounds by hand, the planner's choice on shapes in no benchmark, and
+plan/split.py `wave_split`): the model's rounds by hand, the planner's choice on shapes in no benchmark, and
 the split schedules (a zero-filled odd K too) run on the CPU executor against numpy in float64."""
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import pytest
 from harness import dense_problem
 
 from gettpy.backends import cpu, staged
-from gettpy.plan.schedule import WAVE_SPLIT_GAIN, make_schedule
+from gettpy.plan.schedule import make_schedule
+from gettpy.plan.split import WAVE_SPLIT_GAIN
 from gettpy.plan.splitk import wave_model_us
 from gettpy.plan.target import DEFAULT_TARGET
 from gettpy.plan.tiles import kernel_spec

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import gettpy
-from gettpy.plan import schedule as sched
+from gettpy.plan import split
 from gettpy.plan.cache import cached_schedule, clear_plan_cache
 from gettpy.plan.problem import ContractionProblem, TensorInfo
 
@@ -64,18 +64,18 @@ def test_planning_time_independent_of_extents(expr, ext, dtype):
     assert best < PLAN_BUDGET_S, f"{expr} {ext} {dtype}: planning took {best * 1e3:.0f} ms"
     if s.split_mode is not None:  # (a split mode's extent divides its k mode's, within the slice bound)
         ext_core = dict(s.core.problem.extents)
-        assert 2 <= ext_core[s.split_mode] <= sched.SPLIT_MAX_SLICES
+        assert 2 <= ext_core[s.split_mode] <= split.MAX_SLICES
 
 
 @pytest.mark.parametrize("e", [1, 2, 7, 64, 720, 1000, 4096, 5040, 65536, 99991, 2 * 3 * 5 * 7 * 11 * 13 * 17])
 @pytest.mark.parametrize("most", [1, 2, 63, 1000, 4096])
 def test_divisors_match_enumeration(e, most):
-    assert sched._divisors(e, most) == [d for d in range(1, min(e, most) + 1) if e % d == 0]
+    assert split._divisors(e, most) == [d for d in range(1, min(e, most) + 1) if e % d == 0]
 
 
 def test_divisors_of_a_huge_extent_are_quick():
     t = time.perf_counter()
-    got = sched._divisors(2**80, 4096)
+    got = split._divisors(2**80, 4096)
     assert time.perf_counter() - t < PLAN_BUDGET_S
     assert got == [2**i for i in range(13)]
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from harness import (
     TCCG48,
+    allow_split_k,
     assert_close,
     einsum_of,
     fresh_caches,
@@ -22,6 +23,7 @@ from harness import (
 
 import gettpy
 from gettpy.plan import schedule as sched
+from gettpy.plan import split
 from gettpy.plan.problem import ContractionProblem, TensorInfo
 from gettpy.plan.schedule import make_schedule
 from gettpy.plan.tiles import DMMA_TILE, kernel_spec
@@ -129,7 +131,7 @@ def test_split_k_slices_keep_runs_and_fill_wide_tiles(num, mode):
 
     row = TCCG48[num - 1]
     s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3])))
-    assert s.split_mode == mode + sched.SPLIT_SUFFIX
+    assert s.split_mode == mode + split.SPLIT_SUFFIX
     slices = s.core.batch
     assert 1.5 * 132 <= (s.core.M // 128 + 1) * (s.core.N // 128 + 1) * slices <= 3 * 132
     tile = kernel_spec(s.core, False).tile
@@ -147,18 +149,18 @@ def test_split_k_on_the_f32_short_side_tile():
 
     row = TCCG48[19 - 1]
     s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3]), "f32"), f64_cores=False)
-    assert s.split_mode == "d" + sched.SPLIT_SUFFIX and (s.core.batch, s.core.M, s.core.K) == (6, 72, 864)
+    assert s.split_mode == "d" + split.SPLIT_SUFFIX and (s.core.batch, s.core.M, s.core.K) == (6, 72, 864)
     tile = kernel_spec(s.core, False).tile
     assert (tile.bm, tile.bn, tile.bk, tile.tm, tile.tn) == (72, 128, 16, 9, 4)
     row = TCCG48[13 - 1]
     s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3]), "f32"), f64_cores=False)
-    assert s.split_mode == "c" + sched.SPLIT_SUFFIX and s.core.batch == 74
+    assert s.split_mode == "c" + split.SPLIT_SUFFIX and s.core.batch == 74
     tile = kernel_spec(s.core, False).tile
     assert (tile.bm, tile.bn, tile.tm, tile.tn, tile.min_blocks, tile.mma, tile.sk_ctas) == \
         (64, 64, 8, 8, 6, False, 792)
     row = TCCG48[14 - 1]
     s = make_schedule(_f_problem(row[2], full_extents(row[2], row[3]), "f32"), f64_cores=False)
-    assert s.split_mode == "c" + sched.SPLIT_SUFFIX and s.core.batch == 52
+    assert s.split_mode == "c" + split.SPLIT_SUFFIX and s.core.batch == 52
     tile = kernel_spec(s.core, False).tile
     assert (tile.bm, tile.bn, tile.min_blocks, tile.sk_ctas) == (64, 64, 6, 0)
 
@@ -174,17 +176,17 @@ def test_simt_slices_time_model():
     ext = dict(plan.problem.extents)
     t = TileConfig(128, 64, 16, 3, tm=8, tn=4)
     per = 3 * 5  # (296 / 128 -> 3 tile rows, 312 / 64 -> 5 tile columns)
-    mode, slices, tile = sched._simt_slices(plan, [(t, 1.0)], 132, ext)
+    mode, slices, tile = split.simt_slices(plan, [(t, 1.0)], 132, ext)
     got = (mode, slices)
-    cands = list(sched._split_candidates(plan, ext))
+    cands = list(split.split_candidates(plan, ext))
     assert got in cands and per * got[1] >= 1.5 * 132
     # 1110 tiles on 132 slots (min_blocks 1): 8.4 waves, at least SPLIT_SK_MIN_WAVES, 93% full on average
     # (under SK_WAVE_FILL) and 78 k-tiles each -> stream-K on the 132 slots
     assert (tile.bm, tile.bn, tile.sk_ctas) == (128, 64, 132)
 
     def model(s):  # (the docstring's model, written out)
-        return (math.ceil(per * s / 132) * (plan.K // s) * 128 * 64 / sched.SIMT_FMA_PER_US
-                + s * plan.M * plan.N * 8 / sched.SPLIT_BYTES_PER_US)
+        return (math.ceil(per * s / 132) * (plan.K // s) * 128 * 64 / split.SIMT_FMA_PER_US
+                + s * plan.M * plan.N * 8 / split.SPLIT_BYTES_PER_US)
 
     ok = [s for _, s in cands if per * s >= 1.5 * 132]
     best = min(model(s) for s in ok)
@@ -199,24 +201,24 @@ def test_simt_split_tile_choice_and_stream_k_gate():
     row = TCCG48[13 - 1]
     plan = sched.make_plan(_f_problem(row[2], full_extents(row[2], row[3]), "f32"))
     ext = dict(plan.problem.extents)
-    tiles = sched._simt_split_tiles(plan, 132, f64_cores=False)
+    tiles = split.simt_split_tiles(plan, 132, f64_cores=False)
     assert [(t.bm, t.bn, t.min_blocks, c) for t, c in tiles] == [(128, 64, 3, 1.0), (64, 64, 6, 1.10)]
     per = {128: 15, 64: 25}
 
     def model(t, cost, s):
-        return (cost * math.ceil(per[t.bm] * s / 132) * (plan.K // s) * t.bm * t.bn / sched.SIMT_FMA_PER_US
-                + s * plan.M * plan.N * 8 / sched.SPLIT_BYTES_PER_US)
+        return (cost * math.ceil(per[t.bm] * s / 132) * (plan.K // s) * t.bm * t.bn / split.SIMT_FMA_PER_US
+                + s * plan.M * plan.N * 8 / split.SPLIT_BYTES_PER_US)
 
-    ok = [(t, c, s) for t, c in tiles for _, s in sched._split_candidates(plan, ext)
+    ok = [(t, c, s) for t, c in tiles for _, s in split.split_candidates(plan, ext)
           if per[t.bm] * s >= 1.5 * 132 * t.min_blocks]
     assert all(s != 37 or t.bm == 128 for t, c, s in ok) and (64, 37) not in [(t.bm, s) for t, c, s in ok]
     best = min(model(*o) for o in ok)
     want = min((o for o in ok if model(*o) <= 1.05 * best), key=lambda o: (o[2], model(*o)))
-    mode, slices, tile = sched._simt_slices(plan, tiles, 132, ext)
+    mode, slices, tile = split.simt_slices(plan, tiles, 132, ext)
     assert (tile.bm, tile.bn, slices) == (want[0].bm, want[0].bn, want[2]) == (64, 64, 74)
     assert tile.sk_ctas == 792  # (1850 tiles >= 2 x 792)
     # a forced split under two waves of slots keeps whole tiles
-    _, _, t37 = sched._simt_slices(plan, [tiles[1]], 132, ext, [("c", 37)])
+    _, _, t37 = split.simt_slices(plan, [tiles[1]], 132, ext, [("c", 37)])
     assert t37.sk_ctas == 0
 
 
@@ -251,7 +253,7 @@ def test_forced_split_and_its_errors():
     row = TCCG48[12]  # #13: ab-acd-dbc
     p = _f_problem(row[2], full_extents(row[2], row[3]))
     s = make_schedule(p, split=("c", 8))
-    assert s.split_mode == "c" + sched.SPLIT_SUFFIX and s.core.batch == 8 and s.core.K == 92352 // 8
+    assert s.split_mode == "c" + split.SPLIT_SUFFIX and s.core.batch == 8 and s.core.K == 92352 // 8
     for bad in (("c", 7), ("a", 2), ("c", 1)):
         with pytest.raises(ValueError, match=repr(bad[0])):
             make_schedule(p, split=bad)
@@ -266,8 +268,7 @@ def test_workspace_size_reports_the_temporaries():
 
 def test_split_k_with_beta_c_and_output_op(monkeypatch):
     """Split-K applies beta * op_c(C) and op_d after summing the slices (C with its own strides)."""
-    monkeypatch.setattr(sched, "SPLIT_MAX_WAVE", 1e9)
-    monkeypatch.setattr(sched, "SPLIT_MIN_K", 1)
+    allow_split_k(monkeypatch)
     fresh_caches()
     rng = np.random.default_rng(11)
     a, b = nonzero(rng, (6, 3, 4)).transpose(1, 2, 0), nonzero(rng, (6, 5))  # k never stride 1
