@@ -30,7 +30,7 @@ from . import backends
 from .dtypes import accumulate_type, type_name
 from .errors import DtypeError, GettpyError, OptionError
 from .graphs import replay_ms
-from .plan.cache import clear_plan_cache, record_tuned
+from .plan.cache import clear_plan_cache, executor_target, record_tuned
 from .plan.tuner import Candidate, Trial, schedule_of
 from .plan.tuner import tune as search
 from .plan.tuning_db import TuningDB, device_identity, problem_key
@@ -130,12 +130,13 @@ def tune_problem(problem, backend: str, a, b, result, samples: int = 48, top: in
     """
     _check_tunable(problem)
     xp = backends.xp_of(backend)
+    target = executor_target(backend)  # (what einsum plans this backend's contractions for)
     ref = (result.get() if backend == "cupy" else np.array(result)).astype(np.float64)
     tol = {"f16": 1e-2, "bf16": 5e-2, "f32": 1e-4, "f64": 1e-10}.get(problem.d.dtype, 1e-4)
     scale = float(np.max(np.abs(ref), initial=0.0)) or 1.0
 
     def run(c: Candidate) -> tuple[float, bool]:
-        sched = schedule_of(problem, c)
+        sched = schedule_of(problem, c, target)
         d = xp.empty_like(result)  # the output layout the problem was planned for
         d.fill(np.nan)
         backends.execute(backend, sched, a, b, None, d, 1.0, 0.0)
@@ -154,27 +155,20 @@ def tune_problem(problem, backend: str, a, b, result, samples: int = 48, top: in
     def prepare(cands):  # compile every measured kernel in parallel before timing (GPU only)
         if backend != "cupy":
             return
-        from .backends.gpu import _target
         from .kernels.build import prebuild
         from .plan.tiles import kernel_spec
-        sm, wg = _target()  # (no wgmma tiles on devices other than sm_90)
         specs = []
         for c in cands:
             try:
-                s = schedule_of(problem, c)
+                s = schedule_of(problem, c, target)
                 if not s.own_kernel:  # (a direct or long-K schedule's kernel is not the core's; it compiles on
                     #                       its first run)
-                    specs.append(kernel_spec(s.core, False, sm_count=sm, wgmma=wg))
+                    specs.append(kernel_spec(s.core, False, sm_count=target.sm_count, wgmma=target.wgmma))
             except Exception:  # noqa: BLE001 - run() records the failure
                 pass
         prebuild(specs)
 
-    wgmma = True
-    if backend == "cupy":
-        from .backends.gpu import _target
-
-        wgmma = _target()[1]  # (no sm_90 tiles elsewhere)
-    trials = search(problem, run, samples=samples, top=top, seed=seed, prepare=prepare, wgmma=wgmma)
+    trials = search(problem, run, samples=samples, top=top, seed=seed, prepare=prepare, target=target)
     best = trials[0]
     if best.ok:
         name, cc = device_identity(backend)

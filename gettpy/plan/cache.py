@@ -67,7 +67,7 @@ def _tuned_candidate(canonical: ContractionProblem, backend: str | None):
     entry = db.lookup(key)
     if entry is None:
         return None
-    c, why = candidate_from_record(canonical, entry.get("config"))
+    c, why = candidate_from_record(canonical, entry.get("config"), executor_target(backend))
     if c is None and (str(db.path), key, why) not in _REFUSED:
         _REFUSED.add((str(db.path), key, why))
         warnings.warn(f"gettpy: ignoring tuning record {key} in {db.path}: {why}; the heuristic plan is used",
@@ -79,10 +79,10 @@ def _f64_cores(backend: str | None) -> bool:
     """Whether the executor's device runs f32 GEMMs on f64 tensor cores (make_schedule's f64_cores): an sm_90
     device (its Target's wgmma) for the GPU executor; the CPU executor plans as for the default target, as every
     other rule of the planner does."""
-    return _target_of(backend).wgmma
+    return executor_target(backend).wgmma
 
 
-def _target_of(backend: str | None) -> Target:
+def executor_target(backend: str | None) -> Target:
     """The Target the executor's plans are made for: the current GPU's for the GPU executor, the default
     target (as every other rule of the CPU executor's plans) otherwise."""
     return device_target() if _executor(backend) == "cupy" else DEFAULT_TARGET
@@ -107,7 +107,7 @@ def _cached_schedule(canonical: ContractionProblem, backend: str | None, f64_cor
     if c is not None:
         from .tuner import schedule_of
 
-        return schedule_of(canonical, c)
+        return schedule_of(canonical, c, target)
     return make_schedule(canonical, f64_cores=f64_cores, target=target)
 
 
@@ -119,7 +119,7 @@ def cached_schedule(problem: ContractionProblem, backend: str | None = None) -> 
     The schedule keeps the canonical problem: executors read only its layouts and mode names that
     are consistent within it, never the caller's names.
     """
-    return _cached_schedule(problem.canonical(), backend, _f64_cores(backend), _target_of(backend),
+    return _cached_schedule(problem.canonical(), backend, _f64_cores(backend), executor_target(backend),
                             executor_stages(backend))
 
 

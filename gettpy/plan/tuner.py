@@ -20,11 +20,13 @@ import random
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 
-from ..kernels.spec import TileConfig
+from ..errors import KernelError
+from ..kernels.spec import KernelSpec, TileConfig
 from .partition import Partition, partition
 from .plan import Plan, make_plan
 from .problem import ContractionProblem
 from .target import DEFAULT_TARGET, Target
+from .tiles import NARROW_WS_TILE, kernel_spec
 
 #: candidate tiles (mma path for f16/bf16, simt path otherwise)
 MMA_TILES = [(128, 128, 64, 3, 64, 64), (128, 128, 32, 4, 64, 32), (128, 256, 32, 3, 64, 64),
@@ -66,23 +68,24 @@ class Candidate:
         return cls(part, None if tile is None else TileConfig(**tile))
 
 
-def candidate_from_record(problem: ContractionProblem, config) -> tuple[Candidate | None, str]:
+def candidate_from_record(problem: ContractionProblem, config,
+                          target: Target = DEFAULT_TARGET) -> tuple[Candidate | None, str]:
     """(candidate, "") of a tuning record's config when it is a valid candidate for `problem`, else (None,
     why). A record read from disk is checked before it is used: it must parse as a Candidate and pass
-    `check_candidate`."""
+    `check_candidate` on `target`."""
     try:
         c = Candidate.from_dict(config)
     except Exception as e:  # noqa: BLE001 - any malformed record (wrong types, missing keys, bad tile) is refused
         return None, f"malformed config ({type(e).__name__}: {str(e)[:120]})"
-    why = check_candidate(problem, c)
+    why = check_candidate(problem, c, target)
     return (None, why) if why else (c, "")
 
 
-def check_candidate(problem: ContractionProblem, c: Candidate) -> str:
+def check_candidate(problem: ContractionProblem, c: Candidate, target: Target = DEFAULT_TARGET) -> str:
     """Why `c` cannot run `problem` correctly ("" when it can): its partition must hold every mode of the
     problem exactly once, in the set the planner's partition puts it in (m and n exchanged with the
     transpose flag), with cuts (split_m / split_n) that are non-negative integers dividing their mode's
-    extent; the plan it makes and its tile must be buildable (`valid`)."""
+    extent; the plan it makes and its tile must be buildable on `target` (`valid`)."""
     part = c.part
     base = partition(problem)
     sets = {"m": part.m, "n": part.n, "k": part.k, "b": part.b}
@@ -103,7 +106,7 @@ def check_candidate(problem: ContractionProblem, c: Candidate) -> str:
             return f"its {name}={lo!r} is not a cut of mode {order[0] if order else None!r}"
     try:
         plan = make_plan(problem, part, c.tile)
-        if c.tile is not None and not valid(problem, c):
+        if c.tile is not None and not valid(problem, c, target):
             return f"its tile {c.tile} is not valid for this problem"
     except Exception as e:  # noqa: BLE001 - whatever makes the plan fail refuses the record
         return f"its plan cannot be built ({type(e).__name__}: {str(e)[:120]})"
@@ -122,14 +125,15 @@ def _mnkb(base: Partition, part: Partition, ext) -> tuple[int, int, int, int]:
     return _size(m, ext), _size(n, ext), _size(base.k, ext), _size(base.b, ext)
 
 
-def schedule_of(problem: ContractionProblem, c: Candidate):
-    """The schedule a candidate stands for: the heuristic's own (partition re-planned around any packs,
-    persistent and TMA tiles chosen) for the heuristic candidate, else the forced partition and tile."""
+def schedule_of(problem: ContractionProblem, c: Candidate, target: Target = DEFAULT_TARGET):
+    """The schedule a candidate stands for on `target`: the heuristic's own (partition re-planned around any packs,
+    persistent and TMA tiles chosen) for the heuristic candidate, else the forced partition and tile. f32 GEMMs
+    run on the f64 tensor cores where the target has sm_90's (as the plan cache's schedules)."""
     from .schedule import make_schedule
 
     if c.tile is None and c.part == partition(problem):
-        return make_schedule(problem)
-    return make_schedule(problem, part=c.part, tile=c.tile)
+        return make_schedule(problem, f64_cores=target.wgmma, target=target)
+    return make_schedule(problem, part=c.part, tile=c.tile, f64_cores=target.wgmma, target=target)
 
 
 def _mma(problem: ContractionProblem) -> bool:
@@ -156,11 +160,13 @@ def _tiles(problem: ContractionProblem, wgmma: bool) -> list[TileConfig]:
     return [TileConfig(bm, bn, 8 if f64 else bk, st, tm=x, tn=y) for bm, bn, bk, st, x, y in SIMT_TILES]
 
 
-def design_space(problem: ContractionProblem, samples: int, seed: int = 0, wgmma: bool = True) -> list[Candidate]:
-    """`samples` distinct valid candidates, the heuristic one first (wgmma: the device runs sm_90 tiles)."""
+def design_space(problem: ContractionProblem, samples: int, seed: int = 0,
+                 target: Target = DEFAULT_TARGET) -> list[Candidate]:
+    """`samples` distinct candidates valid on `target`, the heuristic one first (sm_90 tiles where the target
+    has wgmma)."""
     rng = random.Random(seed)
     base = partition(problem)
-    tiles = _tiles(problem, wgmma)
+    tiles = _tiles(problem, target.wgmma)
     out = [Candidate(base, None)]
     seen = {out[0]}
     for _ in range(samples * 20):
@@ -171,23 +177,29 @@ def design_space(problem: ContractionProblem, samples: int, seed: int = 0, wgmma
         part = Partition(_shuffled(m, rng) if rng.random() < 0.5 else m, _shuffled(n, rng) if rng.random() < 0.5 else n,
                          _shuffled(base.k, rng) if rng.random() < 0.5 else base.k, base.b, swap)
         c = Candidate(part, rng.choice(tiles))
-        if c not in seen and valid(problem, c):
+        if c not in seen and valid(problem, c, target):
             seen.add(c)
             out.append(c)
     return out
 
 
-def valid(problem: ContractionProblem, c: Candidate) -> bool:
-    """Rejects what would not compile, before compiling: a tile the kernel spec refuses for this layout (loads
-    per thread beyond the predicate mask, a TMA tile without tensor maps, say)."""
-    from ..errors import KernelError
-    from .tiles import kernel_spec
+def _spec(plan: Plan, target: Target, tile: TileConfig | None = None) -> KernelSpec:
+    """The KernelSpec of `plan` (C not read) on `target`'s SMs and instructions, on `tile` or the heuristic's."""
+    return kernel_spec(plan, False, tile=tile, sm_count=target.sm_count, wgmma=target.wgmma)
 
+
+def valid(problem: ContractionProblem, c: Candidate, target: Target = DEFAULT_TARGET) -> bool:
+    """Rejects what would not compile, before compiling: a tile the kernel spec refuses for this layout (loads
+    per thread beyond the predicate mask, a TMA tile without tensor maps, say), or one of sm_90's instructions
+    (warpgroup MMA, TMA, clusters) where the target has none."""
     if c.tile is None:
         return True
+    t = c.tile
+    if t.wgmma and not target.wgmma or (t.tma or t.ws) and not target.tma or t.cluster > 1 and not target.clusters:
+        return False
     plan = make_plan(problem, c.part, c.tile)
     try:
-        kernel_spec(plan, False)
+        _spec(plan, target)
     except KernelError:
         return False
     return True
@@ -229,24 +241,22 @@ class Trial:
 PREFETCH_SIZES = (0, 128, 256)
 
 
-def option_variants(problem: ContractionProblem, heuristic: tuple[float, Candidate]) -> list[tuple[float, Candidate]]:
+def option_variants(problem: ContractionProblem, heuristic: tuple[float, Candidate],
+                    target: Target = DEFAULT_TARGET) -> list[tuple[float, Candidate]]:
     """(prediction, candidate) of the heuristic's tile with each other of PREFETCH_SIZES on its cp.async copies,
     with A's panel resident in shared memory (TileConfig.resident_a) switched the other way where the kernel
     takes that, and on mma.sync tiles with ops on A or B those applied the other way: to the fragments or to the
     stages (TileConfig.frag_op_a / frag_op_b); for a row-stream tile `_row_stream_variants`; none for a TMA tile.
     The model cannot tell them from the heuristic's (it sees neither DRAM's access pattern nor the stages'
     copies), so they are measured beside it, not ranked."""
-    from ..errors import KernelError
-    from .tiles import kernel_spec
-
     pred, c = heuristic
     plan = make_plan(problem, c.part, None)
-    spec = kernel_spec(plan, False)
+    spec = _spec(plan, target)
     tile = spec.tile
     if tile.tma:
         return []
     if tile.rows:
-        return [(pred, Candidate(c.part, t)) for t in _row_stream_variants(plan, tile)]
+        return [(pred, Candidate(c.part, t)) for t in _row_stream_variants(plan, tile, target)]
     tiles = [replace(tile, l2_prefetch=n) for n in PREFETCH_SIZES if n != tile.l2_prefetch]
     frag = tile.frag_op_a or tile.frag_op_b
 
@@ -256,7 +266,7 @@ def option_variants(problem: ContractionProblem, heuristic: tuple[float, Candida
     if not tile.wgmma:
         try:
             flip = replace(tile, resident_a=not tile.resident_a, frag_op_a=False)
-            tiles.append(kernel_spec(plan, False, tile=ops_on(flip, frag) if frag else flip).tile)
+            tiles.append(_spec(plan, target, ops_on(flip, frag) if frag else flip).tile)
         except KernelError:
             pass
     if tile.mma and not tile.wgmma and (spec.op_a or spec.op_b) and not spec.tf32:
@@ -264,19 +274,16 @@ def option_variants(problem: ContractionProblem, heuristic: tuple[float, Candida
     return [(pred, Candidate(c.part, t)) for t in tiles]
 
 
-def _row_stream_variants(plan, tile: TileConfig) -> list[TileConfig]:
+def _row_stream_variants(plan, tile: TileConfig, target: Target) -> list[TileConfig]:
     """A row-stream tile's alternatives (TileConfig.rows): one stage fewer, K in 2 parts, and the warp-specialised
     wgmma tile the heuristic took before it (plan/tiles.py NARROW_WS_TILE), each where the kernel takes it."""
-    from ..errors import KernelError
-    from .tiles import NARROW_WS_TILE, kernel_spec
-
     out = []
     for t in (replace(tile, stages=tile.stages - 1) if tile.stages > 2 else None, replace(tile, rows=2),
               NARROW_WS_TILE):
         if t is None or t == tile:
             continue
         try:
-            out.append(kernel_spec(plan, False, tile=t).tile)
+            out.append(_spec(plan, target, t).tile)
         except KernelError:
             pass
     return out
@@ -284,7 +291,7 @@ def _row_stream_variants(plan, tile: TileConfig) -> list[TileConfig]:
 
 def tune(problem: ContractionProblem, run: Callable[[Candidate], tuple[float, bool]], samples: int = 48,
          top: int = 8, seed: int = 0, prepare: Callable[[list[Candidate]], None] | None = None,
-         wgmma: bool = True) -> list[Trial]:
+         target: Target = DEFAULT_TARGET) -> list[Trial]:
     """Sample, prune, then measure the `top` candidates with `run` (-> (ms, verified)); best first.
 
     Measured besides them: the heuristic's tile with the options of `option_variants`.
@@ -292,14 +299,12 @@ def tune(problem: ContractionProblem, run: Callable[[Candidate], tuple[float, bo
     `prepare` (e.g. parallel compilation of the kernels) gets the candidates that will be measured.
     The heuristic candidate is always measured, so the result says how far the heuristic is from the best.
     """
-    from .tiles import kernel_spec  # the heuristic's tile, for the heuristic candidate's prediction
-
     scored = []
-    for c in design_space(problem, samples, seed, wgmma):
+    for c in design_space(problem, samples, seed, target):
         plan = make_plan(problem, c.part, c.tile)
-        scored.append((predicted_ms(plan, c.tile or kernel_spec(plan, False).tile), c))
+        scored.append((predicted_ms(plan, c.tile or _spec(plan, target).tile, target), c))
     ranked = sorted(scored[1:], key=lambda x: x[0])[: max(0, top - 1)]
-    keep = [scored[0]] + option_variants(problem, scored[0]) + ranked
+    keep = [scored[0]] + option_variants(problem, scored[0], target) + ranked
     if prepare is not None:
         prepare([c for _, c in keep])
     trials = []

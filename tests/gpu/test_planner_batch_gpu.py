@@ -61,8 +61,8 @@ def test_small_shapes_staged_on_gpu(eq, ext, dtype, order, staged, monkeypatch):
     from gettpy.plan.cache import clear_plan_cache
 
     cache = importlib.import_module("gettpy.plan.cache")
-    target_of = cache._target_of
-    monkeypatch.setattr(cache, "_target_of", lambda backend: replace(target_of(backend), l2_bytes=0))
+    target_of = cache.executor_target
+    monkeypatch.setattr(cache, "executor_target", lambda backend: replace(target_of(backend), l2_bytes=0))
     clear_plan_cache()
     try:
         _run(eq, ext, dtype, order)

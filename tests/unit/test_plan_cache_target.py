@@ -24,9 +24,9 @@ def test_schedule_follows_the_target(monkeypatch):
     small = replace(DEFAULT_TARGET, name="small", sm_count=8)
     p = _problem()
     cache.clear_plan_cache()
-    monkeypatch.setattr(cache, "_target_of", lambda backend: DEFAULT_TARGET)
+    monkeypatch.setattr(cache, "executor_target", lambda backend: DEFAULT_TARGET)
     big = cache.cached_schedule(p, "cupy")
-    monkeypatch.setattr(cache, "_target_of", lambda backend: small)
+    monkeypatch.setattr(cache, "executor_target", lambda backend: small)
     few = cache.cached_schedule(p, "cupy")
     cache.clear_plan_cache()
     # each cached schedule is the one make_schedule builds for its target, not the other's

@@ -197,14 +197,14 @@ def test_restage_fuzz_on_the_cpu(data):
 
     eq, ext, dt, order = _fuzz_case(data)
     xs, dtype, _ = _operands(eq, ext, dt, order, data.draw(st.integers(0, 2**16)))
-    saved = cache.executor_stages, cache._target_of
-    cache.executor_stages, cache._target_of = (lambda backend: True), (lambda backend: FREE_LAUNCH)
+    saved = cache.executor_stages, cache.executor_target
+    cache.executor_stages, cache.executor_target = (lambda backend: True), (lambda backend: FREE_LAUNCH)
     cache.clear_plan_cache()
     clear_program_cache()
     try:
         got = gettpy.einsum(eq, *xs)
     finally:
-        cache.executor_stages, cache._target_of = saved
+        cache.executor_stages, cache.executor_target = saved
         cache.clear_plan_cache()
         clear_program_cache()
     assert_close(got, reference(eq, *xs), dtype)

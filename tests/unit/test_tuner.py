@@ -13,11 +13,15 @@ import gettpy
 from gettpy.kernels.spec import TileConfig
 from gettpy.plan import cache as plan_cache
 from gettpy.plan.plan import make_plan
+from gettpy.plan.target import H100_SXM
 from gettpy.plan.tiles import kernel_spec
 from gettpy.plan.tuner import Candidate, design_space, predicted_ms, tune, valid
 from gettpy.plan.tuning_db import TuningDB, problem_key
 
 einsum_module = importlib.import_module("gettpy.einsum")
+#: a device without sm_90's instructions (no wgmma, TMA, clusters or f64 tensor-core f32 path), with fewer SMs
+SM80 = dataclasses.replace(H100_SXM, name="an sm_80 device", cc=(8, 0), sm_count=108, wgmma=False, tma=False,
+                           clusters=False, dmma=False)
 
 
 def _problem(dtype="f16"):
@@ -184,12 +188,14 @@ def test_design_space_has_sm90_tiles_only_for_sm90():
 
     p = ContractionProblem(ti("A", ("i", "k")), ti("B", ("k", "j")), None, ti("D", ("i", "j")),
                            (("i", 1024), ("j", 1024), ("k", 1024)))  # (a plain GEMM: TMA tiles apply)
-    on = design_space(p, 60, seed=3, wgmma=True)
-    off = design_space(p, 60, seed=3, wgmma=False)
+    on = design_space(p, 60, seed=3, target=H100_SXM)
+    off = design_space(p, 60, seed=3, target=SM80)
     assert any(c.tile is not None and c.tile.wgmma for c in on) and any(c.tile is not None and c.tile.tma for c in on)
     assert not any(c.tile is not None and (c.tile.wgmma or c.tile.persistent) for c in off)
     for c in on[1:]:
         kernel_spec(make_plan(p, c.part, c.tile), False)  # (raises on an invalid candidate)
+    for c in off[1:]:
+        kernel_spec(make_plan(p, c.part, c.tile), False, sm_count=SM80.sm_count, wgmma=False)
 
 
 def test_the_heuristic_candidate_stands_for_the_heuristic_schedule():
@@ -233,3 +239,28 @@ def test_tuned_cpu_plans_are_found_on_a_gpu_machine(isolated, monkeypatch):
     assert plan_cache.cached_schedule(canonical, "numpy").core.tile == best.tile
     assert plan_cache.cached_schedule(canonical, "cupy").core.tile is None  # (nothing tuned for the GPU)
     assert_close(gettpy.einsum("ikl,ljk->ij", a, b), np.einsum("ikl,ljk->ij", a, b))
+
+
+def test_the_tuner_plans_for_the_device_it_tunes_on():
+    """The tuner's schedules are the plan cache's for the same device: the heuristic candidate on a device without
+    sm_90's instructions is make_schedule's plan for it (f32 on simt tiles, not the f64 tensor cores), forced
+    candidates are planned and validated for it, and a tuning record is checked against it before use."""
+    from gettpy.plan.partition import partition
+    from gettpy.plan.schedule import make_schedule
+    from gettpy.plan.tuner import candidate_from_record, schedule_of
+
+    p = packed_problem("ab-ac-cb", {"a": 1024, "b": 1024, "c": 1024}, "f32")
+    heur = Candidate(partition(p), None)
+    on_h100, on_sm80 = schedule_of(p, heur, H100_SXM), schedule_of(p, heur, SM80)
+    assert on_h100 == make_schedule(p) and on_sm80 == make_schedule(p, f64_cores=False, target=SM80)
+    assert kernel_spec(on_h100.core, False).tf32 == 2
+    assert kernel_spec(on_sm80.core, False, sm_count=SM80.sm_count, wgmma=False).tf32 != 2
+    forced = design_space(p, 8, seed=1, target=SM80)[1]
+    assert schedule_of(p, forced, SM80) == make_schedule(p, part=forced.part, tile=forced.tile, f64_cores=False,
+                                                         target=SM80)
+    wg = Candidate(partition(packed_problem("ab-ac-cb", {"a": 1024, "b": 1024, "c": 1024}, "f16")),
+                   TileConfig(128, 128, 64, 3, wm=64, wn=128, wgmma=True))
+    p16 = packed_problem("ab-ac-cb", {"a": 1024, "b": 1024, "c": 1024}, "f16")
+    assert candidate_from_record(p16, wg.to_dict(), H100_SXM)[0] == wg
+    got, why = candidate_from_record(p16, wg.to_dict(), SM80)
+    assert got is None and "not valid" in why
