@@ -279,11 +279,13 @@ _IN_OUT = {"f16": ("f16", "f16"), "f16f32": ("f16", "f32"), "bf16": ("bf16", "bf
 
 
 def compile_items(cases, dtypes, order: str, op: str = "none"):
-    """(label, core Plan) per (case, dtype) at full size: the kernel einsum would launch (beta = 0, after
-    the schedule's packs and split-K), planned without a GPU. Complex dtypes are left out (their plans run
+    """(label, KernelSpec) per (case, dtype) at full size: the kernel einsum would launch (beta = 0, after
+    the schedule's packs and split-K), planned without a GPU for the default target (the message of the error in
+    place of the spec where the core cannot be lowered). Complex dtypes are left out (their plans run
     through the complex backend, not one core kernel), and so are schedules on the direct kernel (its sources are
     compiled by tests/compile/test_compile_direct.py)."""
     from gettpy.plan.schedule import make_schedule
+    from gettpy.plan.tiles import kernel_spec
 
     items = []
     for case in cases:
@@ -295,7 +297,10 @@ def compile_items(cases, dtypes, order: str, op: str = "none"):
             label = f"{prefix}{case.num:02d} {case.contraction} {dt} {order}"
             s = make_schedule(problem)
             if not s.own_kernel:
-                items.append((label, s.core))
+                try:
+                    items.append((label, kernel_spec(s.core, False)))
+                except Exception as e:  # noqa: BLE001 - reported as the row's error
+                    items.append((label, f"{type(e).__name__}: {e}"))
     return items
 
 

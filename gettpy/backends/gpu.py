@@ -9,8 +9,6 @@ fallback to other libraries: no cupy.einsum, cuBLAS or cuTENSOR.
 from __future__ import annotations
 
 import ctypes
-import functools
-import hashlib
 import threading
 import warnings
 
@@ -289,15 +287,3 @@ def execute(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None) -> None:
                       stacklevel=2)
         _remember(plan, read_c, sm, safe)
         launch(safe, pa, pb, pc, pd, alpha, beta, stream)
-
-
-@functools.lru_cache(maxsize=256)
-def op_kernel(expr: str, dtype: str):
-    """A CuPy elementwise kernel out = op(in) for a unary op's CUDA expression `expr` (in x of type T),
-    computed in the GETT kernel's compute type for `dtype` (float for float16/float32, double for
-    float64) and rounded to `dtype`, exactly as the kernel's fused op."""
-    import cupy
-
-    ct = "double" if dtype == "float64" else "float"
-    return cupy.ElementwiseKernel("X a", "X b", f"typedef {ct} T; const T x = (T)a; b = (X)({expr});",
-                                  "gettpy_op_" + hashlib.sha256(f"{expr}|{dtype}".encode()).hexdigest()[:16])

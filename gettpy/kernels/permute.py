@@ -25,6 +25,7 @@ way, in the GETT kernel's compute type.
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 from dataclasses import dataclass, replace
 
@@ -477,6 +478,18 @@ def _signature(view, op: str) -> tuple:
     return tuple(view.shape), tuple(view.strides), view.dtype.itemsize, align, op, view.dtype.name
 
 
+@functools.lru_cache(maxsize=256)
+def op_kernel(expr: str, dtype: str):
+    """A CuPy elementwise kernel out = op(in) for a unary op's CUDA expression `expr` (in x of type T),
+    computed in the GETT kernel's compute type for `dtype` (float for float16/float32, double for
+    float64) and rounded to `dtype`, exactly as the kernel's fused op."""
+    import cupy
+
+    ct = "double" if dtype == "float64" else "float"
+    return cupy.ElementwiseKernel("X a", "X b", f"typedef {ct} T; const T x = (T)a; b = (X)({expr});",
+                                  "gettpy_op_" + hashlib.sha256(f"{expr}|{dtype}".encode()).hexdigest()[:16])
+
+
 def permute_pad(view, pad: int, op: str = ""):
     """A fresh C-ordered CuPy copy of `view` (op(view) with `op`, as `permute_copy`'s) whose last axis is
     `pad` long, zero-filled past view's extent, in one tiled copy; None where the tiled copy does not apply
@@ -504,8 +517,6 @@ def permute_copy(view, op: str = "", out=None):
         source, blocks = hit
         _kernel(source)((blocks,), (THREADS,), (view, out))
     elif op:  # (dense already, or one live axis: an elementwise kernel is coalesced)
-        from ..backends.gpu import op_kernel
-
         op_kernel(op, view.dtype.name)(view, out)
     else:
         cupy.copyto(out, view)

@@ -1,15 +1,15 @@
-"""Compile the kernels of many plans without a GPU and report what ptxas says (registers, spills, smem).
+"""Compile many kernels without a GPU and report what ptxas says (registers, spills, smem).
 
 Used by ``python -m tccg --compile-only --arch sm_90`` (CI has no GPU)::
 
     from gettpy.kernels.report import compile_suite, format_rows
-    rows = compile_suite([(label, plan, read_c), ...], arch="sm_90")
+    rows = compile_suite([(label, kernel_spec), ...], arch="sm_90")
     print(format_rows(rows))
 
-`compile_suite(problems, arch="sm_90", workers=None, use_cache=True) -> list[dict]`
+`compile_suite(items, arch="sm_90", workers=None, use_cache=True) -> list[dict]`
 
-    problems: iterable of (label, Plan) or (label, Plan, read_c) tuples; read_c (default False) selects
-        the beta != 0 specialisation. The output dtype is the plan's D dtype (plan.problem.d.dtype).
+    items: iterable of (label, KernelSpec) pairs; in place of a KernelSpec, the message of the caller's failure to
+        lower its plan, reported as that row's error.
     Each row (a dict, in input order): label, path ("mma"/"simt"), tile ("128x128x32/4"), threads,
         regs, stack, spill_stores, spill_loads, smem (dynamic bytes), vec_a, vec_b, vec_d,
         no_partial, index64, wgmma_serial (ptxas serialised the wgmmas), compile_s (0 when cached),
@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import time
 
-from ..plan.tiles import kernel_spec
 from .build import build, normalize_arch
 
 
@@ -48,31 +47,23 @@ def _one(args):
     return row
 
 
-def compile_suite(problems, arch: str = "sm_90", workers: int | None = None, use_cache: bool = True) -> list[dict]:
-    """Compile the GETT kernel of every plan for `arch` (no GPU needed); one report row per problem."""
+def compile_suite(items, arch: str = "sm_90", workers: int | None = None, use_cache: bool = True) -> list[dict]:
+    """Compile the kernel of every (label, KernelSpec) of `items` for `arch` (no GPU needed); one report row each, in
+    order (a str in place of the spec: the row's error)."""
     arch = normalize_arch(arch)
-    jobs = []
-    for item in problems:
-        label, plan = item[0], item[1]
-        read_c = bool(item[2]) if len(item) > 2 and isinstance(item[2], bool) else False
-        try:
-            spec = kernel_spec(plan, read_c)
-            jobs.append((label, spec, arch, use_cache))
-        except Exception as e:  # noqa: BLE001
-            jobs.append((label, None, arch, use_cache))
-            jobs[-1] = (label, None, arch, use_cache, str(e))
+    items = list(items)
+    jobs = [(label, spec if not isinstance(spec, str) else None, arch, use_cache) for label, spec in items]
     workers = workers or min(8, os.cpu_count() or 1, max(1, len(jobs)))
-    plain = [j[:4] for j in jobs]
     if workers > 1 and len(jobs) > 1:
         import concurrent.futures as cf
 
         with cf.ThreadPoolExecutor(workers) as ex:  # NVRTC releases the GIL while compiling
-            rows = list(ex.map(_one, plain))
+            rows = list(ex.map(_one, jobs))
     else:
-        rows = [_one(j) for j in plain]
-    for j, row in zip(jobs, rows, strict=True):
-        if len(j) > 4:
-            row["error"] = j[4][:200]
+        rows = [_one(j) for j in jobs]
+    for (_, spec), row in zip(items, rows, strict=True):
+        if isinstance(spec, str):
+            row["error"] = spec[:200]
     return rows
 
 

@@ -117,7 +117,10 @@ def test_unwritable_cache_dir_disables_caching(tmp_path, monkeypatch):
 
 
 def test_compile_suite_rows(cache):
-    rows = compile_suite([(c[0], c[1], c[2]) for c in CASES[:3]], arch="sm_90", workers=2)
+    rows = compile_suite([(c[0], kernel_spec(c[1], c[2])) for c in CASES[:3]] + [("refused", "KernelError: x")],
+                         arch="sm_90", workers=2)
+    assert rows[-1]["label"] == "refused" and rows[-1]["error"] == "KernelError: x" and rows[-1]["regs"] == -1
+    rows = rows[:-1]
     assert [r["label"] for r in rows] == [c[0] for c in CASES[:3]]
     assert all(not r["error"] and r["regs"] > 0 for r in rows)
     assert "compiled" in format_rows(rows)
