@@ -19,8 +19,8 @@ from ..kernels.build import build, get_function
 from ..kernels.spec import ITEMSIZE, KernelSpec, TileConfig, refuse_complex_scalars, scalar_type
 from ..layouts.descriptor import pointer_alignment
 from ..plan.plan import Plan
+from ..plan.simt import EXACT_PROBLEM_COMPUTE
 from ..plan.tiles import SM_COUNT, kernel_spec
-from .gpu_exact import EXACT_PROBLEM_COMPUTE
 
 _SPECS: dict = {}
 _SPECS_BY_ID: dict = {}

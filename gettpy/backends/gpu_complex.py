@@ -1,15 +1,15 @@
 """Complex contractions on the GPU: one launch of the complex GETT kernel, or real launches of one real plan.
 
-The complex kernel (`execute_fused`, `fused_spec`) is the SIMT path on complex elements: the loaders read the
-interleaved complex64 / complex128 values in place through the layout maps (strides in complex elements, 8- or
-16-byte copies), each thread keeps its accumulators as complex numbers of the compute type (complex64 sums in
-float32, complex128 in float64) and a multiply-add is four real FMAs in registers; conj on A, B or C is applied
-as the values are read, alpha and beta are complex run-time arguments. It runs every complex plan whose D is
-complex and whose operands are aligned to their element size; the others (and the CPU emulation) take the real
-launches below. (Routing compute-bound complex128 plans to real launches on the f64 tensor cores instead ran
-0.58-0.88x of the complex kernel on an H200: four launches over planes read one 8-byte value a copy.) The
-planner tells the two apart the same way (plan/schedule.py's `one_launch`) and plans the kernel on the
-operands' own layouts, packing an input only where its model says the copy pays.
+The complex kernel (`execute_fused`; its spec plan/simt.py's `fused_spec`) is the SIMT path on complex elements: the
+loaders read the interleaved complex64 / complex128 values in place through the layout maps (strides in complex
+elements, 8- or 16-byte copies), each thread keeps its accumulators as complex numbers of the compute type
+(complex64 sums in float32, complex128 in float64) and a multiply-add is four real FMAs in registers; conj on A, B
+or C is applied as the values are read, alpha and beta are complex run-time arguments. It runs every complex plan
+whose D is complex and whose operands are aligned to their element size; the others (and the CPU emulation) take the
+real launches below. (Routing compute-bound complex128 plans to real launches on the f64 tensor cores instead ran
+0.58-0.88x of the complex kernel on an H200: four launches over planes read one 8-byte value a copy.) The planner
+tells the two apart the same way (plan/schedule.py's `one_launch`) and plans the kernel on the operands' own
+layouts, packing an input only where its model says the copy pays.
 
 A complex64 tensor is a float32 tensor with doubled strides: its real plane starts at the data pointer, its
 imaginary plane one float later (CuPy's and numpy's ``x.real`` / ``x.imag`` are exactly these views). With
@@ -44,16 +44,14 @@ import warnings
 
 from ..dtypes import ITEMSIZE, is_complex, numpy_dtype
 from ..errors import KernelError
-from ..kernels.spec import KernelSpec, TileConfig
+from ..kernels.spec import KernelSpec
 from ..ops import identity
 from ..plan.plan import Plan, make_plan
 from ..plan.problem import ContractionProblem, TensorInfo
+from ..plan.simt import REAL, check_complex_ops, fused_spec
+from ..plan.target import device_target
 from . import gpu_simt
 
-#: the real type of each complex short name
-REAL = {"c64": "f32", "c128": "f64"}
-#: ops a complex contraction on the GPU folds into the launches (on A, B and C)
-SUPPORTED_OPS = ("identity", "conj")
 #: bound of the real-plan cache (plans are small; the einsum program cache holds the complex ones)
 REAL_PLAN_CACHE_SIZE = 256
 
@@ -111,22 +109,6 @@ def _real_plan_of(plan: Plan, d_strides: tuple[int, ...] | None = None) -> Plan:
     return rp
 
 
-def _operand(role: str, t: TensorInfo) -> str:
-    return f"operand {role}" if t.name in (role, f"operand {role}") else f"operand {role} ({t.name})"
-
-
-def check_ops(problem: ContractionProblem, read_c: bool = True) -> None:
-    """Raise a KernelError unless every op of `problem` can be folded into the real launches."""
-    roles = [("A", problem.a), ("B", problem.b)] + ([("C", problem.c)] if read_c and problem.c is not None else [])
-    for role, t in roles:
-        if t.op.name not in SUPPORTED_OPS:
-            raise KernelError(f"{_operand(role, t)}: op {t.op.name!r}: complex contractions on the GPU support "
-                              f"identity and conj ops only; run on the CPU (numpy arrays)")
-    if not problem.d.op.is_identity:
-        raise KernelError(f"{_operand('D', problem.d)}: op {problem.d.op.name!r}: complex contractions on the GPU "
-                          f"support no op on the output (identity only); run on the CPU (numpy arrays)")
-
-
 def _planes(x, t: TensorInfo):
     """(real plane, imaginary plane or None) of array `x` laid out as `t` (views, no copies)."""
     return (x.real, x.imag) if is_complex(t.dtype) else (x, None)
@@ -166,7 +148,7 @@ def execute_complex(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None, ru
     """
     problem = plan.problem
     c_used = c is not None and beta != 0 and problem.c is not None
-    check_ops(problem, c_used)
+    check_complex_ops(problem, c_used)
     if plan.M == 0 or plan.N == 0 or plan.batch == 0:
         return
     if run is None and xp is None and execute_fused(plan, a, b, c, d, alpha, beta, stream):
@@ -227,53 +209,13 @@ def execute_complex(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None, ru
         dv[...] = p if d_complex else p.real
 
 
-
-
-# ------------------------------------------------------------------------------------------------ one launch
-#: simt tiles of the complex kernel (bm, bn, bk, stages, tm, tn) per compute type, largest first: `fused_tile`
-#: takes the first whose grid fills the device several times over (gpu_simt.pick_tile; a thread's tm x tn complex
-#: accumulators: 32, 16, 8 or 4 of them)
-FUSED_TILES = {
-    "c64": ((128, 64, 16, 3, 8, 4), (64, 64, 16, 3, 4, 4), (32, 64, 16, 3, 2, 4), (32, 32, 16, 3, 2, 2)),
-    "c128": ((64, 64, 8, 3, 4, 4), (32, 64, 8, 3, 2, 4), (32, 32, 8, 3, 2, 2)),
-}
 _FUSED_SPECS: dict = {}
-
-
-def fused_tile(plan: Plan, sm_count: int = gpu_simt.DEFAULT_SM_COUNT) -> TileConfig:
-    """The complex kernel's tile for `plan` (gpu_simt.pick_tile over FUSED_TILES)."""
-    return gpu_simt.pick_tile(FUSED_TILES[plan.problem.compute], plan.M, plan.N, plan.batch, sm_count)
-
-
-def _op(op) -> str:
-    return "gett::conj(x)" if op is not None and op.name == "conj" else ""
-
-
-def fused_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None,
-               sm_count: int = gpu_simt.DEFAULT_SM_COUNT) -> KernelSpec:
-    """The complex kernel's KernelSpec of a complex `plan` (read_c: beta != 0 and a C given).
-
-    Raises:
-        KernelError: a real compute type, a real D, or an op other than identity / conj (on D: identity).
-    """
-    p = plan.problem
-    if p.compute not in REAL:
-        raise KernelError(f"fused_spec: compute type {p.compute} is not complex")
-    if not is_complex(p.d.dtype):
-        raise KernelError(f"operand D: the complex kernel writes a complex D, not {p.d.dtype}")
-    check_ops(p, read_c)
-    op_a, op_b, op_c, _ = plan.ops
-    lc = plan.layout_c if read_c else None
-    return gpu_simt.simt_spec(tile or fused_tile(plan, sm_count), plan.layout_a, plan.layout_b, lc, plan.layout_d,
-                              (plan.kernel_a.dtype, plan.kernel_b.dtype, p.c.dtype if read_c else None, p.d.dtype),
-                              p.compute, (plan.M, plan.N, plan.K, plan.batch),
-                              (_op(op_a), _op(op_b), _op(op_c) if read_c else "", ""))
 
 
 def _fused_spec_for(plan: Plan, read_c: bool) -> KernelSpec | None:
     """The (cached) complex kernel of `plan`, built; None where it does not apply or does not compile (a
     RuntimeWarning then: the real launches compute the same)."""
-    sm = gpu_simt.sm_count()
+    sm = device_target().sm_count
     key = (id(plan), read_c, sm)
     hit = _FUSED_SPECS.get(key)
     if hit is not None and hit[0] is plan:
@@ -317,4 +259,4 @@ def execute_fused(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None) -> b
     return True
 
 
-__all__ = ["check_ops", "execute_complex", "execute_fused", "fused_spec", "fused_tile", "real_plan", "real_problem"]
+__all__ = ["execute_complex", "execute_fused", "real_plan", "real_problem"]

@@ -18,86 +18,20 @@ one-byte values) and launches through backends/gpu.py's launcher, which passes t
 Ops: identity only on A, B, C and D (an op on integers is refused with a KernelError naming the operand; numpy
 arrays run every op on the CPU executor).
 
-`exact_kernel_spec` lowers decided layouts; `exact_spec` takes them from a Plan whose problem has integer or bool
-operands (the dtype resolver's integer compute types, `EXACT_PROBLEM_COMPUTE`); `execute_exact` launches.
+plan/simt.py's `exact_kernel_spec` lowers decided layouts and `exact_spec` takes them from a Plan whose problem has
+integer or bool operands (the dtype resolver's integer compute types, `EXACT_PROBLEM_COMPUTE`); `execute_exact`
+launches.
 """
 from __future__ import annotations
 
 from ..errors import KernelError
-from ..kernels.spec import EXACT_DTYPES, KernelSpec, OperandSpec, TileConfig
-from ..layouts.descriptor import OperandLayout
-from ..plan.heuristic import int8_mma_tile, kernel_compute
-from ..plan.passes import tma_tile
-from ..plan.reads import int8_read
+from ..kernels.spec import EXACT_DTYPES, KernelSpec
+from ..plan.simt import exact_spec
 from ..plan.target import device_target
 from . import gpu_simt
 
 #: the storage types the integer kernel reads and writes (a GPU dtype resolver adds these to the GPU's types)
 GPU_EXACT_DTYPES = frozenset(EXACT_DTYPES)
-#: the problem compute types (ContractionProblem.compute) that run here: integers accumulate in 64 bits of their
-#: signedness, bool in bool
-EXACT_PROBLEM_COMPUTE = ("i64", "u64", "i32", "u32", "b1")
-#: simt tiles (bm, bn, bk, stages, tm, tn) per kernel compute type, largest first (gpu_simt.pick_tile)
-EXACT_TILES = {
-    "u32": ((128, 128, 16, 3, 8, 8), (128, 64, 16, 3, 8, 4), (64, 64, 16, 3, 4, 4), (32, 64, 16, 3, 2, 4)),
-    "u64": ((128, 64, 16, 3, 8, 4), (64, 64, 16, 3, 4, 4), (32, 64, 16, 3, 2, 4), (32, 32, 16, 3, 2, 2)),
-}
-
-
-def exact_kernel_spec(la: OperandLayout, lb: OperandLayout, lc: OperandLayout | None, ld: OperandLayout,
-                      dtypes: tuple[str, str, str | None, str], extents: tuple[int, int, int, int],
-                      tile: TileConfig | None = None, sm_count: int = gpu_simt.DEFAULT_SM_COUNT,
-                      wgmma: bool = False, tma: bool = False) -> KernelSpec:
-    """The integer kernel's KernelSpec on decided layouts (the kernel's A and B, C's where read, D's).
-
-    Args:
-        dtypes: (A, B, C or None, D) short names, all integer or bool.
-        extents: (M, N, K, batch).
-        tile: a simt tile, or an int8 tensor-core (mma) tile; None: plan/heuristic.py's `int8_mma_tile` where it
-            takes the contraction (its inputs' k vector widths as the layouts give them), else the largest of
-            EXACT_TILES that fills the device (`gpu_simt.pick_tile`).
-        wgmma: whether the device runs warpgroup MMA (the int8 tile may then be a wgmma tile).
-        tma: whether it has the tensor-memory accelerator (the int8 wgmma tile may then be TMA-fed).
-    """
-    bad = [n for n, t in zip("ABCD", dtypes, strict=True) if t is not None and t not in EXACT_DTYPES]
-    if bad:
-        raise KernelError(f"operand {bad[0]}: dtype {dtypes['ABCD'.index(bad[0])]} is not an integer or bool type")
-    compute = kernel_compute(dtypes[3], dtypes[2], extents[2])
-    M, N, K, batch = extents
-    if tile is None:
-        kvec = min(la.vector_width("k"), lb.vector_width("k"))
-        tile = int8_mma_tile(M, N, K, batch, dtypes, compute, kvec, sm_count, wgmma)
-        if tile is not None and tile.ws and tma:
-            def read(mn: str, _tile_mn: int) -> OperandSpec:
-                return int8_read(la if mn == "m" else lb, mn, dtypes[0] if mn == "m" else dtypes[1], 128)
-
-            tile = tma_tile(M, N, batch, read, 128, sm_count) or tile
-    tile = tile or gpu_simt.pick_tile(EXACT_TILES[compute], M, N, batch, sm_count)
-    if tile.mma:  # (the int8 tensor-core tile: KernelSpec's int8 checks refuse what it cannot run)
-        a, b = int8_read(la, "m", dtypes[0], tile.bk), int8_read(lb, "n", dtypes[1], tile.bk)
-        return gpu_simt.lower(tile, a, b, (la, lb, lc, ld), dtypes, compute, extents)
-    return gpu_simt.simt_spec(tile, la, lb, lc, ld, dtypes, compute, extents)
-
-
-def exact_spec(plan, read_c: bool, tile: TileConfig | None = None,
-               sm_count: int = gpu_simt.DEFAULT_SM_COUNT, wgmma: bool = False, tma: bool = False) -> KernelSpec:
-    """The integer kernel's KernelSpec of `plan` (read_c: beta != 0 and a C given; sm_count, wgmma and tma: the
-    device's, as `exact_kernel_spec` takes them).
-
-    Raises:
-        KernelError: a compute type other than an integer or bool one, or an op other than identity.
-    """
-    p = plan.problem
-    if p.compute not in EXACT_PROBLEM_COMPUTE:
-        raise KernelError(f"exact_spec: compute type {p.compute} is not an integer or bool type")
-    for name, op in zip("ABCD", plan.ops, strict=True):
-        if op is not None and not op.is_identity and (name != "C" or read_c):
-            raise KernelError(f"operand {name}: op {op.name!r}: integer and bool contractions on the GPU take no "
-                              f"ops (identity only); run on the CPU (numpy arrays)")
-    lc = plan.layout_c if read_c else None
-    return exact_kernel_spec(plan.layout_a, plan.layout_b, lc, plan.layout_d,
-                             (plan.kernel_a.dtype, plan.kernel_b.dtype, p.c.dtype if read_c else None, p.d.dtype),
-                             (plan.M, plan.N, plan.K, plan.batch), tile, sm_count, wgmma, tma)
 
 
 def scalar(value, compute: str, d: str, what: str):
@@ -159,5 +93,4 @@ def launch_exact(spec: KernelSpec, a_ptr: int, b_ptr: int, c_ptr: int, d_ptr: in
         gpu_simt.launch(spec, a_ptr, b_ptr, c_ptr, d_ptr, alpha, beta, type(alpha), stream)
 
 
-__all__ = ["EXACT_PROBLEM_COMPUTE", "EXACT_TILES", "GPU_EXACT_DTYPES", "exact_kernel_spec", "exact_spec",
-           "execute_exact", "kernel_compute", "launch_exact", "scalar"]
+__all__ = ["GPU_EXACT_DTYPES", "execute_exact", "launch_exact", "scalar"]

@@ -305,7 +305,7 @@ def _fused_pack_pays(layout, mn: str, info: TensorInfo, ext, rereads: int, tile_
 
     The kernel reads it element by element with the threads along k or mn, whichever wastes less of each
     sector (plan/traffic.py's `fetch_ratio`: w bytes fetched per byte used, 1 for a run of whole sectors), or
-    in vectors of v elements along a stride-1 term of mn that is not the leading one (gpu_simt's slot-permuted
+    in vectors of v elements along a stride-1 term of mn that is not the leading one (plan/simt.py's slot-permuted
     copies: each vector's v * itemsize bytes used of its sector). Read in place, its B bytes are fetched w times over by
     each of the `rereads` CTA rows / columns; packed, the copy reads them once at w and writes them once, the
     step costs FUSED_PACK_US, and the core reads them densely. So it pays where

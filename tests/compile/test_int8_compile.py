@@ -11,9 +11,9 @@ pytest.importorskip("cuda.bindings.nvrtc")
 
 from harness import einsum_layouts  # noqa: E402
 
-from gettpy.backends.gpu_exact import exact_kernel_spec  # noqa: E402
 from gettpy.kernels.spec import TileConfig  # noqa: E402
 from gettpy.plan import heuristic  # noqa: E402
+from gettpy.plan.simt import exact_kernel_spec  # noqa: E402
 
 
 def _spec(sub, ext, dts, order="C", c=None, tile=None):

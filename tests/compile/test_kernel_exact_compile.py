@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from harness import einsum_layouts
 
-from gettpy.backends.gpu_exact import EXACT_TILES, exact_kernel_spec
 from gettpy.kernels import build as B
 from gettpy.kernels.spec import TileConfig
+from gettpy.plan.simt import EXACT_TILES, exact_kernel_spec
 
 
 def _spec(sub, ext, dts, order="C", tile=None, c=None):

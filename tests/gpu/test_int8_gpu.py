@@ -8,9 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gettpy.backends.gpu_exact import exact_kernel_spec, launch_exact, scalar
+from gettpy.backends.gpu_exact import launch_exact, scalar
 from gettpy.kernels.spec import ITEMSIZE, TileConfig
 from gettpy.layouts.descriptor import build_operand_layout
+from gettpy.plan.simt import exact_kernel_spec
 
 pytestmark = pytest.mark.gpu
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gettpy.backends.gpu_exact import exact_kernel_spec, scalar
+from gettpy.backends.gpu_exact import scalar
 from gettpy.backends.gpu_simt import launch
 from gettpy.kernels.spec import ITEMSIZE
 from gettpy.layouts.descriptor import build_operand_layout
+from gettpy.plan.simt import exact_kernel_spec
 
 pytestmark = pytest.mark.gpu
 

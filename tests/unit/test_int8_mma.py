@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from harness import dense_problem, einsum_layouts, packed_strides
 
-from gettpy.backends.gpu_exact import exact_kernel_spec
 from gettpy.errors import KernelError
 from gettpy.plan.heuristic import int8_mma_tile
 from gettpy.plan.problem import ContractionProblem, TensorInfo
 from gettpy.plan.schedule import make_schedule
+from gettpy.plan.simt import exact_kernel_spec
 from gettpy.plan.target import DEFAULT_TARGET
 
 # ------------------------------------------------------------------------------------- fragment index maps
@@ -450,9 +450,9 @@ def test_schedules_planned_for_the_int8_tile_run_on_it():
     mismatch would pack an input for a tile that then does not run: a wasted copy, never a wrong value.)"""
     import itertools
 
-    from gettpy.backends.gpu_exact import exact_kernel_spec
     from gettpy.plan.heuristic import int8_plan_tile
     from gettpy.plan.schedule import make_schedule
+    from gettpy.plan.simt import exact_kernel_spec
 
     mismatches = []
     for eq in ("ik,kj->ij", "ki,kj->ij", "ik,jk->ij", "ki,jk->ij"):

@@ -9,11 +9,13 @@ import numpy as np
 import pytest
 from harness import packed_strides
 
-from gettpy.backends.gpu_exact import EXACT_TILES, exact_kernel_spec, kernel_compute, scalar
+from gettpy.backends.gpu_exact import scalar
 from gettpy.errors import KernelError
 from gettpy.kernels.render import render
 from gettpy.kernels.spec import ITEMSIZE, TileConfig
 from gettpy.layouts.descriptor import build_operand_layout
+from gettpy.plan.heuristic import kernel_compute
+from gettpy.plan.simt import EXACT_TILES, exact_kernel_spec
 
 
 def _spec(sub, ext, dts, order="C", tile=None):
