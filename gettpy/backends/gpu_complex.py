@@ -17,10 +17,10 @@ A = Ar + i Ai and B = Br + i Bi,
 
     Re(A B) = Ar Br - Ai Bi,        Im(A B) = Ar Bi + Ai Br,
 
-so a complex contraction is four real contractions of the same shape. Every one of them has the same
-modes, extents and (doubled) strides, so one real plan (`real_plan`: each operand's strides doubled, the
-real dtypes and compute type, alignment capped at the real item size because the imaginary plane is only
-that aligned) serves all four launches; only the data pointers differ. The second launch of each plane
+so a complex contraction is four real contractions of the same shape. Every one of them has the same modes,
+extents and (doubled) strides, so one real plan (plan/complex_paths.py's `real_plan`: each operand's strides
+doubled, the real dtypes and compute type, alignment capped at the real item size because the imaginary plane is
+only that aligned) serves all four launches; only the data pointers differ. The second launch of each plane
 accumulates into the first: the real plan's C has D's layout and that launch runs with C = D, beta = 1 (the
 kernel reads an element of C, then writes the same element of D, so in place is safe).
 
@@ -39,60 +39,16 @@ naming the operand (the CPU executor applies every op to complex numpy arrays).
 from __future__ import annotations
 
 import contextlib
-import functools
 import warnings
 
-from ..dtypes import ITEMSIZE, is_complex, numpy_dtype
+from ..dtypes import is_complex, numpy_dtype
 from ..errors import KernelError
 from ..kernels.spec import KernelSpec
-from ..ops import identity
-from ..plan.plan import Plan, make_plan
-from ..plan.problem import ContractionProblem, TensorInfo
-from ..plan.simt import REAL, check_complex_ops, fused_spec
+from ..plan.complex_paths import REAL_PLAN_CACHE_SIZE, check_complex_ops, fused_spec, real_plan
+from ..plan.plan import Plan
+from ..plan.problem import TensorInfo
 from ..plan.target import device_target
 from . import gpu_simt
-
-#: bound of the real-plan cache (plans are small; the einsum program cache holds the complex ones)
-REAL_PLAN_CACHE_SIZE = 256
-
-
-def _real_info(t: TensorInfo, name: str | None = None) -> TensorInfo:
-    """`t` as the TensorInfo of its real plane (a real operand: itself), op dropped (folded by the caller)."""
-    if not is_complex(t.dtype):
-        return TensorInfo(name or t.name, t.modes, t.strides, t.dtype, t.align, identity)
-    rd = REAL[t.dtype]
-    return TensorInfo(name or t.name, t.modes, tuple(2 * s for s in t.strides), rd, min(t.align, ITEMSIZE[rd]),
-                      identity)
-
-
-def real_problem(problem: ContractionProblem, d_strides: tuple[int, ...] | None = None) -> ContractionProblem:
-    """The real problem whose plan runs every launch of the complex `problem`.
-
-    Each complex operand becomes its real plane: strides doubled (in real elements), dtype f32 / f64,
-    alignment capped at the real item size (the imaginary plane starts one real element in), op identity.
-    C is given D's modes and strides (the accumulating launch reads D as C); the problem's own C is not
-    read by any launch (it is added by the array library). The compute type is the real one.
-
-    Args:
-        problem: a problem whose compute type is c64 or c128.
-        d_strides: element strides (complex elements, in the order of D's modes) of a temporary of the
-            complex compute type to lay D out as instead of D's own layout (alignment 16).
-    """
-    if problem.compute not in REAL:
-        raise KernelError(f"real_problem: compute type {problem.compute} is not complex")
-    d = problem.d
-    if d_strides is not None:
-        d = TensorInfo(d.name, d.modes, tuple(d_strides), problem.compute, 16)
-    rd = _real_info(d)
-    return ContractionProblem(_real_info(problem.a), _real_info(problem.b), _real_info(d, "C"), rd,
-                              problem.extents, REAL[problem.compute])
-
-
-@functools.lru_cache(maxsize=REAL_PLAN_CACHE_SIZE)
-def real_plan(problem: ContractionProblem, d_strides: tuple[int, ...] | None = None) -> Plan:
-    """The (cached) heuristic plan of `real_problem(problem, d_strides)`."""
-    return make_plan(real_problem(problem, d_strides))
-
 
 _BY_ID: dict = {}  # (id(complex plan), d_strides) -> (plan, real plan): skips hashing the problem per call
 
@@ -259,4 +215,4 @@ def execute_fused(plan: Plan, a, b, c, d, alpha=1.0, beta=0.0, stream=None) -> b
     return True
 
 
-__all__ = ["execute_complex", "execute_fused", "real_plan", "real_problem"]
+__all__ = ["execute_complex", "execute_fused"]

@@ -1,29 +1,23 @@
 """The SIMT kernel's tiles and KernelSpecs for the contractions the GETT tile heuristic does not plan: complex ones
-(the one-launch complex kernel) and integer / bool ones (and the int8 tensor-core tile of the latter).
+(the one-launch complex kernel, plan/complex_paths.py) and integer / bool ones (and the int8 tensor-core tile of the
+latter).
 
 `simt_spec` lowers decided operand layouts onto a simt tile: how each input is read (vectors of up to 16 bytes along
 k or along mn where the layout has them, else element by element with the threads along the smaller stride), how D
 is stored (along its vectorisable or smaller-stride dimension), 64-bit offsets where a layout needs them. `pick_tile`
-takes the largest of a list of tiles whose grid fills the device several times over. `fused_spec` is the complex
-kernel's spec of a complex plan (ops: identity and conj on A, B and C, `check_complex_ops`); `exact_kernel_spec` and
-`exact_spec` the integer kernel's, on the int8 tensor-core tile where plan/heuristic.py's `int8_mma_tile` takes the
+takes the largest of a list of tiles whose grid fills the device several times over. `exact_kernel_spec` and
+`exact_spec` are the integer kernel's, on the int8 tensor-core tile where plan/heuristic.py's `int8_mma_tile` takes the
 contraction. The backends (gpu_complex, gpu_exact, gpu_simt) compile and launch what these return.
 """
 from __future__ import annotations
 
-from ..dtypes import is_complex
 from ..errors import KernelError
 from ..kernels.spec import EXACT_DTYPES, KernelSpec, OperandSpec, OutputSpec, TileConfig
 from ..layouts.descriptor import OperandLayout
 from .heuristic import int8_mma_tile, kernel_compute
 from .passes import tma_tile
-from .plan import Plan
-from .problem import ContractionProblem, TensorInfo
 from .reads import int8_read
 from .target import DEFAULT_TARGET
-
-#: the real type of each complex short name
-REAL = {"c64": "f32", "c128": "f64"}
 
 #: CTAs per SM a simt grid should have at least: these tiles run several CTAs an SM, and a grid of one or two
 #: waves loses up to half of its last one (measured: a 1031^3 complex64 GEMM ran 1.4x faster on 32 x 64 tiles,
@@ -95,66 +89,6 @@ def lower(tile: TileConfig, a: OperandSpec, b: OperandSpec, layouts, dtypes: tup
     return KernelSpec(tile, M, N, K, batch, a, b, c, d, compute, *op_exprs, read_c=lc is not None, index64=index64)
 
 
-#: ops a complex contraction on the GPU folds into the launches (on A, B and C)
-SUPPORTED_OPS = ("identity", "conj")
-
-
-def _operand(role: str, t: TensorInfo) -> str:
-    return f"operand {role}" if t.name in (role, f"operand {role}") else f"operand {role} ({t.name})"
-
-
-def check_complex_ops(problem: ContractionProblem, read_c: bool = True) -> None:
-    """Raise a KernelError unless every op of `problem` can be folded into the real launches."""
-    roles = [("A", problem.a), ("B", problem.b)] + ([("C", problem.c)] if read_c and problem.c is not None else [])
-    for role, t in roles:
-        if t.op.name not in SUPPORTED_OPS:
-            raise KernelError(f"{_operand(role, t)}: op {t.op.name!r}: complex contractions on the GPU support "
-                              f"identity and conj ops only; run on the CPU (numpy arrays)")
-    if not problem.d.op.is_identity:
-        raise KernelError(f"{_operand('D', problem.d)}: op {problem.d.op.name!r}: complex contractions on the GPU "
-                          f"support no op on the output (identity only); run on the CPU (numpy arrays)")
-
-
-# ------------------------------------------------------------------------------------------------ one launch
-#: simt tiles of the complex kernel (bm, bn, bk, stages, tm, tn) per compute type, largest first: `fused_tile`
-#: takes the first whose grid fills the device several times over (pick_tile; a thread's tm x tn complex
-#: accumulators: 32, 16, 8 or 4 of them)
-FUSED_TILES = {
-    "c64": ((128, 64, 16, 3, 8, 4), (64, 64, 16, 3, 4, 4), (32, 64, 16, 3, 2, 4), (32, 32, 16, 3, 2, 2)),
-    "c128": ((64, 64, 8, 3, 4, 4), (32, 64, 8, 3, 2, 4), (32, 32, 8, 3, 2, 2)),
-}
-
-
-def fused_tile(plan: Plan, sm_count: int = DEFAULT_TARGET.sm_count) -> TileConfig:
-    """The complex kernel's tile for `plan` (pick_tile over FUSED_TILES)."""
-    return pick_tile(FUSED_TILES[plan.problem.compute], plan.M, plan.N, plan.batch, sm_count)
-
-
-def _op(op) -> str:
-    return "gett::conj(x)" if op is not None and op.name == "conj" else ""
-
-
-def fused_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None,
-               sm_count: int = DEFAULT_TARGET.sm_count) -> KernelSpec:
-    """The complex kernel's KernelSpec of a complex `plan` (read_c: beta != 0 and a C given).
-
-    Raises:
-        KernelError: a real compute type, a real D, or an op other than identity / conj (on D: identity).
-    """
-    p = plan.problem
-    if p.compute not in REAL:
-        raise KernelError(f"fused_spec: compute type {p.compute} is not complex")
-    if not is_complex(p.d.dtype):
-        raise KernelError(f"operand D: the complex kernel writes a complex D, not {p.d.dtype}")
-    check_complex_ops(p, read_c)
-    op_a, op_b, op_c, _ = plan.ops
-    lc = plan.layout_c if read_c else None
-    return simt_spec(tile or fused_tile(plan, sm_count), plan.layout_a, plan.layout_b, lc, plan.layout_d,
-                              (plan.kernel_a.dtype, plan.kernel_b.dtype, p.c.dtype if read_c else None, p.d.dtype),
-                              p.compute, (plan.M, plan.N, plan.K, plan.batch),
-                              (_op(op_a), _op(op_b), _op(op_c) if read_c else "", ""))
-
-
 #: the problem compute types (ContractionProblem.compute) that run here: integers accumulate in 64 bits of their
 #: signedness, bool in bool
 EXACT_PROBLEM_COMPUTE = ("i64", "u64", "i32", "u32", "b1")
@@ -222,6 +156,5 @@ def exact_spec(plan, read_c: bool, tile: TileConfig | None = None,
                              (plan.M, plan.N, plan.K, plan.batch), tile, sm_count, wgmma, tma)
 
 
-__all__ = ["EXACT_PROBLEM_COMPUTE", "EXACT_TILES", "FUSED_TILES", "MIN_CTAS_PER_SM", "REAL", "check_complex_ops",
-           "exact_kernel_spec", "exact_spec", "fused_spec", "fused_tile", "lower", "operand_spec", "pick_tile",
-           "simt_spec"]
+__all__ = ["EXACT_PROBLEM_COMPUTE", "EXACT_TILES", "MIN_CTAS_PER_SM", "exact_kernel_spec", "exact_spec", "lower",
+           "operand_spec", "pick_tile", "simt_spec"]

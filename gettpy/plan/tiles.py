@@ -172,7 +172,7 @@ def kernel_spec(plan: Plan, read_c: bool, tile: TileConfig | None = None, sm_cou
     compute = "f64" if tf32 == 2 else accumulate_type(p.compute)
     if compute not in ("f32", "f64"):
         raise KernelError(f"no GPU kernel for compute type {compute} (a complex plan runs as real launches of "
-                          f"gettpy.backends.gpu_complex.real_plan; kernel_spec takes real plans only)")
+                          f"gettpy.plan.complex_paths.real_plan; kernel_spec takes real plans only)")
     for name, t in (("A", ta.dtype), ("B", tb.dtype), ("D", p.d.dtype)):
         if t not in ITEMSIZE:
             raise KernelError(f"operand {name}: no GPU kernel for dtype {t}")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from harness import nonzero, problem_of
 
-from gettpy.backends.gpu_complex import real_plan
+from gettpy.plan.complex_paths import real_plan
 from gettpy.plan.plan import make_plan
 
 

@@ -1,4 +1,4 @@
-"""NVRTC compiles of the complex kernel (gettpy.plan.simt.fused_spec) for sm_90, no GPU needed: every
+"""NVRTC compiles of the complex kernel (gettpy.plan.complex_paths.fused_spec) for sm_90, no GPU needed: every
 listed tile of complex64 and complex128, both memory orders, conj on A and C with C read, mixed real / complex
 operands, a batch mode, partial tiles; no register spills, no stack, and the ptxas register count under the
 launch bound's cap. Skipped without cuda-bindings' NVRTC or the CUDA headers."""
@@ -11,7 +11,7 @@ from gettpy import ops
 from gettpy.kernels import build as B
 from gettpy.kernels.spec import TileConfig
 from gettpy.plan import ContractionProblem, TensorInfo, make_plan
-from gettpy.plan.simt import FUSED_TILES, fused_spec
+from gettpy.plan.complex_paths import FUSED_TILES, fused_spec
 
 
 def _plan(sub, ext, dts, order="C", op_a=None, op_c=None, with_c=False, compute=""):

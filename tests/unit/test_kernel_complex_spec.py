@@ -1,4 +1,4 @@
-"""The complex kernel's spec (gettpy.plan.simt.fused_spec), pure Python: its tile, how it reads each
+"""The complex kernel's spec (gettpy.plan.complex_paths.fused_spec), pure Python: its tile, how it reads each
 operand, which ops it fuses and what it refuses; and KernelSpec's rules for complex compute types."""
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from gettpy.errors import KernelError
 from gettpy.kernels.render import render
 from gettpy.kernels.spec import ITEMSIZE, TileConfig
 from gettpy.plan import ContractionProblem, TensorInfo, make_plan
-from gettpy.plan.simt import FUSED_TILES, MIN_CTAS_PER_SM, fused_spec, fused_tile
+from gettpy.plan.complex_paths import FUSED_TILES, fused_spec, fused_tile
+from gettpy.plan.simt import MIN_CTAS_PER_SM
 
 
 def _plan(sub, ext, dts, order="C", op_a=None, op_b=None, op_c=None, with_c=False, compute=""):
