@@ -37,18 +37,23 @@ extern "C" __global__ void {name}(const {T}* __restrict__ src, {T}* __restrict__
 """
 
 
-def _kernel(src_shape, src_strides, dst_shape, itemsize):
-    import cupy
+#: threads of a block, and the most blocks of the grid-stride loop
+THREADS, MAX_BLOCKS = 256, 65535 * 8
 
-    key = (tuple(src_shape), tuple(src_strides), tuple(dst_shape), itemsize, cupy.cuda.Device().id)
-    f = _FUNCS.get(key)
-    if f is not None:
-        return f
+
+def _blocks(total: int) -> int:
+    return min(-(-total // THREADS), MAX_BLOCKS)
+
+
+def source(src_shape, src_strides, dst_shape, itemsize: int, name: str = "gett_pad") -> str:
+    """The copy kernel's CUDA source: `dst_shape` (C order) from a source of `src_shape` and element strides
+    `src_strides`, zeros outside it. Indices are 64-bit wherever a 32-bit one could pass 2^31 - 1: a source offset,
+    the total, or a thread's last index plus the grid's stride (the loop's step past the end)."""
     if itemsize not in _RAW:
         raise KernelError(f"pad: itemsize {itemsize} not supported")
     total = math.prod(dst_shape)
     span = sum(abs(s) * max(e - 1, 0) for e, s in zip(src_shape, src_strides, strict=True))
-    big = total >= 2**31 - 1 or span >= 2**31 - 1
+    big = total + _blocks(total) * THREADS >= 2**31 - 1 or span >= 2**31 - 1
     idx = "long long" if big else "int"
     body = []
     for j in reversed(range(len(dst_shape))):  # last dimension fastest (C order)
@@ -59,9 +64,18 @@ def _kernel(src_shape, src_strides, dst_shape, itemsize):
         body.append(f"      off += c * {idx}({src_strides[j]}); }}")
     t = _RAW[itemsize]
     zero = "v = make_uint4(0, 0, 0, 0);" if itemsize == 16 else "v = 0;"
+    return _SRC.format(name=name, T=t, I=idx, total=total, body="\n".join(body), zero=zero)
+
+
+def _kernel(src_shape, src_strides, dst_shape, itemsize):
+    import cupy
+
+    key = (tuple(src_shape), tuple(src_strides), tuple(dst_shape), itemsize, cupy.cuda.Device().id)
+    f = _FUNCS.get(key)
+    if f is not None:
+        return f
     name = f"gett_pad_{abs(hash(key)) % 10**12}"
-    src = _SRC.format(name=name, T=t, I=idx, total=total, body="\n".join(body), zero=zero)
-    f = _FUNCS[key] = load_source(src, name)
+    f = _FUNCS[key] = load_source(source(src_shape, src_strides, dst_shape, itemsize, name), name)
     return f
 
 
@@ -107,9 +121,7 @@ def _copy(x, dst_shape):
     if total == 0:
         return out
     f = _kernel(x.shape, tuple(s // x.itemsize for s in x.strides), dst_shape, x.itemsize)
-    threads = 256
-    blocks = min((total + threads - 1) // threads, 65535 * 8)
-    f((blocks,), (threads,), (x, out))
+    f((_blocks(total),), (THREADS,), (x, out))
     return out
 
 
