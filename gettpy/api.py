@@ -434,9 +434,32 @@ def _number(v, what: str, compute: str):
 _REAL_FLOAT = frozenset({"f32", "f64", *TF32_MODES})
 
 
+def _check_c_is_d_or_apart(plan: ContractionPlan, c0: int, d0: int) -> None:
+    """A LayoutError where C shares memory with D but is not D itself (the same data pointer, and the same byte
+    stride for every mode of extent > 1): each thread reads its elements of C just before it writes the same elements
+    of D, which is safe only where they are the same elements; other threads would write D over C's values before
+    they are read (the bounds test of may_share_memory, from the descriptors' byte spans)."""
+    clo, chi = plan.desc_c.byte_span
+    dlo, dhi = plan.desc_d.byte_span
+    if not (chi > clo and dhi > dlo and c0 + clo < d0 + dhi and d0 + dlo < c0 + chi):
+        return
+    p = plan.plan.problem
+    ext = dict(p.extents)
+
+    def steps(t):
+        return {m: s * t.itemsize for m, s in t.stride_of().items() if ext[m] > 1}
+
+    if c0 == d0 and p.c is not None and p.c.dtype == p.d.dtype and steps(p.c) == steps(p.d):
+        return
+    raise LayoutError("C shares memory with D but is not D itself (the same data pointer and strides): the kernel "
+                      "would write elements of D before it reads the elements of C they overlap; pass C = D, or a "
+                      "copy of C")
+
+
 def contract(plan: ContractionPlan, alpha: Scalar, a: Array, b: Array, beta: Scalar, c: Array | None, d: Array,
              stream: Any = None) -> Array:
-    """Execute `plan`: d = op_d(alpha op_a(a) op_b(b) + beta op_c(c)); c may be d. Returns d.
+    """Execute `plan`: d = op_d(alpha op_a(a) op_b(b) + beta op_c(c)); c may be d itself (the same array), but
+    no other view of d's memory. Returns d.
 
     alpha and beta are numbers of the plan's compute type (complex ones only for complex plans; bools for bool
     plans, whose sum is the or of ands). An integer plan takes any integer alpha and beta modulo 2**64: its sums
@@ -446,7 +469,8 @@ def contract(plan: ContractionPlan, alpha: Scalar, a: Array, b: Array, beta: Sca
 
     Raises:
         DtypeError: a non-array operand, alpha/beta not a number of the compute type, an array type the
-            device has no kernel for. ShapeError, LayoutError: an array that does not match its descriptor.
+            device has no kernel for. ShapeError, LayoutError: an array that does not match its descriptor; a d
+            that shares memory with a or b, or with c where c is not d itself.
     """
     if not isinstance(plan, ContractionPlan):
         raise DtypeError(f"contract: plan must be a gettpy.ContractionPlan (gettpy.plan(...)), got "
@@ -481,6 +505,8 @@ def contract(plan: ContractionPlan, alpha: Scalar, a: Array, b: Array, beta: Sca
         raise LayoutError("D is a read-only array; pass a writeable D")
     if math.prod(plan.desc_d.extents) == 0:
         return d
+    if beta != 0:
+        _check_c_is_d_or_apart(plan, backends.data_ptr(c), ptrs["D"])
     if alpha == 0:  # BLAS's and cuTENSOR's rule: A and B are not read (an inf or NaN in them cannot leak)
         backends.execute_without_ab(name, plan.plan, c if beta != 0 else None, d, beta, stream=stream)
         return d

@@ -68,6 +68,32 @@ def test_contract_refuses_d_sharing_memory_with_a(rng):
     assert np.array_equal(a, before)
 
 
+@pytest.mark.parametrize("alpha", [1.0, 0.0])
+def test_contract_refuses_c_overlapping_d_unless_c_is_d(rng, alpha):
+    """C may be D itself (each element of C is read just before the same element of D is written); a C that shares
+    memory with D in another layout (D's transpose, D shifted by a row) is refused before D is touched, whatever
+    alpha; a C apart from D, and C = D, give numpy's value."""
+    n = 6
+    a, b = nonzero(rng, (n, n)), nonzero(rng, (n, n))
+    buf = nonzero(rng, (n + 1, n))
+    d = buf[:n]
+    desc = gettpy.TensorDescriptor.of
+    for c, why in ((d.T, "transpose"), (buf[1:], "shifted")):
+        p = gettpy.plan(desc(a), "ik", desc(b), "kj", desc(c), "ij", desc(d), "ij")
+        before = buf.copy()
+        with pytest.raises(LayoutError, match="C shares memory with D"):
+            gettpy.contract(p, alpha, a, b, 1.0, c, d)
+        assert np.array_equal(buf, before), why
+    p = gettpy.plan(desc(a), "ik", desc(b), "kj", desc(d), "ij", desc(d), "ij")
+    want = alpha * (a @ b) + 2.0 * d
+    gettpy.contract(p, alpha, a, b, 2.0, d, d)
+    assert_close(d, want)
+    c = nonzero(rng, (n, n))
+    p = gettpy.plan(desc(a), "ik", desc(b), "kj", desc(c), "ij", desc(d), "ij")
+    gettpy.contract(p, alpha, a, b, 0.5, c, d)
+    assert_close(d, alpha * (a @ b) + 0.5 * c)
+
+
 def test_descriptor_dtype_mismatch_is_a_dtype_error(rng):
     a, b, d = nonzero(rng, (4, 3)), nonzero(rng, (3, 5)), np.zeros((4, 5))
     desc = gettpy.TensorDescriptor.of
