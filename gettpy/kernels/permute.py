@@ -507,12 +507,15 @@ def permute_copy(view, op: str = "", out=None):
     """A fresh C-ordered CuPy copy of the strided CuPy array `view` (same dtype and shape), through the
     tiled kernel where that helps, else CuPy's own copy; with `op` (a unary op's CUDA expression) the copy
     holds op(view), computed as the GETT kernel's fused op (float16, float32 and float64 views). `out`: a
-    C-contiguous array of view's shape and dtype to write instead of a fresh one (it must not overlap view)."""
+    C-contiguous array of view's shape and dtype to write instead of a fresh one (it must not overlap view); one
+    whose data pointer is not 16-byte aligned takes CuPy's copy or the elementwise op kernel (the tiled and row
+    copies store 16-byte vectors from a fresh array's alignment)."""
     import cupy
 
     sig = _signature(view, op)
+    aligned = out is None or out.data.ptr % VBYTES == 0
     out = _check_out(view, out)
-    hit = _copy_text(*sig)
+    hit = _copy_text(*sig) if aligned else None
     if hit is not None:  # (the kernel indexes from the view's first element: negative strides fold in)
         source, blocks = hit
         _kernel(source)((blocks,), (THREADS,), (view, out))
