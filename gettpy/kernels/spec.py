@@ -468,6 +468,9 @@ class KernelSpec:
             raise KernelError(f"semiring {self.semiring}: needs (add, mul, zero) and a simt tile")
         if self.tile.serpentine and self.K == 0:
             raise KernelError("serpentine k-walks need K > 0")
+        if (self.tile.ws or self.tile.tma) and self.K == 0:
+            raise KernelError("warp-specialised tiles need K > 0: their consumers store D after the k-loop's stages, "
+                              "which K = 0 never fills")
         if self.tile.sk_ctas and (self.semiring or self.K == 0):
             raise KernelError("stream-K tiles sum partial tiles with +: not for a semiring or K = 0")
         for name, t in (("A", self.a.dtype), ("B", self.b.dtype), ("D", self.d.dtype)):

@@ -642,3 +642,18 @@ def test_wgmma_stages_fit_the_registers():
     assert _wgmma_stages(three, op(2), op(2)) == three
     ws = TileConfig(128, 256, 64, 4, wm=64, wn=256, wgmma=True, ws=True, tma=True)
     assert _wgmma_stages(ws, op(8), op(8)) == ws
+
+
+def test_warp_specialised_tiles_refuse_an_empty_k():
+    """K = 0 (an empty summed mode: D = beta C) never fills a warp-specialised tile's stages, whose consumers store D
+    after them: such a tile, forced (an autotuner candidate, say), is refused; the heuristic's tile is a plain one."""
+    from gettpy.errors import KernelError
+    from gettpy.kernels.spec import TileConfig
+
+    plan = tccg_plan("ab-ac-cb", (1024, 1024, 0), "f16")
+    assert not kernel_spec(plan, False).tile.ws
+    for tma in (False, True):
+        ws = TileConfig(128, 256, 64, 4, wm=64, wn=256, wgmma=True, ws=True, tma=tma)
+        with pytest.raises(KernelError, match="warp-specialised tiles need K > 0"):
+            kernel_spec(plan, False, tile=ws)
+        kernel_spec(tccg_plan("ab-ac-cb", (1024, 1024, 64), "f16"), False, tile=ws)  # (K > 0: taken)
