@@ -37,6 +37,6 @@ def test_the_index_is_64_bit_wherever_a_32_bit_one_would_wrap(shape):
 
 
 def test_a_long_source_span_is_64_bit():
-    """A source whose offsets pass 2^31 - 1 (a strided view of a large buffer) indexes in 64 bits, whatever its total."""
+    """A source whose offsets pass 2^31 - 1 (a strided view of a large buffer) indexes in 64 bits at any total."""
     src = source((10, 10), (1, 300_000_000), (16, 16), 4)
     assert _index_type(src) == "long long" and "r % 16" in src
