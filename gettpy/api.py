@@ -260,8 +260,9 @@ class ContractionPlan:
         preference: the planning preference.
         cast_a, cast_b: None, or the numpy dtype A (B) is cast to (a C-ordered copy per call) because A
             and B have different types: they are contracted in their common type.
-        cast_op_a, cast_op_b: the op the cast of a floating A (B) applies first, in the input's own type (as
-            einsum applies it: gettpy.ops), the problem then carrying none; identity otherwise.
+        cast_op_a, cast_op_b: the op the cast of a floating A (B), or of an integer one into a wider integer type,
+            applies first, in the input's own type (as einsum applies it: gettpy.ops), the problem then carrying
+            none; identity otherwise.
         compute: short name of the compute type (alpha and beta are typed against it).
         gpu_error: why CuPy arrays cannot run this plan (a type the GPU kernel lacks), "" when they can.
         cpu_plan: the schedule numpy arrays run (the CPU executor's own: the core without the GPU's stagings).
@@ -365,9 +366,11 @@ def plan(desc_a: TensorDescriptor, modes_a: str | Sequence, desc_b: TensorDescri
                (("A", desc_a), ("B", desc_b), ("C", desc_c), ("D", desc_d))],
               promote(ins, desc_c.dtype, desc_d.dtype))
 
-    def cast_op(desc) -> Op:  # (an input cast to the common type: a floating one's op applied first, in its type)
+    def cast_op(desc) -> Op:  # (an input cast to the common type: a floating one's op applied first, in its type,
+        #                          and an integer one's of an integer contraction, wrapped in its type as numpy's)
         cast = desc.dtype != ins and ins != "bf16"  # (as the ContractionPlan's cast_a / cast_b below)
-        return desc.op if cast and desc.dtype in ("f16", "bf16", "f32", "f64") else identity
+        own = desc.dtype in ("f16", "bf16", "f32", "f64") or desc.dtype[0] in "iu" and ins[0] in "iu"
+        return desc.op if cast and own else identity
 
     def info(name, modes, desc):
         if name in "AB" and desc.dtype != ins:

@@ -128,7 +128,8 @@ def check_ops(named_ops, short: str) -> None:
 
     * bool (the logical or of ands): no op at all;
     * integers: no built-in op whose values are not integers (sigmoid, exp, ..., scale or leaky_relu by a
-      fraction: they would be truncated back to integers); the integer ops run in 64-bit integer arithmetic;
+      fraction: they would be truncated back to integers); an input's op runs in 64-bit integer arithmetic and
+      is held in the input's own type (wrapped as numpy's op(a) wraps), op_d on the 64-bit sum;
     * complex: no built-in op not defined on complex values (relu, sigmoid, ...).
 
     Custom ops run as their twins define (gettpy cannot tell what their values are), except on bool.

@@ -57,14 +57,19 @@ class Op:
     def on_input(self, x, acc):
         """op(x) of an input array (numpy or CuPy) as a contraction's product takes it, in type `acc`: for a
         floating input computed in float32 (float64 for float64) and held in the input's own type, as the GPU's
-        loaders compute and hold it and numpy's ``op(a)`` rounds; for integer, bool and complex inputs computed
-        in `acc`."""
+        loaders compute and hold it and numpy's ``op(a)`` rounds; for an integer input of an integer contraction
+        computed in `acc` and held in the input's own type (wrapped around as numpy's ``op(a)`` wraps: the ops
+        taken on integers are exact in 64 bits, so their low bits are those of the op in the input's type); for
+        other inputs (bool, complex, an integer one of a floating contraction) computed in `acc`."""
         if self.is_identity:
             return x.astype(acc, copy=False)
         dt = x.dtype
         wide = np.float64 if dt == np.float64 else np.float32 if dt.name in ("float16", "float32", "bfloat16") else None
         if wide is None:
-            return self(x.astype(acc, copy=False))
+            v = self(x.astype(acc, copy=False))
+            if dt.kind in "iu" and np.dtype(acc).kind in "iu" and v.dtype.kind in "iu" and dt != np.dtype(acc):
+                v = v.astype(dt).astype(acc, copy=False)  # (the op's value in the input's own type, wrapped)
+            return v
         with np.errstate(over="ignore"):
             return self(x.astype(wide, copy=False)).astype(dt).astype(acc, copy=False)
 
