@@ -17,13 +17,16 @@ High level::
 Both run on numpy arrays (CPU executor) and CuPy arrays (GETT kernel). Types follow numpy's promotion
 (`gettpy.dtypes`): A and B of different types are contracted in their common type (a cast copy of the
 narrower one per call), the compute type is never narrower than any operand or D, and complex results
-keep their imaginary part until the final cast into a real D (as numpy's ``casting="unsafe"``).
+keep their imaginary part until the final cast into a real D (with numpy's ComplexWarning when planned). A D of a
+narrower kind than the result (a floating result into integers, anything but bool into bool) is refused, as
+numpy's same_kind casting refuses it.
 """
 from __future__ import annotations
 
 import math
 import numbers
 import operator
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
@@ -44,6 +47,7 @@ from .dtypes import (
     numpy_dtype,
     promote,
     short_name,
+    type_name,
     user_dtype,
 )
 from .errors import DtypeError, LayoutError, OptionError, ShapeError, SubscriptError
@@ -314,6 +318,21 @@ def _compute_type(compute_type, ins: str, desc_c: TensorDescriptor, desc_d: Tens
     return ct
 
 
+def _check_d_holds_the_result(result: str, d: str) -> None:
+    """A DtypeError where D's type is of a narrower kind than the result's (the promotion of A, B and C): a floating
+    or complex result into an integer or bool D (numpy's same_kind casting refuses it; the cast would truncate);
+    numpy's ComplexWarning where a complex result goes into a real D (its real part is kept, as einsum's `out`
+    under casting='unsafe')."""
+    inexact = result.startswith(("f", "c")) or result == "bf16"
+    if inexact and d[0] in "iu" or d == "b1" and result != "b1":
+        raise DtypeError(f"D's type {type_name(d)} cannot hold the contraction's {type_name(result)} values (A, B "
+                         f"and C promote to it; the cast would truncate): give D a {type_name(result)} (or wider) "
+                         f"type, as numpy's same_kind casting asks")
+    if is_complex(result) and not is_complex(d):
+        warnings.warn(f"D's type {type_name(d)} is real but the contraction's values are {type_name(result)}: D "
+                      f"keeps their real parts", np.exceptions.ComplexWarning, stacklevel=3)
+
+
 def plan(desc_a: TensorDescriptor, modes_a: str | Sequence, desc_b: TensorDescriptor, modes_b: str | Sequence,
          desc_c: TensorDescriptor, modes_c: str | Sequence, desc_d: TensorDescriptor | None = None,
          modes_d: str | Sequence | None = None, compute_type: Any = None,
@@ -333,7 +352,8 @@ def plan(desc_a: TensorDescriptor, modes_a: str | Sequence, desc_b: TensorDescri
 
     Raises:
         DtypeError, ShapeError, LayoutError, SubscriptError: naming the operand, mode or value at fault (a
-        D whose elements overlap each other, extents whose product leaves 64-bit indexing, ...).
+        D whose elements overlap each other, extents whose product leaves 64-bit indexing, a D of a narrower kind
+        than the result of A, B and C, ...).
         OpError: a descriptor's op the computation's type cannot take (`gettpy.dtypes.check_ops`, as
         einsum: any op on bool, sigmoid or scale(0.5) on integers, relu on complex), naming the operand.
     """
@@ -361,6 +381,7 @@ def plan(desc_a: TensorDescriptor, modes_a: str | Sequence, desc_b: TensorDescri
     # A and B of different types are contracted in their common type (numpy's promotion): the narrower one
     # is cast per call into a C-ordered copy, which the problem describes
     ins = promote(desc_a.dtype, desc_b.dtype)
+    _check_d_holds_the_result(promote(ins, desc_c.dtype), desc_d.dtype)
     # the ops run in the compute type, whose kind is that of the four types' promotion (`compute_of`)
     check_ops([(f"operand {w} (desc_{w.lower()}.op)", d.op) for w, d in
                (("A", desc_a), ("B", desc_b), ("C", desc_c), ("D", desc_d))],

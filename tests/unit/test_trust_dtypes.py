@@ -327,3 +327,28 @@ def test_integer_and_bool_long_sums_match_numpy(dt, subs, shapes):
     got = gettpy.einsum(subs, *arrs)
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("a_t,b_t,d_t", [(np.float64, np.float64, np.int64), (np.float32, np.int8, np.int32),
+                                         (np.uint64, np.int64, np.uint64), (np.complex64, np.float32, np.int16),
+                                         (np.int64, np.int64, np.bool_), (np.float16, np.float16, np.bool_)])
+def test_plan_refuses_a_d_of_a_narrower_kind_than_the_result(a_t, b_t, d_t):
+    """A floating or complex result (uint64 with int64 promotes to float64) into an integer D, or any non-bool
+    result into a bool D, is refused when planned, naming D's type, as numpy's same_kind casting refuses the cast
+    that would truncate; the same through Contraction."""
+    a, b, d = np.ones((2, 3), a_t), np.ones((3, 4), b_t), np.zeros((2, 4), d_t)
+    desc = gettpy.TensorDescriptor.of
+    with pytest.raises(DtypeError, match=f"D's type {np.dtype(d_t).name}"):
+        gettpy.plan(desc(a), "ik", desc(b), "kj", desc(d), "ij")
+    with pytest.raises(DtypeError, match="cannot hold"):
+        gettpy.Contraction("ik,kj->ij", a, b, out=d).execute()
+    assert not d.any()
+
+
+def test_plan_warns_once_planned_where_a_complex_result_goes_into_a_real_d():
+    a, b, d = np.ones((2, 3), np.complex128), np.ones((3, 4)), np.zeros((2, 4))
+    desc = gettpy.TensorDescriptor.of
+    with pytest.warns(np.exceptions.ComplexWarning, match="real parts"):
+        p = gettpy.plan(desc(a), "ik", desc(b), "kj", desc(d), "ij")
+    gettpy.contract(p, 1.0, a * (2 + 1j), b, 0.0, None, d)
+    assert np.array_equal(d, np.full((2, 4), 6.0))
