@@ -237,6 +237,17 @@ class PlanPreference:
             raise SubscriptError(f"PlanPreference: unknown algo {self.algo!r} (default, patient, tuned, auto)")
 
 
+def _label_kind(modes) -> str:
+    """"str" or "int": the kind of an operand's mode labels (a string's characters are str labels)."""
+    if isinstance(modes, str):
+        return "str"
+    try:
+        kinds = {"str" if isinstance(m, str) else "int" for m in modes}
+    except TypeError:
+        return "str"  # (not a sequence: `_modes` says so)
+    return kinds.pop() if len(kinds) == 1 else "mixed"
+
+
 def _modes(modes, n: int, what: str) -> tuple[str, ...]:
     if isinstance(modes, str):
         out = tuple(modes)
@@ -363,6 +374,10 @@ def plan(desc_a: TensorDescriptor, modes_a: str | Sequence, desc_b: TensorDescri
         if not isinstance(desc, TensorDescriptor):
             raise DtypeError(f"plan: desc_{what.lower()} must be a gettpy.TensorDescriptor (TensorDescriptor.of("
                              f"array)), got {type(desc).__name__}")
+    kinds = {w: _label_kind(m) for w, m in (("A", modes_a), ("B", modes_b), ("C", modes_c), ("D", modes_d))}
+    if len(set(kinds.values())) > 1:  # (int label 0 and str label 'A' would name one mode)
+        raise SubscriptError(f"mode labels mix ints and strings ({', '.join(f'{w}: {k}' for w, k in kinds.items())}): "
+                             f"give every operand's modes as strings, or every one's as ints")
     ma = _modes(modes_a, len(desc_a.extents), "A")
     mb = _modes(modes_b, len(desc_b.extents), "B")
     mc = _modes(modes_c, len(desc_c.extents), "C")

@@ -164,3 +164,18 @@ def test_sublist_labels_out_of_range_raise_as_numpy(label, kind):
         np.einsum(a, [label])
     with pytest.raises(kind):
         gettpy.einsum(a, [label])
+
+
+def test_plan_refuses_mode_labels_that_mix_ints_and_strings():
+    """Int label 0 and str label 'A' would name one mode (a contraction the caller did not ask for, silently where
+    the extents agree): labels are all strings or all ints; either kind alone plans the same contraction."""
+    rng = np.random.default_rng(3)
+    a, b, d = rng.standard_normal((4, 5)), rng.standard_normal((4, 6)), np.zeros((5, 6))
+    desc = gettpy.TensorDescriptor.of
+    for ma, mb, md in ((["A", "x"], [0, "y"], ["x", "y"]), (["A", "x"], [0, 2], [23, 2]), ("Ax", "Ay", [23, 24])):
+        with pytest.raises(SubscriptError, match="mix ints and strings"):
+            gettpy.plan(desc(a), ma, desc(b), mb, desc(d), md)
+    for ma, mb, md in (("kx", "ky", "xy"), ([7, 0], [7, 1], [0, 1])):
+        p = gettpy.plan(desc(a), ma, desc(b), mb, desc(d), md)
+        gettpy.contract(p, 1.0, a, b, 0.0, None, d)
+        np.testing.assert_allclose(d, a.T @ b, rtol=1e-12)
