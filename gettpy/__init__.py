@@ -13,12 +13,12 @@ from .api import Contraction, ContractionPlan, PlanPreference, TensorDescriptor,
 from .einsum import einsum
 from .errors import DtypeError, GettpyError, KernelError, LayoutError, ShapeError, SubscriptError
 from .kernels import pad, unpad
-from .numpy_api import contract_expression, tensordot, transpose
+from .numpy_api import contract_expression, einsum_path, tensordot, transpose
 from .tune import tune
 
 __version__ = "0.1.0"
 __all__ = [
-    "einsum", "tensordot", "transpose", "contract_expression", "plan", "contract", "Contraction", "ContractionPlan",
-    "TensorDescriptor", "PlanPreference", "ops", "pad", "unpad", "tune",
+    "einsum", "einsum_path", "tensordot", "transpose", "contract_expression", "plan", "contract", "Contraction",
+    "ContractionPlan", "TensorDescriptor", "PlanPreference", "ops", "pad", "unpad", "tune",
     "GettpyError", "SubscriptError", "ShapeError", "LayoutError", "DtypeError", "KernelError",
 ]

@@ -1,7 +1,7 @@
 """numpy-signature `tensordot` and `transpose`, so that opt_einsum can use gettpy as a backend:
-``opt_einsum.contract("ij,jk->ik", a, b, backend="gettpy")``; and `contract_expression`: plan once, run
-many times for multi-operand expressions (opt_einsum's path, gettpy's einsum with its cached plans and
-consumer-aware intermediates)."""
+``opt_einsum.contract("ij,jk->ik", a, b, backend="gettpy")``; `einsum_path`, numpy's, for the pairwise order
+gettpy's einsum takes; and `contract_expression`: plan once, run many times for multi-operand expressions
+(opt_einsum's path, gettpy's einsum with its cached plans and consumer-aware intermediates)."""
 from __future__ import annotations
 
 import operator
@@ -9,9 +9,10 @@ import string
 
 import numpy as np
 
-from .einsum import einsum
+from .einsum import _resolve_extents, einsum, pairwise_path
 from .errors import ArgumentError, AxisError, OptionError, ShapeError
 from .interop import to_native, wrapper_for
+from .subscripts import decode_subscripts, parse, split_operands
 
 
 def transpose(a, axes=None):
@@ -87,6 +88,43 @@ def tensordot(a, b, axes=2):
     out = [s for i, s in enumerate(sa) if i not in ax_a] + [s for j, s in enumerate(sb) if j not in ax_b]
     r = einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b, order="C")
     return np.asarray(r) if isinstance(r, np.generic) else r
+
+
+def einsum_path(*operands, optimize="greedy"):
+    """numpy.einsum_path: the order in which `einsum(*operands, optimize=optimize)` contracts the operands, two at a
+    time, and a report of its cost.
+
+    Args:
+        *operands: as einsum takes them (subscripts and arrays, or the sublist form); only their shapes are read.
+        optimize: as einsum's (numpy's default here, "greedy"; False: left to right; an explicit path is checked
+            and returned).
+
+    Returns:
+        (path, report): the path in numpy's spelling ``["einsum_path", (i, j), ...]``, which einsum's and numpy's
+        `optimize=` take, and opt_einsum's report of that order (scaling, FLOP count, largest intermediate).
+    """
+    import opt_einsum as oe
+
+    operands = decode_subscripts(operands)
+    _, _, values = split_operands(operands)
+    shapes = [tuple(np.shape(x)) for x in values]
+    subs, _ = parse(operands, [len(sh) for sh in shapes])
+    ext = _resolve_extents(subs.inputs, [_Shape(sh) for sh in shapes])
+    steps = [(0,)] if len(shapes) == 1 else pairwise_path(subs.inputs, subs.output, ext, optimize)
+    modes = list(dict.fromkeys(m for t in (*subs.inputs, subs.output) for m in t))
+    own = {m for m in modes if len(m) == 1 and m.isalpha()}  # (the report in the caller's letters where it can)
+    fresh = (c for c in map(oe.get_symbol, range(len(modes) + len(own) + 1)) if c not in own)
+    sym = {m: m if m in own else next(fresh) for m in modes}
+    eq = ",".join("".join(sym[m] for m in t) for t in subs.inputs) + "->" + "".join(sym[m] for m in subs.output)
+    _, info = oe.contract_path(eq, *shapes, shapes=True, optimize=[tuple(st) for st in steps])
+    return ["einsum_path", *(tuple(st) for st in steps)], str(info)
+
+
+class _Shape:
+    """A shape standing for an array where only `.shape` is read (no memory)."""
+
+    def __init__(self, shape):
+        self.shape = shape
 
 
 def contract_expression(subscripts: str, *shapes, optimize="auto", **kwargs):
