@@ -593,6 +593,12 @@ class Contraction:
                  semiring: Semiring | str | None = None):
         if not isinstance(subscripts, str) or "->" not in subscripts or subscripts.count(",") != 1:
             raise SubscriptError(f"Contraction needs binary subscripts with an explicit output, got {subscripts!r}")
+        given, subscripts = subscripts, "".join(subscripts.split())  # (spaces are ignored, as numpy's einsum does)
+        bad = next((ch for ch in subscripts.replace("->", "").replace(",", "") if not ch.isalpha()), None)
+        if bad is not None or subscripts.count("->") != 1:
+            what = f"{bad!r}" if bad is not None else "'->' twice"
+            raise SubscriptError(f"Contraction: {what} in {given!r}: its subscripts are letters, one per dimension "
+                                 f"(no '...' or broadcasting: use gettpy.einsum for those)")
         for what, x in (("a", a), ("b", b)) + ((("c", c),) if c is not None else ()) + \
                 ((("out", out),) if out is not None else ()):
             _require_array(x, f"Contraction: {what}")

@@ -179,3 +179,13 @@ def test_plan_refuses_mode_labels_that_mix_ints_and_strings():
         p = gettpy.plan(desc(a), ma, desc(b), mb, desc(d), md)
         gettpy.contract(p, 1.0, a, b, 0.0, None, d)
         np.testing.assert_allclose(d, a.T @ b, rtol=1e-12)
+
+
+def test_contraction_subscripts_ignore_spaces_and_name_what_they_refuse():
+    """Spaces are ignored as numpy's einsum ignores them; '...' or a digit is refused naming it."""
+    rng = np.random.default_rng(8)
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 5))
+    np.testing.assert_allclose(gettpy.Contraction(" ij, jk -> ik", a, b).execute(), a @ b, rtol=1e-12)
+    for bad, what in (("...j,jk->...k", "'.'"), ("i1,jk->ik", "'1'")):
+        with pytest.raises(SubscriptError, match=what):
+            gettpy.Contraction(bad, a, b)
