@@ -52,8 +52,8 @@ def tensordot(a, b, axes=2):
     if isinstance(axes, np.ndarray) and axes.ndim == 0 and axes.dtype.kind in "biu":
         axes = axes.item()  # (numpy takes a 0-d integer array as the int it holds)
     if isinstance(axes, int | np.integer):
-        axes = int(axes)
-        if axes < 0 or axes > min(na, nb):
+        axes = max(int(axes), 0)  # (numpy contracts no axis for a negative count: an outer product)
+        if axes > min(na, nb):
             raise AxisError(f"tensordot: axes={axes} exceeds the operands' ranks {na} and {nb}")
         ax_a, ax_b = list(range(na - axes, na)), list(range(axes))
     else:

@@ -71,7 +71,10 @@ def check_optimize(optimize) -> None:
                                 f"number")
         return
     if isinstance(optimize, list | tuple):
-        if len(optimize) and isinstance(optimize[0], str) and optimize[0] != "einsum_path":
+        if not optimize:  # (numpy: "Did not understand the path", a TypeError)
+            raise ArgumentError(f"optimize={optimize!r}: an empty path; give numpy's ['einsum_path', (i, j), ...], "
+                                f"opt_einsum's list of pairs, or a strategy name")
+        if isinstance(optimize[0], str) and optimize[0] != "einsum_path":
             raise ArgumentError(f"optimize={optimize!r}: not understood as a path (numpy's ['einsum_path', (i, j), "
                                 f"...]) nor as a (strategy, memory limit) pair")
         return  # an explicit path: its steps are checked where the path is used

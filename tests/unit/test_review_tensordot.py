@@ -33,3 +33,16 @@ def test_contract_expression_takes_lists():
     np.testing.assert_allclose(expr(a, np.eye(2) * 2), np.array(a) * 2)
     with pytest.raises(ValueError):
         expr([[1.0, 2.0]], np.eye(2))
+
+
+def test_a_negative_axes_count_is_an_outer_product_as_numpys():
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((2, 3)), rng.standard_normal((3, 4))
+    for n in (-1, -3):
+        np.testing.assert_allclose(gettpy.tensordot(a, b, n), np.tensordot(a, b, n), rtol=1e-12)
+
+
+def test_an_empty_explicit_path_is_a_type_error_as_numpys():
+    a = np.ones((2, 3))
+    with pytest.raises(TypeError, match="empty path"):
+        gettpy.einsum("ij,jk->ik", a, a.T, optimize=[])
