@@ -112,6 +112,9 @@ def split_operands(args) -> tuple[list[list[str]], list[str] | None, list]:
             lhs, rhs = subs, None
         if "-" in lhs or ">" in lhs or (rhs is not None and ("-" in rhs or ">" in rhs)):
             raise SubscriptError(f"subscripts {subs!r}: '-' and '>' are allowed only as '->'")
+        for part in (lhs, rhs or ""):  # (numpy's rule, before spaces go: every '.' is one of an unbroken '...')
+            if part.replace("...", "").count("."):
+                raise SubscriptError(f"subscripts {subs!r}: a '.' that is not part of an ellipsis ('...')")
         lhs, rhs = lhs.replace(" ", ""), None if rhs is None else rhs.replace(" ", "")
         terms = lhs.split(",")
         if len(terms) != len(operands):

@@ -156,3 +156,12 @@ def test_refused_cast_advises_only_looser_casting(casting, advice):
     with pytest.raises(TypeError) as e:
         gettpy.einsum("i->i", np.ones(3), dtype=np.int32, casting=casting)
     assert advice in str(e.value) and (casting == "safe" or "same_kind' or" not in str(e.value))
+
+
+@pytest.mark.parametrize("subs", [".. .", "....", "i.j", ".....", "i. ..->i"])
+def test_a_dot_outside_an_unbroken_ellipsis_is_refused_as_numpy_refuses_it(subs):
+    a = np.ones((2, 3))
+    with pytest.raises(ValueError):
+        np.einsum(subs, a)
+    with pytest.raises(gerr.SubscriptError, match="not part of an ellipsis"):
+        gettpy.einsum(subs, a)
