@@ -527,7 +527,8 @@ def _fold_schedule(problem: ContractionProblem, plan: Plan, t, ext, sm_count: in
                     inner=inner)
 
 
-#: the dtypes whose memory-bound schedules `make_schedule` restages by the traffic model (plan/traffic.py)
+#: the dtypes whose memory-bound schedules `make_schedule` restages by the traffic model (plan/traffic.py), in a real
+#: compute type (a complex one over real tensors runs as real launches over planes the model does not price)
 RESTAGE_DTYPES = ("f16", "bf16", "f32", "f64")
 
 
@@ -550,7 +551,8 @@ def make_schedule(problem: ContractionProblem, sm_count: int | None = None, part
     traded = traded_core(s, target, sm_count)  # (a TMA core the other way round, where its waves cost less)
     if traded is not None:
         s = replace(s, core=traded)
-    if problem.c is None and all(t.dtype in RESTAGE_DTYPES for t in (problem.a, problem.b, problem.d)):
+    if (problem.c is None and not is_complex(problem.compute)
+            and all(t.dtype in RESTAGE_DTYPES for t in (problem.a, problem.b, problem.d))):
         # (compute-bound shapes too: where the schedule's reads are what bound it, a pack can pay; where the flops
         #  do, every alternative predicts the same flop time, which no MIN_GAIN margin undercuts)
         from .traffic import restage

@@ -273,3 +273,18 @@ def test_packed_schedule_runs_on_cpu(free_packs, dtype, rng):
     assert sched.one_launch(s.problem) and s.pack_a is not None and s.pack_b is None and s.stage_d is None
     got = gettpy.einsum(subs, a, b, out=out)
     _close(got, np.einsum(subs, a.astype(np.complex128), b.astype(np.complex128)), _magnitude(subs, a, b), dtype)
+
+
+@pytest.mark.parametrize("dt", ["f16", "f32", "f64"])
+@pytest.mark.parametrize("compute", ["c64", "c128"])
+def test_real_tensors_in_a_complex_compute_type_plan_without_a_c(dt, compute):
+    """Real A, B and D summed in a complex compute type with no C: the schedule is planned (the traffic model's
+    restage pass, which prices real kernels only, is skipped; it raised a KernelError here)."""
+    from gettpy.plan.problem import ContractionProblem, TensorInfo
+    from gettpy.plan.schedule import make_schedule
+
+    p = ContractionProblem(TensorInfo("A", ("m", "k"), (64, 1), dt), TensorInfo("B", ("k", "n"), (48, 1), dt), None,
+                           TensorInfo("D", ("m", "n"), (48, 1), dt), (("k", 64), ("m", 40), ("n", 48)),
+                           compute=compute)
+    s = make_schedule(p)
+    assert s.problem == p and s.core.problem.compute == compute
