@@ -26,7 +26,6 @@ from __future__ import annotations
 import math
 import numbers
 import operator
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
@@ -49,6 +48,7 @@ from .dtypes import (
     short_name,
     type_name,
     user_dtype,
+    warn_complex_to_real,
 )
 from .errors import DtypeError, LayoutError, OptionError, ShapeError, SubscriptError
 from .layouts.descriptor import pointer_alignment, self_overlapping
@@ -340,8 +340,7 @@ def _check_d_holds_the_result(result: str, d: str) -> None:
                          f"and C promote to it; the cast would truncate): give D a {type_name(result)} (or wider) "
                          f"type, as numpy's same_kind casting asks")
     if is_complex(result) and not is_complex(d):
-        warnings.warn(f"D's type {type_name(d)} is real but the contraction's values are {type_name(result)}: D "
-                      f"keeps their real parts", np.exceptions.ComplexWarning, stacklevel=3)
+        warn_complex_to_real(stacklevel=3)
 
 
 def plan(desc_a: TensorDescriptor, modes_a: str | Sequence, desc_b: TensorDescriptor, modes_b: str | Sequence,
@@ -473,14 +472,20 @@ def _number(v, what: str, compute: str):
 _REAL_FLOAT = frozenset({"f32", "f64", *TF32_MODES})
 
 
+def _spans_overlap(x: TensorDescriptor, x0: int, y: TensorDescriptor, y0: int) -> bool:
+    """Whether the byte spans of two operands (descriptors, data pointers) overlap: the bounds test of numpy's
+    and CuPy's may_share_memory, from the descriptors' cached spans (cheaper than asking the array library)."""
+    xlo, xhi = x.byte_span
+    ylo, yhi = y.byte_span
+    return xhi > xlo and yhi > ylo and x0 + xlo < y0 + yhi and y0 + ylo < x0 + xhi
+
+
 def _check_c_is_d_or_apart(plan: ContractionPlan, c0: int, d0: int) -> None:
     """A LayoutError where C shares memory with D but is not D itself (the same data pointer, and the same byte
     stride for every mode of extent > 1): each thread reads its elements of C just before it writes the same elements
     of D, which is safe only where they are the same elements; other threads would write D over C's values before
-    they are read (the bounds test of may_share_memory, from the descriptors' byte spans)."""
-    clo, chi = plan.desc_c.byte_span
-    dlo, dhi = plan.desc_d.byte_span
-    if not (chi > clo and dhi > dlo and c0 + clo < d0 + dhi and d0 + dlo < c0 + chi):
+    they are read."""
+    if not _spans_overlap(plan.desc_c, c0, plan.desc_d, d0):
         return
     p = plan.plan.problem
     ext = dict(p.extents)
@@ -549,14 +554,8 @@ def contract(plan: ContractionPlan, alpha: Scalar, a: Array, b: Array, beta: Sca
     if alpha == 0:  # BLAS's and cuTENSOR's rule: A and B are not read (an inf or NaN in them cannot leak)
         backends.execute_without_ab(name, plan.plan, c if beta != 0 else None, d, beta, stream=stream)
         return d
-    # D must not overlap A or B: the bounds test of numpy's/CuPy's may_share_memory, from the
-    # descriptors' byte spans (cheaper than asking the array library on every call)
-    d0 = ptrs["D"]
-    dlo, dhi = plan.desc_d.byte_span
-    for what, desc in (("A", plan.desc_a), ("B", plan.desc_b)):
-        x0 = ptrs[what]
-        xlo, xhi = desc.byte_span
-        if dhi > dlo and xhi > xlo and d0 + dlo < x0 + xhi and x0 + xlo < d0 + dhi:
+    for what, desc in (("A", plan.desc_a), ("B", plan.desc_b)):  # (D must not overlap A or B)
+        if _spans_overlap(plan.desc_d, ptrs["D"], desc, ptrs[what]):
             raise LayoutError(f"D shares memory with {what}: the kernel would read what it writes; "
                               f"pass a separate D (C may be D)")
     if plan.cast_a is not None or plan.cast_b is not None:

@@ -119,6 +119,15 @@ def is_exact(short: str) -> bool:
 NON_INTEGER_OPS = ("gelu", "sigmoid", "tanh", "exp", "log", "sqrt", "elu")
 
 
+def warn_complex_to_real(stacklevel: int) -> None:
+    """numpy's ComplexWarning, for a complex result written into a real output (its real part kept), from einsum's
+    `out` under casting='unsafe' and from a plan's real D alike."""
+    import warnings
+
+    warnings.warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning,
+                  stacklevel=stacklevel + 1)
+
+
 def check_ops(named_ops, short: str) -> None:
     """Refuse the ops a computation of type `short` cannot take: an OpError naming the op and `what` of its
     ``(what, op)`` pair in `named_ops` (the argument or operand it came with).

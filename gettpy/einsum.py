@@ -31,6 +31,7 @@ from .dtypes import (
     resolve,
     short_name,
     user_dtype,
+    warn_complex_to_real,
 )
 from .errors import (
     ArgumentError,
@@ -298,8 +299,7 @@ def _warn_complex_to_real(arrays, out, dtype, casting) -> None:
     except TypeError:  # (a type numpy does not know, e.g. torch's: no warning)
         return
     if kind == "c":
-        warnings.warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning,
-                      stacklevel=4)
+        warn_complex_to_real(stacklevel=4)
 
 
 def _run(operands, arrays, backend, out, dtype, optimize, ops, op_out, options, arith):

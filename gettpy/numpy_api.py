@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import operator
 import string
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -109,7 +110,7 @@ def einsum_path(*operands, optimize="greedy"):
     _, _, values = split_operands(operands)
     shapes = [tuple(np.shape(x)) for x in values]
     subs, _ = parse(operands, [len(sh) for sh in shapes])
-    ext = _resolve_extents(subs.inputs, [_Shape(sh) for sh in shapes])
+    ext = _resolve_extents(subs.inputs, [SimpleNamespace(shape=sh) for sh in shapes])  # (it reads shapes only)
     steps = [(0,)] if len(shapes) == 1 else pairwise_path(subs.inputs, subs.output, ext, optimize)
     modes = list(dict.fromkeys(m for t in (*subs.inputs, subs.output) for m in t))
     own = {m for m in modes if len(m) == 1 and m.isalpha()}  # (the report in the caller's letters where it can)
@@ -118,13 +119,6 @@ def einsum_path(*operands, optimize="greedy"):
     eq = ",".join("".join(sym[m] for m in t) for t in subs.inputs) + "->" + "".join(sym[m] for m in subs.output)
     _, info = oe.contract_path(eq, *shapes, shapes=True, optimize=[tuple(st) for st in steps])
     return ["einsum_path", *(tuple(st) for st in steps)], str(info)
-
-
-class _Shape:
-    """A shape standing for an array where only `.shape` is read (no memory)."""
-
-    def __init__(self, shape):
-        self.shape = shape
 
 
 def contract_expression(subscripts: str, *shapes, optimize="auto", **kwargs):

@@ -679,11 +679,11 @@ RESTAGED = [
 
 def allow_split_k(monkeypatch) -> None:
     """Split-K on any grid, of any K, cutting any run (the planner's thresholds are for the GPU's sizes): the
-    thresholds patched where plan/split.py decides and where plan/schedule.py reads them too."""
+    thresholds patched where plan/split.py decides, and the least K where plan/schedule.py's fold reads it too."""
     from gettpy.plan import schedule as sched
     from gettpy.plan import split
 
-    for mod in (sched, split):
-        monkeypatch.setattr(mod, "SPLIT_MAX_WAVE", 1e9)
-        monkeypatch.setattr(mod, "SPLIT_MIN_K", 1)
+    monkeypatch.setattr(split, "SPLIT_MAX_WAVE", 1e9)
     monkeypatch.setattr(split, "MIN_RUN", 1)
+    for mod in (sched, split):
+        monkeypatch.setattr(mod, "SPLIT_MIN_K", 1)

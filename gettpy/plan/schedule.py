@@ -124,15 +124,16 @@ from .plan import Plan, make_plan
 from .problem import ContractionProblem, TensorInfo, packed
 from .reads import int8_read, word_read
 from .split import (
-    SPLIT_MAX_WAVE,
     SPLIT_MIN_K,
     SPLIT_SUFFIX,
     SPLIT_TILE,
     divisor_split,
+    grid_ctas,
     remainder_cut,
     simt_slices,
     simt_split_tiles,
     split_problem,
+    underfilled,
     wave_split,
 )
 from .target import DEFAULT_TARGET, Target
@@ -452,7 +453,7 @@ def _padded_k(plan: Plan, t, a, b, ext, heavy: bool, sm_count: int, tma: bool = 
         return None
     int8 = all(x.dtype in INT8_MMA_DTYPES for x in (a[0], b[0])) and (ext[k0] % INT8_MIN_KVEC
                                                                       or tma and len(plan.part.k) == 1)
-    if not int8 and math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch < SPLIT_MAX_WAVE * sm_count:
+    if not int8 and underfilled(grid_ctas(plan, t), sm_count):
         return None  # (an int8 core's packs are padded on any grid: unpadded, its k rows are not whole vectors)
     pext = dict(ext)
     pext[k0] = -(-ext[k0] // vec) * vec
@@ -498,7 +499,7 @@ def _fold_schedule(problem: ContractionProblem, plan: Plan, t, ext, sm_count: in
     p = problem
     if p.semiring is not None or not plan.part.k:
         return None
-    if math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch >= SPLIT_MAX_WAVE * sm_count:
+    if not underfilled(grid_ctas(plan, t), sm_count):
         return None
     mode = fold_candidate(p, plan.part.k, 2 * FOLD * SPLIT_MIN_K)
     if mode is None:

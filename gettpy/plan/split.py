@@ -76,6 +76,18 @@ SPLIT_SIMT_MIN_WAVES = 1.5
 SPLIT_TOLERANCE = 1.05
 
 
+def grid_ctas(plan: Plan, tile) -> int:
+    """CTAs of `plan`'s grid on `tile` (one a tile a batch index)."""
+    return math.ceil(plan.M / tile.bm) * math.ceil(plan.N / tile.bn) * plan.batch
+
+
+def underfilled(ctas: int, sm_count: int) -> bool:
+    """Whether a grid of `ctas` CTAs leaves the machine less than SPLIT_MAX_WAVE full: where cutting K (split-K, or a
+    diagonal fold) may pay, and where a compute-bound core's packs are not zero-filled (the split paths cut the
+    unpadded mode)."""
+    return ctas < SPLIT_MAX_WAVE * sm_count
+
+
 def split_candidates(plan: Plan, ext) -> list[tuple[str, int]]:
     """(k mode, slices) that split-K may cut: the mode's extent a multiple of the slices, each slice keeping
     SPLIT_MIN_K of K, a cut stride-1 mode keeping runs that are whole 16-byte vectors (a multiple of 8) and at
@@ -225,8 +237,7 @@ def divisor_split(plan: Plan, sm_count: int, ext, f64_cores: bool = True):
     if not plan.part.k or plan.problem.semiring is not None:  # (the slices are summed with +)
         return None
     t = plan_tile(plan, sm_count, f64_cores)  # the tile decides how many CTAs the plain grid has
-    ctas = math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch
-    if ctas >= SPLIT_MAX_WAVE * sm_count or plan.K < 2 * SPLIT_MIN_K:
+    if not underfilled(grid_ctas(plan, t), sm_count) or plan.K < 2 * SPLIT_MIN_K:
         return None
     simt = simt_split_tiles(plan, sm_count, f64_cores)
     if simt:
@@ -315,9 +326,9 @@ def remainder_cut(plan: Plan, part, tile, ext, split, sm_count: int, f64_cores: 
     if not plan.part.k or p.semiring is not None or plan.K < 2 * SPLIT_MIN_K:
         return None
     t = plan_tile(plan, sm_count, f64_cores)
-    tiles = math.ceil(plan.M / t.bm) * math.ceil(plan.N / t.bn) * plan.batch
+    tiles = grid_ctas(plan, t)
     simt = split is not None and split[2] is not None  # (a simt split core, sized by `simt_slices`' own model)
-    if tiles >= SPLIT_MAX_WAVE * sm_count or simt and tiles * split[1] >= SPLIT_MAX_WAVE * sm_count:
+    if not underfilled(tiles, sm_count) or simt and not underfilled(tiles * split[1], sm_count):
         return None
     acc = ITEMSIZE_OF[accumulate_type(p.compute)]
     target = replace(target, sm_count=sm_count)
@@ -373,5 +384,5 @@ def _remainder_core(prob, part, tile, ext, cut, w_order, sm_count, f64_cores):
     return make_plan(core_problem, None, tile if tile is not None else (simt[2] if simt else None)), w, out
 
 __all__ = ["DMMA_SPLIT_TILE", "SPLIT_MAX_WAVE", "SPLIT_MIN_K", "SPLIT_SUFFIX", "SPLIT_TILE", "divisor_split",
-           "keeps_runs", "remainder_cut", "simt_slices", "simt_split_tiles", "slice_run", "split_candidates",
-           "split_problem", "wave_split"]
+           "grid_ctas", "keeps_runs", "remainder_cut", "simt_slices", "simt_split_tiles", "slice_run",
+           "split_candidates", "split_problem", "underfilled", "wave_split"]
